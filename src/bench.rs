@@ -1,0 +1,150 @@
+//! The benchmarks and their sizes (see `shared/spec/benchmarks.md`).
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Bench {
+    #[serde(rename = "assoc")]
+    Assoc,
+    #[serde(rename = "num-comb")]
+    NumComb,
+    #[serde(rename = "str-comb")]
+    StrComb,
+    #[serde(rename = "ws-echo")]
+    WsEcho,
+}
+
+impl Bench {
+    pub const ALL: [Bench; 4] = [Bench::Assoc, Bench::NumComb, Bench::StrComb, Bench::WsEcho];
+    /// The benchmarks that run a program to completion and check its output.
+    pub const CPU: [Bench; 3] = [Bench::Assoc, Bench::NumComb, Bench::StrComb];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Bench::Assoc => "assoc",
+            Bench::NumComb => "num-comb",
+            Bench::StrComb => "str-comb",
+            Bench::WsEcho => "ws-echo",
+        }
+    }
+
+    pub fn is_cpu(self) -> bool {
+        self != Bench::WsEcho
+    }
+
+    /// The placeholders a command template of this benchmark may use.
+    pub fn placeholders(self) -> &'static [&'static str] {
+        match self {
+            Bench::WsEcho => &["src", "dir", "build", "exe", "port"],
+            _ => &["src", "dir", "build", "exe", "n"],
+        }
+    }
+}
+
+impl fmt::Display for Bench {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Bench {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Bench::ALL
+            .into_iter()
+            .find(|b| b.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<_> = Bench::ALL.iter().map(|b| b.name()).collect();
+                format!("unknown benchmark {s:?} (expected one of: {})", names.join(", "))
+            })
+    }
+}
+
+/// A size selection: a named edition size, or one N for every benchmark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Size {
+    /// N = 1,000 everywhere: for tests and `langbench check`.
+    Tiny,
+    /// The 2020 edition: assoc 1,230,000, comb sorts 10,000,000.
+    Ed2020,
+    /// The 2021 edition and later: assoc 12,000,000, comb sorts 10,000,000.
+    Ed2021,
+    Explicit(u64),
+}
+
+impl Size {
+    pub fn n(self, bench: Bench) -> u64 {
+        match (self, bench) {
+            (Size::Explicit(n), _) => n,
+            (Size::Tiny, _) => 1_000,
+            (Size::Ed2020, Bench::Assoc) => 1_230_000,
+            (Size::Ed2021, Bench::Assoc) => 12_000_000,
+            (Size::Ed2020 | Size::Ed2021, _) => 10_000_000,
+        }
+    }
+
+    pub fn label(self) -> String {
+        match self {
+            Size::Tiny => "tiny".into(),
+            Size::Ed2020 => "2020".into(),
+            Size::Ed2021 => "2021".into(),
+            Size::Explicit(n) => n.to_string(),
+        }
+    }
+}
+
+impl Default for Size {
+    fn default() -> Self {
+        Size::Ed2021
+    }
+}
+
+impl fmt::Display for Size {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.label())
+    }
+}
+
+impl FromStr for Size {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "tiny" => Ok(Size::Tiny),
+            "2020" => Ok(Size::Ed2020),
+            "2021" => Ok(Size::Ed2021),
+            _ => match s.replace(['_', ','], "").parse::<u64>() {
+                Ok(n) if n >= 1 => Ok(Size::Explicit(n)),
+                _ => Err(format!(
+                    "bad size {s:?}: expected tiny, 2020, 2021 or a positive integer N"
+                )),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn named_sizes_match_the_editions() {
+        assert_eq!(Size::Ed2020.n(Bench::Assoc), 1_230_000);
+        assert_eq!(Size::Ed2021.n(Bench::Assoc), 12_000_000);
+        assert_eq!(Size::Ed2021.n(Bench::StrComb), 10_000_000);
+        assert_eq!(Size::Tiny.n(Bench::NumComb), 1_000);
+        assert_eq!("1_000".parse::<Size>(), Ok(Size::Explicit(1000)));
+        assert!("zero".parse::<Size>().is_err());
+        assert!("0".parse::<Size>().is_err());
+    }
+
+    #[test]
+    fn bench_names_round_trip() {
+        for b in Bench::ALL {
+            assert_eq!(b.name().parse::<Bench>(), Ok(b));
+        }
+        assert!("assocc".parse::<Bench>().unwrap_err().contains("num-comb"));
+    }
+}

@@ -1,0 +1,16 @@
+//! langbench: runs the yearly cross-language comparison and measures every
+//! run the way `/usr/bin/time` does.
+
+pub mod bench;
+pub mod config;
+pub mod export;
+pub mod list;
+pub mod machine;
+pub mod measure;
+pub mod record;
+pub mod report;
+pub mod run;
+pub mod spawn;
+pub mod store;
+pub mod toolchain;
+pub mod verify;

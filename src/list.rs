@@ -1,0 +1,48 @@
+//! `langbench list`: every variant, installed or not, its version and how to
+//! install it.
+
+use comfy_table::Table;
+use comfy_table::presets::UTF8_FULL_CONDENSED;
+
+use crate::config::Languages;
+use crate::spawn::Spawner;
+use crate::toolchain;
+
+pub fn table(spawner: &Spawner, langs: &Languages) -> Table {
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED).set_header([
+        "Id",
+        "Language",
+        "Command Flags",
+        "Benchmarks",
+        "Installed",
+        "Version",
+        "Install",
+    ]);
+    for v in &langs.variants {
+        let info = toolchain::inspect(spawner, v);
+        let benches: Vec<&str> = v.programs.keys().map(|b| b.name()).collect();
+        let installed = if info.installed {
+            "yes".to_string()
+        } else {
+            format!("no (missing {})", info.missing.join(", "))
+        };
+        let mut install = info.install_hint.clone();
+        if !v.install.is_installable() {
+            install.push_str(" [no registry here provides it]");
+        }
+        if let Some(note) = &v.note {
+            install.push_str(&format!(" — {note}"));
+        }
+        t.add_row(vec![
+            v.id.clone(),
+            v.language.clone(),
+            v.flags.clone(),
+            benches.join(" "),
+            installed,
+            info.version,
+            install,
+        ]);
+    }
+    t
+}

@@ -1,0 +1,93 @@
+//! The machine a run happened on, recorded with every session.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Machine {
+    pub cpu_model: String,
+    /// Logical CPUs the kernel reports online.
+    pub cpus: usize,
+    /// CPUs this process may run on (cgroup / affinity), which is what a
+    /// benchmark can actually use.
+    pub usable_cpus: usize,
+    pub memory_kb: u64,
+    pub os: String,
+    pub kernel: String,
+    pub arch: String,
+    pub hostname: String,
+}
+
+impl Machine {
+    pub fn detect() -> Machine {
+        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let field = |text: &str, key: &str| {
+            text.lines()
+                .find(|l| l.split(':').next().is_some_and(|k| k.trim() == key))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        };
+        let cpu_model = field(&cpuinfo, "model name")
+            .or_else(|| field(&cpuinfo, "Model"))
+            .unwrap_or_else(|| "unknown".into());
+        let cpus = cpuinfo
+            .lines()
+            .filter(|l| l.starts_with("processor"))
+            .count()
+            .max(1);
+        let usable_cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+        let memory_kb = field(&meminfo, "MemTotal")
+            .and_then(|v| v.split_whitespace().next()?.parse().ok())
+            .unwrap_or(0);
+        let os_release = std::fs::read_to_string("/etc/os-release").unwrap_or_default();
+        let os = field(&os_release.replace('=', ":"), "PRETTY_NAME")
+            .map(|v| v.trim_matches('"').to_string())
+            .unwrap_or_else(|| std::env::consts::OS.into());
+        // SAFETY: uname fills the struct we own.
+        let uts = unsafe {
+            let mut u: libc::utsname = std::mem::zeroed();
+            libc::uname(&mut u);
+            u
+        };
+        let cstr = |b: &[libc::c_char]| {
+            let bytes: Vec<u8> = b.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+            String::from_utf8_lossy(&bytes).into_owned()
+        };
+        Machine {
+            cpu_model,
+            cpus,
+            usable_cpus,
+            memory_kb,
+            os,
+            kernel: cstr(&uts.release),
+            arch: cstr(&uts.machine),
+            hostname: cstr(&uts.nodename),
+        }
+    }
+
+    /// One line for the top of a report.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} ({} CPUs, {} usable), {:.1} GiB RAM, {}, Linux {} {}",
+            self.cpu_model,
+            self.cpus,
+            self.usable_cpus,
+            self.memory_kb as f64 / 1024.0 / 1024.0,
+            self.os,
+            self.kernel,
+            self.arch
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn detects_this_machine() {
+        let m = super::Machine::detect();
+        assert!(m.cpus >= 1 && m.usable_cpus >= 1);
+        assert!(m.memory_kb > 0);
+        assert!(!m.kernel.is_empty());
+        assert_eq!(m.arch, std::env::consts::ARCH);
+    }
+}

@@ -1,0 +1,166 @@
+//! The langbench command line. Only wiring: every subcommand's work lives in
+//! its module.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+
+use langbench::bench::{Bench, Size};
+use langbench::config::Languages;
+use langbench::spawn::Spawner;
+use langbench::{list, measure, run, verify};
+
+#[derive(Parser)]
+#[command(
+    name = "langbench",
+    version,
+    about = "Cross-language performance comparison: run, measure, verify, tabulate"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Args)]
+struct LanguagesArg {
+    /// The languages file; program paths resolve relative to its directory.
+    #[arg(long, default_value = "languages.toml", env = "LANGBENCH_LANGUAGES")]
+    languages: PathBuf,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the benchmarks, verify every output, store and tabulate the results.
+    Run {
+        #[command(flatten)]
+        languages: LanguagesArg,
+        /// Variant ids to run (repeatable; default: all).
+        #[arg(long = "lang", value_name = "ID")]
+        lang: Vec<String>,
+        /// Benchmarks to run (repeatable; default: assoc, num-comb, str-comb).
+        #[arg(long = "bench", value_name = "NAME")]
+        bench: Vec<Bench>,
+        /// tiny, 2020 (the 2020 edition's sizes), 2021 (2021+ sizes) or N.
+        #[arg(long, default_value = "2021")]
+        size: Size,
+        /// Runs per cell; the fastest is the cell's figure.
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+        runs: u32,
+        /// Seconds before a run's process group is killed.
+        #[arg(long, default_value_t = 1000.0)]
+        timeout: f64,
+        /// Results directory (default: results/<year>, or results/<year>-<size>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Measure one command like /usr/bin/time: wall, user, sys, peak RSS, exit.
+    Measure {
+        /// Seconds before the command's process group is killed.
+        #[arg(long)]
+        timeout: Option<f64>,
+        /// Print the measurement as JSON on stdout (the command's own output
+        /// still goes to its stdout/stderr).
+        #[arg(long)]
+        json: bool,
+        /// The command and its arguments (after `--`).
+        #[arg(required = true, last = true)]
+        command: Vec<String>,
+    },
+    /// Show every variant: installed or not, version, how to install.
+    List {
+        #[command(flatten)]
+        languages: LanguagesArg,
+    },
+    /// Print the expected output of a benchmark at a size (langbench's own reference).
+    Expected {
+        bench: Bench,
+        #[arg(long, default_value = "2021")]
+        size: Size,
+    },
+}
+
+fn seconds(s: f64) -> Result<Duration> {
+    Duration::try_from_secs_f64(s).context("timeout must be a positive number of seconds")
+}
+
+fn main() -> ExitCode {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.get(1).is_some_and(|a| a == langbench::spawn::AGENT_ARG) {
+        langbench::spawn::agent::main(&args[2..]);
+    }
+    match real_main() {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("langbench: error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn real_main() -> Result<ExitCode> {
+    let cli = Cli::parse();
+    let spawner = Spawner::current()?;
+    match cli.command {
+        Command::Run {
+            languages,
+            lang,
+            bench,
+            size,
+            runs,
+            timeout,
+            out,
+        } => {
+            let langs = Languages::load(&languages.languages)?;
+            let variants = langs.select(&lang)?;
+            let benches = if bench.is_empty() {
+                Bench::CPU.to_vec()
+            } else {
+                bench
+            };
+            let opts = run::Options {
+                benches,
+                size,
+                runs,
+                timeout: seconds(timeout)?,
+                out: out.unwrap_or_else(|| run::default_out(size)),
+                command_line: std::env::args().collect(),
+            };
+            run::install_interrupt_handler();
+            let summary = run::run(&spawner, &variants, &opts)?;
+            println!("{}", summary.terminal_text());
+            println!("Results: {}", opts.out.display());
+            Ok(if run::interrupted() {
+                ExitCode::from(130)
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        Command::Measure {
+            timeout,
+            json,
+            command,
+        } => {
+            let m = measure::measure(&spawner, command, timeout.map(seconds).transpose()?)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&m)?);
+            } else {
+                eprintln!("{}", m.text());
+            }
+            Ok(ExitCode::from(m.exit_code().clamp(0, 255) as u8))
+        }
+        Command::List { languages } => {
+            let langs = Languages::load(&languages.languages)?;
+            println!("{}", list::table(&spawner, &langs));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Expected { bench, size } => {
+            let out = verify::expected(bench, size.n(bench))
+                .with_context(|| format!("{bench} has no expected output"))?;
+            print!("{out}");
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

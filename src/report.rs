@@ -1,0 +1,434 @@
+//! From stored runs to the editions' table: one row per variant, time and RAM
+//! per benchmark (best of N by wall time), totals, sorted by total time.
+//! Failures stay visible in every rendering: a failed cell is never shown as
+//! a plain time.
+
+use std::collections::BTreeMap;
+
+use comfy_table::presets::UTF8_FULL_CONDENSED;
+use comfy_table::{Cell as TCell, CellAlignment, ContentArrangement, Table};
+use serde::Serialize;
+
+use crate::bench::Bench;
+use crate::machine::Machine;
+use crate::record::{RunRecord, SessionRecord, Status};
+use crate::spawn::{Exit, signal_name};
+use crate::store::Stored;
+
+/// A variant × benchmark: its runs from the newest session that ran it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Cell {
+    pub status: Status,
+    /// The run whose figures the table shows: the fastest run of the cell's
+    /// status (best of N for ok cells).
+    pub best: Option<RunRecord>,
+    pub runs: Vec<RunRecord>,
+}
+
+impl Cell {
+    fn from_runs(mut runs: Vec<RunRecord>) -> Cell {
+        runs.sort_by_key(|r| r.run);
+        let status = runs
+            .iter()
+            .map(|r| r.status)
+            .filter(|s| *s != Status::Skipped)
+            .max()
+            .unwrap_or(Status::Skipped);
+        let best = runs
+            .iter()
+            .filter(|r| r.status == status && status.has_figures())
+            .min_by(|a, b| a.wall_s.total_cmp(&b.wall_s))
+            .or_else(|| runs.iter().find(|r| r.status == status))
+            .cloned();
+        Cell { status, best, runs }
+    }
+
+    pub fn wall_s(&self) -> Option<f64> {
+        self.best
+            .as_ref()
+            .filter(|_| self.status.has_figures())
+            .map(|b| b.wall_s)
+    }
+
+    pub fn rss_kb(&self) -> Option<u64> {
+        self.best
+            .as_ref()
+            .filter(|_| self.status.has_figures())
+            .map(|b| b.max_rss_kb)
+    }
+
+    /// Short text for the time column.
+    pub fn time_text(&self) -> String {
+        let t = self.wall_s().map(|w| format!("{w:.2}")).unwrap_or_default();
+        let exit = self.best.as_ref().and_then(|b| b.exit);
+        match self.status {
+            Status::Ok => t,
+            Status::BadExit => format!("{t} (exit {})", exit_text(exit)),
+            Status::WrongOutput => format!("{t} WRONG OUTPUT"),
+            Status::Timeout => format!("TIMEOUT >{t}"),
+            Status::Crashed => format!("CRASHED ({})", exit_text(exit)),
+            Status::Failed => match exit {
+                Some(e) => format!("FAILED ({})", exit_text(Some(e))),
+                None => "FAILED".into(),
+            },
+            Status::NotInstalled => "not installed".into(),
+            Status::Skipped => "skipped".into(),
+        }
+    }
+
+    pub fn rss_text(&self) -> String {
+        self.rss_kb().map(thousands).unwrap_or_else(|| "-".into())
+    }
+}
+
+fn exit_text(e: Option<Exit>) -> String {
+    match e {
+        Some(Exit::Exited(c)) => c.to_string(),
+        Some(Exit::Signaled(s)) => signal_name(s).to_string(),
+        None => "?".into(),
+    }
+}
+
+/// One variant's row.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    pub variant: String,
+    pub language: String,
+    pub flags: String,
+    pub version: String,
+    pub cells: BTreeMap<Bench, Cell>,
+}
+
+impl Row {
+    /// Sum of the shown wall times (flagged cells included, failed ones not).
+    pub fn total_s(&self) -> f64 {
+        self.cells.values().filter_map(Cell::wall_s).sum()
+    }
+    pub fn total_rss_kb(&self) -> u64 {
+        self.cells.values().filter_map(Cell::rss_kb).sum()
+    }
+    /// Every cell ran and is correct.
+    pub fn complete(&self) -> bool {
+        self.cells.values().all(|c| c.status.is_ok())
+    }
+    pub fn installed(&self) -> bool {
+        self.cells.values().any(|c| c.status != Status::NotInstalled)
+    }
+}
+
+/// The table of one results directory.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    /// Benchmarks in column order, with their N.
+    pub benches: Vec<(Bench, u64)>,
+    pub size: String,
+    pub rows: Vec<Row>,
+    pub machine: Option<Machine>,
+    pub sessions: Vec<String>,
+}
+
+impl Summary {
+    pub fn from_stored(stored: &Stored) -> Summary {
+        // Newest session per cell: sessions are appended in time order.
+        let order: BTreeMap<&str, usize> = stored
+            .sessions
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.session.as_str(), i))
+            .collect();
+        let rank = |s: &str| order.get(s).copied().unwrap_or(usize::MAX);
+        let mut newest: BTreeMap<(&str, Bench), &str> = BTreeMap::new();
+        for r in &stored.runs {
+            let e = newest.entry((r.variant.as_str(), r.bench)).or_insert(&r.session);
+            if rank(&r.session) >= rank(e) {
+                *e = &r.session;
+            }
+        }
+        let mut rows: BTreeMap<&str, Row> = BTreeMap::new();
+        let mut cell_runs: BTreeMap<(&str, Bench), Vec<RunRecord>> = BTreeMap::new();
+        let mut benches: BTreeMap<Bench, u64> = BTreeMap::new();
+        for r in &stored.runs {
+            if newest.get(&(r.variant.as_str(), r.bench)) != Some(&r.session.as_str()) {
+                continue;
+            }
+            benches.insert(r.bench, r.n);
+            cell_runs
+                .entry((r.variant.as_str(), r.bench))
+                .or_default()
+                .push(r.clone());
+        }
+        for ((variant, bench), runs) in cell_runs {
+            let first = &runs[0];
+            let row = rows.entry(variant).or_insert_with(|| Row {
+                variant: variant.to_string(),
+                language: first.language.clone(),
+                flags: first.flags.clone(),
+                version: first.version.clone(),
+                cells: BTreeMap::new(),
+            });
+            // The version of the newest measured cell wins.
+            if first.status != Status::NotInstalled {
+                row.version = first.version.clone();
+            }
+            row.cells.insert(bench, Cell::from_runs(runs));
+        }
+        let mut rows: Vec<Row> = rows.into_values().collect();
+        rows.sort_by(|a, b| {
+            let key = |r: &Row| {
+                (
+                    !r.installed(),
+                    !r.complete(),
+                    std::cmp::Reverse(r.cells.values().filter(|c| c.wall_s().is_some()).count()),
+                    r.cells.values().filter(|c| !c.status.is_ok()).count(),
+                )
+            };
+            key(a)
+                .cmp(&key(b))
+                .then(a.total_s().total_cmp(&b.total_s()))
+                .then(a.variant.cmp(&b.variant))
+        });
+        let last_session: Option<&SessionRecord> = stored.sessions.last();
+        Summary {
+            benches: benches.into_iter().collect(),
+            size: last_session.map(|s| s.size.clone()).unwrap_or_default(),
+            rows,
+            machine: last_session.map(|s| s.machine.clone()),
+            sessions: stored.sessions.iter().map(|s| s.session.clone()).collect(),
+        }
+    }
+
+    /// Header cells, shared by the terminal table and Markdown.
+    pub fn header(&self) -> Vec<String> {
+        let mut h = vec!["Language".into(), "Command Flags".into(), "Version".into()];
+        for (b, _) in &self.benches {
+            h.push(format!("{b} (s)"));
+            h.push(format!("{b} RAM (KB)"));
+        }
+        h.push("Total (s)".into());
+        h.push("Total RAM (KB)".into());
+        h
+    }
+
+    /// Text cells of one row.
+    pub fn row_texts(&self, row: &Row) -> Vec<String> {
+        let mut v = vec![row.language.clone(), row.flags.clone(), row.version.clone()];
+        for (b, _) in &self.benches {
+            match row.cells.get(b) {
+                Some(c) => {
+                    v.push(c.time_text());
+                    v.push(c.rss_text());
+                }
+                None => {
+                    v.push("n/a".into());
+                    v.push("-".into());
+                }
+            }
+        }
+        if row.installed() {
+            let flag = if row.complete() { "" } else { " *" };
+            v.push(format!("{:.2}{flag}", row.total_s()));
+            v.push(format!("{}{flag}", thousands(row.total_rss_kb())));
+        } else {
+            v.push("not installed".into());
+            v.push("-".into());
+        }
+        v
+    }
+
+    /// Lines explaining every cell that is not a plain, correct time.
+    pub fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        for row in &self.rows {
+            for (b, c) in &row.cells {
+                if c.status.is_ok() {
+                    continue;
+                }
+                let detail = c
+                    .best
+                    .as_ref()
+                    .and_then(|r| r.detail.clone())
+                    .unwrap_or_default();
+                let failing = c.runs.iter().filter(|r| !r.status.is_ok()).count();
+                let of = if c.runs.len() > 1 {
+                    format!(" ({failing} of {} runs)", c.runs.len())
+                } else {
+                    String::new()
+                };
+                notes.push(format!(
+                    "{} / {b}: {}{of}: {}",
+                    row.variant,
+                    c.status,
+                    detail.replace('\n', " ")
+                ));
+            }
+        }
+        notes
+    }
+
+    pub fn sizes_text(&self) -> String {
+        self.benches
+            .iter()
+            .map(|(b, n)| format!("{b} N={}", thousands(*n)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The terminal table.
+    pub fn terminal_table(&self) -> Table {
+        let mut t = Table::new();
+        t.load_style(UTF8_FULL_CONDENSED)
+            .set_content_arrangement(ContentArrangement::Disabled)
+            .set_header(self.header());
+        for row in &self.rows {
+            t.add_row(
+                self.row_texts(row)
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, s)| {
+                        let c = TCell::new(s);
+                        if i >= 3 {
+                            c.set_alignment(CellAlignment::Right)
+                        } else {
+                            c
+                        }
+                    })
+                    .collect::<Vec<_>>(),
+            );
+        }
+        t
+    }
+
+    /// Everything printed at the end of a run.
+    pub fn terminal_text(&self) -> String {
+        let mut s = String::new();
+        if let Some(m) = &self.machine {
+            s.push_str(&format!("Machine: {}\n", m.describe()));
+        }
+        s.push_str(&format!(
+            "Sizes: {} · best of N by wall time · RAM = peak RSS\n",
+            self.sizes_text()
+        ));
+        s.push_str(&self.terminal_table().to_string());
+        s.push('\n');
+        let notes = self.notes();
+        if !notes.is_empty() {
+            s.push_str("* a cell is not a plain correct time:\n");
+            for n in notes {
+                s.push_str(&format!("  - {n}\n"));
+            }
+        }
+        s
+    }
+}
+
+/// 1234567 -> "1,234,567".
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::SCHEMA;
+
+    fn rec(variant: &str, bench: Bench, run: u32, wall: f64, status: Status) -> RunRecord {
+        RunRecord {
+            schema: SCHEMA,
+            session: "s1".into(),
+            finished_at: String::new(),
+            variant: variant.into(),
+            language: variant.to_uppercase(),
+            flags: variant.into(),
+            version: "1.0".into(),
+            bench,
+            size: "tiny".into(),
+            n: 1000,
+            run,
+            wall_s: wall,
+            user_s: wall,
+            sys_s: 0.0,
+            max_rss_kb: (wall * 1000.0) as u64,
+            build_wall_s: None,
+            exit: Some(match status {
+                Status::BadExit => Exit::Exited(25),
+                Status::Crashed => Exit::Signaled(11),
+                _ => Exit::Exited(0),
+            }),
+            status,
+            detail: (!status.is_ok()).then(|| "why".into()),
+        }
+    }
+
+    #[test]
+    fn best_of_n_and_failures_stay_visible() {
+        let stored = Stored {
+            runs: vec![
+                rec("fast", Bench::Assoc, 1, 2.0, Status::Ok),
+                rec("fast", Bench::Assoc, 2, 1.5, Status::Ok),
+                rec("fast", Bench::Assoc, 3, 1.7, Status::Ok),
+                rec("tcc", Bench::Assoc, 1, 1.0, Status::BadExit),
+                rec("slow", Bench::Assoc, 1, 9.0, Status::Timeout),
+                rec("slow", Bench::Assoc, 2, 0.0, Status::Skipped),
+                rec("seg", Bench::Assoc, 1, 0.1, Status::Crashed),
+            ],
+            ..Default::default()
+        };
+        let s = Summary::from_stored(&stored);
+        let order: Vec<_> = s.rows.iter().map(|r| r.variant.as_str()).collect();
+        assert_eq!(order, ["fast", "tcc", "slow", "seg"]);
+        let fast = &s.rows[0];
+        assert_eq!(fast.cells[&Bench::Assoc].wall_s(), Some(1.5));
+        assert_eq!(fast.cells[&Bench::Assoc].best.as_ref().unwrap().run, 2);
+        assert_eq!(s.row_texts(fast)[3], "1.50");
+        assert_eq!(s.row_texts(&s.rows[1])[3], "1.00 (exit 25)");
+        assert_eq!(s.row_texts(&s.rows[1])[5], "1.00 *");
+        assert_eq!(s.row_texts(&s.rows[3])[3], "CRASHED (SIGSEGV)");
+        assert_eq!(s.row_texts(&s.rows[2])[3], "TIMEOUT >9.00");
+        assert_eq!(s.notes().len(), 3);
+    }
+
+    #[test]
+    fn newest_session_wins_per_cell() {
+        let mut old = rec("a", Bench::Assoc, 1, 5.0, Status::Ok);
+        old.session = "old".into();
+        let mut new = rec("a", Bench::Assoc, 1, 7.0, Status::Ok);
+        new.session = "new".into();
+        let other = rec("a", Bench::NumComb, 1, 1.0, Status::Ok);
+        let mk = |id: &str| SessionRecord {
+            schema: SCHEMA,
+            session: id.into(),
+            started_at: String::new(),
+            langbench_version: String::new(),
+            command_line: vec![],
+            size: "tiny".into(),
+            runs: 1,
+            timeout_s: 1.0,
+            machine: Machine::detect(),
+            variants: vec![],
+        };
+        let stored = Stored {
+            sessions: vec![mk("s1"), mk("old"), mk("new")],
+            runs: vec![other, new, old],
+            ..Default::default()
+        };
+        let s = Summary::from_stored(&stored);
+        assert_eq!(s.rows[0].cells[&Bench::Assoc].wall_s(), Some(7.0));
+        assert_eq!(s.rows[0].total_s(), 8.0);
+    }
+
+    #[test]
+    fn thousands_separators() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(12345678), "12,345,678");
+    }
+}

@@ -1,0 +1,457 @@
+//! `langbench run`: every selected variant × benchmark, N runs each, measured
+//! through the spawner, verified, stored as each run finishes.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::bench::{Bench, Size};
+use crate::config::{Template, Variant, Vars};
+use crate::export;
+use crate::machine::Machine;
+use crate::record::{RunRecord, SCHEMA, SessionRecord, Status, VariantInfo, now_rfc3339};
+use crate::report::{Summary, thousands};
+use crate::spawn::{Exit, Outcome, Request, Spawner};
+use crate::store::Store;
+use crate::toolchain;
+use crate::verify;
+
+/// Set by SIGINT/SIGTERM: stop the current command, keep what finished.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+/// The first Ctrl-C stops the running command and ends the session cleanly;
+/// a second one kills langbench at once (SA_RESETHAND).
+pub fn install_interrupt_handler() {
+    // SAFETY: the handler only stores to an atomic.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = on_signal as *const () as usize;
+        sa.sa_flags = libc::SA_RESETHAND;
+        libc::sigaction(libc::SIGINT, &sa, std::ptr::null_mut());
+        libc::sigaction(libc::SIGTERM, &sa, std::ptr::null_mut());
+    }
+}
+
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub benches: Vec<Bench>,
+    pub size: Size,
+    pub runs: u32,
+    pub timeout: Duration,
+    pub out: PathBuf,
+    pub command_line: Vec<String>,
+}
+
+/// The default results directory: `results/<year>` for the edition size,
+/// `results/<year>-<size>` for any other.
+pub fn default_out(size: Size) -> PathBuf {
+    let year = chrono::Utc::now().format("%Y").to_string();
+    if size == Size::default() {
+        PathBuf::from("results").join(year)
+    } else {
+        PathBuf::from("results").join(format!("{year}-{}", size.label()))
+    }
+}
+
+/// One command of a run, measured; `Err` only when it could not start.
+fn step(
+    spawner: &Spawner,
+    argv: Vec<String>,
+    cwd: &std::path::Path,
+    v: &Variant,
+    timeout: Duration,
+) -> Result<Outcome> {
+    let mut req = Request::new(argv, cwd);
+    req.env = v.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    req.timeout = Some(timeout);
+    let running = spawner.start(&req)?;
+    // Forward an interrupt to the command (the agent stops its group).
+    let done = Arc::new(AtomicBool::new(false));
+    let watcher = {
+        let done = done.clone();
+        let agent = running.agent_pid();
+        std::thread::spawn(move || {
+            while !done.load(Ordering::SeqCst) {
+                if interrupted() {
+                    // SAFETY: signalling our own agent child, still running.
+                    unsafe { libc::kill(agent, libc::SIGTERM) };
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        })
+    };
+    let out = running.wait();
+    done.store(true, Ordering::SeqCst);
+    let _ = watcher.join();
+    out
+}
+
+fn stderr_tail(o: &Outcome) -> String {
+    let text = o.stderr.text();
+    let lines: Vec<&str> = text.trim_end().lines().collect();
+    let tail = lines[lines.len().saturating_sub(6)..].join("\n");
+    let tail: String = tail.chars().rev().take(600).collect::<Vec<_>>().into_iter().rev().collect();
+    if tail.is_empty() {
+        "no stderr".into()
+    } else {
+        format!("stderr: {tail}")
+    }
+}
+
+/// Measured figures of a run, accumulated over its steps.
+#[derive(Default)]
+struct Totals {
+    wall: Duration,
+    user: Duration,
+    sys: Duration,
+    rss: u64,
+}
+
+impl Totals {
+    fn add(&mut self, o: &Outcome) {
+        self.wall += o.wall;
+        self.user += o.user;
+        self.sys += o.sys;
+        self.rss = self.rss.max(o.max_rss_kb);
+    }
+}
+
+/// A cell being measured: variant × benchmark at one size.
+struct CellCtx<'a> {
+    spawner: &'a Spawner,
+    variant: &'a Variant,
+    info: &'a VariantInfo,
+    bench: Bench,
+    size: Size,
+    session: &'a str,
+}
+
+impl CellCtx<'_> {
+    fn n(&self) -> u64 {
+        self.size.n(self.bench)
+    }
+
+    fn record(&self, run: u32, status: Status, detail: Option<String>) -> RunRecord {
+        RunRecord {
+            schema: SCHEMA,
+            session: self.session.to_string(),
+            finished_at: now_rfc3339(),
+            variant: self.variant.id.clone(),
+            language: self.variant.language.clone(),
+            flags: self.variant.flags.clone(),
+            version: self.info.version.clone(),
+            bench: self.bench,
+            size: self.size.label(),
+            n: self.n(),
+            run,
+            wall_s: 0.0,
+            user_s: 0.0,
+            sys_s: 0.0,
+            max_rss_kb: 0,
+            build_wall_s: None,
+            exit: None,
+            status,
+            detail,
+        }
+    }
+
+    /// Runs the untimed `prepare` commands; `Err` describes the failure.
+    fn prepare(&self, timeout: Duration) -> Result<(), String> {
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let vars = self
+            .variant
+            .vars(self.bench, dir.path())
+            .ok_or("no program")?;
+        for t in &self.variant.prepare {
+            let o = step(
+                self.spawner,
+                t.expand(&vars),
+                &self.variant.cwd(&vars),
+                self.variant,
+                timeout,
+            )
+            .map_err(|e| format!("prepare `{}`: {e:#}", t.text))?;
+            if o.timed_out {
+                return Err(format!("prepare `{}` timed out", t.text));
+            }
+            if o.exit != Exit::Exited(0) {
+                return Err(format!(
+                    "prepare `{}` failed ({}); {}",
+                    t.text,
+                    o.exit,
+                    stderr_tail(&o)
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// One timed run: build steps (if any) and the run, each through the
+    /// spawner, within one timeout; then the output check.
+    fn measure(&self, run: u32, timeout: Duration) -> Result<RunRecord> {
+        let build_dir = tempfile::Builder::new()
+            .prefix("langbench-build-")
+            .tempdir()
+            .context("cannot create a build directory")?;
+        let vars = Vars {
+            n: Some(self.n()),
+            ..self
+                .variant
+                .vars(self.bench, build_dir.path())
+                .context("no program for this benchmark")?
+        };
+        let cwd = self.variant.cwd(&vars);
+        let mut rec = self.record(run, Status::Ok, None);
+        let mut totals = Totals::default();
+        let started = Instant::now();
+        let steps: Vec<(&Template, bool)> = self
+            .variant
+            .build
+            .iter()
+            .map(|t| (t, true))
+            .chain([(&self.variant.run, false)])
+            .collect();
+        let mut last: Option<Outcome> = None;
+        for (t, is_build) in steps {
+            let left = timeout.saturating_sub(started.elapsed()).max(Duration::from_millis(1));
+            let o = match step(self.spawner, t.expand(&vars), &cwd, self.variant, left) {
+                Ok(o) => o,
+                Err(e) => {
+                    rec.status = Status::Failed;
+                    rec.detail = Some(format!("cannot run `{}`: {e:#}", t.text));
+                    break;
+                }
+            };
+            totals.add(&o);
+            if is_build {
+                rec.build_wall_s = Some(rec.build_wall_s.unwrap_or(0.0) + o.wall.as_secs_f64());
+            }
+            rec.exit = Some(o.exit);
+            let failed = o.timed_out || o.exit != Exit::Exited(0);
+            if is_build && failed {
+                rec.status = classify(&o, false);
+                rec.detail = Some(format!("build `{}`: {}; {}", t.text, o.exit, stderr_tail(&o)));
+                last = None;
+                break;
+            }
+            last = Some(o);
+        }
+        rec.wall_s = totals.wall.as_secs_f64();
+        rec.user_s = totals.user.as_secs_f64();
+        rec.sys_s = totals.sys.as_secs_f64();
+        rec.max_rss_kb = totals.rss;
+        if let Some(o) = last {
+            let expected = verify::expected(self.bench, self.n()).unwrap_or_default();
+            let check = verify::check(&expected, &o.stdout.bytes, o.stdout.truncated());
+            rec.status = classify(&o, check.is_ok());
+            rec.detail = match rec.status {
+                Status::Ok => None,
+                Status::WrongOutput => check.err(),
+                Status::BadExit => Some(format!("right output but {}; {}", o.exit, stderr_tail(&o))),
+                Status::Timeout => Some(format!("killed after {:.0} s", timeout.as_secs_f64())),
+                _ => Some(format!(
+                    "{}; {}{}",
+                    o.exit,
+                    stderr_tail(&o),
+                    check.err().map(|e| format!("; output: {e}")).unwrap_or_default()
+                )),
+            };
+            if o.leftovers > 0 {
+                let note = format!("killed {} leftover process(es) after the run", o.leftovers);
+                rec.detail = Some(match rec.detail {
+                    Some(d) => format!("{d}; {note}"),
+                    None => note,
+                });
+            }
+        }
+        Ok(rec)
+    }
+}
+
+fn classify(o: &Outcome, output_ok: bool) -> Status {
+    if o.timed_out {
+        return Status::Timeout;
+    }
+    match o.exit {
+        Exit::Signaled(_) => Status::Crashed,
+        Exit::Exited(0) if output_ok => Status::Ok,
+        Exit::Exited(0) => Status::WrongOutput,
+        Exit::Exited(_) if output_ok => Status::BadExit,
+        Exit::Exited(_) => Status::Failed,
+    }
+}
+
+/// Refuses to mix sizes in one results directory: a table has one N per
+/// benchmark.
+fn check_sizes(store: &Store, opts: &Options) -> Result<()> {
+    let stored = store.load()?;
+    for b in &opts.benches {
+        let n = opts.size.n(*b);
+        if let Some(r) = stored.runs.iter().find(|r| r.bench == *b && r.n != n) {
+            bail!(
+                "{} already holds {b} runs at N={} and this run asks for N={n}: \
+                 choose another --out (one table has one size per benchmark)",
+                store.dir().display(),
+                r.n
+            );
+        }
+    }
+    Ok(())
+}
+
+fn progress_bar() -> ProgressBar {
+    let pb = ProgressBar::new_spinner();
+    pb.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}")
+            .expect("valid template"),
+    );
+    pb.enable_steady_tick(Duration::from_millis(200));
+    pb
+}
+
+fn say(pb: &ProgressBar, line: String) {
+    if pb.is_hidden() {
+        eprintln!("{line}");
+    } else {
+        pb.println(line);
+    }
+}
+
+/// Runs the suite. Every run is appended to the store (and the derived files
+/// rewritten) as soon as it finishes.
+pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<Summary> {
+    let store = Store::open(&opts.out)?;
+    check_sizes(&store, opts)?;
+    let session = format!(
+        "{}-{}",
+        chrono::Utc::now().format("%Y%m%dT%H%M%SZ"),
+        std::process::id()
+    );
+    let pb = progress_bar();
+    pb.set_message("checking toolchains");
+    let infos: Vec<VariantInfo> = variants
+        .iter()
+        .map(|v| {
+            pb.set_message(format!("version of {}", v.id));
+            toolchain::inspect(spawner, v)
+        })
+        .collect();
+    store.append_session(&SessionRecord {
+        schema: SCHEMA,
+        session: session.clone(),
+        started_at: now_rfc3339(),
+        langbench_version: env!("CARGO_PKG_VERSION").to_string(),
+        command_line: opts.command_line.clone(),
+        size: opts.size.label(),
+        runs: opts.runs,
+        timeout_s: opts.timeout.as_secs_f64(),
+        machine: Machine::detect(),
+        variants: infos.clone(),
+    })?;
+
+    let cells: Vec<(usize, Bench)> = variants
+        .iter()
+        .enumerate()
+        .flat_map(|(i, v)| {
+            opts.benches
+                .iter()
+                .filter(|b| b.is_cpu() && v.programs.contains_key(b))
+                .map(move |b| (i, *b))
+        })
+        .collect();
+    let total_cells = cells.len();
+    let started = Instant::now();
+    let save = |rec: RunRecord| -> Result<()> {
+        store.append_run(&rec)?;
+        export::write_all(&store, &store.load()?)?;
+        Ok(())
+    };
+    'cells: for (k, (i, bench)) in cells.into_iter().enumerate() {
+        let (v, info) = (variants[i], &infos[i]);
+        let ctx = CellCtx {
+            spawner,
+            variant: v,
+            info,
+            bench,
+            size: opts.size,
+            session: &session,
+        };
+        let label = format!("[{}/{total_cells}] {} · {bench} N={}", k + 1, v.id, thousands(ctx.n()));
+        if !info.installed {
+            say(&pb, format!("{label}: not installed (missing {}; {})", info.missing.join(", "), info.install_hint));
+            save(ctx.record(0, Status::NotInstalled, Some(format!(
+                "missing {} on PATH; install: {}",
+                info.missing.join(", "),
+                info.install_hint
+            ))))?;
+            continue;
+        }
+        if !v.prepare.is_empty() {
+            pb.set_message(format!("{label} · prepare"));
+            if let Err(e) = ctx.prepare(opts.timeout) {
+                if interrupted() {
+                    break;
+                }
+                say(&pb, format!("{label}: {e}"));
+                save(ctx.record(0, Status::Failed, Some(e)))?;
+                continue;
+            }
+        }
+        let mut timed_out = false;
+        for run in 1..=opts.runs {
+            if timed_out {
+                save(ctx.record(run, Status::Skipped, Some("an earlier run timed out".into())))?;
+                continue;
+            }
+            pb.set_message(format!(
+                "{label} · run {run}/{} · total {:.0?}",
+                opts.runs,
+                started.elapsed()
+            ));
+            let rec = ctx.measure(run, opts.timeout)?;
+            if interrupted() {
+                say(&pb, format!("{label}: interrupted; run {run} discarded"));
+                break 'cells;
+            }
+            timed_out = rec.status == Status::Timeout;
+            let mut line = format!(
+                "{label} · run {run}/{}: {:>8.3} s {:>12} KB  {}",
+                opts.runs,
+                rec.wall_s,
+                thousands(rec.max_rss_kb),
+                rec.status
+            );
+            if let Some(d) = &rec.detail {
+                line.push_str(&format!(" ({})", d.lines().next().unwrap_or("")));
+            }
+            say(&pb, line);
+            save(rec)?;
+        }
+    }
+    pb.finish_and_clear();
+    let stored = store.load()?;
+    for w in &stored.warnings {
+        eprintln!("warning: {w}");
+    }
+    let summary = export::write_all(&store, &stored)?;
+    if interrupted() {
+        eprintln!(
+            "interrupted: finished runs are kept in {} (runs.jsonl)",
+            store.dir().display()
+        );
+    }
+    Ok(summary)
+}

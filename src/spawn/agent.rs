@@ -1,0 +1,311 @@
+//! The spawn agent: the tiny process that forks every measured command.
+//!
+//! langbench re-executes its own binary as `langbench __spawn ...`. That fresh
+//! process holds only a few hundred KB, and *it* forks the measured command.
+//! On Linux a child's `ru_maxrss` starts at the high-water mark of the address
+//! space it was forked from (the kernel folds the old mm's peak in at exec), so
+//! forking from langbench itself would add langbench's own RSS to every figure.
+//!
+//! The agent:
+//! - puts the command in its own process group and execs it without a shell;
+//! - waits for it with `wait4`, timing wall time on the monotonic clock;
+//! - enforces the timeout by killing the whole group;
+//! - on SIGTERM/SIGINT/SIGHUP forwards SIGTERM to the group and SIGKILLs it
+//!   after the grace period (that is how servers are stopped);
+//! - is a child subreaper, and after the command ends kills and reaps every
+//!   process it left behind (group members and daemonized orphans alike);
+//! - dies with langbench (PR_SET_PDEATHSIG), cleaning up the same way.
+//!
+//! It reports on fd 3, one line per event (see `Report` in `mod.rs`):
+//! `pid <pid>` once the command runs, then the final `done ...` line.
+//!
+//! Everything is allocated before `fork`, and nothing big is ever allocated,
+//! so the agent's own footprint stays close to that of `/usr/bin/time`.
+
+use std::ffi::{CString, OsString};
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
+
+const REPORT_FD: i32 = 3;
+
+struct Args {
+    timeout_ms: u64,
+    grace_ms: u64,
+    parent: i32,
+    argv: Vec<CString>,
+}
+
+fn parse(args: &[OsString]) -> Result<Args, String> {
+    let mut timeout_ms = 0;
+    let mut grace_ms = 2000;
+    let mut parent = 0;
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].to_string_lossy();
+        let num = |j: usize| -> Result<u64, String> {
+            args.get(j)
+                .and_then(|v| v.to_str())
+                .and_then(|v| v.parse().ok())
+                .ok_or_else(|| format!("{a} needs a number"))
+        };
+        match a.as_ref() {
+            "--timeout-ms" => timeout_ms = num(i + 1)?,
+            "--grace-ms" => grace_ms = num(i + 1)?,
+            "--parent" => parent = num(i + 1)? as i32,
+            "--" => {
+                let argv = args[i + 1..]
+                    .iter()
+                    .map(|s| CString::new(s.as_bytes()).map_err(|_| "NUL in argument".to_string()))
+                    .collect::<Result<Vec<_>, _>>()?;
+                if argv.is_empty() {
+                    return Err("no command after --".into());
+                }
+                return Ok(Args {
+                    timeout_ms,
+                    grace_ms,
+                    parent,
+                    argv,
+                });
+            }
+            other => return Err(format!("unknown agent argument {other}")),
+        }
+        i += 2;
+    }
+    Err("missing -- COMMAND".into())
+}
+
+fn now_ns() -> u128 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes into the timespec we own.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u128 * 1_000_000_000 + ts.tv_nsec as u128
+}
+
+fn report(line: &str) {
+    // fd 3 is set up by langbench; writing the whole line at once keeps
+    // lines atomic (they are far below PIPE_BUF).
+    // SAFETY: plain write(2) of a valid buffer.
+    unsafe { libc::write(REPORT_FD, line.as_ptr().cast(), line.len()) };
+}
+
+fn errno() -> i32 {
+    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
+}
+
+/// Entry point of `langbench __spawn`. Never returns.
+pub fn main(args: &[OsString]) -> ! {
+    let args = match parse(args) {
+        Ok(a) => a,
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "langbench __spawn: {e}");
+            report(&format!("error {e}\n"));
+            std::process::exit(2);
+        }
+    };
+    std::process::exit(run(args))
+}
+
+fn run(args: Args) -> i32 {
+    // SAFETY: all libc calls below follow their documented contracts; the
+    // child side of fork only calls async-signal-safe functions.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+        if args.parent != 0 && libc::getppid() != args.parent {
+            // langbench died before we could arm PDEATHSIG.
+            return 1;
+        }
+        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1);
+
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for s in [libc::SIGCHLD, libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+            libc::sigaddset(&mut set, s);
+        }
+        let mut old: libc::sigset_t = std::mem::zeroed();
+        libc::sigprocmask(libc::SIG_BLOCK, &set, &mut old);
+
+        let mut argv_ptrs: Vec<*const libc::c_char> = args.argv.iter().map(|c| c.as_ptr()).collect();
+        argv_ptrs.push(std::ptr::null());
+
+        let mut errpipe = [0i32; 2];
+        if libc::pipe2(errpipe.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
+            report(&format!("error pipe2 failed: errno {}\n", errno()));
+            return 2;
+        }
+
+        let t0 = now_ns();
+        let pid = libc::fork();
+        if pid < 0 {
+            report(&format!("error fork failed: errno {}\n", errno()));
+            return 2;
+        }
+        if pid == 0 {
+            // Child: own process group, default signal state, no fd 3.
+            libc::setpgid(0, 0);
+            libc::sigprocmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+            let mut empty: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut empty);
+            libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+            libc::close(REPORT_FD);
+            libc::close(errpipe[0]);
+            libc::execvp(argv_ptrs[0], argv_ptrs.as_ptr());
+            let e: i32 = errno();
+            libc::write(errpipe[1], (&e as *const i32).cast(), 4);
+            libc::_exit(127);
+        }
+        libc::setpgid(pid, pid);
+        libc::close(errpipe[1]);
+        let mut e: i32 = 0;
+        let n = libc::read(errpipe[0], (&mut e as *mut i32).cast(), 4);
+        libc::close(errpipe[0]);
+        if n == 4 {
+            let mut status = 0;
+            libc::waitpid(pid, &mut status, 0);
+            let msg = std::io::Error::from_raw_os_error(e);
+            report(&format!(
+                "error cannot execute {}: {msg}\n",
+                args.argv[0].to_string_lossy()
+            ));
+            return 2;
+        }
+        report(&format!("pid {pid}\n"));
+
+        let deadline = (args.timeout_ms > 0).then(|| t0 + args.timeout_ms as u128 * 1_000_000);
+        let mut kill_deadline: Option<u128> = None;
+        let mut timed_out = false;
+        let mut stopped = false;
+        let mut rusage: libc::rusage = std::mem::zeroed();
+        let mut status = 0;
+        let t1;
+        loop {
+            let r = libc::wait4(pid, &mut status, libc::WNOHANG, &mut rusage);
+            if r == pid {
+                t1 = now_ns();
+                break;
+            }
+            let now = now_ns();
+            if let Some(d) = deadline
+                && !timed_out
+                && now >= d
+            {
+                timed_out = true;
+                libc::kill(-pid, libc::SIGKILL);
+            }
+            if let Some(k) = kill_deadline
+                && now >= k
+            {
+                libc::kill(-pid, libc::SIGKILL);
+                kill_deadline = None;
+            }
+            // Sleep until a signal arrives or the nearest deadline passes.
+            let mut wake = now + 1_000_000_000;
+            for d in [deadline.filter(|_| !timed_out), kill_deadline]
+                .into_iter()
+                .flatten()
+            {
+                wake = wake.min(d);
+            }
+            let wait = wake.saturating_sub(now).max(100_000);
+            let ts = libc::timespec {
+                tv_sec: (wait / 1_000_000_000) as libc::time_t,
+                tv_nsec: (wait % 1_000_000_000) as libc::c_long,
+            };
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            let sig = libc::sigtimedwait(&set, &mut info, &ts);
+            if (sig == libc::SIGTERM || sig == libc::SIGINT || sig == libc::SIGHUP) && !stopped {
+                stopped = true;
+                libc::kill(-pid, libc::SIGTERM);
+                kill_deadline = Some(now_ns() + args.grace_ms as u128 * 1_000_000);
+            }
+        }
+        let leftovers = sweep(pid);
+
+        let (kind, code) = if libc::WIFEXITED(status) {
+            ("exited", libc::WEXITSTATUS(status))
+        } else if libc::WIFSIGNALED(status) {
+            ("signaled", libc::WTERMSIG(status))
+        } else {
+            ("unknown", status)
+        };
+        let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+        report(&format!(
+            "done {kind} {code} wall_ns={} utime_us={} stime_us={} maxrss_kb={} timed_out={} stopped={} leftovers={}\n",
+            t1 - t0,
+            tv(rusage.ru_utime),
+            tv(rusage.ru_stime),
+            rusage.ru_maxrss,
+            timed_out as u8,
+            stopped as u8,
+            leftovers
+        ));
+        0
+    }
+}
+
+/// Kills and reaps everything the command left behind: members of its
+/// process group, and (because we are a subreaper) any orphaned descendant,
+/// including ones that called setsid() to daemonize. Returns how many
+/// processes had to be killed.
+fn sweep(pgid: i32) -> u32 {
+    let me = std::process::id() as i32;
+    let mut killed = 0;
+    for _round in 0..200 {
+        let mut found = false;
+        for (pid, ppid, pgrp) in processes() {
+            if pgrp == pgid || ppid == me {
+                found = true;
+                // A zombie child of ours is reaped below, not counted.
+                if !is_zombie(pid) {
+                    killed += 1;
+                }
+                // SAFETY: signalling a pid we just found.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
+        }
+        // Reap whatever has died (our own children, and reparented orphans).
+        loop {
+            let mut st = 0;
+            // SAFETY: plain waitpid.
+            let r = unsafe { libc::waitpid(-1, &mut st, libc::WNOHANG) };
+            if r <= 0 {
+                break;
+            }
+        }
+        if !found {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    killed
+}
+
+fn is_zombie(pid: i32) -> bool {
+    stat_fields(pid).is_some_and(|(state, _, _)| state == b'Z')
+}
+
+/// (state, ppid, pgrp) from /proc/PID/stat.
+fn stat_fields(pid: i32) -> Option<(u8, i32, i32)> {
+    let stat = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
+    // The command name is in parentheses and may contain spaces: parse after
+    // the last ')'.
+    let close = stat.iter().rposition(|&b| b == b')')?;
+    let rest = std::str::from_utf8(&stat[close + 1..]).ok()?;
+    let mut it = rest.split_ascii_whitespace();
+    let state = it.next()?.as_bytes()[0];
+    let ppid = it.next()?.parse().ok()?;
+    let pgrp = it.next()?.parse().ok()?;
+    Some((state, ppid, pgrp))
+}
+
+fn processes() -> Vec<(i32, i32, i32)> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter_map(|pid| stat_fields(pid).map(|(_, ppid, pgrp)| (pid, ppid, pgrp)))
+        .collect()
+}

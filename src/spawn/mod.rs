@@ -1,0 +1,441 @@
+//! The one spawner every measured process goes through: CPU benchmark runs,
+//! build steps, `langbench measure`, and WebSocket servers alike.
+//!
+//! langbench never forks a measured command itself. It starts a small agent
+//! process (`langbench __spawn`, see `agent.rs`) that forks the command, so
+//! that the command's peak RSS from `wait4` is its own and not inflated by
+//! langbench's memory. The agent reports the command's pid and, at the end,
+//! its rusage on a pipe (fd 3 in the agent).
+
+pub mod agent;
+
+use std::io::{BufRead, BufReader, Read};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use anyhow::{Context, Result, anyhow, bail};
+
+/// Hidden first argument that turns the langbench binary into the agent.
+pub const AGENT_ARG: &str = "__spawn";
+
+/// How much of a command's stdout is kept for verification. The rest is read
+/// and counted but dropped, so a program that floods its output cannot eat
+/// langbench's memory.
+pub const STDOUT_KEEP: usize = 1 << 20;
+/// How much of stderr is kept (the tail, which is where errors are).
+pub const STDERR_KEEP: usize = 64 << 10;
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub argv: Vec<String>,
+    pub cwd: PathBuf,
+    pub env: Vec<(String, String)>,
+    /// Kill the whole process group after this long.
+    pub timeout: Option<Duration>,
+    /// After a stop request, how long to wait between SIGTERM and SIGKILL.
+    pub grace: Duration,
+    /// Capture stdout/stderr (bounded) instead of passing them through.
+    pub capture: bool,
+}
+
+impl Request {
+    pub fn new(argv: Vec<String>, cwd: &Path) -> Self {
+        Request {
+            argv,
+            cwd: cwd.to_path_buf(),
+            env: Vec::new(),
+            timeout: None,
+            grace: Duration::from_secs(2),
+            capture: true,
+        }
+    }
+}
+
+/// Captured output of one stream.
+#[derive(Debug, Clone, Default)]
+pub struct Captured {
+    /// The kept bytes: the head of stdout, the tail of stderr.
+    pub bytes: Vec<u8>,
+    /// Bytes the command wrote in total.
+    pub total: u64,
+}
+
+impl Captured {
+    pub fn truncated(&self) -> bool {
+        self.total > self.bytes.len() as u64
+    }
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.bytes).into_owned()
+    }
+}
+
+/// How the command ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "kind", content = "code", rename_all = "lowercase")]
+pub enum Exit {
+    Exited(i32),
+    Signaled(i32),
+}
+
+impl std::fmt::Display for Exit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Exit::Exited(c) => write!(f, "exit {c}"),
+            Exit::Signaled(s) => write!(f, "killed by signal {s} ({})", signal_name(*s)),
+        }
+    }
+}
+
+pub fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGINT => "SIGINT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGILL => "SIGILL",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGHUP => "SIGHUP",
+        _ => "signal",
+    }
+}
+
+/// The kernel's accounting of one finished command.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub exit: Exit,
+    pub wall: Duration,
+    pub user: Duration,
+    pub sys: Duration,
+    /// Peak resident set size in KB (`ru_maxrss` of the command, including
+    /// the descendants it waited for, exactly like `/usr/bin/time %M`).
+    pub max_rss_kb: u64,
+    pub timed_out: bool,
+    /// The command was stopped on request (SIGTERM, then SIGKILL).
+    pub stopped: bool,
+    /// Processes that were still alive after the command ended and had to
+    /// be killed (daemonized or stray children).
+    pub leftovers: u32,
+    pub stdout: Captured,
+    pub stderr: Captured,
+}
+
+/// Starts agents. `exe` is the langbench binary (the running one, or the one
+/// Cargo built for tests).
+#[derive(Debug, Clone)]
+pub struct Spawner {
+    exe: PathBuf,
+}
+
+impl Spawner {
+    pub fn new(exe: impl Into<PathBuf>) -> Self {
+        Spawner { exe: exe.into() }
+    }
+
+    /// The spawner of the running langbench binary.
+    pub fn current() -> Result<Self> {
+        Ok(Spawner::new(
+            std::env::current_exe().context("cannot locate the langbench executable")?,
+        ))
+    }
+
+    /// Starts the command and returns once it is running (or failed to start).
+    pub fn start(&self, req: &Request) -> Result<Running> {
+        if req.argv.is_empty() {
+            bail!("empty command");
+        }
+        let (report_r, report_w) = pipe().context("pipe for the spawn agent")?;
+        let mut cmd = Command::new(&self.exe);
+        cmd.arg(AGENT_ARG)
+            .arg("--timeout-ms")
+            .arg(req.timeout.map_or(0, |t| t.as_millis().max(1) as u64).to_string())
+            .arg("--grace-ms")
+            .arg(req.grace.as_millis().to_string())
+            .arg("--parent")
+            .arg(std::process::id().to_string())
+            .arg("--")
+            .args(&req.argv)
+            .current_dir(&req.cwd)
+            .envs(req.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null());
+        if req.capture {
+            cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+        }
+        let w = report_w.as_raw_fd();
+        // SAFETY: only dup2/fcntl between fork and exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                if w == 3 {
+                    let flags = libc::fcntl(3, libc::F_GETFD);
+                    libc::fcntl(3, libc::F_SETFD, flags & !libc::FD_CLOEXEC);
+                } else if libc::dup2(w, 3) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let mut child = cmd.spawn().with_context(|| {
+            format!(
+                "cannot start the spawn agent {} (in {})",
+                self.exe.display(),
+                req.cwd.display()
+            )
+        })?;
+        drop(report_w);
+        let out_thread = child
+            .stdout
+            .take()
+            .map(|s| std::thread::spawn(move || capture_head(s, STDOUT_KEEP)));
+        let err_thread = child
+            .stderr
+            .take()
+            .map(|s| std::thread::spawn(move || capture_tail(s, STDERR_KEEP)));
+        let mut report = BufReader::new(std::fs::File::from(report_r));
+        let mut line = String::new();
+        report.read_line(&mut line).context("reading the spawn agent's report")?;
+        let mut running = Running {
+            agent: child,
+            pid: 0,
+            report,
+            out_thread,
+            err_thread,
+        };
+        match line.trim_end().split_once(' ') {
+            Some(("pid", p)) => {
+                running.pid = p.parse().context("bad pid from the spawn agent")?;
+                Ok(running)
+            }
+            Some(("error", msg)) => {
+                let msg = msg.to_string();
+                let _ = running.agent.wait();
+                Err(anyhow!("{msg}"))
+            }
+            _ => {
+                let status = running.agent.wait();
+                let err = running.join_stderr();
+                Err(anyhow!(
+                    "spawn agent failed ({status:?}): {}",
+                    String::from_utf8_lossy(&err.bytes)
+                ))
+            }
+        }
+    }
+
+    /// Runs the command to completion.
+    pub fn run(&self, req: &Request) -> Result<Outcome> {
+        self.start(req)?.wait()
+    }
+}
+
+/// A started command.
+pub struct Running {
+    agent: Child,
+    pid: i32,
+    report: BufReader<std::fs::File>,
+    out_thread: Option<JoinHandle<Captured>>,
+    err_thread: Option<JoinHandle<Captured>>,
+}
+
+impl Running {
+    /// Pid of the command (also its process group id).
+    pub fn pid(&self) -> i32 {
+        self.pid
+    }
+
+    /// Pid of the agent process (signal it with SIGTERM to stop the command).
+    pub fn agent_pid(&self) -> i32 {
+        self.agent.id() as i32
+    }
+
+    /// Whether the command has finished (the agent reports before exiting).
+    pub fn has_exited(&mut self) -> bool {
+        // The command's pid stays a zombie child of the agent until it is
+        // reaped, and /proc/PID/stat shows it as 'Z' until then.
+        match std::fs::read_to_string(format!("/proc/{}/stat", self.pid)) {
+            Ok(s) => s
+                .rsplit_once(')')
+                .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+            Err(_) => true,
+        }
+    }
+
+    /// Asks the agent to stop the command: SIGTERM to its process group,
+    /// then SIGKILL after the grace period.
+    pub fn stop(&self) {
+        // SAFETY: signalling our own child.
+        unsafe { libc::kill(self.agent.id() as i32, libc::SIGTERM) };
+    }
+
+    fn join_stderr(&mut self) -> Captured {
+        self.err_thread
+            .take()
+            .map(|t| t.join().unwrap_or_default())
+            .unwrap_or_default()
+    }
+
+    /// Waits for the command to end and returns the kernel's accounting.
+    pub fn wait(mut self) -> Result<Outcome> {
+        let mut line = String::new();
+        self.report
+            .read_line(&mut line)
+            .context("reading the spawn agent's report")?;
+        let status = self.agent.wait().context("waiting for the spawn agent")?;
+        let stdout = self
+            .out_thread
+            .take()
+            .map(|t| t.join().unwrap_or_default())
+            .unwrap_or_default();
+        let stderr = self.join_stderr();
+        let line = line.trim_end();
+        let rest = line.strip_prefix("done ").ok_or_else(|| {
+            anyhow!(
+                "spawn agent ended without a result ({status}): {line:?} {}",
+                stderr.text()
+            )
+        })?;
+        parse_done(rest, stdout, stderr)
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        // A Running dropped without wait() (an error path): make sure the
+        // command and the agent do not outlive us.
+        if self.agent.try_wait().ok().flatten().is_none() {
+            self.stop();
+            let _ = self.agent.wait();
+        }
+    }
+}
+
+fn parse_done(rest: &str, stdout: Captured, stderr: Captured) -> Result<Outcome> {
+    let mut it = rest.split(' ');
+    let kind = it.next().unwrap_or_default();
+    let code: i32 = it.next().unwrap_or_default().parse()?;
+    let exit = match kind {
+        "exited" => Exit::Exited(code),
+        "signaled" => Exit::Signaled(code),
+        other => bail!("unknown exit kind {other}"),
+    };
+    let mut get = |key: &str| -> Result<u64> {
+        let kv = it.next().ok_or_else(|| anyhow!("missing {key}"))?;
+        let v = kv
+            .strip_prefix(key)
+            .and_then(|v| v.strip_prefix('='))
+            .ok_or_else(|| anyhow!("expected {key}=, got {kv}"))?;
+        Ok(v.parse()?)
+    };
+    let wall = Duration::from_nanos(get("wall_ns")?);
+    let user = Duration::from_micros(get("utime_us")?);
+    let sys = Duration::from_micros(get("stime_us")?);
+    let max_rss_kb = get("maxrss_kb")?;
+    let timed_out = get("timed_out")? != 0;
+    let stopped = get("stopped")? != 0;
+    let leftovers = get("leftovers")? as u32;
+    Ok(Outcome {
+        exit,
+        wall,
+        user,
+        sys,
+        max_rss_kb,
+        timed_out,
+        stopped,
+        leftovers,
+        stdout,
+        stderr,
+    })
+}
+
+fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 fills two fds that we then own.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: fresh fds from pipe2.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+fn capture_head(mut r: impl Read, keep: usize) -> Captured {
+    let mut c = Captured::default();
+    let mut buf = [0u8; 64 << 10];
+    loop {
+        match r.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                let room = keep.saturating_sub(c.bytes.len());
+                c.bytes.extend_from_slice(&buf[..n.min(room)]);
+                c.total += n as u64;
+            }
+        }
+    }
+    c
+}
+
+fn capture_tail(mut r: impl Read, keep: usize) -> Captured {
+    let mut c = Captured::default();
+    let mut buf = [0u8; 64 << 10];
+    loop {
+        match r.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                c.bytes.extend_from_slice(&buf[..n]);
+                c.total += n as u64;
+                if c.bytes.len() > 2 * keep {
+                    let cut = c.bytes.len() - keep;
+                    c.bytes.drain(..cut);
+                }
+            }
+        }
+    }
+    if c.bytes.len() > keep {
+        let cut = c.bytes.len() - keep;
+        c.bytes.drain(..cut);
+    }
+    c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn head_capture_is_bounded_but_counts_everything() {
+        let data = vec![b'x'; 3 * 1024];
+        let c = capture_head(&data[..], 1000);
+        assert_eq!(c.bytes.len(), 1000);
+        assert_eq!(c.total, 3072);
+        assert!(c.truncated());
+    }
+
+    #[test]
+    fn tail_capture_keeps_the_end() {
+        let mut data = vec![b'a'; 5000];
+        data.extend_from_slice(b"the error");
+        let c = capture_tail(&data[..], 100);
+        assert_eq!(c.bytes.len(), 100);
+        assert!(c.text().ends_with("the error"));
+    }
+
+    #[test]
+    fn parses_the_done_line() {
+        let o = parse_done(
+            "signaled 9 wall_ns=1500000000 utime_us=20 stime_us=30 maxrss_kb=1024 timed_out=1 stopped=0 leftovers=2",
+            Captured::default(),
+            Captured::default(),
+        )
+        .unwrap();
+        assert_eq!(o.exit, Exit::Signaled(9));
+        assert_eq!(o.wall, Duration::from_millis(1500));
+        assert_eq!(o.max_rss_kb, 1024);
+        assert!(o.timed_out && !o.stopped);
+        assert_eq!(o.leftovers, 2);
+    }
+}

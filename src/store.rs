@@ -1,0 +1,197 @@
+//! The results directory. `sessions.jsonl` and `runs.jsonl` are the record of
+//! truth: append-only, one JSON object per line, synced to disk as each run
+//! finishes, so Ctrl-C or a crash loses nothing that finished. The tables,
+//! CSV and JSON files beside them are derived and rewritten atomically.
+
+use std::fs::OpenOptions;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::record::{RunRecord, SCHEMA, SessionRecord};
+
+pub const SESSIONS: &str = "sessions.jsonl";
+pub const RUNS: &str = "runs.jsonl";
+
+/// Everything stored in one results directory.
+#[derive(Debug, Default, Clone)]
+pub struct Stored {
+    pub sessions: Vec<SessionRecord>,
+    pub runs: Vec<RunRecord>,
+    /// Problems that were tolerated (a torn last line after a crash).
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Store {
+    dir: PathBuf,
+}
+
+impl Store {
+    pub fn open(dir: &Path) -> Result<Store> {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create results directory {}", dir.display()))?;
+        Ok(Store {
+            dir: dir.to_path_buf(),
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn append_session(&self, s: &SessionRecord) -> Result<()> {
+        append_line(&self.dir.join(SESSIONS), s)
+    }
+
+    pub fn append_run(&self, r: &RunRecord) -> Result<()> {
+        append_line(&self.dir.join(RUNS), r)
+    }
+
+    pub fn load(&self) -> Result<Stored> {
+        let mut stored = Stored::default();
+        stored.sessions = read_lines(&self.dir.join(SESSIONS), &mut stored.warnings)?;
+        stored.runs = read_lines(&self.dir.join(RUNS), &mut stored.warnings)?;
+        for r in &stored.runs {
+            if r.schema > SCHEMA {
+                bail!(
+                    "{} holds records of format {} but this langbench reads up to {SCHEMA}: upgrade langbench",
+                    self.dir.display(),
+                    r.schema
+                );
+            }
+        }
+        Ok(stored)
+    }
+
+    /// Writes a derived file atomically (write to a temporary file, rename).
+    pub fn write_derived(&self, name: &str, bytes: &[u8]) -> Result<()> {
+        let path = self.dir.join(name);
+        let tmp = self.dir.join(format!(".{name}.tmp"));
+        std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
+        std::fs::rename(&tmp, &path).with_context(|| format!("cannot write {}", path.display()))
+    }
+}
+
+fn append_line<T: Serialize>(path: &Path, value: &T) -> Result<()> {
+    let mut f = OpenOptions::new()
+        .create(true)
+        .read(true)
+        .append(true)
+        .open(path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    let mut line = serde_json::to_string(value)?;
+    line.push('\n');
+    // A crash mid-write can leave a torn last line without its newline:
+    // start on a fresh line so the new record stays readable.
+    let len = f.metadata()?.len();
+    if len > 0 {
+        let mut last = [0u8; 1];
+        f.seek(SeekFrom::Start(len - 1))?;
+        f.read_exact(&mut last)?;
+        if last[0] != b'\n' {
+            line.insert(0, '\n');
+        }
+    }
+    f.write_all(line.as_bytes())
+        .and_then(|_| f.sync_data())
+        .with_context(|| format!("cannot append to {}", path.display()))
+}
+
+fn read_lines<T: DeserializeOwned>(path: &Path, warnings: &mut Vec<String>) -> Result<Vec<T>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    let lines: Vec<&str> = text.split('\n').collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str(line) {
+            Ok(v) => out.push(v),
+            // A line without its newline that does not parse is a write
+            // that a crash cut short: skip it, say so.
+            Err(e) if i == lines.len() - 1 || !lines[i + 1..].iter().any(|l| !l.is_empty()) => {
+                warnings.push(format!(
+                    "{}:{}: ignored an incomplete record ({e})",
+                    path.display(),
+                    i + 1
+                ));
+            }
+            Err(e) if serde_json::from_str::<serde_json::Value>(line).is_err() => {
+                warnings.push(format!(
+                    "{}:{}: ignored a torn record ({e})",
+                    path.display(),
+                    i + 1
+                ));
+            }
+            Err(e) => bail!("{}:{}: bad record: {e}", path.display(), i + 1),
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::Bench;
+    use crate::record::Status;
+
+    pub fn record(variant: &str, bench: Bench, run: u32, wall: f64) -> RunRecord {
+        RunRecord {
+            schema: SCHEMA,
+            session: "s1".into(),
+            finished_at: "2026-01-01T00:00:00Z".into(),
+            variant: variant.into(),
+            language: "L".into(),
+            flags: "l".into(),
+            version: "1".into(),
+            bench,
+            size: "tiny".into(),
+            n: 1000,
+            run,
+            wall_s: wall,
+            user_s: wall,
+            sys_s: 0.0,
+            max_rss_kb: 1000,
+            build_wall_s: None,
+            exit: Some(crate::spawn::Exit::Exited(0)),
+            status: Status::Ok,
+            detail: None,
+        }
+    }
+
+    #[test]
+    fn appends_and_survives_a_torn_line() {
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::open(d.path()).unwrap();
+        s.append_run(&record("a", Bench::Assoc, 1, 1.0)).unwrap();
+        // Simulate a crash in the middle of writing the second record.
+        let mut f = OpenOptions::new().append(true).open(d.path().join(RUNS)).unwrap();
+        f.write_all(b"{\"schema\":1,\"sess").unwrap();
+        let loaded = s.load().unwrap();
+        assert_eq!(loaded.runs.len(), 1);
+        assert_eq!(loaded.warnings.len(), 1, "{:?}", loaded.warnings);
+        // The next append starts on a new line and both good records load.
+        s.append_run(&record("a", Bench::Assoc, 2, 2.0)).unwrap();
+        let loaded = s.load().unwrap();
+        assert_eq!(loaded.runs.len(), 2);
+        assert_eq!(loaded.runs[1].run, 2);
+    }
+
+    #[test]
+    fn refuses_newer_records() {
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::open(d.path()).unwrap();
+        let mut r = record("a", Bench::Assoc, 1, 1.0);
+        r.schema = SCHEMA + 1;
+        s.append_run(&r).unwrap();
+        assert!(s.load().unwrap_err().to_string().contains("upgrade langbench"));
+    }
+}
