@@ -58,19 +58,23 @@ impl FromStr for Bench {
             .find(|b| b.name() == s)
             .ok_or_else(|| {
                 let names: Vec<_> = Bench::ALL.iter().map(|b| b.name()).collect();
-                format!("unknown benchmark {s:?} (expected one of: {})", names.join(", "))
+                format!(
+                    "unknown benchmark {s:?} (expected one of: {})",
+                    names.join(", ")
+                )
             })
     }
 }
 
 /// A size selection: a named edition size, or one N for every benchmark.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum Size {
     /// N = 1,000 everywhere: for tests and `langbench check`.
     Tiny,
     /// The 2020 edition: assoc 1,230,000, comb sorts 10,000,000.
     Ed2020,
     /// The 2021 edition and later: assoc 12,000,000, comb sorts 10,000,000.
+    #[default]
     Ed2021,
     Explicit(u64),
 }
@@ -93,12 +97,6 @@ impl Size {
             Size::Ed2021 => "2021".into(),
             Size::Explicit(n) => n.to_string(),
         }
-    }
-}
-
-impl Default for Size {
-    fn default() -> Self {
-        Size::Ed2021
     }
 }
 

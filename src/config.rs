@@ -218,11 +218,18 @@ impl Variant {
         })
     }
 
-    /// Executables from `needs` that are not on PATH.
+    /// Entries of `needs` that are not there: executables not on PATH, and
+    /// files (entries with a '/', e.g. a header) that do not exist.
     pub fn missing(&self) -> Vec<String> {
         self.needs
             .iter()
-            .filter(|n| which::which(n).is_err())
+            .filter(|n| {
+                if n.contains('/') {
+                    !Path::new(n).exists()
+                } else {
+                    which::which(n).is_err()
+                }
+            })
             .cloned()
             .collect()
     }
@@ -290,10 +297,19 @@ impl Languages {
         })?;
         let root = path
             .parent()
-            .map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p })
+            .map(|p| {
+                if p.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    p
+                }
+            })
             .unwrap_or(Path::new("."));
         let root = root.canonicalize().map_err(|e| {
-            err(0, format!("cannot resolve directory {}: {e}", root.display()))
+            err(
+                0,
+                format!("cannot resolve directory {}: {e}", root.display()),
+            )
         })?;
         if raw.variant.is_empty() {
             return Err(err(0, "no [[variant]] entries".into()));
@@ -321,17 +337,22 @@ impl Languages {
             let template = |s: &Spanned<String>| {
                 Template::parse(s.get_ref()).map_err(|m| at(s.span().start, m))
             };
-            let templates = |s: Option<Spanned<OneOrMany>>| -> Result<Vec<(Template, usize)>, ConfigError> {
-                let Some(s) = s else { return Ok(Vec::new()) };
-                let start = s.span().start;
-                let list = s.into_inner().into_vec();
-                if list.is_empty() {
-                    return Err(at(start, "empty command list".into()));
-                }
-                list.iter()
-                    .map(|t| Template::parse(t).map(|t| (t, start)).map_err(|m| at(start, m)))
-                    .collect()
-            };
+            let templates =
+                |s: Option<Spanned<OneOrMany>>| -> Result<Vec<(Template, usize)>, ConfigError> {
+                    let Some(s) = s else { return Ok(Vec::new()) };
+                    let start = s.span().start;
+                    let list = s.into_inner().into_vec();
+                    if list.is_empty() {
+                        return Err(at(start, "empty command list".into()));
+                    }
+                    list.iter()
+                        .map(|t| {
+                            Template::parse(t)
+                                .map(|t| (t, start))
+                                .map_err(|m| at(start, m))
+                        })
+                        .collect()
+                };
             let run = template(&v.run)?;
             let build = templates(v.build)?;
             let prepare = templates(v.prepare)?;
@@ -350,12 +371,16 @@ impl Languages {
             };
             let version_regex = match &v.version_regex {
                 None => None,
-                Some(s) => Some(Regex::new(s.get_ref()).map_err(|e| {
-                    at(s.span().start, format!("bad version_regex: {e}"))
-                })?),
+                Some(s) => Some(
+                    Regex::new(s.get_ref())
+                        .map_err(|e| at(s.span().start, format!("bad version_regex: {e}")))?,
+                ),
             };
             if !version.placeholders().is_empty() {
-                return Err(at(version_span, "the version command takes no placeholders".into()));
+                return Err(at(
+                    version_span,
+                    "the version command takes no placeholders".into(),
+                ));
             }
 
             let mut programs = BTreeMap::new();
@@ -543,8 +568,12 @@ install = { apt = ["gcc"] }
     fn duplicate_id_names_both_lines() {
         let d = dir_with(&["programs/assoc/assoc.c"]);
         let e = parse(&format!("{GOOD}{GOOD}"), &d).unwrap_err();
-        assert_eq!(e.line, 12, "{e}");
-        assert!(e.to_string().contains("duplicate id (first defined at line 3)"), "{e}");
+        assert_eq!(e.line, 13, "{e}");
+        assert!(
+            e.to_string()
+                .contains("duplicate id (first defined at line 3)"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -559,7 +588,7 @@ install = { apt = ["gcc"] }
     fn bad_placeholder_and_missing_size() {
         let d = dir_with(&["programs/assoc/assoc.c"]);
         let e = parse(&GOOD.replace("{exe} {n}", "{exe} {size}"), &d).unwrap_err();
-        assert_eq!(e.line, 7);
+        assert_eq!(e.line, 8);
         assert!(e.message.contains("unknown placeholder {size}"), "{e}");
         let e = parse(&GOOD.replace("{exe} {n}", "{exe}"), &d).unwrap_err();
         assert!(e.message.contains("must pass {n}"), "{e}");
@@ -581,16 +610,22 @@ install = { apt = ["gcc"] }
         let l = parse(GOOD, &d).unwrap();
         let v = &l.variants[0];
         assert_eq!(
-            v.parse_version("gcc (Debian 12.2.0-14+deb12u1) 12.2.0\nCopyright").as_deref(),
+            v.parse_version("gcc (Debian 12.2.0-14+deb12u1) 12.2.0\nCopyright")
+                .as_deref(),
             Some("12.2.0-14+deb12u1")
         );
         let l = parse(
-            &GOOD.replace("version = \"gcc --version\"", "version = \"gcc --version\"\nversion_regex = '\\) (\\S+)'"),
+            &GOOD.replace(
+                "version = \"gcc --version\"",
+                "version = \"gcc --version\"\nversion_regex = '\\) (\\S+)'",
+            ),
             &d,
         )
         .unwrap();
         assert_eq!(
-            l.variants[0].parse_version("gcc (Debian 12.2.0-14) 12.2.0\n").as_deref(),
+            l.variants[0]
+                .parse_version("gcc (Debian 12.2.0-14) 12.2.0\n")
+                .as_deref(),
             Some("12.2.0")
         );
     }

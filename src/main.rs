@@ -11,7 +11,7 @@ use clap::{Parser, Subcommand};
 use langbench::bench::{Bench, Size};
 use langbench::config::Languages;
 use langbench::spawn::Spawner;
-use langbench::{list, measure, run, verify};
+use langbench::{list, measure, run, toolchain, verify};
 
 #[derive(Parser)]
 #[command(
@@ -74,11 +74,32 @@ enum Command {
         #[command(flatten)]
         languages: LanguagesArg,
     },
+    /// Install toolchains from the `install` tables of the languages file.
+    Toolchains {
+        #[command(subcommand)]
+        action: ToolchainsAction,
+    },
     /// Print the expected output of a benchmark at a size (langbench's own reference).
     Expected {
         bench: Bench,
         #[arg(long, default_value = "2021")]
         size: Size,
+    },
+}
+
+#[derive(Subcommand)]
+enum ToolchainsAction {
+    /// Install every variant's toolchain that a registry here provides
+    /// (Debian packages, npm, PyPI); idempotent, safe to re-run.
+    Install {
+        #[command(flatten)]
+        languages: LanguagesArg,
+        /// Only these variant ids (repeatable; default: all).
+        #[arg(long = "lang", value_name = "ID")]
+        lang: Vec<String>,
+        /// Print the commands without running them.
+        #[arg(long)]
+        dry_run: bool,
     },
 }
 
@@ -88,7 +109,10 @@ fn seconds(s: f64) -> Result<Duration> {
 
 fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    if args.get(1).is_some_and(|a| a == langbench::spawn::AGENT_ARG) {
+    if args
+        .get(1)
+        .is_some_and(|a| a == langbench::spawn::AGENT_ARG)
+    {
         langbench::spawn::agent::main(&args[2..]);
     }
     match real_main() {
@@ -154,6 +178,34 @@ fn real_main() -> Result<ExitCode> {
         Command::List { languages } => {
             let langs = Languages::load(&languages.languages)?;
             println!("{}", list::table(&spawner, &langs));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Toolchains {
+            action:
+                ToolchainsAction::Install {
+                    languages,
+                    lang,
+                    dry_run,
+                },
+        } => {
+            let langs = Languages::load(&languages.languages)?;
+            let variants = langs.select(&lang)?;
+            let results = toolchain::install(&variants, dry_run);
+            let mut failed = 0;
+            for r in &results {
+                match &r.outcome {
+                    Ok(what) => eprintln!("ok      {:<28} {what}", r.id),
+                    Err(e) => {
+                        failed += 1;
+                        eprintln!("FAILED  {:<28} {e}", r.id)
+                    }
+                }
+            }
+            eprintln!(
+                "{} of {} variants' toolchains installed; `langbench list` shows what is on PATH",
+                results.len() - failed,
+                results.len()
+            );
             Ok(ExitCode::SUCCESS)
         }
         Command::Expected { bench, size } => {

@@ -10,7 +10,6 @@ use serde::Serialize;
 use crate::report::thousands;
 use crate::spawn::{Exit, Outcome, Request, Spawner};
 
-
 #[derive(Serialize)]
 pub struct Measurement {
     pub command: Vec<String>,
@@ -66,7 +65,11 @@ impl Measurement {
 
 /// Runs `argv` with its stdout and stderr passed through and returns the
 /// measurement.
-pub fn measure(spawner: &Spawner, argv: Vec<String>, timeout: Option<Duration>) -> Result<Measurement> {
+pub fn measure(
+    spawner: &Spawner,
+    argv: Vec<String>,
+    timeout: Option<Duration>,
+) -> Result<Measurement> {
     let mut req = Request::new(argv.clone(), &std::env::current_dir()?);
     req.timeout = timeout;
     req.capture = false;

@@ -112,7 +112,9 @@ impl Row {
         self.cells.values().all(|c| c.status.is_ok())
     }
     pub fn installed(&self) -> bool {
-        self.cells.values().any(|c| c.status != Status::NotInstalled)
+        self.cells
+            .values()
+            .any(|c| c.status != Status::NotInstalled)
     }
 }
 
@@ -139,7 +141,9 @@ impl Summary {
         let rank = |s: &str| order.get(s).copied().unwrap_or(usize::MAX);
         let mut newest: BTreeMap<(&str, Bench), &str> = BTreeMap::new();
         for r in &stored.runs {
-            let e = newest.entry((r.variant.as_str(), r.bench)).or_insert(&r.session);
+            let e = newest
+                .entry((r.variant.as_str(), r.bench))
+                .or_insert(&r.session);
             if rank(&r.session) >= rank(e) {
                 *e = &r.session;
             }
@@ -326,7 +330,7 @@ pub fn thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(ch);

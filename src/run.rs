@@ -103,7 +103,14 @@ fn stderr_tail(o: &Outcome) -> String {
     let text = o.stderr.text();
     let lines: Vec<&str> = text.trim_end().lines().collect();
     let tail = lines[lines.len().saturating_sub(6)..].join("\n");
-    let tail: String = tail.chars().rev().take(600).collect::<Vec<_>>().into_iter().rev().collect();
+    let tail: String = tail
+        .chars()
+        .rev()
+        .take(600)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
     if tail.is_empty() {
         "no stderr".into()
     } else {
@@ -226,7 +233,9 @@ impl CellCtx<'_> {
             .collect();
         let mut last: Option<Outcome> = None;
         for (t, is_build) in steps {
-            let left = timeout.saturating_sub(started.elapsed()).max(Duration::from_millis(1));
+            let left = timeout
+                .saturating_sub(started.elapsed())
+                .max(Duration::from_millis(1));
             let o = match step(self.spawner, t.expand(&vars), &cwd, self.variant, left) {
                 Ok(o) => o,
                 Err(e) => {
@@ -243,7 +252,12 @@ impl CellCtx<'_> {
             let failed = o.timed_out || o.exit != Exit::Exited(0);
             if is_build && failed {
                 rec.status = classify(&o, false);
-                rec.detail = Some(format!("build `{}`: {}; {}", t.text, o.exit, stderr_tail(&o)));
+                rec.detail = Some(format!(
+                    "build `{}`: {}; {}",
+                    t.text,
+                    o.exit,
+                    stderr_tail(&o)
+                ));
                 last = None;
                 break;
             }
@@ -260,13 +274,18 @@ impl CellCtx<'_> {
             rec.detail = match rec.status {
                 Status::Ok => None,
                 Status::WrongOutput => check.err(),
-                Status::BadExit => Some(format!("right output but {}; {}", o.exit, stderr_tail(&o))),
+                Status::BadExit => {
+                    Some(format!("right output but {}; {}", o.exit, stderr_tail(&o)))
+                }
                 Status::Timeout => Some(format!("killed after {:.0} s", timeout.as_secs_f64())),
                 _ => Some(format!(
                     "{}; {}{}",
                     o.exit,
                     stderr_tail(&o),
-                    check.err().map(|e| format!("; output: {e}")).unwrap_or_default()
+                    check
+                        .err()
+                        .map(|e| format!("; output: {e}"))
+                        .unwrap_or_default()
                 )),
             };
             if o.leftovers > 0 {
@@ -389,14 +408,30 @@ pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<S
             size: opts.size,
             session: &session,
         };
-        let label = format!("[{}/{total_cells}] {} · {bench} N={}", k + 1, v.id, thousands(ctx.n()));
+        let label = format!(
+            "[{}/{total_cells}] {} · {bench} N={}",
+            k + 1,
+            v.id,
+            thousands(ctx.n())
+        );
         if !info.installed {
-            say(&pb, format!("{label}: not installed (missing {}; {})", info.missing.join(", "), info.install_hint));
-            save(ctx.record(0, Status::NotInstalled, Some(format!(
-                "missing {} on PATH; install: {}",
-                info.missing.join(", "),
-                info.install_hint
-            ))))?;
+            say(
+                &pb,
+                format!(
+                    "{label}: not installed (missing {}; {})",
+                    info.missing.join(", "),
+                    info.install_hint
+                ),
+            );
+            save(ctx.record(
+                0,
+                Status::NotInstalled,
+                Some(format!(
+                    "missing {} on PATH; install: {}",
+                    info.missing.join(", "),
+                    info.install_hint
+                )),
+            ))?;
             continue;
         }
         if !v.prepare.is_empty() {
@@ -413,7 +448,11 @@ pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<S
         let mut timed_out = false;
         for run in 1..=opts.runs {
             if timed_out {
-                save(ctx.record(run, Status::Skipped, Some("an earlier run timed out".into())))?;
+                save(ctx.record(
+                    run,
+                    Status::Skipped,
+                    Some("an earlier run timed out".into()),
+                ))?;
                 continue;
             }
             pb.set_message(format!(

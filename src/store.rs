@@ -173,7 +173,10 @@ mod tests {
         let s = Store::open(d.path()).unwrap();
         s.append_run(&record("a", Bench::Assoc, 1, 1.0)).unwrap();
         // Simulate a crash in the middle of writing the second record.
-        let mut f = OpenOptions::new().append(true).open(d.path().join(RUNS)).unwrap();
+        let mut f = OpenOptions::new()
+            .append(true)
+            .open(d.path().join(RUNS))
+            .unwrap();
         f.write_all(b"{\"schema\":1,\"sess").unwrap();
         let loaded = s.load().unwrap();
         assert_eq!(loaded.runs.len(), 1);
@@ -192,6 +195,11 @@ mod tests {
         let mut r = record("a", Bench::Assoc, 1, 1.0);
         r.schema = SCHEMA + 1;
         s.append_run(&r).unwrap();
-        assert!(s.load().unwrap_err().to_string().contains("upgrade langbench"));
+        assert!(
+            s.load()
+                .unwrap_err()
+                .to_string()
+                .contains("upgrade langbench")
+        );
     }
 }

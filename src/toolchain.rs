@@ -46,3 +46,138 @@ pub fn version(spawner: &Spawner, v: &Variant) -> Result<String> {
         ),
     }
 }
+
+/// What `toolchains install` did for one variant.
+#[derive(Debug, Clone)]
+pub struct InstallResult {
+    pub id: String,
+    pub outcome: Result<String, String>,
+}
+
+fn sh(program: &str, args: &[String], dry_run: bool) -> Result<(), String> {
+    let needs_sudo = program == "apt-get" && unsafe { libc::geteuid() } != 0;
+    let mut argv: Vec<String> = Vec::new();
+    if needs_sudo {
+        argv.push("sudo".into());
+    }
+    argv.push(program.into());
+    argv.extend(args.iter().cloned());
+    eprintln!("$ {}", shell_words::join(&argv));
+    if dry_run {
+        return Ok(());
+    }
+    let status = std::process::Command::new(&argv[0])
+        .args(&argv[1..])
+        .env("DEBIAN_FRONTEND", "noninteractive")
+        .status()
+        .map_err(|e| format!("cannot run {}: {e}", argv[0]))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`{}` failed ({status})", shell_words::join(&argv)))
+    }
+}
+
+fn dpkg_installed(pkg: &str) -> bool {
+    std::process::Command::new("dpkg-query")
+        .args(["-W", "-f=${Status}", pkg])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).contains("install ok installed"))
+        .unwrap_or(false)
+}
+
+fn apt_install_args(pkgs: &[String]) -> Vec<String> {
+    let mut args = vec!["install".to_string(), "-y".into()];
+    args.extend(pkgs.iter().cloned());
+    args
+}
+
+/// Installs the toolchains of `variants` from their `install` tables:
+/// Debian packages, then global npm packages, then PyPI packages. A variant
+/// whose `needs` are all present is left alone, so it is safe to re-run and
+/// never replaces a toolchain installed another way. One variant's failure
+/// does not stop the others.
+pub fn install(variants: &[&Variant], dry_run: bool) -> Vec<InstallResult> {
+    let all = variants;
+    let (present, variants): (Vec<&Variant>, Vec<&Variant>) =
+        variants.iter().partition(|v| v.missing().is_empty());
+    let mut results: Vec<InstallResult> = present
+        .iter()
+        .map(|v| InstallResult {
+            id: v.id.clone(),
+            outcome: Ok("already installed".into()),
+        })
+        .collect();
+    let mut apt: Vec<String> = variants
+        .iter()
+        .flat_map(|v| v.install.apt.iter().cloned())
+        .filter(|p| !dpkg_installed(p))
+        .collect();
+    apt.sort();
+    apt.dedup();
+    if !apt.is_empty() {
+        let _ = sh("apt-get", &["update".into(), "-qq".into()], dry_run);
+        // One transaction for speed; if it fails, each variant retries its
+        // own packages below so one unknown package does not block the rest.
+        let _ = sh("apt-get", &apt_install_args(&apt), dry_run);
+    }
+    let installed = variants
+        .iter()
+        .map(|v| {
+            let mut done = Vec::new();
+            let result = (|| -> Result<(), String> {
+                let missing_apt: Vec<String> = v
+                    .install
+                    .apt
+                    .iter()
+                    .filter(|p| !dry_run && !dpkg_installed(p))
+                    .cloned()
+                    .collect();
+                if !missing_apt.is_empty() {
+                    sh("apt-get", &apt_install_args(&missing_apt), dry_run)?;
+                }
+                if !v.install.apt.is_empty() {
+                    done.push(format!("apt: {}", v.install.apt.join(" ")));
+                }
+                if !v.install.npm.is_empty() {
+                    let mut args = vec!["install".to_string(), "-g".into()];
+                    args.extend(v.install.npm.iter().cloned());
+                    sh("npm", &args, dry_run)?;
+                    done.push(format!("npm: {}", v.install.npm.join(" ")));
+                }
+                if !v.install.pip.is_empty() {
+                    let mut args = vec![
+                        "-m".to_string(),
+                        "pip".into(),
+                        "install".into(),
+                        "-q".into(),
+                    ];
+                    args.extend(v.install.pip.iter().cloned());
+                    sh("python3", &args, dry_run)?;
+                    done.push(format!("pip: {}", v.install.pip.join(" ")));
+                }
+                if !v.install.is_installable() {
+                    return Err(format!(
+                        "no registry here provides it: {}",
+                        v.install.describe()
+                    ));
+                }
+                Ok(())
+            })();
+            InstallResult {
+                id: v.id.clone(),
+                outcome: result.and_then(|_| match v.missing() {
+                    m if m.is_empty() || dry_run => Ok(done.join("; ")),
+                    m => Err(format!(
+                        "installed {} but still missing {}",
+                        done.join("; "),
+                        m.join(", ")
+                    )),
+                }),
+            }
+        })
+        .collect::<Vec<_>>();
+    results.extend(installed);
+    results.sort_by_key(|r| all.iter().position(|v| v.id == r.id));
+    results
+}

@@ -57,7 +57,10 @@ pub fn check(expected: &str, got: &[u8], truncated: bool) -> Result<(), String> 
         ));
     }
     if got.is_empty() {
-        return Err(format!("no output; expected {}", shown(expected.as_bytes())));
+        return Err(format!(
+            "no output; expected {}",
+            shown(expected.as_bytes())
+        ));
     }
     Err(format!(
         "expected {}, got {}",
@@ -173,15 +176,31 @@ mod tests {
         for n in [1u64, 9, 10, 11, 95, 100, 123, 999, 1001, 5000] {
             let mut v: Vec<String> = (1..=n).map(|i| i.to_string()).collect();
             v.sort();
-            assert_eq!(str_comb(n), format!("0 {} {}\n", v[0], v[v.len() - 1]), "n={n}");
+            assert_eq!(
+                str_comb(n),
+                format!("0 {} {}\n", v[0], v[v.len() - 1]),
+                "n={n}"
+            );
         }
     }
 
     #[test]
     fn check_reports_differences() {
         assert!(check("0 1 5\n", b"0 1 5\n", false).is_ok());
-        assert!(check("0 1 5\n", b"0 1 5\n", true).unwrap_err().contains("too large"));
-        assert!(check("0 1 5\n", b"", false).unwrap_err().contains("no output"));
-        assert!(check("0 1 5\n", b"0 1 5", false).unwrap_err().contains("got \"0 1 5\""));
+        assert!(
+            check("0 1 5\n", b"0 1 5\n", true)
+                .unwrap_err()
+                .contains("too large")
+        );
+        assert!(
+            check("0 1 5\n", b"", false)
+                .unwrap_err()
+                .contains("no output")
+        );
+        assert!(
+            check("0 1 5\n", b"0 1 5", false)
+                .unwrap_err()
+                .contains("got \"0 1 5\"")
+        );
     }
 }

@@ -105,7 +105,9 @@ pub fn runs(stored: &Stored, s: &Summary) -> Result<Vec<u8>> {
             format!("{:.6}", r.user_s),
             format!("{:.6}", r.sys_s),
             r.max_rss_kb.to_string(),
-            r.build_wall_s.map(|b| format!("{b:.6}")).unwrap_or_default(),
+            r.build_wall_s
+                .map(|b| format!("{b:.6}"))
+                .unwrap_or_default(),
             code,
             signal,
             r.status.name().to_string(),

@@ -127,7 +127,8 @@ fn run(args: Args) -> i32 {
         let mut old: libc::sigset_t = std::mem::zeroed();
         libc::sigprocmask(libc::SIG_BLOCK, &set, &mut old);
 
-        let mut argv_ptrs: Vec<*const libc::c_char> = args.argv.iter().map(|c| c.as_ptr()).collect();
+        let mut argv_ptrs: Vec<*const libc::c_char> =
+            args.argv.iter().map(|c| c.as_ptr()).collect();
         argv_ptrs.push(std::ptr::null());
 
         let mut errpipe = [0i32; 2];

@@ -155,7 +155,11 @@ impl Spawner {
         let mut cmd = Command::new(&self.exe);
         cmd.arg(AGENT_ARG)
             .arg("--timeout-ms")
-            .arg(req.timeout.map_or(0, |t| t.as_millis().max(1) as u64).to_string())
+            .arg(
+                req.timeout
+                    .map_or(0, |t| t.as_millis().max(1) as u64)
+                    .to_string(),
+            )
             .arg("--grace-ms")
             .arg(req.grace.as_millis().to_string())
             .arg("--parent")
@@ -199,7 +203,9 @@ impl Spawner {
             .map(|s| std::thread::spawn(move || capture_tail(s, STDERR_KEEP)));
         let mut report = BufReader::new(std::fs::File::from(report_r));
         let mut line = String::new();
-        report.read_line(&mut line).context("reading the spawn agent's report")?;
+        report
+            .read_line(&mut line)
+            .context("reading the spawn agent's report")?;
         let mut running = Running {
             agent: child,
             pid: 0,

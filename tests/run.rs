@@ -1,0 +1,260 @@
+//! `langbench run` end to end: real toolchains, real processes.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+
+/// Every variant of the core set is verified at tiny size.
+#[test]
+fn every_core_program_is_verified_at_tiny_size() {
+    let out = tempfile::tempdir().unwrap();
+    let languages = repo().join("languages.toml");
+    let ids = ["c-gcc", "c-tcc", "python3", "pypy3", "node", "java", "go"];
+    let mut args = vec![
+        "run",
+        "--languages",
+        languages.to_str().unwrap(),
+        "--size",
+        "tiny",
+        "--runs",
+        "1",
+        "--out",
+        out.path().to_str().unwrap(),
+    ];
+    for id in &ids {
+        args.extend(["--lang", id]);
+    }
+    let o = langbench(&args);
+    assert!(o.status.success(), "{}", text(&o));
+    let mut r = csv::Reader::from_path(out.path().join("summary.csv")).unwrap();
+    let headers = r.headers().unwrap().clone();
+    let rows: Vec<_> = r.records().map(|r| r.unwrap()).collect();
+    assert_eq!(rows.len(), ids.len());
+    for row in &rows {
+        for (h, v) in headers.iter().zip(row.iter()) {
+            if h.ends_with("_status") {
+                assert_eq!(v, "ok", "{} {h}\n{}", &row[3], text(&o));
+            }
+        }
+        assert_eq!(
+            &row[headers.iter().position(|h| h == "complete").unwrap()],
+            "true"
+        );
+    }
+    for f in [
+        "summary.md",
+        "runs.csv",
+        "results.json",
+        "runs.jsonl",
+        "sessions.jsonl",
+    ] {
+        assert!(out.path().join(f).is_file(), "{f} missing");
+    }
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("results.json")).unwrap()).unwrap();
+    assert!(json["sessions"][0]["machine"]["cpu_model"].is_string());
+    assert_eq!(json["runs"].as_array().unwrap().len(), ids.len() * 3);
+}
+
+const FAKES: &str = r#"
+[[variant]]
+id = "wrong"
+language = "Wrong"
+flags = "sh wrong"
+needs = ["sh"]
+version = "sh -c 'echo 1.0'"
+run = "sh {src} {n}"
+programs = { num-comb = "programs/num-comb/wrong.sh" }
+
+[[variant]]
+id = "badexit"
+language = "Tcc-like"
+flags = "sh badexit"
+needs = ["sh"]
+version = "sh -c 'echo 2.0'"
+run = "sh {src} {n}"
+programs = { num-comb = "programs/num-comb/badexit.sh" }
+
+[[variant]]
+id = "hang"
+language = "Hang"
+flags = "sh hang"
+needs = ["sh"]
+version = "sh -c 'echo 3.0'"
+run = "sh {src} {n}"
+env = { LANGBENCH_TEST_MARKER = "@MARK@" }
+programs = { num-comb = "programs/num-comb/hang.sh" }
+
+[[variant]]
+id = "absent"
+language = "Absent"
+flags = "absentc run"
+version = "absentc --version"
+run = "absentc run {src} {n}"
+programs = { num-comb = "programs/num-comb/wrong.sh" }
+install = { apt = ["absent-lang"], hint = "apt-get install absent-lang" }
+
+[[variant]]
+id = "crash"
+language = "Crash"
+flags = "sh crash"
+needs = ["sh"]
+version = "sh -c 'echo 4.0'"
+run = "sh {src} {n}"
+programs = { num-comb = "programs/num-comb/crash.sh" }
+"#;
+
+fn fakes(marker: &str) -> Fixture {
+    Fixture::new(
+        &FAKES.replace("@MARK@", marker),
+        &[
+            ("programs/num-comb/wrong.sh", "echo 0 1 999\n"),
+            ("programs/num-comb/badexit.sh", "echo 0 1 $1\nexit 25\n"),
+            // The program leaves a child in its group and a daemon outside it.
+            (
+                "programs/num-comb/hang.sh",
+                "sleep 600 &\nsetsid sleep 601 &\nsleep 602\n",
+            ),
+            ("programs/num-comb/crash.sh", "kill -SEGV $$\n"),
+        ],
+    )
+}
+
+#[test]
+fn failures_are_flagged_never_plain_times() {
+    let (_, m) = marker("fakes");
+    let f = fakes(&m);
+    let o = langbench(&[
+        "run",
+        "--languages",
+        &f.languages(),
+        "--size",
+        "tiny",
+        "--runs",
+        "3",
+        "--timeout",
+        "1.5",
+        "--out",
+        &f.out(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+
+    let runs = f.runs();
+    let status = |id: &str| -> Vec<String> {
+        runs.iter()
+            .filter(|r| r["variant"] == id)
+            .map(|r| r["status"].clone())
+            .collect()
+    };
+    assert_eq!(status("wrong"), ["wrong-output"; 3]);
+    assert_eq!(status("badexit"), ["bad-exit"; 3]);
+    assert_eq!(status("crash"), ["crashed"; 3]);
+    // The first run timed out: the other two were skipped, not waited for.
+    assert_eq!(status("hang"), ["timeout", "skipped", "skipped"]);
+    assert_eq!(status("absent"), ["not-installed"]);
+
+    // The table shows each failure as such.
+    assert!(stdout.contains("WRONG OUTPUT"), "{stdout}");
+    assert!(stdout.contains("(exit 25)"), "{stdout}");
+    assert!(stdout.contains("TIMEOUT >1.5"), "{stdout}");
+    assert!(stdout.contains("CRASHED (SIGSEGV)"), "{stdout}");
+    assert!(stdout.contains("not installed"), "{stdout}");
+    assert!(stdout.contains("apt-get install absent-lang"), "{stdout}");
+    assert!(
+        stdout.contains("expected \"0 1 1000\\n\", got \"0 1 999\\n\""),
+        "{stdout}"
+    );
+    let md = std::fs::read_to_string(f.path().join("results/summary.md")).unwrap();
+    assert!(
+        md.contains("WRONG OUTPUT") && md.contains("TIMEOUT"),
+        "{md}"
+    );
+
+    // Nothing the hanging program started is still alive.
+    let left = processes_with_env(&format!("LANGBENCH_TEST_MARKER={m}"));
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+#[test]
+fn a_bad_languages_file_names_the_line() {
+    let f = Fixture::new(
+        &FAKES.replacen("run = \"sh {src} {n}\"", "run = \"sh {src} {size}\"", 1),
+        &[
+            ("programs/num-comb/wrong.sh", ""),
+            ("programs/num-comb/badexit.sh", ""),
+        ],
+    );
+    let o = langbench(&["run", "--languages", &f.languages(), "--out", &f.out()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("languages.toml:8: variant \"wrong\": unknown placeholder {size}"),
+        "{err}"
+    );
+    // Nothing was written.
+    assert!(!f.path().join("results").exists());
+
+    let f = Fixture::new("[[variant]]\nid = \"x\"\nlanguage = 3\n", &[]);
+    let o = langbench(&["list", "--languages", &f.languages()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("languages.toml:3:"), "{err}");
+}
+
+#[test]
+fn interrupting_a_run_keeps_the_finished_runs() {
+    let (_, m) = marker("interrupt");
+    let f = Fixture::new(
+        &FAKES.replace("@MARK@", &m),
+        &[
+            ("programs/num-comb/wrong.sh", "echo 0 1 1000\n"),
+            ("programs/num-comb/badexit.sh", "echo 0 1 $1\n"),
+            ("programs/num-comb/hang.sh", "sleep 600 &\nsleep 602\n"),
+            ("programs/num-comb/crash.sh", ""),
+        ],
+    );
+    let mut child = std::process::Command::new(bin())
+        .args([
+            "run",
+            "--languages",
+            &f.languages(),
+            "--size",
+            "tiny",
+            "--runs",
+            "1",
+            "--lang",
+            "wrong",
+            "--lang",
+            "badexit",
+            "--lang",
+            "hang",
+            "--out",
+            &f.out(),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until the hanging program runs, then interrupt langbench.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while processes_with_env(&format!("LANGBENCH_TEST_MARKER={m}")).is_empty() {
+        assert!(std::time::Instant::now() < deadline, "hang never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let runs = f.runs();
+    let done: Vec<_> = runs.iter().map(|r| r["variant"].as_str()).collect();
+    assert_eq!(
+        done,
+        ["wrong", "badexit"],
+        "finished runs are kept, the interrupted one is not"
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    let left = processes_with_env(&format!("LANGBENCH_TEST_MARKER={m}"));
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
