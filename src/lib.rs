@@ -14,3 +14,4 @@ pub mod spawn;
 pub mod store;
 pub mod toolchain;
 pub mod verify;
+pub mod ws;

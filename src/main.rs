@@ -55,6 +55,21 @@ enum Command {
         /// Results directory (default: results/<year>, or results/<year>-<size>).
         #[arg(long)]
         out: Option<PathBuf>,
+        #[command(flatten)]
+        ws: WsArgs,
+    },
+    /// The WebSocket echo benchmark: each ws-echo server under langbench's load client.
+    Ws {
+        #[command(flatten)]
+        languages: LanguagesArg,
+        /// Variant ids (repeatable; default: every variant with a ws-echo program).
+        #[arg(long = "lang", value_name = "ID")]
+        lang: Vec<String>,
+        #[command(flatten)]
+        ws: WsArgs,
+        /// Results directory (default: results/<year>-ws).
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
     /// Measure one command like /usr/bin/time: wall, user, sys, peak RSS, exit.
     Measure {
@@ -85,6 +100,58 @@ enum Command {
         #[arg(long, default_value = "2021")]
         size: Size,
     },
+}
+
+/// Options of the WebSocket benchmark (`ws`, and `run --bench ws-echo`).
+#[derive(clap::Args)]
+struct WsArgs {
+    /// Concurrent WebSocket connections.
+    #[arg(long, default_value_t = 10_000)]
+    connections: usize,
+    /// Per-loop sleeps in ms, one phase each.
+    #[arg(long, value_delimiter = ',', default_value = "1000,100,10,1")]
+    delays: Vec<f64>,
+    /// Warm-up seconds before each measured window.
+    #[arg(long, default_value_t = 2.0)]
+    warmup: f64,
+    /// Measured window in seconds, per phase.
+    #[arg(long, default_value_t = 10.0)]
+    duration: f64,
+    /// At most this many handshakes in flight while connecting.
+    #[arg(long, default_value_t = 256)]
+    max_handshakes: usize,
+    /// Seconds to wait for a server to listen.
+    #[arg(long, default_value_t = 120.0)]
+    startup_timeout: f64,
+    /// Put the server and the client on separate CPUs.
+    #[arg(long)]
+    pin: bool,
+}
+
+impl WsArgs {
+    fn options(&self, out: PathBuf) -> Result<langbench::ws::Options> {
+        Ok(langbench::ws::Options {
+            connections: self.connections,
+            delays: self
+                .delays
+                .iter()
+                .map(|d| seconds(d / 1000.0))
+                .collect::<Result<_>>()?,
+            warmup: seconds(self.warmup)?,
+            duration: seconds(self.duration)?,
+            max_handshakes: self.max_handshakes,
+            startup_timeout: seconds(self.startup_timeout)?,
+            pin: self.pin,
+            out,
+            command_line: std::env::args().collect(),
+            ..Default::default()
+        })
+    }
+}
+
+fn print_ws(records: &[langbench::ws::WsRecord]) {
+    let latest: Vec<&langbench::ws::WsRecord> = records.iter().collect();
+    println!("{}", langbench::ws::report::terminal(&latest));
 }
 
 #[derive(Subcommand)]
@@ -136,6 +203,7 @@ fn real_main() -> Result<ExitCode> {
             runs,
             timeout,
             out,
+            ws,
         } => {
             let langs = Languages::load(&languages.languages)?;
             let variants = langs.select(&lang)?;
@@ -144,18 +212,55 @@ fn real_main() -> Result<ExitCode> {
             } else {
                 bench
             };
+            let out = out.unwrap_or_else(|| run::default_out(size));
             let opts = run::Options {
-                benches,
+                benches: benches.clone(),
                 size,
                 runs,
                 timeout: seconds(timeout)?,
-                out: out.unwrap_or_else(|| run::default_out(size)),
+                out: out.clone(),
                 command_line: std::env::args().collect(),
             };
             run::install_interrupt_handler();
-            let summary = run::run(&spawner, &variants, &opts)?;
-            println!("{}", summary.terminal_text());
-            println!("Results: {}", opts.out.display());
+            let cpu_variants: Vec<_> = variants
+                .iter()
+                .copied()
+                .filter(|v| {
+                    benches
+                        .iter()
+                        .any(|b| b.is_cpu() && v.programs.contains_key(b))
+                })
+                .collect();
+            if !cpu_variants.is_empty() {
+                let summary = run::run(&spawner, &cpu_variants, &opts)?;
+                println!("{}", summary.terminal_text());
+            }
+            if benches.contains(&Bench::WsEcho) && !run::interrupted() {
+                let records = langbench::ws::run(&spawner, &variants, &ws.options(out.clone())?)?;
+                print_ws(&records);
+            }
+            println!("Results: {}", out.display());
+            Ok(if run::interrupted() {
+                ExitCode::from(130)
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        Command::Ws {
+            languages,
+            lang,
+            ws,
+            out,
+        } => {
+            let langs = Languages::load(&languages.languages)?;
+            let variants = langs.select(&lang)?;
+            let out = out.unwrap_or_else(|| {
+                PathBuf::from("results").join(format!("{}-ws", chrono::Utc::now().format("%Y")))
+            });
+            run::install_interrupt_handler();
+            let records = langbench::ws::run(&spawner, &variants, &ws.options(out.clone())?)?;
+            print_ws(&records);
+            println!("Results: {}", out.display());
             Ok(if run::interrupted() {
                 ExitCode::from(130)
             } else {

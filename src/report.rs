@@ -194,7 +194,11 @@ impl Summary {
         let last_session: Option<&SessionRecord> = stored.sessions.last();
         Summary {
             benches: benches.into_iter().collect(),
-            size: last_session.map(|s| s.size.clone()).unwrap_or_default(),
+            size: stored
+                .runs
+                .last()
+                .map(|r| r.size.clone())
+                .unwrap_or_default(),
             rows,
             machine: last_session.map(|s| s.machine.clone()),
             sessions: stored.sessions.iter().map(|s| s.session.clone()).collect(),

@@ -99,7 +99,7 @@ fn step(
     out
 }
 
-fn stderr_tail(o: &Outcome) -> String {
+pub fn stderr_tail(o: &Outcome) -> String {
     let text = o.stderr.text();
     let lines: Vec<&str> = text.trim_end().lines().collect();
     let tail = lines[lines.len().saturating_sub(6)..].join("\n");
@@ -173,37 +173,6 @@ impl CellCtx<'_> {
             status,
             detail,
         }
-    }
-
-    /// Runs the untimed `prepare` commands; `Err` describes the failure.
-    fn prepare(&self, timeout: Duration) -> Result<(), String> {
-        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-        let vars = self
-            .variant
-            .vars(self.bench, dir.path())
-            .ok_or("no program")?;
-        for t in &self.variant.prepare {
-            let o = step(
-                self.spawner,
-                t.expand(&vars),
-                &self.variant.cwd(&vars),
-                self.variant,
-                timeout,
-            )
-            .map_err(|e| format!("prepare `{}`: {e:#}", t.text))?;
-            if o.timed_out {
-                return Err(format!("prepare `{}` timed out", t.text));
-            }
-            if o.exit != Exit::Exited(0) {
-                return Err(format!(
-                    "prepare `{}` failed ({}); {}",
-                    t.text,
-                    o.exit,
-                    stderr_tail(&o)
-                ));
-            }
-        }
-        Ok(())
     }
 
     /// One timed run: build steps (if any) and the run, each through the
@@ -300,6 +269,40 @@ impl CellCtx<'_> {
     }
 }
 
+/// Runs a variant's untimed `prepare` commands for `bench`; `Err` says
+/// which one failed and why.
+pub fn prepare(
+    spawner: &Spawner,
+    variant: &Variant,
+    bench: Bench,
+    timeout: Duration,
+) -> Result<(), String> {
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let vars = variant.vars(bench, dir.path()).ok_or("no program")?;
+    for t in &variant.prepare {
+        let o = step(
+            spawner,
+            t.expand(&vars),
+            &variant.cwd(&vars),
+            variant,
+            timeout,
+        )
+        .map_err(|e| format!("prepare `{}`: {e:#}", t.text))?;
+        if o.timed_out {
+            return Err(format!("prepare `{}` timed out", t.text));
+        }
+        if o.exit != Exit::Exited(0) {
+            return Err(format!(
+                "prepare `{}` failed ({}); {}",
+                t.text,
+                o.exit,
+                stderr_tail(&o)
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn classify(o: &Outcome, output_ok: bool) -> Status {
     if o.timed_out {
         return Status::Timeout;
@@ -331,7 +334,7 @@ fn check_sizes(store: &Store, opts: &Options) -> Result<()> {
     Ok(())
 }
 
-fn progress_bar() -> ProgressBar {
+pub fn progress_bar() -> ProgressBar {
     let pb = ProgressBar::new_spinner();
     pb.set_style(
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}")
@@ -341,7 +344,7 @@ fn progress_bar() -> ProgressBar {
     pb
 }
 
-fn say(pb: &ProgressBar, line: String) {
+pub fn say(pb: &ProgressBar, line: String) {
     if pb.is_hidden() {
         eprintln!("{line}");
     } else {
@@ -436,7 +439,7 @@ pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<S
         }
         if !v.prepare.is_empty() {
             pb.set_message(format!("{label} · prepare"));
-            if let Err(e) = ctx.prepare(opts.timeout) {
+            if let Err(e) = prepare(spawner, v, bench, opts.timeout) {
                 if interrupted() {
                     break;
                 }

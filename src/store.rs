@@ -44,11 +44,25 @@ impl Store {
     }
 
     pub fn append_session(&self, s: &SessionRecord) -> Result<()> {
-        append_line(&self.dir.join(SESSIONS), s)
+        self.append(SESSIONS, s)
     }
 
     pub fn append_run(&self, r: &RunRecord) -> Result<()> {
-        append_line(&self.dir.join(RUNS), r)
+        self.append(RUNS, r)
+    }
+
+    /// Appends one record to the JSON-lines file `name` and syncs it.
+    pub fn append<T: Serialize>(&self, name: &str, value: &T) -> Result<()> {
+        append_line(&self.dir.join(name), value)
+    }
+
+    /// Reads the JSON-lines file `name` (tolerating a torn last line).
+    pub fn read<T: DeserializeOwned>(
+        &self,
+        name: &str,
+        warnings: &mut Vec<String>,
+    ) -> Result<Vec<T>> {
+        read_lines(&self.dir.join(name), warnings)
     }
 
     pub fn load(&self) -> Result<Stored> {

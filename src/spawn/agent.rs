@@ -29,6 +29,7 @@ use std::os::unix::ffi::OsStrExt;
 const REPORT_FD: i32 = 3;
 
 struct Args {
+    cpus: Vec<usize>,
     timeout_ms: u64,
     grace_ms: u64,
     parent: i32,
@@ -39,6 +40,7 @@ fn parse(args: &[OsString]) -> Result<Args, String> {
     let mut timeout_ms = 0;
     let mut grace_ms = 2000;
     let mut parent = 0;
+    let mut cpus = Vec::new();
     let mut i = 0;
     while i < args.len() {
         let a = args[i].to_string_lossy();
@@ -52,6 +54,18 @@ fn parse(args: &[OsString]) -> Result<Args, String> {
             "--timeout-ms" => timeout_ms = num(i + 1)?,
             "--grace-ms" => grace_ms = num(i + 1)?,
             "--parent" => parent = num(i + 1)? as i32,
+            "--cpus" => {
+                cpus = args
+                    .get(i + 1)
+                    .and_then(|v| v.to_str())
+                    .map(|v| {
+                        v.split(',')
+                            .map(str::parse)
+                            .collect::<Result<Vec<usize>, _>>()
+                    })
+                    .and_then(Result::ok)
+                    .ok_or("--cpus needs a list like 0,1")?;
+            }
             "--" => {
                 let argv = args[i + 1..]
                     .iter()
@@ -61,6 +75,7 @@ fn parse(args: &[OsString]) -> Result<Args, String> {
                     return Err("no command after --".into());
                 }
                 return Ok(Args {
+                    cpus,
                     timeout_ms,
                     grace_ms,
                     parent,
@@ -131,6 +146,11 @@ fn run(args: Args) -> i32 {
             args.argv.iter().map(|c| c.as_ptr()).collect();
         argv_ptrs.push(std::ptr::null());
 
+        let mut cpuset: libc::cpu_set_t = std::mem::zeroed();
+        for &c in &args.cpus {
+            libc::CPU_SET(c, &mut cpuset);
+        }
+
         let mut errpipe = [0i32; 2];
         if libc::pipe2(errpipe.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
             report(&format!("error pipe2 failed: errno {}\n", errno()));
@@ -151,6 +171,13 @@ fn run(args: Args) -> i32 {
             libc::sigemptyset(&mut empty);
             libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
             libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+            if !args.cpus.is_empty()
+                && libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &cpuset) != 0
+            {
+                let e: i32 = errno();
+                libc::write(errpipe[1], (&e as *const i32).cast(), 4);
+                libc::_exit(127);
+            }
             libc::close(REPORT_FD);
             libc::close(errpipe[0]);
             libc::execvp(argv_ptrs[0], argv_ptrs.as_ptr());

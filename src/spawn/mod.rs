@@ -41,6 +41,8 @@ pub struct Request {
     pub grace: Duration,
     /// Capture stdout/stderr (bounded) instead of passing them through.
     pub capture: bool,
+    /// Pin the command to these CPUs.
+    pub cpus: Option<Vec<usize>>,
 }
 
 impl Request {
@@ -52,6 +54,7 @@ impl Request {
             timeout: None,
             grace: Duration::from_secs(2),
             capture: true,
+            cpus: None,
         }
     }
 }
@@ -163,8 +166,12 @@ impl Spawner {
             .arg("--grace-ms")
             .arg(req.grace.as_millis().to_string())
             .arg("--parent")
-            .arg(std::process::id().to_string())
-            .arg("--")
+            .arg(std::process::id().to_string());
+        if let Some(cpus) = &req.cpus {
+            let list: Vec<String> = cpus.iter().map(|c| c.to_string()).collect();
+            cmd.arg("--cpus").arg(list.join(","));
+        }
+        cmd.arg("--")
             .args(&req.argv)
             .current_dir(&req.cwd)
             .envs(req.env.iter().map(|(k, v)| (k, v)))
