@@ -145,7 +145,7 @@ impl Vars {
 }
 
 static PLACEHOLDER: std::sync::LazyLock<Regex> =
-    std::sync::LazyLock::new(|| Regex::new(r"\{([^{}]*)\}").expect("valid regex"));
+    std::sync::LazyLock::new(|| Regex::new(r"\{([A-Za-z_][A-Za-z0-9_]*)\}").expect("valid regex"));
 
 impl Template {
     fn parse(text: &str) -> Result<Self, String> {
@@ -207,6 +207,8 @@ pub struct Variant {
     pub install: Install,
     /// Line of the entry in languages.toml.
     pub line: usize,
+    /// Directory of the languages file.
+    root: PathBuf,
 }
 
 impl Variant {
@@ -219,13 +221,14 @@ impl Variant {
     }
 
     /// Entries of `needs` that are not there: executables not on PATH, and
-    /// files (entries with a '/', e.g. a header) that do not exist.
+    /// files (entries with a '/', e.g. a header; relative ones resolve
+    /// against the languages file's directory) that do not exist.
     pub fn missing(&self) -> Vec<String> {
         self.needs
             .iter()
             .filter(|n| {
                 if n.contains('/') {
-                    !Path::new(n).exists()
+                    !self.root.join(n).exists()
                 } else {
                     which::which(n).is_err()
                 }
@@ -480,6 +483,7 @@ impl Languages {
                 programs,
                 install: v.install,
                 line: line_of(entry_start),
+                root: root.clone(),
             });
         }
         Ok(Languages {

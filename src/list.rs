@@ -1,7 +1,7 @@
 //! `langbench list`: every variant, installed or not, its version and how to
 //! install it.
 
-use comfy_table::Table;
+use comfy_table::{ContentArrangement, Table};
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 
 use crate::config::Languages;
@@ -10,7 +10,9 @@ use crate::toolchain;
 
 pub fn table(spawner: &Spawner, langs: &Languages) -> Table {
     let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED).set_header([
+    t.load_style(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_header([
         "Id",
         "Language",
         "Command Flags",
@@ -31,9 +33,6 @@ pub fn table(spawner: &Spawner, langs: &Languages) -> Table {
         if !v.install.is_installable() {
             install.push_str(" [no registry here provides it]");
         }
-        if let Some(note) = &v.note {
-            install.push_str(&format!(" — {note}"));
-        }
         t.add_row(vec![
             v.id.clone(),
             v.language.clone(),
@@ -45,4 +44,13 @@ pub fn table(spawner: &Spawner, langs: &Languages) -> Table {
         ]);
     }
     t
+}
+
+/// The variants' notes, one line each, for under the table.
+pub fn notes(langs: &Languages) -> String {
+    langs
+        .variants
+        .iter()
+        .filter_map(|v| v.note.as_ref().map(|n| format!("- {}: {n}\n", v.id)))
+        .collect()
 }

@@ -283,6 +283,7 @@ fn real_main() -> Result<ExitCode> {
         Command::List { languages } => {
             let langs = Languages::load(&languages.languages)?;
             println!("{}", list::table(&spawner, &langs));
+            print!("Notes:\n{}", list::notes(&langs));
             Ok(ExitCode::SUCCESS)
         }
         Command::Toolchains {

@@ -247,6 +247,15 @@ impl Summary {
     pub fn notes(&self) -> Vec<String> {
         let mut notes = Vec::new();
         for row in &self.rows {
+            if !row.installed() {
+                let detail = row
+                    .cells
+                    .values()
+                    .find_map(|c| c.best.as_ref()?.detail.clone())
+                    .unwrap_or_default();
+                notes.push(format!("{}: not installed: {detail}", row.variant));
+                continue;
+            }
             for (b, c) in &row.cells {
                 if c.status.is_ok() {
                     continue;

@@ -1,0 +1,31 @@
+;;;; num-comb: comb sort of a (simple-array double-float (*))
+
+(defun comb-sort (a)
+  (declare (type (simple-array double-float (*)) a))
+  (let ((n (length a))
+        (gap (length a)))
+    (declare (type fixnum n gap))
+    (loop
+      (setf gap (floor (/ gap 1.3d0)))
+      (when (or (= gap 9) (= gap 10)) (setf gap 11))
+      (when (< gap 1) (setf gap 1))
+      (let ((swapped nil))
+        (loop for i of-type fixnum from 0 below (- n gap)
+              do (when (> (aref a i) (aref a (+ i gap)))
+                   (rotatef (aref a i) (aref a (+ i gap)))
+                   (setf swapped t)))
+        (when (and (= gap 1) (not swapped))
+          (return a))))))
+
+(defun main ()
+  (let* ((arg (second sb-ext:*posix-argv*))
+         (n (if arg (parse-integer arg) 10000000))
+         (a (make-array n :element-type 'double-float)))
+    (dotimes (i n)
+      (setf (aref a i) (float (- n i) 1d0)))
+    (comb-sort a)
+    (let ((bad (loop for i from 1 below n
+                     count (< (aref a i) (aref a (1- i))))))
+      (format t "~D ~D ~D~%" bad (truncate (aref a 0)) (truncate (aref a (1- n)))))))
+
+(main)

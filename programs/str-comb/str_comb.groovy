@@ -1,0 +1,29 @@
+int n = args ? args[0].toInteger() : 10000000
+
+String[] a = new String[n]
+for (int i = 0; i < n; i++) {
+    a[i] = (n - i).toString()
+}
+
+int gap = n
+while (true) {
+    gap = (int) (gap / 1.3d)
+    if (gap == 9 || gap == 10) gap = 11
+    if (gap < 1) gap = 1
+    boolean swapped = false
+    for (int i = 0; i < n - gap; i++) {
+        if (a[i] > a[i + gap]) {
+            String t = a[i]
+            a[i] = a[i + gap]
+            a[i + gap] = t
+            swapped = true
+        }
+    }
+    if (gap == 1 && !swapped) break
+}
+
+int bad = 0
+for (int i = 1; i < n; i++) {
+    if (a[i] < a[i - 1]) bad++
+}
+println "$bad ${a[0]} ${a[n - 1]}"

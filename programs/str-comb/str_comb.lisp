@@ -1,0 +1,31 @@
+;;;; str-comb: comb sort of a simple-vector of strings (string>, char-code order)
+
+(defun comb-sort (a)
+  (declare (type simple-vector a))
+  (let ((n (length a))
+        (gap (length a)))
+    (declare (type fixnum n gap))
+    (loop
+      (setf gap (floor (/ gap 1.3d0)))
+      (when (or (= gap 9) (= gap 10)) (setf gap 11))
+      (when (< gap 1) (setf gap 1))
+      (let ((swapped nil))
+        (loop for i of-type fixnum from 0 below (- n gap)
+              do (when (string> (svref a i) (svref a (+ i gap)))
+                   (rotatef (svref a i) (svref a (+ i gap)))
+                   (setf swapped t)))
+        (when (and (= gap 1) (not swapped))
+          (return a))))))
+
+(defun main ()
+  (let* ((arg (second sb-ext:*posix-argv*))
+         (n (if arg (parse-integer arg) 10000000))
+         (a (make-array n)))
+    (dotimes (i n)
+      (setf (svref a i) (princ-to-string (- n i))))
+    (comb-sort a)
+    (let ((bad (loop for i from 1 below n
+                     count (string< (svref a i) (svref a (1- i))))))
+      (format t "~D ~A ~A~%" bad (svref a 0) (svref a (1- n))))))
+
+(main)
