@@ -187,6 +187,32 @@ fn expand_str(s: &str, vars: &Vars) -> String {
         .into_owned()
 }
 
+/// Whether `path` exists; a `*` in its last component matches any text
+/// (for versioned file names such as `unordered-containers-*.conf`).
+fn path_exists(path: &Path) -> bool {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+    match (name, path.parent()) {
+        (Some(name), Some(dir)) if name.contains('*') => {
+            let pattern = format!(
+                "^{}$",
+                name.split('*')
+                    .map(regex::escape)
+                    .collect::<Vec<_>>()
+                    .join(".*")
+            );
+            let Ok(re) = Regex::new(&pattern) else {
+                return false;
+            };
+            std::fs::read_dir(dir).is_ok_and(|entries| {
+                entries
+                    .flatten()
+                    .any(|e| re.is_match(&e.file_name().to_string_lossy()))
+            })
+        }
+        _ => path.exists(),
+    }
+}
+
 /// One language variant, validated.
 #[derive(Debug, Clone)]
 pub struct Variant {
@@ -228,7 +254,7 @@ impl Variant {
             .iter()
             .filter(|n| {
                 if n.contains('/') {
-                    !self.root.join(n).exists()
+                    !path_exists(&self.root.join(n))
                 } else {
                     which::which(n).is_err()
                 }
@@ -606,6 +632,20 @@ install = { apt = ["gcc"] }
         assert!(e.message.contains("unknown benchmark \"asoc\""), "{e}");
         let e = parse("[[variant]\nid=1", &d).unwrap_err();
         assert_eq!(e.line, 1, "{e}");
+    }
+
+    #[test]
+    fn needs_check_executables_files_and_globs() {
+        let d = dir_with(&["programs/assoc/assoc.c", "lib/foo-1.2.conf"]);
+        let text = GOOD.replace(
+            "version = \"gcc --version\"",
+            "version = \"gcc --version\"\nneeds = [\"sh\", \"lib/foo-*.conf\", \"lib/bar-*.conf\", \"/no/such/file.h\", \"no-such-exe-xyz\"]",
+        );
+        let l = parse(&text, &d).unwrap();
+        assert_eq!(
+            l.variants[0].missing(),
+            vec!["lib/bar-*.conf", "/no/such/file.h", "no-such-exe-xyz"]
+        );
     }
 
     #[test]

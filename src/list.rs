@@ -1,8 +1,8 @@
 //! `langbench list`: every variant, installed or not, its version and how to
 //! install it.
 
-use comfy_table::{ContentArrangement, Table};
 use comfy_table::presets::UTF8_FULL_CONDENSED;
+use comfy_table::{ContentArrangement, Table};
 
 use crate::config::Languages;
 use crate::spawn::Spawner;
@@ -13,14 +13,14 @@ pub fn table(spawner: &Spawner, langs: &Languages) -> Table {
     t.load_style(UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Dynamic)
         .set_header([
-        "Id",
-        "Language",
-        "Command Flags",
-        "Benchmarks",
-        "Installed",
-        "Version",
-        "Install",
-    ]);
+            "Id",
+            "Language",
+            "Command Flags",
+            "Benchmarks",
+            "Installed",
+            "Version",
+            "Install",
+        ]);
     for v in &langs.variants {
         let info = toolchain::inspect(spawner, v);
         let benches: Vec<&str> = v.programs.keys().map(|b| b.name()).collect();

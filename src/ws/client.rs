@@ -18,8 +18,6 @@ use tokio::sync::Semaphore;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
-/// How long a connection waits for one echo before counting it as lost.
-const ECHO_TIMEOUT: Duration = Duration::from_secs(10);
 const SHARDS: usize = 64;
 
 /// Counters and histograms shared by every connection.
@@ -29,6 +27,8 @@ pub struct Shared {
     /// Echoes are counted only while measuring (not during warm-up).
     measuring: AtomicBool,
     stop: AtomicBool,
+    /// How long a connection waits for one echo before counting it as lost.
+    echo_timeout: Duration,
     echoes: AtomicU64,
     errors: AtomicU64,
     handshake_failures: AtomicU64,
@@ -44,11 +44,12 @@ fn histogram() -> Histogram<u64> {
 }
 
 impl Shared {
-    pub fn new() -> Arc<Shared> {
+    pub fn new(echo_timeout: Duration) -> Arc<Shared> {
         Arc::new(Shared {
             delay_us: AtomicU64::new(1_000_000),
             measuring: AtomicBool::new(false),
             stop: AtomicBool::new(false),
+            echo_timeout,
             echoes: AtomicU64::new(0),
             errors: AtomicU64::new(0),
             handshake_failures: AtomicU64::new(0),
@@ -246,16 +247,16 @@ fn wrong(message: &str) -> EchoError {
 }
 
 /// Sends one message and waits for its echo; checks type and bytes.
-async fn echo(ws: &mut Ws, msg: Message) -> Result<Duration, EchoError> {
+async fn echo(ws: &mut Ws, msg: Message, timeout: Duration) -> Result<Duration, EchoError> {
     let expected = msg.clone();
     let t0 = Instant::now();
     ws.send(msg)
         .await
         .map_err(|e| fatal(format!("send: {e}")))?;
     loop {
-        let got = tokio::time::timeout(ECHO_TIMEOUT, ws.next())
+        let got = tokio::time::timeout(timeout, ws.next())
             .await
-            .map_err(|_| wrong(&format!("no echo within {} s", ECHO_TIMEOUT.as_secs())))?;
+            .map_err(|_| wrong(&format!("no echo within {:.1} s", timeout.as_secs_f64())))?;
         let got = match got {
             None => return Err(fatal("connection closed".into())),
             Some(Err(e)) => return Err(fatal(format!("read: {e}"))),
@@ -292,7 +293,7 @@ async fn connection(id: usize, mut ws: Ws, shared: &Shared) {
             } else {
                 Message::Text(payload.into())
             };
-            match echo(&mut ws, msg).await {
+            match echo(&mut ws, msg, shared.echo_timeout).await {
                 Ok(l) => shared.record(id, l),
                 Err(e) => {
                     shared.error(e.message);

@@ -36,6 +36,8 @@ pub struct Options {
     pub startup_timeout: Duration,
     pub prepare_timeout: Duration,
     pub pin: bool,
+    /// How long a connection waits for an echo before counting it lost.
+    pub echo_timeout: Duration,
     pub out: std::path::PathBuf,
     pub command_line: Vec<String>,
 }
@@ -54,6 +56,7 @@ impl Default for Options {
             startup_timeout: Duration::from_secs(120),
             prepare_timeout: Duration::from_secs(1000),
             pin: false,
+            echo_timeout: Duration::from_secs(10),
             out: std::path::PathBuf::from("results"),
             command_line: Vec::new(),
         }
@@ -294,7 +297,7 @@ impl Ctx<'_> {
             return Ok(rec);
         }
 
-        let shared = Shared::new();
+        let shared = Shared::new(self.opts.echo_timeout);
         shared.set_delay(self.opts.delays.first().copied().unwrap_or_default());
         pb.set_message(format!(
             "{} · opening {} connections",
