@@ -55,6 +55,10 @@ enum Command {
         /// Results directory (default: results/<year>, or results/<year>-<size>).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Skip cells the results directory already holds complete (after a
+        /// Ctrl-C, a crash, or to finish an edition over several sittings).
+        #[arg(long)]
+        resume: bool,
         #[command(flatten)]
         ws: WsArgs,
     },
@@ -203,6 +207,7 @@ fn real_main() -> Result<ExitCode> {
             runs,
             timeout,
             out,
+            resume,
             ws,
         } => {
             let langs = Languages::load(&languages.languages)?;
@@ -220,6 +225,7 @@ fn real_main() -> Result<ExitCode> {
                 timeout: seconds(timeout)?,
                 out: out.clone(),
                 command_line: std::env::args().collect(),
+                resume,
             };
             run::install_interrupt_handler();
             let cpu_variants: Vec<_> = variants

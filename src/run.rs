@@ -1,6 +1,7 @@
 //! `langbench run`: every selected variant × benchmark, N runs each, measured
 //! through the spawner, verified, stored as each run finishes.
 
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -52,6 +53,43 @@ pub struct Options {
     pub timeout: Duration,
     pub out: PathBuf,
     pub command_line: Vec<String>,
+    /// Skip cells that the results directory already holds complete.
+    pub resume: bool,
+}
+
+/// Cells (variant, benchmark) whose newest session in `stored` finished all
+/// `runs` runs: what `--resume` skips. A cell cut short (Ctrl-C, crash) is
+/// not complete and runs again from its first run.
+fn complete_cells(stored: &crate::store::Stored, runs: u32) -> HashSet<(String, Bench)> {
+    let order: HashMap<&str, usize> = stored
+        .sessions
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.session.as_str(), i))
+        .collect();
+    let mut newest: HashMap<(&str, Bench), (usize, &str)> = HashMap::new();
+    for r in &stored.runs {
+        let rank = order.get(r.session.as_str()).copied().unwrap_or(0);
+        let e = newest
+            .entry((&r.variant, r.bench))
+            .or_insert((rank, &r.session));
+        if rank >= e.0 {
+            *e = (rank, &r.session);
+        }
+    }
+    newest
+        .into_iter()
+        .filter(|((variant, bench), (_, session))| {
+            let done: HashSet<u32> = stored
+                .runs
+                .iter()
+                .filter(|r| r.session == *session && r.variant == *variant && r.bench == *bench)
+                .map(|r| r.run)
+                .collect();
+            (1..=runs).all(|k| done.contains(&k))
+        })
+        .map(|((variant, bench), _)| (variant.to_string(), bench))
+        .collect()
 }
 
 /// The default results directory: `results/<year>` for the edition size,
@@ -395,6 +433,11 @@ pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<S
         })
         .collect();
     let total_cells = cells.len();
+    let done = if opts.resume {
+        complete_cells(&store.load()?, opts.runs)
+    } else {
+        HashSet::new()
+    };
     let started = Instant::now();
     let save = |rec: RunRecord| -> Result<()> {
         store.append_run(&rec)?;
@@ -417,6 +460,13 @@ pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<S
             v.id,
             thousands(ctx.n())
         );
+        if done.contains(&(v.id.clone(), bench)) {
+            say(
+                &pb,
+                format!("{label}: already complete in {}", store.dir().display()),
+            );
+            continue;
+        }
         if !info.installed {
             say(
                 &pb,

@@ -272,4 +272,46 @@ fn interrupting_a_run_keeps_the_finished_runs() {
     std::thread::sleep(Duration::from_millis(200));
     let left = processes_with_env(&format!("LANGBENCH_TEST_MARKER={m}"));
     assert!(left.is_empty(), "left behind: {left:?}");
+
+    // --resume runs only what is missing: the interrupted cell.
+    let o = langbench(&[
+        "run",
+        "--languages",
+        &f.languages(),
+        "--size",
+        "tiny",
+        "--runs",
+        "1",
+        "--timeout",
+        "1",
+        "--lang",
+        "wrong",
+        "--lang",
+        "badexit",
+        "--lang",
+        "hang",
+        "--out",
+        &f.out(),
+        "--resume",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("already complete"),
+        "{}",
+        text(&o)
+    );
+    let runs: Vec<(String, String)> = f
+        .runs()
+        .iter()
+        .map(|r| (r["variant"].clone(), r["status"].clone()))
+        .collect();
+    let expect = |v: &str, s: &str| (v.to_string(), s.to_string());
+    assert_eq!(
+        runs,
+        [
+            expect("wrong", "ok"),
+            expect("badexit", "ok"),
+            expect("hang", "timeout")
+        ]
+    );
 }
