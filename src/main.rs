@@ -134,6 +134,12 @@ struct WsArgs {
 
 impl WsArgs {
     fn options(&self, out: PathBuf) -> Result<langbench::ws::Options> {
+        anyhow::ensure!(self.connections >= 1, "--connections must be at least 1");
+        anyhow::ensure!(!self.delays.is_empty(), "--delays needs at least one delay");
+        anyhow::ensure!(
+            self.max_handshakes >= 1,
+            "--max-handshakes must be at least 1"
+        );
         Ok(langbench::ws::Options {
             connections: self.connections,
             delays: self
@@ -175,7 +181,8 @@ enum ToolchainsAction {
 }
 
 fn seconds(s: f64) -> Result<Duration> {
-    Duration::try_from_secs_f64(s).context("timeout must be a positive number of seconds")
+    Duration::try_from_secs_f64(s)
+        .with_context(|| format!("expected a non-negative number of seconds, got {s}"))
 }
 
 fn main() -> ExitCode {

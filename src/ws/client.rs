@@ -246,15 +246,32 @@ fn wrong(message: &str) -> EchoError {
     }
 }
 
-/// Sends one message and waits for its echo; checks type and bytes.
-async fn echo(ws: &mut Ws, msg: Message, timeout: Duration) -> Result<Duration, EchoError> {
+/// Whether `got` is the late echo of an earlier message of this connection
+/// (`hello <m>` with m < n): after an echo timed out (counted then), its echo
+/// may still arrive and must not be mistaken for the answer to message n.
+fn is_stale(got: &Message, n: u64) -> bool {
+    let payload: &[u8] = match got {
+        Message::Binary(b) => b,
+        Message::Text(t) => t.as_bytes(),
+        _ => return false,
+    };
+    std::str::from_utf8(payload)
+        .ok()
+        .and_then(|s| s.strip_prefix("hello "))
+        .and_then(|m| m.parse::<u64>().ok())
+        .is_some_and(|m| m < n)
+}
+
+/// Sends message number `n` and waits for its echo; checks type and bytes.
+async fn echo(ws: &mut Ws, msg: Message, n: u64, timeout: Duration) -> Result<Duration, EchoError> {
     let expected = msg.clone();
     let t0 = Instant::now();
     ws.send(msg)
         .await
         .map_err(|e| fatal(format!("send: {e}")))?;
+    let deadline = tokio::time::Instant::now() + timeout;
     loop {
-        let got = tokio::time::timeout(timeout, ws.next())
+        let got = tokio::time::timeout_at(deadline, ws.next())
             .await
             .map_err(|_| wrong(&format!("no echo within {:.1} s", timeout.as_secs_f64())))?;
         let got = match got {
@@ -263,6 +280,9 @@ async fn echo(ws: &mut Ws, msg: Message, timeout: Duration) -> Result<Duration, 
             Some(Ok(m)) => m,
         };
         let latency = t0.elapsed();
+        if is_stale(&got, n) {
+            continue;
+        }
         return match (&expected, &got) {
             (_, Message::Ping(_) | Message::Pong(_)) => continue,
             (_, Message::Close(_)) => Err(fatal("server closed the connection".into())),
@@ -293,7 +313,7 @@ async fn connection(id: usize, mut ws: Ws, shared: &Shared) {
             } else {
                 Message::Text(payload.into())
             };
-            match echo(&mut ws, msg, shared.echo_timeout).await {
+            match echo(&mut ws, msg, n, shared.echo_timeout).await {
                 Ok(l) => shared.record(id, l),
                 Err(e) => {
                     shared.error(e.message);
@@ -309,4 +329,18 @@ async fn connection(id: usize, mut ws: Ws, shared: &Shared) {
         }
     }
     let _ = ws.close(None).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn late_echoes_are_recognised_as_stale() {
+        assert!(is_stale(&Message::Text("hello 3".into()), 5));
+        assert!(is_stale(&Message::Binary(b"hello 4".to_vec().into()), 5));
+        assert!(!is_stale(&Message::Text("hello 5".into()), 5));
+        assert!(!is_stale(&Message::Binary(b"5 olleh".to_vec().into()), 5));
+        assert!(!is_stale(&Message::Text("hello x".into()), 5));
+    }
 }
