@@ -151,3 +151,43 @@ fn a_server_ignoring_sigterm_is_killed_after_the_grace_period() {
     assert_eq!(rs[0].clean_shutdown, Some(false));
     assert_eq!(rs[0].server_exit, Some(Exit::Signaled(libc::SIGKILL)));
 }
+
+/// The repository's own servers, prepared and driven through the CLI the
+/// way a maintainer runs them (small load).
+#[test]
+fn the_repository_servers_echo_correctly() {
+    let out = tempfile::tempdir().unwrap();
+    let languages = repo().join("languages.toml");
+    let o = langbench(&[
+        "ws",
+        "--languages",
+        languages.to_str().unwrap(),
+        "--lang",
+        "ws-go-nbio",
+        "--lang",
+        "ws-node-ws",
+        "--lang",
+        "ws-c-libwebsockets",
+        "--connections",
+        "50",
+        "--delays",
+        "10",
+        "--warmup",
+        "0.5",
+        "--duration",
+        "1.5",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let mut r = csv::Reader::from_path(out.path().join("ws-summary.csv")).unwrap();
+    let headers = r.headers().unwrap().clone();
+    let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    let rows: Vec<_> = r.records().map(|r| r.unwrap()).collect();
+    assert_eq!(rows.len(), 3, "{}", text(&o));
+    for row in &rows {
+        assert_eq!(&row[col("status")], "ok", "{:?}\n{}", row, text(&o));
+        assert_eq!(&row[col("alive")], "50");
+        assert!(row[col("rps")].parse::<f64>().unwrap() > 100.0);
+    }
+}
