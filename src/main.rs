@@ -159,9 +159,26 @@ impl WsArgs {
     }
 }
 
-fn print_ws(records: &[langbench::ws::WsRecord]) {
-    let latest: Vec<&langbench::ws::WsRecord> = records.iter().collect();
-    println!("{}", langbench::ws::report::terminal(&latest));
+fn run_ws(
+    spawner: &Spawner,
+    variants: &[&langbench::config::Variant],
+    ws: &WsArgs,
+    out: &std::path::Path,
+) -> Result<()> {
+    let records = langbench::ws::run(spawner, variants, &ws.options(out.to_path_buf())?)?;
+    let shown: Vec<&langbench::ws::WsRecord> = records.iter().collect();
+    println!("{}", langbench::ws::report::terminal(&shown));
+    Ok(())
+}
+
+/// Says where the results are; 130 after Ctrl-C, like a shell.
+fn finish(out: &std::path::Path) -> ExitCode {
+    println!("Results: {}", out.display());
+    if run::interrupted() {
+        ExitCode::from(130)
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 #[derive(Subcommand)]
@@ -249,15 +266,9 @@ fn real_main() -> Result<ExitCode> {
                 println!("{}", summary.terminal_text());
             }
             if benches.contains(&Bench::WsEcho) && !run::interrupted() {
-                let records = langbench::ws::run(&spawner, &variants, &ws.options(out.clone())?)?;
-                print_ws(&records);
+                run_ws(&spawner, &variants, &ws, &out)?;
             }
-            println!("Results: {}", out.display());
-            Ok(if run::interrupted() {
-                ExitCode::from(130)
-            } else {
-                ExitCode::SUCCESS
-            })
+            Ok(finish(&out))
         }
         Command::Ws {
             languages,
@@ -271,14 +282,8 @@ fn real_main() -> Result<ExitCode> {
                 PathBuf::from("results").join(format!("{}-ws", chrono::Utc::now().format("%Y")))
             });
             run::install_interrupt_handler();
-            let records = langbench::ws::run(&spawner, &variants, &ws.options(out.clone())?)?;
-            print_ws(&records);
-            println!("Results: {}", out.display());
-            Ok(if run::interrupted() {
-                ExitCode::from(130)
-            } else {
-                ExitCode::SUCCESS
-            })
+            run_ws(&spawner, &variants, &ws, &out)?;
+            Ok(finish(&out))
         }
         Command::Measure {
             timeout,

@@ -140,19 +140,28 @@ fn step(
 pub fn stderr_tail(o: &Outcome) -> String {
     let text = o.stderr.text();
     let lines: Vec<&str> = text.trim_end().lines().collect();
-    let tail = lines[lines.len().saturating_sub(6)..].join("\n");
-    let tail: String = tail
-        .chars()
-        .rev()
-        .take(600)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect();
-    if tail.is_empty() {
+    let tail_from = lines.len().saturating_sub(4);
+    // Stack traces put the message above the frames (node, Java): keep the
+    // first line that names an error as well as the last lines.
+    let headline = lines[..tail_from].iter().find(|l| {
+        let l = l.to_ascii_lowercase();
+        ["error", "exception", "panic", "fatal"]
+            .iter()
+            .any(|w| l.contains(w))
+    });
+    let tail = lines[tail_from..].join("\n");
+    let tail: String = {
+        let chars: Vec<char> = tail.chars().collect();
+        chars[chars.len().saturating_sub(400)..].iter().collect()
+    };
+    let text = match headline {
+        Some(h) => format!("{} … {tail}", h.chars().take(200).collect::<String>()),
+        None => tail,
+    };
+    if text.is_empty() {
         "no stderr".into()
     } else {
-        format!("stderr: {tail}")
+        format!("stderr: {text}")
     }
 }
 
@@ -390,18 +399,31 @@ pub fn say(pb: &ProgressBar, line: String) {
     }
 }
 
-/// Runs the suite. Every run is appended to the store (and the derived files
-/// rewritten) as soon as it finishes.
-pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<Summary> {
-    let store = Store::open(&opts.out)?;
-    check_sizes(&store, opts)?;
+/// What a session record says about how it ran.
+pub struct SessionParams<'a> {
+    pub size: String,
+    pub runs: u32,
+    pub timeout_s: f64,
+    pub command_line: &'a [String],
+    /// Appended to the session id (e.g. "-ws").
+    pub suffix: &'a str,
+}
+
+/// Starts a session: checks every variant's toolchain and version and
+/// appends the session record (with the machine) to the store.
+pub fn begin_session(
+    store: &Store,
+    spawner: &Spawner,
+    variants: &[&Variant],
+    pb: &ProgressBar,
+    params: SessionParams,
+) -> Result<(String, Vec<VariantInfo>)> {
     let session = format!(
-        "{}-{}",
+        "{}-{}{}",
         chrono::Utc::now().format("%Y%m%dT%H%M%SZ"),
-        std::process::id()
+        std::process::id(),
+        params.suffix
     );
-    let pb = progress_bar();
-    pb.set_message("checking toolchains");
     let infos: Vec<VariantInfo> = variants
         .iter()
         .map(|v| {
@@ -414,13 +436,35 @@ pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<S
         session: session.clone(),
         started_at: now_rfc3339(),
         langbench_version: env!("CARGO_PKG_VERSION").to_string(),
-        command_line: opts.command_line.clone(),
-        size: opts.size.label(),
-        runs: opts.runs,
-        timeout_s: opts.timeout.as_secs_f64(),
+        command_line: params.command_line.to_vec(),
+        size: params.size,
+        runs: params.runs,
+        timeout_s: params.timeout_s,
         machine: Machine::detect(),
         variants: infos.clone(),
     })?;
+    Ok((session, infos))
+}
+
+/// Runs the suite. Every run is appended to the store (and the derived files
+/// rewritten) as soon as it finishes.
+pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<Summary> {
+    let store = Store::open(&opts.out)?;
+    check_sizes(&store, opts)?;
+    let pb = progress_bar();
+    let (session, infos) = begin_session(
+        &store,
+        spawner,
+        variants,
+        &pb,
+        SessionParams {
+            size: opts.size.label(),
+            runs: opts.runs,
+            timeout_s: opts.timeout.as_secs_f64(),
+            command_line: &opts.command_line,
+            suffix: "",
+        },
+    )?;
 
     let cells: Vec<(usize, Bench)> = variants
         .iter()
@@ -546,4 +590,41 @@ pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<S
         );
     }
     Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spawn::Captured;
+
+    fn outcome(stderr: &str) -> Outcome {
+        Outcome {
+            exit: Exit::Exited(1),
+            wall: Duration::ZERO,
+            user: Duration::ZERO,
+            sys: Duration::ZERO,
+            max_rss_kb: 0,
+            timed_out: false,
+            stopped: false,
+            leftovers: 0,
+            stdout: Captured::default(),
+            stderr: Captured {
+                bytes: stderr.as_bytes().to_vec(),
+                total: stderr.len() as u64,
+            },
+        }
+    }
+
+    #[test]
+    fn stderr_tail_keeps_the_error_line_above_a_stack_trace() {
+        let trace = "/p/assoc.js:20\n    m.set(k, v);\n      ^\n\nRangeError: Map maximum size exceeded\n    at Map.set (<anonymous>)\n    at a (/p/assoc.js:20:7)\n    at b (node:internal/x:1:1)\n    at c (node:internal/x:2:2)\n    at d (node:internal/x:3:3)\n";
+        let t = stderr_tail(&outcome(trace));
+        assert!(
+            t.starts_with("stderr: RangeError: Map maximum size exceeded … "),
+            "{t}"
+        );
+        assert!(t.ends_with("at d (node:internal/x:3:3)"), "{t}");
+        assert_eq!(stderr_tail(&outcome("")), "no stderr");
+        assert_eq!(stderr_tail(&outcome("one line\n")), "stderr: one line");
+    }
 }

@@ -16,12 +16,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::bench::Bench;
 use crate::config::{Variant, Vars};
-use crate::machine::Machine;
-use crate::record::{SCHEMA, SessionRecord, VariantInfo, now_rfc3339};
-use crate::run::{interrupted, prepare, progress_bar, say, stderr_tail};
+use crate::record::{SCHEMA, VariantInfo, now_rfc3339};
+use crate::run::{
+    SessionParams, begin_session, interrupted, prepare, progress_bar, say, stderr_tail,
+};
 use crate::spawn::{Exit, Request, Running, Spawner};
 use crate::store::Store;
-use crate::toolchain;
 use client::{Shared, WindowStats};
 
 pub const WS_RECORDS: &str = "ws.jsonl";
@@ -516,31 +516,20 @@ pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<V
         .worker_threads(workers)
         .enable_all()
         .build()?;
-    let session = format!(
-        "{}-{}-ws",
-        chrono::Utc::now().format("%Y%m%dT%H%M%SZ"),
-        std::process::id()
-    );
     let pb = progress_bar();
-    let infos: Vec<VariantInfo> = variants
-        .iter()
-        .map(|v| {
-            pb.set_message(format!("version of {}", v.id));
-            toolchain::inspect(spawner, v)
-        })
-        .collect();
-    store.append_session(&SessionRecord {
-        schema: SCHEMA,
-        session: session.clone(),
-        started_at: now_rfc3339(),
-        langbench_version: env!("CARGO_PKG_VERSION").to_string(),
-        command_line: opts.command_line.clone(),
-        size: format!("ws-echo c={}", opts.connections),
-        runs: 1,
-        timeout_s: opts.duration.as_secs_f64(),
-        machine: Machine::detect(),
-        variants: infos.clone(),
-    })?;
+    let (session, infos) = begin_session(
+        &store,
+        spawner,
+        &variants,
+        &pb,
+        SessionParams {
+            size: format!("ws-echo c={}", opts.connections),
+            runs: 1,
+            timeout_s: opts.duration.as_secs_f64(),
+            command_line: &opts.command_line,
+            suffix: "-ws",
+        },
+    )?;
     let ctx = Ctx {
         spawner,
         opts,
