@@ -70,7 +70,7 @@ async fn tokio_websockets_conn(addr: String, delay: Duration, sh: Arc<Shared>) {
             let m = if bin { Message::binary(p.clone().into_bytes()) } else { Message::text(p.clone()) };
             ws.send(m).await.unwrap();
             let ok = match ws.next().await {
-                Some(Ok(m)) => m.is_binary() == bin && &*m.as_payload() == p.as_bytes(),
+                Some(Ok(m)) => m.is_binary() == bin && &m.as_payload()[..] == p.as_bytes(),
                 _ => false,
             };
             count(&sh, ok);
