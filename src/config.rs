@@ -246,6 +246,17 @@ impl Variant {
         })
     }
 
+    /// A spawn request for `argv` in `cwd` with the variant's environment.
+    pub fn request(&self, argv: Vec<String>, cwd: &Path) -> crate::spawn::Request {
+        let mut req = crate::spawn::Request::new(argv, cwd);
+        req.env = self
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        req
+    }
+
     /// Entries of `needs` that are not there: executables not on PATH, and
     /// files (entries with a '/', e.g. a header; relative ones resolve
     /// against the languages file's directory) that do not exist.

@@ -16,7 +16,7 @@ use crate::export;
 use crate::machine::Machine;
 use crate::record::{RunRecord, SCHEMA, SessionRecord, Status, VariantInfo, now_rfc3339};
 use crate::report::{Summary, thousands};
-use crate::spawn::{Exit, Outcome, Request, Spawner};
+use crate::spawn::{Exit, Outcome, Spawner};
 use crate::store::Store;
 use crate::toolchain;
 use crate::verify;
@@ -111,8 +111,7 @@ fn step(
     v: &Variant,
     timeout: Duration,
 ) -> Result<Outcome> {
-    let mut req = Request::new(argv, cwd);
-    req.env = v.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let mut req = v.request(argv, cwd);
     req.timeout = Some(timeout);
     let running = spawner.start(&req)?;
     // Forward an interrupt to the command (the agent stops its group).

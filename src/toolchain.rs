@@ -7,7 +7,7 @@ use anyhow::{Result, bail};
 
 use crate::config::Variant;
 use crate::record::VariantInfo;
-use crate::spawn::{Request, Spawner};
+use crate::spawn::Spawner;
 
 /// Installation state and version of one variant.
 pub fn inspect(spawner: &Spawner, v: &Variant) -> VariantInfo {
@@ -32,8 +32,7 @@ pub fn inspect(spawner: &Spawner, v: &Variant) -> VariantInfo {
 /// and picks the version out of its output.
 pub fn version(spawner: &Spawner, v: &Variant) -> Result<String> {
     let dir = tempfile::tempdir()?;
-    let mut req = Request::new(v.version.expand(&Default::default()), dir.path());
-    req.env = v.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let mut req = v.request(v.version.expand(&Default::default()), dir.path());
     req.timeout = Some(Duration::from_secs(120));
     let out = spawner.run(&req)?;
     let text = format!("{}\n{}", out.stdout.text(), out.stderr.text());

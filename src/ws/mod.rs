@@ -20,7 +20,7 @@ use crate::record::{SCHEMA, VariantInfo, now_rfc3339};
 use crate::run::{
     SessionParams, begin_session, interrupted, prepare, progress_bar, say, stderr_tail,
 };
-use crate::spawn::{Exit, Request, Running, Spawner};
+use crate::spawn::{Exit, Running, Spawner};
 use crate::store::Store;
 use client::{Shared, WindowStats};
 
@@ -272,8 +272,7 @@ impl Ctx<'_> {
             ..v.vars(Bench::WsEcho, build.path())
                 .context("no ws-echo program")?
         };
-        let mut req = Request::new(v.run.expand(&vars), &v.cwd(&vars));
-        req.env = v.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        let mut req = v.request(v.run.expand(&vars), &v.cwd(&vars));
         req.grace = Duration::from_secs(5);
         if self.opts.pin {
             req.cpus = Some(split_cpus().0);

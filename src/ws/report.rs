@@ -192,62 +192,62 @@ pub fn csv(records: &[&WsRecord]) -> Result<Vec<u8>> {
         "detail",
     ])?;
     for r in records {
-        for p in &r.phases {
-            let s = p.stats.clone().unwrap_or_default();
-            w.write_record([
+        let exit = r.server_exit.map(|e| e.to_string()).unwrap_or_default();
+        // One row: the server's columns, then this phase's (or a server
+        // that never got to a phase: blanks), then how the server ended.
+        let mut row = |delay: String,
+                       status: &str,
+                       measured: Vec<String>,
+                       max_rss: String,
+                       detail: String|
+         -> Result<()> {
+            let mut rec = vec![
                 r.variant.clone(),
                 r.language.clone(),
                 r.version.clone(),
                 r.library.clone(),
                 r.connections.to_string(),
+                delay,
+                status.to_string(),
+            ];
+            rec.extend(measured);
+            rec.extend([exit.clone(), max_rss, detail]);
+            Ok(w.write_record(&rec)?)
+        };
+        for p in &r.phases {
+            let s = p.stats.clone().unwrap_or_default();
+            row(
                 p.delay_ms.to_string(),
-                p.status.name().to_string(),
-                format!("{:.2}", s.rps),
-                format!("{:.3}", s.latency_mean_ms),
-                format!("{:.3}", s.latency_p50_ms),
-                format!("{:.3}", s.latency_p99_ms),
-                format!("{:.3}", s.latency_max_ms),
-                s.errors.to_string(),
-                s.alive.to_string(),
-                format!("{:.3}", p.window_s),
-                format!("{:.1}", p.server_rss_peak_kb as f64 / 1024.0),
-                format!("{:.1}", p.server_rss_avg_kb as f64 / 1024.0),
-                format!("{:.3}", p.server_cores),
-                format!("{:.3}", p.client_cores),
-                p.client_bound.to_string(),
-                r.server_exit.map(|e| e.to_string()).unwrap_or_default(),
+                p.status.name(),
+                vec![
+                    format!("{:.2}", s.rps),
+                    format!("{:.3}", s.latency_mean_ms),
+                    format!("{:.3}", s.latency_p50_ms),
+                    format!("{:.3}", s.latency_p99_ms),
+                    format!("{:.3}", s.latency_max_ms),
+                    s.errors.to_string(),
+                    s.alive.to_string(),
+                    format!("{:.3}", p.window_s),
+                    format!("{:.1}", p.server_rss_peak_kb as f64 / 1024.0),
+                    format!("{:.1}", p.server_rss_avg_kb as f64 / 1024.0),
+                    format!("{:.3}", p.server_cores),
+                    format!("{:.3}", p.client_cores),
+                    p.client_bound.to_string(),
+                ],
                 r.server_max_rss_kb
                     .map(|k| k.to_string())
                     .unwrap_or_default(),
                 p.detail.clone().or(r.detail.clone()).unwrap_or_default(),
-            ])?;
+            )?;
         }
         if r.phases.is_empty() {
-            w.write_record([
-                r.variant.clone(),
-                r.language.clone(),
-                r.version.clone(),
-                r.library.clone(),
-                r.connections.to_string(),
+            row(
                 String::new(),
-                r.status.name().to_string(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                r.server_exit.map(|e| e.to_string()).unwrap_or_default(),
+                r.status.name(),
+                vec![String::new(); 13],
                 String::new(),
                 r.detail.clone().unwrap_or_default(),
-            ])?;
+            )?;
         }
     }
     Ok(w.into_inner()?)
