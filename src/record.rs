@@ -60,6 +60,15 @@ impl Status {
             Status::Ok | Status::BadExit | Status::WrongOutput | Status::Timeout
         )
     }
+
+    /// Whether a run that ends this way settles its cell: a cell shows its
+    /// worst status, and a timeout, a crash or a failure without the right
+    /// output leaves no figure that more runs could improve (they would
+    /// only repeat it, at up to the timeout each). Bad exits and wrong
+    /// outputs keep their flagged best-of-N times, so they run on.
+    pub fn settles_cell(self) -> bool {
+        matches!(self, Status::Timeout | Status::Crashed | Status::Failed)
+    }
 }
 
 impl std::fmt::Display for Status {

@@ -136,8 +136,11 @@ fn step(
     out
 }
 
+/// The part of a command's stderr worth a table note: the error line and the
+/// last lines, without terminal colour codes (deno, cargo and others colour
+/// their errors even into a pipe).
 pub fn stderr_tail(o: &Outcome) -> String {
-    let text = o.stderr.text();
+    let text = strip_ansi_escapes::strip_str(o.stderr.text());
     let lines: Vec<&str> = text.trim_end().lines().collect();
     let tail_from = lines.len().saturating_sub(4);
     // Stack traces put the message above the frames (node, Java): keep the
@@ -541,13 +544,13 @@ pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<S
                 continue;
             }
         }
-        let mut timed_out = false;
+        let mut settled: Option<Status> = None;
         for run in 1..=opts.runs {
-            if timed_out {
+            if let Some(earlier) = settled {
                 save(ctx.record(
                     run,
                     Status::Skipped,
-                    Some("an earlier run timed out".into()),
+                    Some(format!("an earlier run ended {earlier}")),
                 ))?;
                 continue;
             }
@@ -561,7 +564,9 @@ pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<S
                 say(&pb, format!("{label}: interrupted; run {run} discarded"));
                 break 'cells;
             }
-            timed_out = rec.status == Status::Timeout;
+            if rec.status.settles_cell() {
+                settled = Some(rec.status);
+            }
             let mut line = format!(
                 "{label} · run {run}/{}: {:>8.3} s {:>12} KB  {}",
                 opts.runs,
@@ -625,5 +630,14 @@ mod tests {
         assert!(t.ends_with("at d (node:internal/x:3:3)"), "{t}");
         assert_eq!(stderr_tail(&outcome("")), "no stderr");
         assert_eq!(stderr_tail(&outcome("one line\n")), "stderr: one line");
+    }
+
+    #[test]
+    fn stderr_tail_drops_terminal_colour_codes() {
+        let deno = "\x1b[0m\x1b[1m\x1b[31merror\x1b[0m: Uncaught (in promise) RangeError: Map maximum size exceeded\n    at Map.set (<anonymous>)\n";
+        assert_eq!(
+            stderr_tail(&outcome(deno)),
+            "stderr: error: Uncaught (in promise) RangeError: Map maximum size exceeded\n    at Map.set (<anonymous>)"
+        );
     }
 }

@@ -119,6 +119,15 @@ needs = ["sh"]
 version = "sh -c 'echo 4.0'"
 run = "sh {src} {n}"
 programs = { num-comb = "programs/num-comb/crash.sh" }
+
+[[variant]]
+id = "fails"
+language = "Fails"
+flags = "sh fails"
+needs = ["sh"]
+version = "sh -c 'echo 5.0'"
+run = "sh {src} {n}"
+programs = { num-comb = "programs/num-comb/fails.sh" }
 "#;
 
 fn fakes(marker: &str) -> Fixture {
@@ -133,6 +142,11 @@ fn fakes(marker: &str) -> Fixture {
                 "sleep 600 &\nsetsid sleep 601 &\nsleep 602\n",
             ),
             ("programs/num-comb/crash.sh", "kill -SEGV $$\n"),
+            // Coloured error output, as deno and cargo print it.
+            (
+                "programs/num-comb/fails.sh",
+                "printf '\\033[1m\\033[31merror\\033[0m: Uncaught RangeError: too big\\n' >&2\nexit 1\n",
+            ),
         ],
     )
 }
@@ -166,9 +180,11 @@ fn failures_are_flagged_never_plain_times() {
     };
     assert_eq!(status("wrong"), ["wrong-output"; 3]);
     assert_eq!(status("badexit"), ["bad-exit"; 3]);
-    assert_eq!(status("crash"), ["crashed"; 3]);
-    // The first run timed out: the other two were skipped, not waited for.
+    // A timeout, a crash or a failure settles the cell (it shows its worst
+    // run): the other two runs are skipped, not waited for.
+    assert_eq!(status("crash"), ["crashed", "skipped", "skipped"]);
     assert_eq!(status("hang"), ["timeout", "skipped", "skipped"]);
+    assert_eq!(status("fails"), ["failed", "skipped", "skipped"]);
     assert_eq!(status("absent"), ["not-installed"]);
 
     // The table shows each failure as such.
@@ -176,6 +192,12 @@ fn failures_are_flagged_never_plain_times() {
     assert!(stdout.contains("(exit 25)"), "{stdout}");
     assert!(stdout.contains("TIMEOUT >1.5"), "{stdout}");
     assert!(stdout.contains("CRASHED (SIGSEGV)"), "{stdout}");
+    // The error line is kept, without its terminal colour codes.
+    assert!(
+        stdout.contains("stderr: error: Uncaught RangeError: too big"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains('\x1b'), "{stdout}");
     assert!(stdout.contains("not installed"), "{stdout}");
     assert!(stdout.contains("apt-get install absent-lang"), "{stdout}");
     assert!(
@@ -228,6 +250,7 @@ fn interrupting_a_run_keeps_the_finished_runs() {
             ("programs/num-comb/badexit.sh", "echo 0 1 $1\n"),
             ("programs/num-comb/hang.sh", "sleep 600 &\nsleep 602\n"),
             ("programs/num-comb/crash.sh", ""),
+            ("programs/num-comb/fails.sh", ""),
         ],
     );
     let mut child = std::process::Command::new(bin())
