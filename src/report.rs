@@ -97,6 +97,9 @@ pub struct Row {
     pub flags: String,
     pub version: String,
     pub cells: BTreeMap<Bench, Cell>,
+    /// Benchmarks of the table this variant has no run of (a run cut short
+    /// before them, or a variant without that program).
+    pub missing: Vec<Bench>,
 }
 
 impl Row {
@@ -107,9 +110,10 @@ impl Row {
     pub fn total_rss_kb(&self) -> u64 {
         self.cells.values().filter_map(Cell::rss_kb).sum()
     }
-    /// Every cell ran and is correct.
+    /// Every benchmark of the table ran and is correct: only then is the
+    /// total comparable with other rows.
     pub fn complete(&self) -> bool {
-        self.cells.values().all(|c| c.status.is_ok())
+        self.missing.is_empty() && self.cells.values().all(|c| c.status.is_ok())
     }
     pub fn installed(&self) -> bool {
         self.cells
@@ -169,6 +173,7 @@ impl Summary {
                 flags: first.flags.clone(),
                 version: first.version.clone(),
                 cells: BTreeMap::new(),
+                missing: Vec::new(),
             });
             // The version of the newest measured cell wins.
             if first.status != Status::NotInstalled {
@@ -177,6 +182,13 @@ impl Summary {
             row.cells.insert(bench, Cell::from_runs(runs));
         }
         let mut rows: Vec<Row> = rows.into_values().collect();
+        for row in &mut rows {
+            row.missing = benches
+                .keys()
+                .filter(|b| !row.cells.contains_key(b))
+                .copied()
+                .collect();
+        }
         rows.sort_by(|a, b| {
             let key = |r: &Row| {
                 (
@@ -227,7 +239,7 @@ impl Summary {
                     v.push(c.rss_text());
                 }
                 None => {
-                    v.push("n/a".into());
+                    v.push("not run".into());
                     v.push("-".into());
                 }
             }
@@ -256,6 +268,13 @@ impl Summary {
                 notes.push(format!("{}: not installed: {detail}", row.variant));
                 continue;
             }
+            for b in &row.missing {
+                notes.push(format!(
+                    "{} / {b}: not run: this results directory holds no run of it \
+                     (`langbench run --resume` runs what is missing)",
+                    row.variant
+                ));
+            }
             for (b, c) in &row.cells {
                 if c.status.is_ok() {
                     continue;
@@ -275,7 +294,8 @@ impl Summary {
                     "{} / {b}: {}{of}: {}",
                     row.variant,
                     c.status,
-                    detail.replace('\n', " ")
+                    // Records stored before stderr notes were cleaned.
+                    strip_ansi_escapes::strip_str(detail).replace('\n', " ")
                 ));
             }
         }
@@ -439,6 +459,34 @@ mod tests {
         let s = Summary::from_stored(&stored);
         assert_eq!(s.rows[0].cells[&Bench::Assoc].wall_s(), Some(7.0));
         assert_eq!(s.rows[0].total_s(), 8.0);
+    }
+
+    #[test]
+    fn a_row_cut_short_is_partial_not_ranked_as_complete() {
+        // "cut" was interrupted after assoc: its one fast cell must not put
+        // it above a row that ran every benchmark.
+        let stored = Stored {
+            runs: vec![
+                rec("full", Bench::Assoc, 1, 2.0, Status::Ok),
+                rec("full", Bench::NumComb, 1, 3.0, Status::Ok),
+                rec("cut", Bench::Assoc, 1, 1.0, Status::Ok),
+            ],
+            ..Default::default()
+        };
+        let s = Summary::from_stored(&stored);
+        let order: Vec<_> = s.rows.iter().map(|r| r.variant.as_str()).collect();
+        assert_eq!(order, ["full", "cut"]);
+        let cut = &s.rows[1];
+        assert!(!cut.complete());
+        assert_eq!(cut.missing, [Bench::NumComb]);
+        let texts = s.row_texts(cut);
+        assert_eq!(texts[5], "not run");
+        assert_eq!(texts[7], "1.00 *");
+        assert!(
+            s.notes()[0].starts_with("cut / num-comb: not run"),
+            "{:?}",
+            s.notes()
+        );
     }
 
     #[test]
