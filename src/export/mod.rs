@@ -2,6 +2,7 @@
 //! rewritten (atomically) after every run, so they are always current.
 
 pub mod csv;
+pub mod document;
 pub mod json;
 pub mod markdown;
 
@@ -9,6 +10,13 @@ use anyhow::Result;
 
 use crate::report::Summary;
 use crate::store::{Store, Stored};
+
+pub use document::{Bar, BarChart, BarRow, Cell, Column, Document, Kind, Mark, Show, Table, Value};
+
+/// One output format: renders a [`Document`] to the bytes of one file.
+pub trait Exporter {
+    fn render(&self, doc: &Document) -> Result<Vec<u8>>;
+}
 
 pub const SUMMARY_MD: &str = "summary.md";
 pub const SUMMARY_CSV: &str = "summary.csv";
