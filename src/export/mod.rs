@@ -5,6 +5,7 @@ pub mod csv;
 pub mod document;
 pub mod json;
 pub mod markdown;
+pub mod svg;
 
 use anyhow::Result;
 
