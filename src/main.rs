@@ -98,6 +98,12 @@ enum Command {
         #[command(subcommand)]
         action: ToolchainsAction,
     },
+    /// Rewrite every derived file of a results directory (tables, CSV, JSON,
+    /// spreadsheet, charts, HTML report) from its stored records; runs nothing.
+    Report {
+        /// The results directory.
+        dir: PathBuf,
+    },
     /// Print the expected output of a benchmark at a size (langbench's own reference).
     Expected {
         bench: Bench,
@@ -167,7 +173,10 @@ fn run_ws(
 ) -> Result<()> {
     let records = langbench::ws::run(spawner, variants, &ws.options(out.to_path_buf())?)?;
     let shown: Vec<&langbench::ws::WsRecord> = records.iter().collect();
-    println!("{}", langbench::ws::report::terminal(&shown));
+    println!(
+        "{}",
+        langbench::export::terminal::document(&langbench::ws::report::document(&shown))
+    );
     Ok(())
 }
 
@@ -333,6 +342,15 @@ fn real_main() -> Result<ExitCode> {
                 results.len(),
                 results.len() - ok - failed
             );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Report { dir } => {
+            let derived = langbench::export::rewrite(&dir)?;
+            print!("{}", langbench::export::terminal::document(&derived.report));
+            for w in &derived.warnings {
+                eprintln!("warning: {w}");
+            }
+            println!("Rewrote the derived files of {}", dir.display());
             Ok(ExitCode::SUCCESS)
         }
         Command::Expected { bench, size } => {

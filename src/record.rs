@@ -9,8 +9,30 @@ use crate::machine::Machine;
 use crate::spawn::Exit;
 
 /// Version of the record format. Bump when a field changes meaning; readers
-/// refuse records newer than they know.
-pub const SCHEMA: u32 = 1;
+/// refuse records newer than they know and read older ones (see
+/// `results/README.md`). 2 added `origin` (published figures) and the
+/// `did-not-finish` status; a schema-1 record reads as measured.
+pub const SCHEMA: u32 = 2;
+
+/// Where a record's figures come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Origin {
+    /// Measured by langbench: every run is its own record.
+    #[default]
+    Measured,
+    /// Copied from a published edition by `langbench import`: one record per
+    /// cell holding the published best-of-N figure (`wall_s`, `max_rss_kb`);
+    /// the individual runs, user and system time were not published
+    /// (`user_s` and `sys_s` are 0 and never shown).
+    Published,
+}
+
+impl Origin {
+    pub fn is_measured(&self) -> bool {
+        *self == Origin::Measured
+    }
+}
 
 /// How a run (or a cell: a variant × benchmark) ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -28,6 +50,9 @@ pub enum Status {
     Crashed,
     /// Killed after the per-run timeout.
     Timeout,
+    /// Stopped by hand before it finished (a published edition's `999.99`
+    /// sentinel): no time; `max_rss_kb` is the peak it reached, 0 if unknown.
+    DidNotFinish,
     /// Not run because an earlier run of the same cell timed out.
     Skipped,
     /// The toolchain's executables are not on PATH.
@@ -43,6 +68,7 @@ impl Status {
             Status::Failed => "failed",
             Status::Crashed => "crashed",
             Status::Timeout => "timeout",
+            Status::DidNotFinish => "did-not-finish",
             Status::Skipped => "skipped",
             Status::NotInstalled => "not-installed",
         }
@@ -67,7 +93,10 @@ impl Status {
     /// only repeat it, at up to the timeout each). Bad exits and wrong
     /// outputs keep their flagged best-of-N times, so they run on.
     pub fn settles_cell(self) -> bool {
-        matches!(self, Status::Timeout | Status::Crashed | Status::Failed)
+        matches!(
+            self,
+            Status::Timeout | Status::Crashed | Status::Failed | Status::DidNotFinish
+        )
     }
 }
 
@@ -108,6 +137,9 @@ pub struct RunRecord {
     /// What went wrong, in a sentence (stderr tail, output difference).
     #[serde(default)]
     pub detail: Option<String>,
+    /// Measured here, or a published figure (absent: measured).
+    #[serde(default, skip_serializing_if = "Origin::is_measured")]
+    pub origin: Origin,
 }
 
 /// One `langbench run` invocation: when, where, what with.
@@ -123,6 +155,13 @@ pub struct SessionRecord {
     pub timeout_s: f64,
     pub machine: Machine,
     pub variants: Vec<VariantInfo>,
+    /// Measured here, or imported from a published edition (absent: measured).
+    #[serde(default, skip_serializing_if = "Origin::is_measured")]
+    pub origin: Origin,
+    /// For an imported edition: where the figures come from and how they
+    /// were measured, as its publisher said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 /// A variant as it was at the time of a session.

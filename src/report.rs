@@ -5,13 +5,12 @@
 
 use std::collections::BTreeMap;
 
-use comfy_table::presets::UTF8_FULL_CONDENSED;
-use comfy_table::{Cell as TCell, CellAlignment, ContentArrangement, Table};
 use serde::Serialize;
 
 use crate::bench::Bench;
+use crate::export::{Cell as ECell, Column, Document, Kind, Mark, Show, Table};
 use crate::machine::Machine;
-use crate::record::{RunRecord, SessionRecord, Status};
+use crate::record::{Origin, RunRecord, SessionRecord, Status};
 use crate::spawn::{Exit, signal_name};
 use crate::store::Stored;
 
@@ -50,11 +49,15 @@ impl Cell {
             .map(|b| b.wall_s)
     }
 
+    /// Peak RSS: of the shown run, or the peak a run that did not finish
+    /// had reached (when known).
     pub fn rss_kb(&self) -> Option<u64> {
-        self.best
-            .as_ref()
-            .filter(|_| self.status.has_figures())
-            .map(|b| b.max_rss_kb)
+        let b = self.best.as_ref()?;
+        match self.status {
+            s if s.has_figures() => Some(b.max_rss_kb),
+            Status::DidNotFinish if b.max_rss_kb > 0 => Some(b.max_rss_kb),
+            _ => None,
+        }
     }
 
     /// Short text for the time column.
@@ -71,6 +74,7 @@ impl Cell {
                 Some(e) => format!("FAILED ({})", exit_text(Some(e))),
                 None => "FAILED".into(),
             },
+            Status::DidNotFinish => "DID NOT FINISH".into(),
             Status::NotInstalled => "not installed".into(),
             Status::Skipped => "skipped".into(),
         }
@@ -131,6 +135,8 @@ pub struct Summary {
     pub rows: Vec<Row>,
     pub machine: Option<Machine>,
     pub sessions: Vec<String>,
+    /// The figures are a published edition's, imported (not measured here).
+    pub published: bool,
 }
 
 impl Summary {
@@ -214,45 +220,40 @@ impl Summary {
             rows,
             machine: last_session.map(|s| s.machine.clone()),
             sessions: stored.sessions.iter().map(|s| s.session.clone()).collect(),
+            published: stored.runs.iter().any(|r| r.origin == Origin::Published),
         }
     }
 
-    /// Header cells, shared by the terminal table and Markdown.
-    pub fn header(&self) -> Vec<String> {
-        let mut h = vec!["Language".into(), "Command Flags".into(), "Version".into()];
-        for (b, _) in &self.benches {
-            h.push(format!("{b} (s)"));
-            h.push(format!("{b} RAM (KB)"));
+    /// Why a cell is not a plain correct figure (`None` for one that is).
+    pub fn cell_note(&self, row: &Row, bench: Bench) -> Option<String> {
+        let Some(c) = row.cells.get(&bench) else {
+            return Some(format!(
+                "{} / {bench}: not run: this results directory holds no run of it \
+                 (`langbench run --resume` runs what is missing)",
+                row.variant
+            ));
+        };
+        if c.status.is_ok() {
+            return None;
         }
-        h.push("Total (s)".into());
-        h.push("Total RAM (KB)".into());
-        h
-    }
-
-    /// Text cells of one row.
-    pub fn row_texts(&self, row: &Row) -> Vec<String> {
-        let mut v = vec![row.language.clone(), row.flags.clone(), row.version.clone()];
-        for (b, _) in &self.benches {
-            match row.cells.get(b) {
-                Some(c) => {
-                    v.push(c.time_text());
-                    v.push(c.rss_text());
-                }
-                None => {
-                    v.push("not run".into());
-                    v.push("-".into());
-                }
-            }
-        }
-        if row.installed() {
-            let flag = if row.complete() { "" } else { " *" };
-            v.push(format!("{:.2}{flag}", row.total_s()));
-            v.push(format!("{}{flag}", thousands(row.total_rss_kb())));
+        let detail = c
+            .best
+            .as_ref()
+            .and_then(|r| r.detail.clone())
+            .unwrap_or_default();
+        let failing = c.runs.iter().filter(|r| !r.status.is_ok()).count();
+        let of = if c.runs.len() > 1 {
+            format!(" ({failing} of {} runs)", c.runs.len())
         } else {
-            v.push("not installed".into());
-            v.push("-".into());
-        }
-        v
+            String::new()
+        };
+        Some(format!(
+            "{} / {bench}: {}{of}: {}",
+            row.variant,
+            c.status,
+            // Records stored before stderr notes were cleaned.
+            strip_ansi_escapes::strip_str(detail).replace('\n', " ")
+        ))
     }
 
     /// Lines explaining every cell that is not a plain, correct time.
@@ -269,34 +270,10 @@ impl Summary {
                 continue;
             }
             for b in &row.missing {
-                notes.push(format!(
-                    "{} / {b}: not run: this results directory holds no run of it \
-                     (`langbench run --resume` runs what is missing)",
-                    row.variant
-                ));
+                notes.extend(self.cell_note(row, *b));
             }
-            for (b, c) in &row.cells {
-                if c.status.is_ok() {
-                    continue;
-                }
-                let detail = c
-                    .best
-                    .as_ref()
-                    .and_then(|r| r.detail.clone())
-                    .unwrap_or_default();
-                let failing = c.runs.iter().filter(|r| !r.status.is_ok()).count();
-                let of = if c.runs.len() > 1 {
-                    format!(" ({failing} of {} runs)", c.runs.len())
-                } else {
-                    String::new()
-                };
-                notes.push(format!(
-                    "{} / {b}: {}{of}: {}",
-                    row.variant,
-                    c.status,
-                    // Records stored before stderr notes were cleaned.
-                    strip_ansi_escapes::strip_str(detail).replace('\n', " ")
-                ));
+            for b in row.cells.keys() {
+                notes.extend(self.cell_note(row, *b));
             }
         }
         notes
@@ -310,51 +287,194 @@ impl Summary {
             .join(", ")
     }
 
-    /// The terminal table.
-    pub fn terminal_table(&self) -> Table {
-        let mut t = Table::new();
-        t.load_style(UTF8_FULL_CONDENSED)
-            .set_content_arrangement(ContentArrangement::Disabled)
-            .set_header(self.header());
-        for row in &self.rows {
-            t.add_row(
-                self.row_texts(row)
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, s)| {
-                        let c = TCell::new(s);
-                        if i >= 3 {
-                            c.set_alignment(CellAlignment::Right)
-                        } else {
-                            c
-                        }
-                    })
-                    .collect::<Vec<_>>(),
-            );
+    /// The columns of the summary table: the editions' layout first
+    /// (language, command flags, version, time and RAM per benchmark,
+    /// totals), then plain data for scripts.
+    fn columns(&self) -> Vec<Column> {
+        let mut cols = vec![
+            Column::new("Language", "language", Kind::Text, Show::Both),
+            Column::new("Command Flags", "command_flags", Kind::Text, Show::Both),
+            Column::new("Version", "version", Kind::Text, Show::Both),
+        ];
+        let (mut times, mut rams) = (Vec::new(), Vec::new());
+        for (b, _) in &self.benches {
+            let key = b.name().replace('-', "_");
+            times.push(cols.len());
+            cols.push(Column::new(
+                format!("{b} (s)"),
+                format!("{key}_s"),
+                Kind::Seconds { decimals: 3 },
+                Show::Both,
+            ));
+            rams.push(cols.len());
+            cols.push(Column::new(
+                format!("{b} RAM (KB)"),
+                format!("{key}_rss_kb"),
+                Kind::Kb,
+                Show::Both,
+            ));
         }
-        t
+        let mut total = Column::new(
+            "Total (s)",
+            "total_s",
+            Kind::Seconds { decimals: 3 },
+            Show::Both,
+        );
+        total.sum_of = times;
+        let mut total_ram = Column::new("Total RAM (KB)", "total_rss_kb", Kind::Kb, Show::Both);
+        total_ram.sum_of = rams;
+        cols.extend([
+            total,
+            total_ram,
+            Column::new("Variant", "variant", Kind::Text, Show::Data),
+            Column::new("Size", "size", Kind::Text, Show::Data),
+        ]);
+        for (b, _) in &self.benches {
+            cols.push(Column::new(
+                format!("{b} status"),
+                format!("{}_status", b.name().replace('-', "_")),
+                Kind::Text,
+                Show::Data,
+            ));
+        }
+        cols.push(Column::new("Complete", "complete", Kind::Text, Show::Data));
+        cols
+    }
+
+    /// The cells of one row, in [`Summary::columns`] order.
+    fn cells(&self, row: &Row) -> Vec<ECell> {
+        let mut v = vec![
+            ECell::text(&row.language),
+            ECell::text(&row.flags),
+            ECell::text(&row.version),
+        ];
+        for (b, _) in &self.benches {
+            let note = self.cell_note(row, *b);
+            match row.cells.get(b) {
+                Some(c) => {
+                    let mark = if c.status.is_ok() {
+                        Mark::Plain
+                    } else if c.wall_s().is_some() {
+                        Mark::Flagged
+                    } else {
+                        Mark::Failed
+                    };
+                    v.push(
+                        match c.wall_s() {
+                            Some(w) => ECell::number(w, c.time_text()),
+                            None => ECell::empty(c.time_text()),
+                        }
+                        .marked(mark, note.clone()),
+                    );
+                    v.push(match c.rss_kb() {
+                        Some(k) => ECell::int(k as i64, c.rss_text()),
+                        None => ECell::empty(c.rss_text()),
+                    });
+                }
+                None => {
+                    v.push(ECell::empty("not run").marked(Mark::Failed, note));
+                    v.push(ECell::empty("-"));
+                }
+            }
+        }
+        if row.installed() {
+            let (flag, mark, note) = if row.complete() {
+                ("", Mark::Plain, None)
+            } else {
+                (
+                    " *",
+                    Mark::Flagged,
+                    Some("partial: the sum of the cells that have figures".to_string()),
+                )
+            };
+            v.push(
+                ECell::number(row.total_s(), format!("{:.2}{flag}", row.total_s()))
+                    .marked(mark, note.clone()),
+            );
+            v.push(
+                ECell::int(
+                    row.total_rss_kb() as i64,
+                    format!("{}{flag}", thousands(row.total_rss_kb())),
+                )
+                .marked(mark, note),
+            );
+        } else {
+            v.push(ECell::empty("not installed").marked(Mark::Failed, None));
+            v.push(ECell::empty("-"));
+        }
+        v.push(ECell::text(&row.variant));
+        v.push(ECell::text(&self.size));
+        for (b, _) in &self.benches {
+            v.push(ECell::text(
+                row.cells.get(b).map_or("n/a", |c| c.status.name()),
+            ));
+        }
+        v.push(ECell::text(row.complete().to_string()));
+        v
+    }
+
+    /// The editions' table.
+    pub fn table(&self) -> Table {
+        Table {
+            id: "summary".into(),
+            title: "Summary".into(),
+            columns: self.columns(),
+            rows: self.rows.iter().map(|r| self.cells(r)).collect(),
+            notes: self.notes(),
+            data_only: false,
+        }
+    }
+
+    /// The texts a reader sees in one row (display columns).
+    pub fn row_texts(&self, row: &Row) -> Vec<String> {
+        let cols = self.columns();
+        self.cells(row)
+            .into_iter()
+            .zip(&cols)
+            .filter(|(_, c)| c.in_display())
+            .map(|(cell, _)| cell.text)
+            .collect()
+    }
+
+    /// Facts shown above the table.
+    pub fn meta(&self) -> Vec<(String, String)> {
+        let mut meta = Vec::new();
+        if self.published {
+            meta.push((
+                "Figures".into(),
+                "as published (measured by hand with /usr/bin/time on the machine below, \
+                 best of 3; did-not-finish runs are shown as such, not as times)"
+                    .into(),
+            ));
+        }
+        if let Some(m) = &self.machine {
+            meta.push(("Machine".into(), m.describe()));
+        }
+        meta.push(("Sizes".into(), self.sizes_text()));
+        meta.push((
+            "Time".into(),
+            "wall seconds of build + run, best of N runs; RAM: peak RSS in KB \
+             (`wait4` rusage, as `/usr/bin/time %M`)"
+                .into(),
+        ));
+        meta.push(("Sessions".into(), self.sessions.join(", ")));
+        meta
+    }
+
+    /// The summary as a document (the runs table is added by the caller
+    /// that has the records).
+    pub fn document(&self) -> Document {
+        Document {
+            title: "langbench results".into(),
+            meta: self.meta(),
+            tables: vec![self.table()],
+            charts: crate::export::charts::summary(self),
+        }
     }
 
     /// Everything printed at the end of a run.
     pub fn terminal_text(&self) -> String {
-        let mut s = String::new();
-        if let Some(m) = &self.machine {
-            s.push_str(&format!("Machine: {}\n", m.describe()));
-        }
-        s.push_str(&format!(
-            "Sizes: {} · best of N by wall time · RAM = peak RSS\n",
-            self.sizes_text()
-        ));
-        s.push_str(&self.terminal_table().to_string());
-        s.push('\n');
-        let notes = self.notes();
-        if !notes.is_empty() {
-            s.push_str("* a cell is not a plain correct time:\n");
-            for n in notes {
-                s.push_str(&format!("  - {n}\n"));
-            }
-        }
-        s
+        crate::export::terminal::document(&self.document())
     }
 }
 
@@ -401,6 +521,7 @@ mod tests {
             }),
             status,
             detail: (!status.is_ok()).then(|| "why".into()),
+            origin: crate::record::Origin::Measured,
         }
     }
 
@@ -450,6 +571,8 @@ mod tests {
             timeout_s: 1.0,
             machine: Machine::detect(),
             variants: vec![],
+            origin: crate::record::Origin::Measured,
+            source: None,
         };
         let stored = Stored {
             sessions: vec![mk("s1"), mk("old"), mk("new")],

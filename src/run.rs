@@ -14,7 +14,7 @@ use crate::bench::{Bench, Size};
 use crate::config::{Template, Variant, Vars};
 use crate::export;
 use crate::machine::Machine;
-use crate::record::{RunRecord, SCHEMA, SessionRecord, Status, VariantInfo, now_rfc3339};
+use crate::record::{Origin, RunRecord, SCHEMA, SessionRecord, Status, VariantInfo, now_rfc3339};
 use crate::report::{Summary, thousands};
 use crate::spawn::{Exit, Outcome, Spawner};
 use crate::store::Store;
@@ -221,6 +221,7 @@ impl CellCtx<'_> {
             exit: None,
             status,
             detail,
+            origin: Origin::Measured,
         }
     }
 
@@ -444,6 +445,8 @@ pub fn begin_session(
         timeout_s: params.timeout_s,
         machine: Machine::detect(),
         variants: infos.clone(),
+        origin: Origin::Measured,
+        source: None,
     })?;
     Ok((session, infos))
 }
@@ -487,7 +490,7 @@ pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<S
     let started = Instant::now();
     let save = |rec: RunRecord| -> Result<()> {
         store.append_run(&rec)?;
-        export::write_all(&store, &store.load()?)?;
+        export::write_all(&store)?;
         Ok(())
     };
     'cells: for (k, (i, bench)) in cells.into_iter().enumerate() {
@@ -582,11 +585,13 @@ pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<S
         }
     }
     pb.finish_and_clear();
-    let stored = store.load()?;
-    for w in &stored.warnings {
+    let derived = export::write_all(&store)?;
+    for w in &derived.warnings {
         eprintln!("warning: {w}");
     }
-    let summary = export::write_all(&store, &stored)?;
+    let summary = derived
+        .summary
+        .context("the results directory holds no run")?;
     if interrupted() {
         eprintln!(
             "interrupted: finished runs are kept in {} (runs.jsonl)",

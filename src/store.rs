@@ -84,7 +84,8 @@ impl Store {
     /// Writes a derived file atomically (write to a temporary file, rename).
     pub fn write_derived(&self, name: &str, bytes: &[u8]) -> Result<()> {
         let path = self.dir.join(name);
-        let tmp = self.dir.join(format!(".{name}.tmp"));
+        let file = path.file_name().unwrap_or_default().to_string_lossy();
+        let tmp = path.with_file_name(format!(".{file}.tmp"));
         std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
         std::fs::rename(&tmp, &path).with_context(|| format!("cannot write {}", path.display()))
     }
@@ -178,6 +179,7 @@ mod tests {
             exit: Some(crate::spawn::Exit::Exited(0)),
             status: Status::Ok,
             detail: None,
+            origin: crate::record::Origin::Measured,
         }
     }
 

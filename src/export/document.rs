@@ -41,7 +41,9 @@ pub enum Show {
 pub enum Kind {
     Text,
     /// Seconds; `decimals` digits in CSV.
-    Seconds { decimals: usize },
+    Seconds {
+        decimals: usize,
+    },
     /// Kilobytes, an integer.
     Kb,
     /// Any integer count (N, runs, errors, connections, rank).
@@ -49,7 +51,11 @@ pub enum Kind {
     /// A dimensionless ratio (new / old, or relative to a variant).
     Ratio,
     /// A decimal figure with `decimals` digits (rps, ms, MB, cores).
-    Decimal { decimals: usize },
+    Decimal {
+        decimals: usize,
+    },
+    /// A number written in its shortest exact form (a delay of 1000 or 0.5 ms).
+    Number,
 }
 
 impl Kind {

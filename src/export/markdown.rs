@@ -1,44 +1,68 @@
-//! The table in Markdown, with the machine, the sizes and every failure.
+//! Markdown: the document's facts as a list, each table with its notes.
 
-use crate::report::Summary;
+use anyhow::Result;
 
+use super::Exporter;
+use super::document::{Document, Table};
+
+pub struct Markdown;
+
+/// A cell's text made safe for a Markdown table row.
 fn escape(s: &str) -> String {
-    s.replace('|', "\\|")
+    strip_ansi_escapes::strip_str(s)
+        .replace('|', "\\|")
+        .replace(['\n', '\r'], " ")
 }
 
-pub fn table(s: &Summary) -> String {
-    let header = s.header();
-    let mut out = format!("| {} |\n", header.join(" | "));
-    out.push('|');
-    for i in 0..header.len() {
-        out.push_str(if i < 3 { " --- |" } else { " ---: |" });
+pub fn table(t: &Table) -> String {
+    let cols = t.display_columns();
+    let header: Vec<String> = cols.iter().map(|&i| escape(&t.columns[i].header)).collect();
+    let mut out = format!("| {} |\n|", header.join(" | "));
+    for &i in &cols {
+        out.push_str(if t.columns[i].kind.is_numeric() {
+            " ---: |"
+        } else {
+            " --- |"
+        });
     }
     out.push('\n');
-    for row in &s.rows {
-        let cells: Vec<String> = s.row_texts(row).iter().map(|c| escape(c)).collect();
+    for row in &t.rows {
+        let cells: Vec<String> = cols.iter().map(|&i| escape(&row[i].text)).collect();
         out.push_str(&format!("| {} |\n", cells.join(" | ")));
     }
     out
 }
 
-pub fn summary(s: &Summary) -> String {
-    let mut out = String::from("# langbench results\n\n");
-    if let Some(m) = &s.machine {
-        out.push_str(&format!("- Machine: {}\n", escape(&m.describe())));
-    }
-    out.push_str(&format!("- Sizes: {}\n", s.sizes_text()));
-    out.push_str(
-        "- Time: wall seconds of build + run, best of N runs; RAM: peak RSS in KB \
-         (`wait4` rusage, as `/usr/bin/time %M`)\n",
-    );
-    out.push_str(&format!("- Sessions: {}\n\n", s.sessions.join(", ")));
-    out.push_str(&table(s));
-    let notes = s.notes();
-    if !notes.is_empty() {
-        out.push_str("\n\\* Cells that are not a plain correct time:\n\n");
-        for n in notes {
-            out.push_str(&format!("- {}\n", escape(&n)));
+impl Exporter for Markdown {
+    fn render(&self, doc: &Document) -> Result<Vec<u8>> {
+        let mut out = format!("# {}\n\n", escape(&doc.title));
+        for (k, v) in &doc.meta {
+            out.push_str(&format!("- {k}: {}\n", escape(v)));
         }
+        let tables: Vec<&Table> = doc.tables.iter().filter(|t| !t.data_only).collect();
+        for t in &tables {
+            out.push('\n');
+            if tables.len() > 1 {
+                out.push_str(&format!("## {}\n\n", escape(&t.title)));
+            }
+            out.push_str(&table(t));
+            if !t.notes.is_empty() {
+                out.push_str("\n\\* Notes:\n\n");
+                for n in &t.notes {
+                    out.push_str(&format!("- {}\n", escape(n)));
+                }
+            }
+        }
+        if !doc.charts.is_empty() {
+            out.push_str("\nCharts: ");
+            let links: Vec<String> = doc
+                .charts
+                .iter()
+                .map(|c| format!("[{}](charts/{}.svg)", escape(&c.title), c.id))
+                .collect();
+            out.push_str(&links.join(" · "));
+            out.push('\n');
+        }
+        Ok(out.into_bytes())
     }
-    out
 }

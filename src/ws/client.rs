@@ -116,16 +116,16 @@ impl Shared {
             echoes,
             rps: echoes as f64 / window.as_secs_f64(),
             latency_mean_ms: if all.is_empty() { 0.0 } else { ms(all.mean()) },
-            latency_p50_ms: ms(all.value_at_quantile(0.5) as f64),
-            latency_p99_ms: ms(all.value_at_quantile(0.99) as f64),
+            latency_p50_ms: Some(ms(all.value_at_quantile(0.5) as f64)),
+            latency_p99_ms: Some(ms(all.value_at_quantile(0.99) as f64)),
             latency_max_ms: ms(all.max() as f64),
-            errors: self.errors.load(Ordering::SeqCst),
+            errors: Some(self.errors.load(Ordering::SeqCst)),
             error_samples: self
                 .error_samples
                 .lock()
                 .map(|s| s.clone())
                 .unwrap_or_default(),
-            alive: self.alive.load(Ordering::SeqCst),
+            alive: Some(self.alive.load(Ordering::SeqCst)),
         }
     }
 
@@ -148,13 +148,25 @@ pub struct WindowStats {
     pub echoes: u64,
     pub rps: f64,
     pub latency_mean_ms: f64,
-    pub latency_p50_ms: f64,
-    pub latency_p99_ms: f64,
+    /// `None` where a published edition did not give it.
+    #[serde(default)]
+    pub latency_p50_ms: Option<f64>,
+    #[serde(default)]
+    pub latency_p99_ms: Option<f64>,
     pub latency_max_ms: f64,
-    pub errors: u64,
+    #[serde(default)]
+    pub errors: Option<u64>,
     #[serde(default)]
     pub error_samples: Vec<String>,
-    pub alive: usize,
+    #[serde(default)]
+    pub alive: Option<usize>,
+}
+
+impl WindowStats {
+    /// Errors seen (0 where not published).
+    pub fn error_count(&self) -> u64 {
+        self.errors.unwrap_or(0)
+    }
 }
 
 fn config() -> WebSocketConfig {

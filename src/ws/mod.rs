@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::bench::Bench;
 use crate::config::{Variant, Vars};
-use crate::record::{SCHEMA, VariantInfo, now_rfc3339};
+use crate::record::{Origin, SCHEMA, VariantInfo, now_rfc3339};
 use crate::run::{
     SessionParams, begin_session, interrupted, prepare, progress_bar, say, stderr_tail,
 };
@@ -102,10 +102,17 @@ pub struct Phase {
     pub status: WsStatus,
     pub window_s: f64,
     pub stats: Option<WindowStats>,
-    pub server_rss_peak_kb: u64,
-    pub server_rss_avg_kb: u64,
-    pub server_cores: f64,
-    pub client_cores: f64,
+    /// Peak RSS of the server's process tree in the window (`None`: not
+    /// published, or the phase did not run).
+    #[serde(default)]
+    pub server_rss_peak_kb: Option<u64>,
+    #[serde(default)]
+    pub server_rss_avg_kb: Option<u64>,
+    /// Server CPU seconds per second of the window.
+    #[serde(default)]
+    pub server_cores: Option<f64>,
+    #[serde(default)]
+    pub client_cores: Option<f64>,
     /// The client's CPUs were saturated: rps is the client's limit, not
     /// necessarily the server's.
     pub client_bound: bool,
@@ -137,6 +144,9 @@ pub struct WsRecord {
     pub server_sys_s: Option<f64>,
     /// It exited by itself after SIGTERM (rather than needing SIGKILL).
     pub clean_shutdown: Option<bool>,
+    /// Measured here, or imported from a published edition (absent: measured).
+    #[serde(default, skip_serializing_if = "Origin::is_measured")]
+    pub origin: Origin,
 }
 
 /// Raises RLIMIT_NOFILE to its hard limit (inherited by servers started
@@ -237,6 +247,7 @@ impl Ctx<'_> {
             server_user_s: None,
             server_sys_s: None,
             clean_shutdown: None,
+            origin: Origin::Measured,
         }
     }
 
@@ -363,7 +374,7 @@ impl Ctx<'_> {
             .phases
             .iter()
             .filter_map(|p| p.stats.as_ref())
-            .map(|s| s.errors)
+            .map(|s| s.error_count())
             .sum();
         if crashed || already_dead {
             rec.status = WsStatus::Crashed;
@@ -438,7 +449,7 @@ impl Ctx<'_> {
         } else {
             client_cores + server_cores >= 0.9 * total_cpus && client_cores >= server_cores
         };
-        let status = if stats.errors > 0 {
+        let status = if stats.error_count() > 0 {
             WsStatus::Errors
         } else {
             WsStatus::Ok
@@ -447,10 +458,10 @@ impl Ctx<'_> {
             delay_ms,
             status,
             window_s: window.as_secs_f64(),
-            server_rss_peak_kb: peak,
-            server_rss_avg_kb: sum.checked_div(count).unwrap_or(peak),
-            server_cores,
-            client_cores,
+            server_rss_peak_kb: Some(peak),
+            server_rss_avg_kb: Some(sum.checked_div(count).unwrap_or(peak)),
+            server_cores: Some(server_cores),
+            client_cores: Some(client_cores),
             client_bound,
             detail: (!stats.error_samples.is_empty()).then(|| stats.error_samples.join("; ")),
             stats: Some(stats),
@@ -464,10 +475,10 @@ fn skipped(delay_ms: f64) -> Phase {
         status: WsStatus::Skipped,
         window_s: 0.0,
         stats: None,
-        server_rss_peak_kb: 0,
-        server_rss_avg_kb: 0,
-        server_cores: 0.0,
-        client_cores: 0.0,
+        server_rss_peak_kb: None,
+        server_rss_avg_kb: None,
+        server_cores: None,
+        client_cores: None,
         client_bound: false,
         detail: None,
     }
@@ -554,7 +565,7 @@ pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<V
             );
         }
         store.append(WS_RECORDS, &rec)?;
-        report::write_all(&store)?;
+        crate::export::write_all(&store)?;
         records.push(rec);
     }
     pb.finish_and_clear();

@@ -1,36 +1,14 @@
-//! The WebSocket table: one row per server and phase, in the terminal,
-//! Markdown, CSV and JSON.
+//! The WebSocket table: one row per server and phase, built once as a
+//! [`Table`] and rendered by every format of [`crate::export`].
 
 use std::collections::BTreeMap;
 
 use anyhow::Result;
-use comfy_table::presets::UTF8_FULL_CONDENSED;
-use comfy_table::{Cell, CellAlignment, Table};
 
 use super::{Phase, WS_RECORDS, WsRecord, WsStatus};
+use crate::export::{Cell, Column, Document, Kind, Mark, Show, Table};
+use crate::record::Origin;
 use crate::store::Store;
-
-pub const WS_MD: &str = "ws-summary.md";
-pub const WS_CSV: &str = "ws-summary.csv";
-pub const WS_JSON: &str = "ws.json";
-
-const HEADER: [&str; 15] = [
-    "Server",
-    "Runtime",
-    "Library",
-    "Delay (ms)",
-    "rps",
-    "Lat avg (ms)",
-    "p50 (ms)",
-    "p99 (ms)",
-    "max (ms)",
-    "Errors",
-    "Alive",
-    "Server MB",
-    "Server cores",
-    "Client cores",
-    "Notes",
-];
 
 /// The newest record of each server, in the order they were run.
 pub fn latest(records: &[WsRecord]) -> Vec<&WsRecord> {
@@ -41,10 +19,6 @@ pub fn latest(records: &[WsRecord]) -> Vec<&WsRecord> {
     let mut idx: Vec<usize> = by_variant.into_values().collect();
     idx.sort();
     idx.into_iter().map(|i| &records[i]).collect()
-}
-
-fn f2(v: f64) -> String {
-    format!("{v:.2}")
 }
 
 fn notes(r: &WsRecord, p: &Phase) -> String {
@@ -64,222 +38,244 @@ fn notes(r: &WsRecord, p: &Phase) -> String {
     n.join("; ")
 }
 
-/// Text cells of every row.
-pub fn rows(records: &[&WsRecord]) -> Vec<Vec<String>> {
-    let mut out = Vec::new();
+fn columns() -> Vec<Column> {
+    use Kind::*;
+    use Show::*;
+    let c = Column::new;
+    vec![
+        c("Variant", "variant", Text, Data),
+        c("Server", "server_display", Text, Display),
+        c("Server", "server", Text, Data),
+        c("Runtime", "runtime_version", Text, Both),
+        c("Library", "library", Text, Both),
+        c("Connections", "connections", Count, Data),
+        c("Delay (ms)", "delay_ms", Number, Both),
+        c("Status", "status", Text, Data),
+        c("rps", "rps", Decimal { decimals: 2 }, Both),
+        c(
+            "Lat avg (ms)",
+            "latency_avg_ms",
+            Decimal { decimals: 3 },
+            Both,
+        ),
+        c("p50 (ms)", "latency_p50_ms", Decimal { decimals: 3 }, Both),
+        c("p99 (ms)", "latency_p99_ms", Decimal { decimals: 3 }, Both),
+        c("max (ms)", "latency_max_ms", Decimal { decimals: 3 }, Both),
+        c("Errors", "errors", Count, Both),
+        c("Alive", "alive", Count, Both),
+        c("Window (s)", "window_s", Decimal { decimals: 3 }, Data),
+        c("Server MB", "server_ram_mb", Decimal { decimals: 1 }, Both),
+        c(
+            "Server MB avg",
+            "server_ram_avg_mb",
+            Decimal { decimals: 1 },
+            Data,
+        ),
+        c(
+            "Server cores",
+            "server_cores",
+            Decimal { decimals: 3 },
+            Both,
+        ),
+        c(
+            "Client cores",
+            "client_cores",
+            Decimal { decimals: 3 },
+            Both,
+        ),
+        c("Client-bound", "client_bound", Text, Data),
+        c("Server exit", "server_exit", Text, Data),
+        c("Server peak RSS (KB)", "server_max_rss_kb", Kb, Data),
+        c("Notes", "notes", Text, Display),
+        c("Detail", "detail", Text, Data),
+    ]
+}
+
+/// A figure that may be missing (not published, or the phase had none).
+fn opt(v: Option<f64>, text: impl Fn(f64) -> String) -> Cell {
+    match v {
+        Some(v) => Cell::number(v, text(v)),
+        None => Cell::empty("-"),
+    }
+}
+
+fn f2(v: f64) -> String {
+    format!("{v:.2}")
+}
+
+/// The ws table of `records` (one record per server, newest first chosen by
+/// the caller).
+pub fn table(records: &[&WsRecord]) -> Table {
+    let mut rows = Vec::new();
+    let mut table_notes = Vec::new();
     for r in records {
-        let server = format!("{} ({})", r.language, r.variant);
+        let exit = r.server_exit.map(|e| e.to_string()).unwrap_or_default();
+        let head = |delay: Cell, status: &str| {
+            vec![
+                Cell::text(&r.variant),
+                Cell::text(format!("{} ({})", r.language, r.variant)),
+                Cell::text(&r.language),
+                Cell::text(&r.version),
+                Cell::text(&r.library),
+                Cell::int(r.connections as i64, r.connections.to_string()),
+                delay,
+                Cell::text(status),
+            ]
+        };
+        let tail = |notes: String, detail: Option<String>| {
+            vec![
+                Cell::text(&exit),
+                match r.server_max_rss_kb {
+                    Some(k) => Cell::int(k as i64, k.to_string()),
+                    None => Cell::empty(""),
+                },
+                Cell::text(notes),
+                Cell::text(detail.unwrap_or_default()),
+            ]
+        };
         if r.phases.is_empty() {
-            let mut row = vec![server, r.version.clone(), r.library.clone()];
-            row.push("-".into());
-            row.push(r.status.name().to_uppercase());
-            row.extend(std::iter::repeat_n("-".to_string(), 9));
-            row.push(r.detail.clone().unwrap_or_default());
-            out.push(row);
+            let why = r.detail.clone();
+            let mut row = head(Cell::empty("-"), r.status.name());
+            row.push(Cell::empty(r.status.name().to_uppercase()).marked(Mark::Failed, why.clone()));
+            row.extend((0..11).map(|_| Cell::empty("-")));
+            row.push(Cell::empty(""));
+            row.extend(tail(why.clone().unwrap_or_default(), why.clone()));
+            if let Some(w) = &why {
+                table_notes.push(format!("{}: {}: {w}", r.variant, r.status.name()));
+            }
+            rows.push(row);
             continue;
         }
         for p in &r.phases {
-            let mut row = vec![
-                server.clone(),
-                r.version.clone(),
-                r.library.clone(),
-                format!("{}", p.delay_ms),
-            ];
+            let mut row = head(
+                Cell::number(p.delay_ms, format!("{}", p.delay_ms)),
+                p.status.name(),
+            );
+            let mark = if p.status == WsStatus::Ok && !p.client_bound {
+                Mark::Plain
+            } else {
+                Mark::Flagged
+            };
+            let why = Some(notes(r, p)).filter(|n| !n.is_empty());
             match &p.stats {
-                Some(s) => row.extend([
-                    format!("{:.0}", s.rps),
-                    f2(s.latency_mean_ms),
-                    f2(s.latency_p50_ms),
-                    f2(s.latency_p99_ms),
-                    f2(s.latency_max_ms),
-                    s.errors.to_string(),
-                    s.alive.to_string(),
-                    format!("{:.0}", p.server_rss_peak_kb as f64 / 1024.0),
-                    f2(p.server_cores),
-                    f2(p.client_cores),
-                ]),
+                Some(s) => {
+                    row.push(
+                        Cell::number(s.rps, format!("{:.0}", s.rps)).marked(mark, why.clone()),
+                    );
+                    row.push(Cell::number(s.latency_mean_ms, f2(s.latency_mean_ms)));
+                    row.push(opt(s.latency_p50_ms, f2));
+                    row.push(opt(s.latency_p99_ms, f2));
+                    row.push(Cell::number(s.latency_max_ms, f2(s.latency_max_ms)));
+                    row.push(opt(s.errors.map(|e| e as f64), |e| format!("{e:.0}")));
+                    row.push(opt(s.alive.map(|a| a as f64), |a| format!("{a:.0}")));
+                }
                 None => {
-                    row.push(p.status.name().to_uppercase());
-                    row.extend(std::iter::repeat_n("-".to_string(), 9));
+                    row.push(
+                        Cell::empty(p.status.name().to_uppercase())
+                            .marked(Mark::Failed, why.clone()),
+                    );
+                    row.extend((0..6).map(|_| Cell::empty("-")));
                 }
             }
-            row.push(notes(r, p));
-            out.push(row);
+            row.push(if p.window_s > 0.0 {
+                Cell::number(p.window_s, format!("{:.3}", p.window_s))
+            } else {
+                Cell::empty("")
+            });
+            let mb = |kb: Option<u64>| kb.map(|k| k as f64 / 1024.0);
+            row.push(opt(mb(p.server_rss_peak_kb), |m| format!("{m:.0}")));
+            row.push(opt(mb(p.server_rss_avg_kb), |m| format!("{m:.0}")));
+            row.push(opt(p.server_cores, f2));
+            row.push(opt(p.client_cores, f2));
+            row.push(Cell::text(p.client_bound.to_string()));
+            if let Some(w) = &why
+                && mark != Mark::Plain
+            {
+                table_notes.push(format!("{} · delay {} ms: {w}", r.variant, p.delay_ms));
+            }
+            row.extend(tail(notes(r, p), p.detail.clone().or(r.detail.clone())));
+            rows.push(row);
         }
     }
-    out
-}
-
-pub fn terminal(records: &[&WsRecord]) -> String {
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED)
-        .set_header(HEADER.to_vec());
-    for row in rows(records) {
-        t.add_row(
-            row.into_iter()
-                .enumerate()
-                .map(|(i, s)| {
-                    let c = Cell::new(s);
-                    if (3..14).contains(&i) {
-                        c.set_alignment(CellAlignment::Right)
-                    } else {
-                        c
-                    }
-                })
-                .collect::<Vec<_>>(),
-        );
+    Table {
+        id: "ws-summary".into(),
+        title: "WebSocket echo".into(),
+        columns: columns(),
+        rows,
+        notes: table_notes,
+        data_only: false,
     }
-    t.to_string()
 }
 
-pub fn markdown(records: &[&WsRecord]) -> String {
-    let mut s = String::from("# langbench ws-echo results\n\n");
+/// Facts shown above the ws table.
+pub fn meta(records: &[&WsRecord]) -> Vec<(String, String)> {
+    let mut meta = Vec::new();
     if let Some(r) = records.first() {
-        s.push_str(&format!(
-            "- {} connections, each: binary + text echo, then sleep for the phase's delay; \
-             {} s warm-up, then the measured window; client and server {}\n",
-            r.connections,
-            r.warmup_s,
-            if r.pinned {
-                "on separate cores (--pin)"
-            } else {
-                "sharing all cores"
-            }
+        if r.origin == Origin::Published {
+            meta.push((
+                "Figures".into(),
+                "as published (measured by hand elsewhere; blank = not published)".into(),
+            ));
+        }
+        meta.push((
+            "Load".into(),
+            format!(
+                "{} connections, each: binary + text echo, then sleep for the phase's delay; \
+                 {} s warm-up, then the measured window; client and server {}",
+                r.connections,
+                r.warmup_s,
+                if r.pinned {
+                    "on separate cores (--pin)"
+                } else {
+                    "sharing all cores"
+                }
+            ),
         ));
     }
-    s.push_str("- rps counts every echo (binary and text) in the window; latency is send to matching echo; Server MB is the peak RSS of the server's process tree in the window; cores are CPU seconds per second\n\n");
-    s.push_str(&format!("| {} |\n|", HEADER.join(" | ")));
-    for i in 0..HEADER.len() {
-        s.push_str(if (3..14).contains(&i) {
-            " ---: |"
-        } else {
-            " --- |"
-        });
-    }
-    s.push('\n');
-    for row in rows(records) {
-        let cells: Vec<String> = row.iter().map(|c| c.replace('|', "\\|")).collect();
-        s.push_str(&format!("| {} |\n", cells.join(" | ")));
-    }
-    s
+    meta.push((
+        "Columns".into(),
+        "rps counts every echo (binary and text) in the window; latency is send to matching \
+         echo; Server MB is the peak RSS of the server's process tree in the window; cores are \
+         CPU seconds per second"
+            .into(),
+    ));
+    meta
 }
 
-pub fn csv(records: &[&WsRecord]) -> Result<Vec<u8>> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record([
-        "variant",
-        "server",
-        "runtime_version",
-        "library",
-        "connections",
-        "delay_ms",
-        "status",
-        "rps",
-        "latency_avg_ms",
-        "latency_p50_ms",
-        "latency_p99_ms",
-        "latency_max_ms",
-        "errors",
-        "alive",
-        "window_s",
-        "server_ram_mb",
-        "server_ram_avg_mb",
-        "server_cores",
-        "client_cores",
-        "client_bound",
-        "server_exit",
-        "server_max_rss_kb",
-        "detail",
-    ])?;
-    for r in records {
-        let exit = r.server_exit.map(|e| e.to_string()).unwrap_or_default();
-        // One row: the server's columns, then this phase's (or a server
-        // that never got to a phase: blanks), then how the server ended.
-        let mut row = |delay: String,
-                       status: &str,
-                       measured: Vec<String>,
-                       max_rss: String,
-                       detail: String|
-         -> Result<()> {
-            let mut rec = vec![
-                r.variant.clone(),
-                r.language.clone(),
-                r.version.clone(),
-                r.library.clone(),
-                r.connections.to_string(),
-                delay,
-                status.to_string(),
-            ];
-            rec.extend(measured);
-            rec.extend([exit.clone(), max_rss, detail]);
-            Ok(w.write_record(&rec)?)
-        };
-        for p in &r.phases {
-            let s = p.stats.clone().unwrap_or_default();
-            row(
-                p.delay_ms.to_string(),
-                p.status.name(),
-                vec![
-                    format!("{:.2}", s.rps),
-                    format!("{:.3}", s.latency_mean_ms),
-                    format!("{:.3}", s.latency_p50_ms),
-                    format!("{:.3}", s.latency_p99_ms),
-                    format!("{:.3}", s.latency_max_ms),
-                    s.errors.to_string(),
-                    s.alive.to_string(),
-                    format!("{:.3}", p.window_s),
-                    format!("{:.1}", p.server_rss_peak_kb as f64 / 1024.0),
-                    format!("{:.1}", p.server_rss_avg_kb as f64 / 1024.0),
-                    format!("{:.3}", p.server_cores),
-                    format!("{:.3}", p.client_cores),
-                    p.client_bound.to_string(),
-                ],
-                r.server_max_rss_kb
-                    .map(|k| k.to_string())
-                    .unwrap_or_default(),
-                p.detail.clone().or(r.detail.clone()).unwrap_or_default(),
-            )?;
-        }
-        if r.phases.is_empty() {
-            row(
-                String::new(),
-                r.status.name(),
-                vec![String::new(); 13],
-                String::new(),
-                r.detail.clone().unwrap_or_default(),
-            )?;
-        }
+/// The ws results as a document.
+pub fn document(records: &[&WsRecord]) -> Document {
+    Document {
+        title: "langbench ws-echo results".into(),
+        meta: meta(records),
+        tables: vec![table(records)],
+        charts: crate::export::charts::ws(records),
     }
-    Ok(w.into_inner()?)
 }
 
-/// Rewrites the ws tables from `ws.jsonl`.
-pub fn write_all(store: &Store) -> Result<Vec<WsRecord>> {
+/// Reads `ws.jsonl` of a store (no file: no records).
+pub fn load(store: &Store) -> Result<(Vec<WsRecord>, Vec<String>)> {
     let mut warnings = Vec::new();
     let records: Vec<WsRecord> = store.read(WS_RECORDS, &mut warnings)?;
-    let latest = latest(&records);
-    store.write_derived(WS_MD, markdown(&latest).as_bytes())?;
-    store.write_derived(WS_CSV, &csv(&latest)?)?;
-    let mut json = serde_json::to_vec_pretty(&records)?;
-    json.push(b'\n');
-    store.write_derived(WS_JSON, &json)?;
-    Ok(records)
+    Ok((records, warnings))
 }
 
 /// One progress line per finished phase.
 pub fn phase_line(id: &str, p: &Phase) -> String {
+    let f = |v: Option<f64>| v.map(f2).unwrap_or_else(|| "-".into());
     match &p.stats {
         Some(s) => format!(
-            "{id} · delay {} ms: {:.0} rps, latency avg {:.2} / p99 {:.2} / max {:.2} ms, {} errors, server {:.0} MB {:.2} cores, client {:.2} cores{}",
+            "{id} · delay {} ms: {:.0} rps, latency avg {:.2} / p99 {} / max {:.2} ms, {} errors, server {} MB {} cores, client {} cores{}",
             p.delay_ms,
             s.rps,
             s.latency_mean_ms,
-            s.latency_p99_ms,
+            f(s.latency_p99_ms),
             s.latency_max_ms,
-            s.errors,
-            p.server_rss_peak_kb as f64 / 1024.0,
-            p.server_cores,
-            p.client_cores,
+            s.error_count(),
+            p.server_rss_peak_kb
+                .map(|k| format!("{:.0}", k as f64 / 1024.0))
+                .unwrap_or_else(|| "-".into()),
+            f(p.server_cores),
+            f(p.client_cores),
             if p.client_bound {
                 " (client-bound)"
             } else {

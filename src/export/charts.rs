@@ -1,0 +1,220 @@
+//! What is charted: bar charts built from the summary, the ws records and
+//! a comparison. [`super::svg`] draws them. A cell without a figure is a
+//! labelled gap (`FAILED (exit 1)`, `not run`), never a bar of zero; a
+//! figure that is not a plain correct one is a marked bar.
+
+use super::document::{Bar, BarChart, BarRow, Mark};
+use crate::report::{Row, Summary};
+use crate::ws::{WsRecord, WsStatus};
+
+/// One benchmark cell as a bar: `value` picks time or RAM.
+fn cell_bar(row: &Row, bench: crate::bench::Bench, ram: bool) -> Bar {
+    let Some(c) = row.cells.get(&bench) else {
+        return Bar {
+            value: None,
+            mark: Mark::Failed,
+            label: Some("not run".into()),
+        };
+    };
+    let value = if ram {
+        c.rss_kb().map(|k| k as f64)
+    } else {
+        c.wall_s()
+    };
+    match value {
+        Some(v) if c.status.is_ok() => Bar::plain(v),
+        Some(v) => Bar {
+            value: Some(v),
+            mark: Mark::Flagged,
+            label: Some(c.status.name().into()),
+        },
+        None => Bar {
+            value: None,
+            mark: Mark::Failed,
+            label: Some(c.time_text()),
+        },
+    }
+}
+
+fn total_bar(row: &Row, value: f64) -> Bar {
+    let has_figures = row.cells.values().any(|c| c.wall_s().is_some());
+    if !has_figures {
+        Bar {
+            value: None,
+            mark: Mark::Failed,
+            label: Some("no figures".into()),
+        }
+    } else if row.complete() {
+        Bar::plain(value)
+    } else {
+        Bar {
+            value: Some(value),
+            mark: Mark::Flagged,
+            label: Some("partial".into()),
+        }
+    }
+}
+
+fn row_label(row: &Row) -> String {
+    format!("{} · {}", row.language, row.flags)
+}
+
+const MARKS: &str = "Marked bars are not plain correct figures (a partial total, a non-zero exit, \
+                     a wrong output, a timeout); labelled gaps have no figure.";
+
+/// Total time and peak RAM per variant, and both per benchmark.
+pub fn summary(s: &Summary) -> Vec<BarChart> {
+    let rows: Vec<&Row> = s.rows.iter().filter(|r| r.installed()).collect();
+    if rows.is_empty() {
+        return Vec::new();
+    }
+    let benches: Vec<String> = s.benches.iter().map(|(b, _)| b.to_string()).collect();
+    let total = |id: &str, title: &str, axis: &str, ram: bool| BarChart {
+        id: id.into(),
+        title: title.into(),
+        axis: axis.into(),
+        log: true,
+        series: vec!["total".into()],
+        rows: rows
+            .iter()
+            .map(|r| BarRow {
+                label: row_label(r),
+                bars: vec![total_bar(
+                    r,
+                    if ram {
+                        r.total_rss_kb() as f64
+                    } else {
+                        r.total_s()
+                    },
+                )],
+            })
+            .collect(),
+        caption: MARKS.into(),
+    };
+    let by_bench = |id: &str, title: &str, axis: &str, ram: bool| BarChart {
+        id: id.into(),
+        title: title.into(),
+        axis: axis.into(),
+        log: true,
+        series: benches.clone(),
+        rows: rows
+            .iter()
+            .map(|r| BarRow {
+                label: row_label(r),
+                bars: s
+                    .benches
+                    .iter()
+                    .map(|(b, _)| cell_bar(r, *b, ram))
+                    .collect(),
+            })
+            .collect(),
+        caption: MARKS.into(),
+    };
+    vec![
+        total(
+            "total-time",
+            "Total time per variant (s, build + run, best of N)",
+            "seconds (log scale)",
+            false,
+        ),
+        total(
+            "total-ram",
+            "Total peak RAM per variant (KB)",
+            "KB (log scale)",
+            true,
+        ),
+        by_bench(
+            "time-by-benchmark",
+            "Time per benchmark (s)",
+            "seconds (log scale)",
+            false,
+        ),
+        by_bench(
+            "ram-by-benchmark",
+            "Peak RAM per benchmark (KB)",
+            "KB (log scale)",
+            true,
+        ),
+    ]
+}
+
+/// rps and p99 latency per server and phase.
+pub fn ws(records: &[&WsRecord]) -> Vec<BarChart> {
+    if records.is_empty() {
+        return Vec::new();
+    }
+    let mut delays: Vec<f64> = Vec::new();
+    for r in records {
+        for p in &r.phases {
+            if !delays.contains(&p.delay_ms) {
+                delays.push(p.delay_ms);
+            }
+        }
+    }
+    let chart =
+        |id: &str, title: &str, axis: &str, pick: &dyn Fn(&crate::ws::Phase) -> Option<f64>| {
+            BarChart {
+                id: id.into(),
+                title: title.into(),
+                axis: axis.into(),
+                log: true,
+                series: delays.iter().map(|d| format!("{d} ms")).collect(),
+                rows: records
+                    .iter()
+                    .map(|r| BarRow {
+                        label: format!("{} · {} ({})", r.language, r.library, r.variant),
+                        bars: delays
+                            .iter()
+                            .map(|d| match r.phases.iter().find(|p| p.delay_ms == *d) {
+                                None => Bar {
+                                    value: None,
+                                    mark: Mark::Failed,
+                                    label: Some(r.status.name().to_uppercase()),
+                                },
+                                Some(p) => match pick(p) {
+                                    None => Bar {
+                                        value: None,
+                                        mark: Mark::Failed,
+                                        label: Some(if p.stats.is_some() {
+                                            "not published".into()
+                                        } else {
+                                            p.status.name().to_uppercase()
+                                        }),
+                                    },
+                                    Some(v) if p.status == WsStatus::Ok && !p.client_bound => {
+                                        Bar::plain(v)
+                                    }
+                                    Some(v) => Bar {
+                                        value: Some(v),
+                                        mark: Mark::Flagged,
+                                        label: Some(if p.client_bound {
+                                            "client-bound".into()
+                                        } else {
+                                            p.status.name().into()
+                                        }),
+                                    },
+                                },
+                            })
+                            .collect(),
+                    })
+                    .collect(),
+                caption: "One bar per delay phase. Marked bars had errors or a saturated client; \
+                      labelled gaps have no figure."
+                    .into(),
+            }
+        };
+    vec![
+        chart(
+            "ws-rps",
+            "WebSocket echoes per second, per server and delay phase",
+            "echoes/s (log scale)",
+            &|p| p.stats.as_ref().map(|s| s.rps),
+        ),
+        chart(
+            "ws-p99",
+            "WebSocket p99 latency (ms), per server and delay phase",
+            "ms (log scale)",
+            &|p| p.stats.as_ref().and_then(|s| s.latency_p99_ms),
+        ),
+    ]
+}
