@@ -3,6 +3,7 @@
 
 pub mod csv;
 pub mod document;
+pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod svg;
