@@ -234,7 +234,7 @@ th, td { padding: 2px 8px; white-space: nowrap; border-bottom: 1px solid var(--l
   text-align: left; }
 th + th, td + td { border-left: 1px solid var(--line); }
 thead th { position: sticky; top: 0; z-index: 1; background: var(--head); padding: 0;
-  vertical-align: bottom; }
+  vertical-align: bottom; box-shadow: inset 0 -1px var(--line); }
 thead th button { all: unset; display: block; padding: 4px 8px; cursor: pointer;
   font-weight: 600; width: 100%; box-sizing: border-box; }
 thead th button:focus-visible { outline: 2px solid var(--link); outline-offset: -2px; }
@@ -604,11 +604,8 @@ mod tests {
         let _one = BROWSER.lock().unwrap_or_else(|e| e.into_inner());
         let bin = std::env::var("CHROMIUM").unwrap_or_else(|_| "chromium".into());
         let profile = tempfile::tempdir_in(dir).unwrap();
-        let out_path = dir.join(format!(
-            "stdout-{}.txt",
-            profile.path().display().to_string().len()
-        ));
-        let out = std::fs::File::create(&out_path).unwrap();
+        let stdout = tempfile::NamedTempFile::new_in(dir).unwrap();
+        let out = stdout.reopen().unwrap();
         let mut child = Command::new(&bin)
             .args([
                 "--headless",
@@ -645,7 +642,7 @@ mod tests {
             std::thread::sleep(Duration::from_millis(50));
         };
         assert!(status.success(), "Chromium failed ({status}) on {url}");
-        std::fs::read_to_string(&out_path).unwrap()
+        std::fs::read_to_string(stdout.path()).unwrap()
     }
 
     fn write_page(dir: &Path, doc: &Document) -> PathBuf {
