@@ -8,6 +8,7 @@
 pub mod charts;
 pub mod csv;
 pub mod document;
+pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod runs;

@@ -1,0 +1,809 @@
+//! The report as one self-contained HTML page (`report.html`): the meta facts,
+//! every human table (sortable by clicking a header) and every chart as
+//! inline SVG. CSS and JS are inline too, so the file opens from disk with no
+//! network and can be mailed or archived as it is.
+//!
+//! Templating is `maud`: every string from the [`Document`] is escaped by the
+//! `html!` macro; the only unescaped inserts are the constant CSS and JS
+//! below and the SVG that [`super::svg::render`] returns.
+
+use anyhow::Result;
+use maud::{DOCTYPE, Markup, PreEscaped, html};
+
+use super::Exporter;
+use super::document::{BarChart, Cell, Document, Mark, Table, Value};
+
+/// File name of the page in the store.
+pub const FILE: &str = "report.html";
+
+/// Renders a [`Document`] as one self-contained HTML5 page.
+pub struct Html;
+
+impl Exporter for Html {
+    fn render(&self, doc: &Document) -> Result<Vec<u8>> {
+        Ok(page(doc).into_string().into_bytes())
+    }
+}
+
+/// Anchor of a table's section (tables and charts may share an id).
+fn table_anchor(t: &Table) -> String {
+    format!("table-{}", t.id)
+}
+
+fn chart_anchor(c: &BarChart) -> String {
+    format!("chart-{}", c.id)
+}
+
+fn page(doc: &Document) -> Markup {
+    let tables: Vec<&Table> = doc.tables.iter().filter(|t| !t.data_only).collect();
+    let has_marks = tables
+        .iter()
+        .any(|t| t.rows.iter().flatten().any(|c| c.mark != Mark::Plain));
+    html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                meta name="generator" content="langbench";
+                title { (doc.title) }
+                style { (PreEscaped(CSS)) }
+            }
+            body {
+                header {
+                    h1 { (doc.title) }
+                    @if !doc.meta.is_empty() {
+                        dl.meta {
+                            @for (k, v) in &doc.meta {
+                                dt { (k) }
+                                dd { (v) }
+                            }
+                        }
+                    }
+                    @if !tables.is_empty() || !doc.charts.is_empty() {
+                        nav.toc aria-label="Contents" {
+                            ol {
+                                @for t in &tables {
+                                    li { a href={ "#" (table_anchor(t)) } { (t.title) } }
+                                }
+                                @for c in &doc.charts {
+                                    li { a href={ "#" (chart_anchor(c)) } { (c.title) } }
+                                }
+                            }
+                        }
+                    }
+                    @if !tables.is_empty() {
+                        p.legend {
+                            "Click a column header to sort (again to reverse)."
+                            @if has_marks {
+                                " " span.flagged { "Amber" } ": a figure that is not a plain correct one; "
+                                span.failed { "red" } ": no figure. Hover a marked cell for why."
+                            }
+                        }
+                    }
+                }
+                main {
+                    @for t in &tables { (table(t)) }
+                    @for c in &doc.charts { (chart(c)) }
+                }
+                script { (PreEscaped(JS)) }
+            }
+        }
+    }
+}
+
+fn table(t: &Table) -> Markup {
+    let cols = t.display_columns();
+    html! {
+        section.table id=(table_anchor(t)) {
+            h2 { (t.title) }
+            div.scroll {
+                table data-table=(t.id) {
+                    thead {
+                        tr {
+                            @for &i in &cols {
+                                @let col = &t.columns[i];
+                                @let numeric = col.kind.is_numeric();
+                                th class=[numeric.then_some("num")] scope="col"
+                                    data-kind=(if numeric { "num" } else { "text" }) {
+                                    button type="button" { (col.header) }
+                                }
+                            }
+                        }
+                    }
+                    tbody {
+                        @for (r, row) in t.rows.iter().enumerate() {
+                            tr data-i=(r) {
+                                @for &i in &cols {
+                                    @let cell = row.get(i);
+                                    @let numeric = t.columns[i].kind.is_numeric();
+                                    @if let Some(cell) = cell {
+                                        td class=[cell_class(numeric, cell.mark)]
+                                            title=[cell.note.as_deref()]
+                                            data-v=[sort_value(cell)] { (cell.text) }
+                                    } @else {
+                                        td {}
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            @if !t.notes.is_empty() {
+                ul.notes {
+                    @for n in &t.notes { li { (n) } }
+                }
+            }
+        }
+    }
+}
+
+/// The classes of a cell: alignment and mark (`None`: no attribute).
+fn cell_class(numeric: bool, mark: Mark) -> Option<&'static str> {
+    match (numeric, mark) {
+        (false, Mark::Plain) => None,
+        (false, Mark::Flagged) => Some("flagged"),
+        (false, Mark::Failed) => Some("failed"),
+        (true, Mark::Plain) => Some("num"),
+        (true, Mark::Flagged) => Some("num flagged"),
+        (true, Mark::Failed) => Some("num failed"),
+    }
+}
+
+/// What the page's script sorts a cell by; `None` (no attribute) for a cell
+/// with no value, which sorts after every cell with one.
+fn sort_value(cell: &Cell) -> Option<String> {
+    if cell.mark == Mark::Failed {
+        return None;
+    }
+    match &cell.value {
+        Value::Empty => None,
+        // `Display` for f64 never uses an exponent; JS `parseFloat` reads it.
+        Value::Number(v) if v.is_finite() => Some(v.to_string()),
+        Value::Number(_) => None,
+        Value::Int(v) => Some(v.to_string()),
+        Value::Text(s) => Some(s.clone()),
+        Value::Bool(b) => Some(b.to_string()),
+    }
+}
+
+fn chart(c: &BarChart) -> Markup {
+    let svg = super::svg::render(c);
+    html! {
+        section.chart id=(chart_anchor(c)) {
+            h2 { (c.title) }
+            figure {
+                // The SVG renderer's output is trusted markup (it escapes its
+                // own labels); inlined so the page needs no other file.
+                (PreEscaped(strip_prolog(&svg)))
+                @if !c.caption.is_empty() {
+                    figcaption { (c.caption) }
+                }
+            }
+        }
+    }
+}
+
+/// The `<svg>` element of a standalone SVG document: drops a BOM, an XML
+/// declaration, comments and a DOCTYPE before it, none of which belong in
+/// HTML.
+fn strip_prolog(svg: &str) -> &str {
+    let mut s = svg.trim_start_matches('\u{feff}').trim_start();
+    loop {
+        let end = if s.starts_with("<?") {
+            s.find("?>").map(|e| e + 2)
+        } else if s.starts_with("<!--") {
+            s.find("-->").map(|e| e + 3)
+        } else if s.starts_with("<!") {
+            s.find('>').map(|e| e + 1)
+        } else {
+            None
+        };
+        match end {
+            Some(e) => s = s[e..].trim_start(),
+            None => return s,
+        }
+    }
+}
+
+const CSS: &str = r#"
+:root { color-scheme: light; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0;
+  --head: #eef1f4; --zebra: #f6f8fa; --flag: #ffd866; --fail: #c62828; --link: #0b5cad; }
+* { box-sizing: border-box; }
+body { margin: 0 auto; padding: 12px 24px 40px; max-width: 1600px; color: var(--fg);
+  background: #fff; font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+h1 { font-size: 1.5em; margin: 0.3em 0; }
+h2 { font-size: 1.15em; margin: 1.4em 0 0.4em; }
+a { color: var(--link); }
+dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: 1px 12px; margin: 0.5em 0;
+  font-size: 13px; }
+dl.meta dt { font-weight: 600; color: var(--muted); }
+dl.meta dd { margin: 0; overflow-wrap: anywhere; }
+nav.toc ol { display: flex; flex-wrap: wrap; gap: 2px 18px; margin: 0.5em 0; padding: 0;
+  list-style: none; font-size: 13px; }
+p.legend { font-size: 12px; color: var(--muted); margin: 0.4em 0; }
+p.legend span { padding: 0 3px; }
+main, section { min-width: 0; }
+/* Wide tables scroll inside their section; the box is also the scroll
+   container the sticky header sticks to. */
+.scroll { overflow: auto; max-height: 85vh; border: 1px solid var(--line); max-width: 100%;
+  width: max-content; }
+table { border-collapse: separate; border-spacing: 0; font-size: 13px; }
+th, td { padding: 2px 8px; white-space: nowrap; border-bottom: 1px solid var(--line);
+  text-align: left; }
+th + th, td + td { border-left: 1px solid var(--line); }
+thead th { position: sticky; top: 0; z-index: 1; background: var(--head); padding: 0;
+  vertical-align: bottom; box-shadow: inset 0 -1px var(--line); }
+thead th button { all: unset; display: block; padding: 4px 8px; cursor: pointer;
+  font-weight: 600; width: 100%; box-sizing: border-box; }
+thead th button:focus-visible { outline: 2px solid var(--link); outline-offset: -2px; }
+thead th.num button { text-align: right; }
+thead th button::after { content: "\2195"; color: #aab; margin-left: 4px; font-weight: 400; }
+thead th[aria-sort=ascending] button::after { content: "\25B2"; color: var(--fg); }
+thead th[aria-sort=descending] button::after { content: "\25BC"; color: var(--fg); }
+tbody tr:nth-child(even) td { background: var(--zebra); }
+tbody tr:hover td { background: #e6eefc; }
+tbody tr:last-child td { border-bottom: 0; }
+.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.flagged, tbody tr td.flagged, .legend .flagged { background: var(--flag); }
+td.failed, .legend .failed { color: var(--fail); font-weight: 600; }
+td[title] { cursor: help; text-decoration: underline dotted; text-underline-offset: 2px; }
+ul.notes { font-size: 12px; color: var(--muted); margin: 0.4em 0; padding-left: 1.4em; }
+figure { margin: 0; }
+figure svg { display: block; max-width: 100%; height: auto; }
+figcaption { font-size: 12px; color: var(--muted); margin-top: 0.3em; }
+@media print {
+  * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+  body { max-width: none; padding: 0; font-size: 11px; }
+  nav.toc, p.legend { display: none; }
+  .scroll { overflow: visible; max-height: none; width: auto; border: 0; }
+  thead th { position: static; }
+  thead th button::after { content: none; }
+  thead { display: table-header-group; }
+  tr, figure { break-inside: avoid; }
+  td[title] { text-decoration: none; }
+  tbody tr:hover td { background: inherit; }
+}
+"#;
+
+// Sorting. Clicking a header sorts its table by that column (again to
+// reverse). Number columns (data-kind="num") sort by the number in each
+// cell's data-v, text columns by data-v as text; a cell without data-v (no
+// value: failed, not run) sorts after all others in both directions, and ties
+// keep the original order (data-i).
+//
+// A page opened as report.html#sort=<table-id>:<column>:<asc|desc> is sorted
+// that way on load (and on a later change of the hash); <column> is the
+// 0-based index among the columns shown, i.e. the n-th header cell. The
+// sorted table gets data-sorted="<column>:<asc|desc>". The tests use this to
+// check the sort in a real browser.
+const JS: &str = r#"
+(function () {
+  "use strict";
+  var collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
+  function key(td, numeric) {
+    if (!td || !td.hasAttribute("data-v")) return null;
+    var v = td.getAttribute("data-v");
+    if (!numeric) return v;
+    var n = parseFloat(v);
+    return isNaN(n) ? null : n;
+  }
+  function sortTable(table, col, dir) {
+    var heads = table.tHead.rows[0].cells;
+    if (!(col >= 0 && col < heads.length)) return false;
+    var numeric = heads[col].getAttribute("data-kind") === "num";
+    var sign = dir === "desc" ? -1 : 1;
+    var body = table.tBodies[0];
+    var rows = Array.prototype.map.call(body.rows, function (tr) {
+      return { tr: tr, k: key(tr.cells[col], numeric), i: +tr.getAttribute("data-i") };
+    });
+    rows.sort(function (a, b) {
+      if (a.k === null || b.k === null) {
+        if (a.k === null && b.k === null) return a.i - b.i;
+        return a.k === null ? 1 : -1;
+      }
+      var c = numeric ? a.k - b.k : collator.compare(a.k, b.k);
+      return c !== 0 ? sign * c : a.i - b.i;
+    });
+    var frag = document.createDocumentFragment();
+    rows.forEach(function (r) { frag.appendChild(r.tr); });
+    body.appendChild(frag);
+    for (var i = 0; i < heads.length; i++) {
+      if (i === col) heads[i].setAttribute("aria-sort", dir === "desc" ? "descending" : "ascending");
+      else heads[i].removeAttribute("aria-sort");
+    }
+    table.setAttribute("data-sorted", col + ":" + dir);
+    return true;
+  }
+  var tables = document.querySelectorAll("table[data-table]");
+  Array.prototype.forEach.call(tables, function (table) {
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, col) {
+      th.querySelector("button").addEventListener("click", function () {
+        sortTable(table, col, th.getAttribute("aria-sort") === "ascending" ? "desc" : "asc");
+      });
+    });
+  });
+  function fromHash() {
+    var h;
+    try { h = decodeURIComponent(location.hash); } catch (e) { return; }
+    var m = /^#sort=(.*):(\d+):(asc|desc)$/.exec(h);
+    if (!m) return;
+    Array.prototype.forEach.call(tables, function (table) {
+      if (table.getAttribute("data-table") === m[1]) sortTable(table, +m[2], m[3]);
+    });
+  }
+  window.addEventListener("hashchange", fromHash);
+  fromHash();
+})();
+"#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::document::{Bar, BarRow, Column, Kind, Show};
+    use std::path::{Path, PathBuf};
+    use std::process::{Command, Stdio};
+    use std::sync::Mutex;
+    use std::time::{Duration, Instant};
+
+    const SVG_NS: &str = "http://www.w3.org/2000/svg";
+    const XLINK_NS: &str = "http://www.w3.org/1999/xlink";
+    const HOSTILE: &str = "<script>alert('pwn')</script> & \"x\"";
+
+    const LANGS: [&str; 20] = [
+        "Rust", "C", "Go", "Zig", "Java", "Kotlin", "Scala", "Python", "PyPy", "Ruby", "Perl",
+        "Lua", "LuaJIT", "Haskell", "OCaml", "Racket", "Guile", "Erlang", "Elixir", "Node",
+    ];
+    const VARIANTS: [&str; 3] = ["", " jit", " opt"];
+
+    fn is_failed(i: usize) -> bool {
+        i % 13 == 5 || i % 17 == 9
+    }
+
+    /// A summary-like document: 60 rows in no particular order, flagged and
+    /// failed cells with notes, a data-only column and a data-only table.
+    fn summary_doc() -> Document {
+        let mut columns = vec![
+            Column::new("Language", "language", Kind::Text, Show::Both),
+            Column::new("Command Flags", "flags", Kind::Text, Show::Both),
+            Column::new("Version", "version", Kind::Text, Show::Both),
+            Column::new("DATAONLY Status", "status", Kind::Text, Show::Data),
+            Column::new(
+                "assoc (s)",
+                "assoc_s",
+                Kind::Seconds { decimals: 3 },
+                Show::Both,
+            ),
+            Column::new("assoc RAM (KB)", "assoc_ram_kb", Kind::Kb, Show::Both),
+            Column::new(
+                "Total (s)",
+                "total_s",
+                Kind::Seconds { decimals: 3 },
+                Show::Both,
+            ),
+        ];
+        columns[6].sum_of = vec![4];
+        let mut rows = Vec::new();
+        for i in 0..60 {
+            let name = format!("{}{}", LANGS[i % 20], VARIANTS[i / 20]);
+            let flags = match i % 4 {
+                0 => "-O2".to_string(),
+                1 => "-O3 -march=native -flto -fno-plt".to_string(),
+                2 => String::new(),
+                _ => format!("--release --features simd,{}", name.to_lowercase()),
+            };
+            let secs = ((i * 37) % 61) as f64 * 0.137 + 0.05;
+            let kb = 1000 + ((i * 7919) % 50_000) as i64;
+            let (assoc, ram, total) = if i % 13 == 5 {
+                let note = Some("exit 1: <panic> \"boom\" & more".to_string());
+                (
+                    Cell::empty("FAILED").marked(Mark::Failed, note.clone()),
+                    Cell::empty("-").marked(Mark::Failed, note),
+                    Cell::empty("-").marked(Mark::Failed, None),
+                )
+            } else if i % 17 == 9 {
+                let note = Some("not installed".to_string());
+                (
+                    Cell::empty("not run").marked(Mark::Failed, note.clone()),
+                    Cell::empty("").marked(Mark::Failed, note),
+                    Cell::number(0.5, "0.50 *")
+                        .marked(Mark::Flagged, Some("partial: assoc not run".into())),
+                )
+            } else if i % 11 == 3 {
+                (
+                    Cell::number(secs, format!("{secs:.3} (exit 25)"))
+                        .marked(Mark::Flagged, Some("exit 25".into())),
+                    Cell::int(kb, kb.to_string()),
+                    Cell::number(secs, format!("{secs:.3} *"))
+                        .marked(Mark::Flagged, Some("exit 25".into())),
+                )
+            } else {
+                (
+                    Cell::number(secs, format!("{secs:.3}")),
+                    Cell::int(kb, kb.to_string()),
+                    Cell::number(secs, format!("{secs:.3}")),
+                )
+            };
+            rows.push(vec![
+                Cell::text(name),
+                Cell::text(flags),
+                Cell::text(format!("1.{}.{}", 60 + i % 40, i % 3)),
+                Cell::text("DATAONLY-ok"),
+                assoc,
+                ram,
+                total,
+            ]);
+        }
+        let summary = Table {
+            id: "summary".into(),
+            title: "Summary <best of 3> & ranks".into(),
+            columns,
+            rows,
+            notes: vec![
+                "* Elixir: exit 1: <panic> & more".into(),
+                "* Node opt: not installed".into(),
+            ],
+            data_only: false,
+        };
+        let runs = Table {
+            id: "runs".into(),
+            title: "Every run DATAONLY".into(),
+            columns: vec![Column::new("Run", "run", Kind::Count, Show::Both)],
+            rows: vec![vec![Cell::int(1, "DATAONLY-row")]],
+            notes: vec![],
+            data_only: true,
+        };
+        let chart = BarChart {
+            id: "assoc".into(),
+            title: "assoc time <by> language".into(),
+            axis: "seconds".into(),
+            log: false,
+            series: vec!["assoc".into()],
+            rows: vec![
+                BarRow {
+                    label: "Rust".into(),
+                    bars: vec![Bar::plain(0.4)],
+                },
+                BarRow {
+                    label: "Elixir".into(),
+                    bars: vec![Bar {
+                        value: None,
+                        mark: Mark::Failed,
+                        label: Some("FAILED".into()),
+                    }],
+                },
+            ],
+            caption: "Red: failed & not run".into(),
+        };
+        Document {
+            title: "langbench results <2026> & co".into(),
+            meta: vec![
+                ("Machine".into(), HOSTILE.into()),
+                ("Sizes".into(), "assoc n=1000000".into()),
+                ("Sessions".into(), "2026-11-30T10:00".into()),
+                (
+                    "Versions source".into(),
+                    "`--version` of each toolchain".into(),
+                ),
+            ],
+            tables: vec![summary, runs],
+            charts: vec![chart],
+        }
+    }
+
+    fn render(doc: &Document) -> String {
+        String::from_utf8(Html.render(doc).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn no_external_resources() {
+        let html = render(&summary_doc());
+        assert!(html.starts_with("<!DOCTYPE html>"));
+        let lower = html
+            .replace(SVG_NS, "")
+            .replace(XLINK_NS, "")
+            .to_lowercase();
+        for bad in [
+            "http://", "https://", "<link", "src=", "@import", "url(", "<img", "<iframe",
+            "<object", "<embed",
+        ] {
+            assert!(!lower.contains(bad), "page contains {bad:?}");
+        }
+        assert!(html.contains("<svg"), "chart not inlined");
+        assert!(!html.contains("<?xml"));
+    }
+
+    #[test]
+    fn document_text_is_escaped() {
+        let html = render(&summary_doc());
+        assert_eq!(
+            html.matches("<script").count(),
+            1,
+            "only the page's own script"
+        );
+        assert!(html.contains("&lt;script&gt;alert('pwn')&lt;/script&gt; &amp; &quot;x&quot;"));
+        assert!(html.contains("<title>langbench results &lt;2026&gt; &amp; co</title>"));
+        assert!(html.contains("<h2>Summary &lt;best of 3&gt; &amp; ranks</h2>"));
+        assert!(html.contains(r#"title="exit 1: &lt;panic&gt; &quot;boom&quot; &amp; more""#));
+        assert!(html.contains("<li>* Elixir: exit 1: &lt;panic&gt; &amp; more</li>"));
+        assert!(html.contains("<h2>assoc time &lt;by&gt; language</h2>"));
+        assert!(html.contains("<figcaption>Red: failed &amp; not run</figcaption>"));
+    }
+
+    #[test]
+    fn shows_display_columns_and_human_tables_only() {
+        let html = render(&summary_doc());
+        assert!(
+            !html.contains("DATAONLY"),
+            "a data-only column or table leaked"
+        );
+        let heads: Vec<usize> = [
+            "Language",
+            "Command Flags",
+            "Version",
+            "assoc (s)",
+            "assoc RAM (KB)",
+            "Total (s)",
+        ]
+        .iter()
+        .map(|h| {
+            html.find(&format!("<button type=\"button\">{h}</button>"))
+                .unwrap()
+        })
+        .collect();
+        assert!(
+            heads.windows(2).all(|w| w[0] < w[1]),
+            "headers out of order"
+        );
+        assert_eq!(html.matches("<tr data-i=").count(), 60);
+        assert!(html.contains(r#"<th class="num" scope="col" data-kind="num">"#));
+        assert!(html.contains(r#"<th scope="col" data-kind="text">"#));
+        assert!(html.contains(r#"<td class="num failed" title="not installed">not run</td>"#));
+        assert!(html.contains(r#"<td class="num flagged" title="exit 25" data-v="#));
+        // Table of contents and anchors.
+        assert!(html.contains(r##"href="#table-summary""##));
+        assert!(html.contains(r#"id="table-summary""#));
+        assert!(html.contains(r##"href="#chart-assoc""##));
+        assert!(html.contains(r#"id="chart-assoc""#));
+        assert!(html.contains(r#"<table data-table="summary">"#));
+    }
+
+    #[test]
+    fn sort_values() {
+        assert_eq!(
+            sort_value(&Cell::number(1.5, "1.50")).as_deref(),
+            Some("1.5")
+        );
+        assert_eq!(sort_value(&Cell::int(-3, "-3")).as_deref(), Some("-3"));
+        assert_eq!(sort_value(&Cell::text("Go")).as_deref(), Some("Go"));
+        assert_eq!(sort_value(&Cell::empty("-")), None);
+        assert_eq!(sort_value(&Cell::number(f64::NAN, "?")), None);
+        let failed = Cell::number(2.0, "2 ?").marked(Mark::Failed, None);
+        assert_eq!(sort_value(&failed), None);
+        let flagged = Cell::number(2.0, "2 *").marked(Mark::Flagged, None);
+        assert_eq!(sort_value(&flagged).as_deref(), Some("2"));
+    }
+
+    #[test]
+    fn svg_prolog_is_stripped() {
+        let svg = "\u{feff}<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- made here -->\n\
+                   <!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" \"x\">\n<svg><g/></svg>\n";
+        assert_eq!(strip_prolog(svg), "<svg><g/></svg>\n");
+        assert_eq!(strip_prolog("<svg/>"), "<svg/>");
+    }
+
+    // ---- In a real browser -------------------------------------------------
+
+    /// One browser at a time: the machine has few cores.
+    static BROWSER: Mutex<()> = Mutex::new(());
+
+    /// Runs headless Chromium (`$CHROMIUM`, else `chromium`) on `url` with a
+    /// fresh profile, stdout to a file; returns that stdout.
+    fn chromium(dir: &Path, args: &[&str], url: &str) -> String {
+        let _one = BROWSER.lock().unwrap_or_else(|e| e.into_inner());
+        let bin = std::env::var("CHROMIUM").unwrap_or_else(|_| "chromium".into());
+        let profile = tempfile::tempdir_in(dir).unwrap();
+        let stdout = tempfile::NamedTempFile::new_in(dir).unwrap();
+        let out = stdout.reopen().unwrap();
+        let mut child = Command::new(&bin)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--no-first-run",
+                "--disable-extensions",
+                "--hide-scrollbars",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .args(args)
+            .arg(url)
+            .stdin(Stdio::null())
+            .stdout(out)
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!(
+                    "cannot start headless Chromium `{bin}` ({e}): the HTML report tests need it \
+                     (apt-get install chromium, or set CHROMIUM to its path)"
+                )
+            });
+        let start = Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if start.elapsed() > Duration::from_secs(120) {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("Chromium did not finish within 120 s on {url}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        assert!(status.success(), "Chromium failed ({status}) on {url}");
+        std::fs::read_to_string(stdout.path()).unwrap()
+    }
+
+    fn write_page(dir: &Path, doc: &Document) -> PathBuf {
+        let path = dir.join(FILE);
+        std::fs::write(&path, Html.render(doc).unwrap()).unwrap();
+        path
+    }
+
+    fn file_url(path: &Path) -> String {
+        format!("file://{}", path.canonicalize().unwrap().display())
+    }
+
+    #[test]
+    fn browser_screenshot() {
+        let dir = tempfile::tempdir().unwrap();
+        let page = write_page(dir.path(), &summary_doc());
+        let shot = dir.path().join("shot.png");
+        chromium(
+            dir.path(),
+            &[
+                &format!("--screenshot={}", shot.display()),
+                "--window-size=1400,2000",
+            ],
+            &file_url(&page),
+        );
+        let png = std::fs::read(&shot).expect("Chromium wrote no screenshot");
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
+        let width = u32::from_be_bytes(png[16..20].try_into().unwrap());
+        let height = u32::from_be_bytes(png[20..24].try_into().unwrap());
+        assert_eq!((width, height), (1400, 2000));
+        // A blank page of that size compresses to a few KB; 60 rows of text,
+        // zebra stripes and marks to far more.
+        assert!(
+            png.len() > 40_000,
+            "screenshot looks empty: {} bytes",
+            png.len()
+        );
+        // To look at it: LANGBENCH_HTML_OUT=dir cargo test --lib export::html
+        if let Ok(out) = std::env::var("LANGBENCH_HTML_OUT") {
+            std::fs::create_dir_all(&out).unwrap();
+            std::fs::copy(&page, Path::new(&out).join(FILE)).unwrap();
+            std::fs::copy(&shot, Path::new(&out).join("report.png")).unwrap();
+        }
+    }
+
+    /// The value of attribute `name` in the opening tag `tag`.
+    fn attr(tag: &str, name: &str) -> Option<String> {
+        let pat = format!(" {name}=\"");
+        let start = tag.find(&pat)? + pat.len();
+        let len = tag[start..].find('"')?;
+        Some(
+            tag[start..start + len]
+                .replace("&quot;", "\"")
+                .replace("&amp;", "&"),
+        )
+    }
+
+    /// The rows of table `id` in the dumped DOM, in order: each row's
+    /// `data-i` and the `data-v` of its `col`-th cell.
+    fn dom_rows(dom: &str, id: &str, col: usize) -> (String, Vec<(usize, Option<String>)>) {
+        let at = dom
+            .find(&format!("<table data-table=\"{id}\""))
+            .unwrap_or_else(|| panic!("no table {id} in the DOM"));
+        let table_tag = &dom[at..at + dom[at..].find('>').unwrap()];
+        let sorted = attr(table_tag, "data-sorted").unwrap_or_default();
+        let body_start = at + dom[at..].find("<tbody>").unwrap();
+        let body = &dom[body_start..body_start + dom[body_start..].find("</tbody>").unwrap()];
+        let rows = body
+            .split("<tr")
+            .skip(1)
+            .map(|tr| {
+                let i = attr(&tr[..tr.find('>').unwrap()], "data-i").unwrap();
+                let td = tr.split("<td").nth(col + 1).expect("row too short");
+                let td_tag = &td[..td.find('>').unwrap()];
+                (i.parse().unwrap(), attr(td_tag, "data-v"))
+            })
+            .collect();
+        (sorted, rows)
+    }
+
+    /// Row order the page must produce: by `key`, cells without one last,
+    /// ties in document order.
+    fn expected<K: PartialOrd>(
+        rows: &[Vec<Cell>],
+        key: impl Fn(&Cell) -> Option<K>,
+        col: usize,
+        desc: bool,
+    ) -> Vec<usize> {
+        let mut idx: Vec<usize> = (0..rows.len()).collect();
+        idx.sort_by(|&a, &b| {
+            let (ka, kb) = (key(&rows[a][col]), key(&rows[b][col]));
+            let ord = match (&ka, &kb) {
+                (None, None) => std::cmp::Ordering::Equal,
+                (None, _) => std::cmp::Ordering::Greater,
+                (_, None) => std::cmp::Ordering::Less,
+                (Some(x), Some(y)) => {
+                    let o = x.partial_cmp(y).unwrap();
+                    if desc { o.reverse() } else { o }
+                }
+            };
+            ord.then(a.cmp(&b))
+        });
+        idx
+    }
+
+    #[test]
+    fn browser_sorts_from_hash() {
+        let doc = summary_doc();
+        let rows = &doc.tables[0].rows;
+        let dir = tempfile::tempdir().unwrap();
+        let url = file_url(&write_page(dir.path(), &doc));
+        let dump = |hash: &str| {
+            chromium(
+                dir.path(),
+                &["--dump-dom", "--virtual-time-budget=2000"],
+                &format!("{url}#sort={hash}"),
+            )
+        };
+        let failed: Vec<usize> = (0..60).filter(|&i| is_failed(i)).collect();
+        assert!(failed.len() >= 5);
+
+        // Display column 3 is `assoc (s)` (raw column 4: the data-only
+        // Status column is not counted).
+        let (sorted, got) = dom_rows(&dump("summary:3:asc"), "summary", 3);
+        assert_eq!(sorted, "3:asc", "the page's script did not sort");
+        let order: Vec<usize> = got.iter().map(|r| r.0).collect();
+        assert_eq!(order, expected(rows, Cell::as_f64, 4, false));
+        assert_ne!(
+            order,
+            (0..60).collect::<Vec<_>>(),
+            "document was already sorted"
+        );
+        let values: Vec<f64> = got
+            .iter()
+            .filter_map(|r| r.1.as_deref())
+            .map(|v| v.parse().unwrap())
+            .collect();
+        assert!(
+            values.windows(2).all(|w| w[0] <= w[1]),
+            "not ascending: {values:?}"
+        );
+        let tail: Vec<usize> = order[60 - failed.len()..].to_vec();
+        assert!(
+            tail.iter().all(|&i| is_failed(i)),
+            "failed cells not last: {order:?}"
+        );
+        assert!(got[60 - failed.len()..].iter().all(|r| r.1.is_none()));
+
+        // Descending: failed cells still last.
+        let (sorted, got) = dom_rows(&dump("summary:4:desc"), "summary", 4);
+        assert_eq!(sorted, "4:desc");
+        let order: Vec<usize> = got.iter().map(|r| r.0).collect();
+        assert_eq!(order, expected(rows, Cell::as_f64, 5, true));
+        assert!(order[60 - failed.len()..].iter().all(|&i| is_failed(i)));
+
+        // A text column, descending.
+        let (sorted, got) = dom_rows(&dump("summary:0:desc"), "summary", 0);
+        assert_eq!(sorted, "0:desc");
+        let order: Vec<usize> = got.iter().map(|r| r.0).collect();
+        let lower = |c: &Cell| Some(c.text.to_lowercase());
+        assert_eq!(order, expected(rows, lower, 0, true));
+        assert_eq!(got[0].1.as_deref(), Some("Zig opt"));
+    }
+}
