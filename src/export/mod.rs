@@ -103,6 +103,9 @@ pub fn write_all(store: &Store) -> Result<Derived> {
         report.charts.extend(doc.charts);
     }
     write_charts(store, &report)?;
+    if !report.tables.is_empty() {
+        store.write_derived(html::FILE, &html::Html.render(&report)?)?;
+    }
     Ok(Derived {
         summary,
         report,
