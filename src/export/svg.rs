@@ -1309,7 +1309,30 @@ mod tests {
     #[ignore]
     fn write_samples() {
         let dir = std::env::var("LANGBENCH_SVG_SAMPLES").unwrap_or_else(|_| "/tmp".into());
-        for (name, c) in [("sixty", sixty_rows()), ("three", three_series_sample())] {
+        let mut forty = chart(
+            false,
+            &["1000 ms", "100 ms", "10 ms"],
+            (0..40)
+                .map(|i| {
+                    let v = 600_000.0 / (1.0 + i as f64 * 0.7);
+                    let bars = match i % 9 {
+                        3 => vec![bar(v), failed("not run"), flagged(v * 0.4, "partial")],
+                        _ => vec![bar(v), bar(v * 0.8), bar(v * 0.55)],
+                    };
+                    ("ws server", bars)
+                })
+                .collect(),
+        );
+        forty.axis = "requests per second".into();
+        forty.caption = "Each phase sends messages with the given delay between them; a partial \
+            bar is a phase cut short by errors, a missing one a phase that was not run because \
+            the server had already failed an earlier one. Higher is better."
+            .into();
+        for (name, c) in [
+            ("sixty", sixty_rows()),
+            ("three", three_series_sample()),
+            ("forty", forty),
+        ] {
             std::fs::write(format!("{dir}/chart-{name}.svg"), render(&c)).unwrap();
         }
     }
