@@ -6,6 +6,7 @@ pub mod document;
 pub mod json;
 pub mod markdown;
 pub mod svg;
+pub mod xlsx;
 
 use anyhow::Result;
 
