@@ -41,9 +41,7 @@ pub enum Show {
 pub enum Kind {
     Text,
     /// Seconds; `decimals` digits in CSV.
-    Seconds {
-        decimals: usize,
-    },
+    Seconds { decimals: usize },
     /// Kilobytes, an integer.
     Kb,
     /// Any integer count (N, runs, errors, connections, rank).
@@ -51,9 +49,7 @@ pub enum Kind {
     /// A dimensionless ratio (new / old, or relative to a variant).
     Ratio,
     /// A decimal figure with `decimals` digits (rps, ms, MB, cores).
-    Decimal {
-        decimals: usize,
-    },
+    Decimal { decimals: usize },
 }
 
 impl Kind {
