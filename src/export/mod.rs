@@ -14,6 +14,7 @@ pub mod markdown;
 pub mod runs;
 pub mod svg;
 pub mod terminal;
+pub mod xlsx;
 
 use anyhow::Result;
 
@@ -36,6 +37,7 @@ pub const WS_MD: &str = "ws-summary.md";
 pub const WS_CSV: &str = "ws-summary.csv";
 pub const WS_JSON: &str = "ws.json";
 pub const CHARTS_DIR: &str = "charts";
+pub const XLSX: &str = "results.xlsx";
 
 /// Writes every chart of `doc` as `charts/<id>.svg` under the store.
 pub fn write_charts(store: &Store, doc: &Document) -> Result<()> {
@@ -105,6 +107,7 @@ pub fn write_all(store: &Store) -> Result<Derived> {
     write_charts(store, &report)?;
     if !report.tables.is_empty() {
         store.write_derived(html::FILE, &html::Html.render(&report)?)?;
+        store.write_derived(XLSX, &xlsx::Xlsx.render(&report)?)?;
     }
     Ok(Derived {
         summary,
