@@ -65,6 +65,20 @@ struct RawVariant {
     programs: Spanned<BTreeMap<Spanned<String>, Spanned<String>>>,
     #[serde(default)]
     install: Install,
+    #[serde(default)]
+    aliases: Vec<Alias>,
+}
+
+/// Another name under which a published edition listed a variant: its
+/// command flags then (`"pypy"`), or a language and flags
+/// (`{ language = "Bun", flags = "built-in (Bun.serve)" }`) where the
+/// language differs too. `langbench import` and `compare` match editions'
+/// rows to variants through them, so renames are data, not code.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(untagged)]
+pub enum Alias {
+    Flags(String),
+    Full { language: String, flags: String },
 }
 
 /// How to install a variant's toolchain.
@@ -231,6 +245,8 @@ pub struct Variant {
     pub library: Option<String>,
     pub programs: BTreeMap<Bench, PathBuf>,
     pub install: Install,
+    /// Names the editions used for this variant (see [`Alias`]).
+    pub aliases: Vec<Alias>,
     /// Line of the entry in languages.toml.
     pub line: usize,
     /// Directory of the languages file.
@@ -519,6 +535,7 @@ impl Languages {
                 library: v.library,
                 programs,
                 install: v.install,
+                aliases: v.aliases,
                 line: line_of(entry_start),
                 root: root.clone(),
             });
@@ -527,6 +544,27 @@ impl Languages {
             path: path.to_path_buf(),
             variants,
         })
+    }
+
+    /// The variant a published row (language, command flags) stands for:
+    /// same language (ignoring case) and flags, or one of its aliases.
+    pub fn resolve(&self, language: &str, flags: &str) -> Option<&Variant> {
+        let lang = |a: &str| a.eq_ignore_ascii_case(language);
+        let flags = flags.trim();
+        self.variants
+            .iter()
+            .find(|v| lang(&v.language) && v.flags == flags)
+            .or_else(|| {
+                self.variants.iter().find(|v| {
+                    v.aliases.iter().any(|a| match a {
+                        Alias::Flags(f) => lang(&v.language) && f == flags,
+                        Alias::Full {
+                            language: l,
+                            flags: f,
+                        } => lang(l) && f == flags,
+                    })
+                })
+            })
     }
 
     /// Variants selected by id (all when `ids` is empty). Unknown ids are an

@@ -4,6 +4,7 @@
 pub mod bench;
 pub mod config;
 pub mod export;
+pub mod import;
 pub mod list;
 pub mod machine;
 pub mod measure;

@@ -69,17 +69,48 @@ impl Machine {
         }
     }
 
-    /// One line for the top of a report.
+    /// One line for the top of a report. A published edition's machine
+    /// leaves out what its publisher did not say (0 or empty).
     pub fn describe(&self) -> String {
-        format!(
-            "{} ({} CPUs, {} usable), {:.1} GiB RAM, {}, Linux {} {}",
-            self.cpu_model,
+        let mut parts = vec![if self.cpus > 0 {
+            format!(
+                "{} ({} CPUs, {} usable)",
+                self.cpu_model, self.cpus, self.usable_cpus
+            )
+        } else {
+            self.cpu_model.clone()
+        }];
+        if self.memory_kb > 0 {
+            parts.push(format!(
+                "{:.1} GiB RAM",
+                self.memory_kb as f64 / 1024.0 / 1024.0
+            ));
+        }
+        parts.push(self.os.clone());
+        if !self.kernel.is_empty() {
+            parts.push(format!("Linux {} {}", self.kernel, self.arch));
+        }
+        parts.retain(|p| !p.is_empty());
+        parts.join(", ")
+    }
+
+    /// Whether two machines are the same hardware and system (host names
+    /// aside): only then do their figures compare directly.
+    pub fn same_as(&self, other: &Machine) -> bool {
+        (
+            &self.cpu_model,
             self.cpus,
-            self.usable_cpus,
-            self.memory_kb as f64 / 1024.0 / 1024.0,
-            self.os,
-            self.kernel,
-            self.arch
+            self.memory_kb / (1024 * 1024),
+            &self.os,
+            &self.kernel,
+            &self.arch,
+        ) == (
+            &other.cpu_model,
+            other.cpus,
+            other.memory_kb / (1024 * 1024),
+            &other.os,
+            &other.kernel,
+            &other.arch,
         )
     }
 }

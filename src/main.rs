@@ -98,6 +98,44 @@ enum Command {
         #[command(subcommand)]
         action: ToolchainsAction,
     },
+    /// Convert a published edition's CSV into a results directory (records
+    /// marked as published; every derived file written).
+    Import {
+        #[command(flatten)]
+        languages: LanguagesArg,
+        /// The edition's CSV (CPU table or ws-echo table).
+        file: PathBuf,
+        /// The new results directory (must not hold records yet).
+        #[arg(long)]
+        out: PathBuf,
+        /// The edition's year (names the session: published-YEAR).
+        #[arg(long)]
+        edition: String,
+        /// The sizes its CPU benchmarks ran at: 2020 or 2021 (or N).
+        #[arg(long)]
+        size: Option<Size>,
+        /// The machine's CPU, as the edition described it.
+        #[arg(long, default_value = "not published")]
+        cpu: String,
+        /// The machine's CPU count, if published (0: not published).
+        #[arg(long, default_value_t = 0)]
+        cpus: usize,
+        /// The machine's operating system, as the edition described it.
+        #[arg(long, default_value = "")]
+        os: String,
+        /// Runs per published figure (best of N).
+        #[arg(long, default_value_t = 3)]
+        runs: u32,
+        /// ws-echo: connections per server in that edition.
+        #[arg(long, default_value_t = 10_000)]
+        connections: usize,
+        /// How the figures were measured, in a sentence.
+        #[arg(
+            long,
+            default_value = "published edition, measured by hand with /usr/bin/time"
+        )]
+        source: String,
+    },
     /// Rewrite every derived file of a results directory (tables, CSV, JSON,
     /// spreadsheet, charts, HTML report) from its stored records; runs nothing.
     Report {
@@ -341,6 +379,52 @@ fn real_main() -> Result<ExitCode> {
                 "{ok} of {} variants' toolchains installed, {failed} failed, {} not provided by any registry here; `langbench list` shows what is on PATH",
                 results.len(),
                 results.len() - ok - failed
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Import {
+            languages,
+            file,
+            out,
+            edition,
+            size,
+            cpu,
+            cpus,
+            os,
+            runs,
+            connections,
+            source,
+        } => {
+            let langs = Languages::load(&languages.languages)?;
+            let opts = langbench::import::Options {
+                file,
+                out: out.clone(),
+                edition,
+                size,
+                cpu,
+                cpus,
+                os,
+                runs,
+                connections,
+                source,
+                command_line: std::env::args().collect(),
+            };
+            let done = langbench::import::import(&langs, &opts)?;
+            for w in &done.warnings {
+                eprintln!("warning: {w}");
+            }
+            for (row, id) in &done.matched {
+                eprintln!("matched   {row} -> {id}");
+            }
+            for id in &done.unmatched {
+                eprintln!("no variant {id} (kept under this id)");
+            }
+            println!(
+                "Imported {} records into {} ({} rows matched to variants, {} without one)",
+                done.records,
+                out.display(),
+                done.matched.len(),
+                done.unmatched.len()
             );
             Ok(ExitCode::SUCCESS)
         }

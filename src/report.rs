@@ -453,9 +453,14 @@ impl Summary {
         meta.push(("Sizes".into(), self.sizes_text()));
         meta.push((
             "Time".into(),
-            "wall seconds of build + run, best of N runs; RAM: peak RSS in KB \
-             (`wait4` rusage, as `/usr/bin/time %M`)"
-                .into(),
+            if self.published {
+                "wall seconds of build + run (`Real` of /usr/bin/time), best of 3 runs; \
+                 RAM: its `Maximum resident set size` in KB"
+            } else {
+                "wall seconds of build + run, best of N runs; RAM: peak RSS in KB \
+                 (`wait4` rusage, as `/usr/bin/time %M`)"
+            }
+            .into(),
         ));
         meta.push(("Sessions".into(), self.sessions.join(", ")));
         meta
