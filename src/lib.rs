@@ -2,6 +2,7 @@
 //! run the way `/usr/bin/time` does.
 
 pub mod bench;
+pub mod compare;
 pub mod config;
 pub mod export;
 pub mod import;

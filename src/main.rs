@@ -136,6 +136,27 @@ enum Command {
         )]
         source: String,
     },
+    /// Compare two results directories (editions): old and new figures per
+    /// variant and benchmark, ratio, rank and version; added and dropped.
+    Compare {
+        #[command(flatten)]
+        languages: LanguagesArg,
+        /// The older results directory (e.g. results/2021).
+        old: PathBuf,
+        /// The newer results directory (e.g. results/2026).
+        new: PathBuf,
+        /// Divide every figure by this variant's in the same edition
+        /// (relative speed: for editions measured on different machines).
+        #[arg(long, value_name = "VARIANT")]
+        relative_to: Option<String>,
+        /// What to print: terminal, markdown or csv.
+        #[arg(long, default_value = "terminal")]
+        format: CompareFormat,
+        /// Also write compare.md, compare*.csv, compare.xlsx, compare.html
+        /// and charts/ into this directory.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Rewrite every derived file of a results directory (tables, CSV, JSON,
     /// spreadsheet, charts, HTML report) from its stored records; runs nothing.
     Report {
@@ -226,6 +247,13 @@ fn finish(out: &std::path::Path) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum CompareFormat {
+    Terminal,
+    Markdown,
+    Csv,
 }
 
 #[derive(Subcommand)]
@@ -426,6 +454,41 @@ fn real_main() -> Result<ExitCode> {
                 done.matched.len(),
                 done.unmatched.len()
             );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Compare {
+            languages,
+            old,
+            new,
+            relative_to,
+            format,
+            out,
+        } => {
+            use langbench::export::Exporter;
+            let langs = Languages::load(&languages.languages)?;
+            let doc = langbench::compare::compare(
+                &langs,
+                &langbench::compare::Edition::load(&old)?,
+                &langbench::compare::Edition::load(&new)?,
+                &langbench::compare::Options { relative_to },
+            )?;
+            match format {
+                CompareFormat::Terminal => {
+                    print!("{}", langbench::export::terminal::document(&doc))
+                }
+                CompareFormat::Markdown => print!(
+                    "{}",
+                    String::from_utf8_lossy(&langbench::export::markdown::Markdown.render(&doc)?)
+                ),
+                CompareFormat::Csv => print!(
+                    "{}",
+                    String::from_utf8_lossy(&langbench::export::csv::Csv.render(&doc)?)
+                ),
+            }
+            if let Some(out) = out {
+                langbench::export::write_comparison(&out, &doc)?;
+                eprintln!("Wrote the comparison to {}", out.display());
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Report { dir } => {

@@ -135,3 +135,15 @@ pub fn rewrite(dir: &std::path::Path) -> Result<Derived> {
     );
     write_all(&Store::open(dir)?)
 }
+
+/// `compare --out DIR`: the comparison in every format.
+pub fn write_comparison(dir: &std::path::Path, doc: &Document) -> Result<()> {
+    let store = Store::open(dir)?;
+    store.write_derived("compare.md", &markdown::Markdown.render(doc)?)?;
+    for t in &doc.tables {
+        store.write_derived(&format!("{}.csv", t.id), &csv::table(t)?)?;
+    }
+    store.write_derived("compare.xlsx", &xlsx::Xlsx.render(doc)?)?;
+    store.write_derived("compare.html", &html::Html.render(doc)?)?;
+    write_charts(&store, doc)
+}
