@@ -216,12 +216,9 @@ pub fn compare(
     Ok(doc)
 }
 
-fn fmt_time(v: f64, relative: bool) -> String {
-    if relative {
-        format!("{v:.2}")
-    } else {
-        format!("{v:.2}")
-    }
+/// Seconds and relative times alike: two decimals.
+fn fmt_time(v: f64, _relative: bool) -> String {
+    format!("{v:.2}")
 }
 
 fn fmt_ram(v: f64, relative: bool) -> String {

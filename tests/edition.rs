@@ -1,0 +1,381 @@
+//! The yearly edition end to end: `import` of the published editions,
+//! `report`, `compare`, and the spreadsheet, charts and HTML report opened
+//! by the real programs (LibreOffice, Chromium) a reader would use.
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::*;
+
+fn shared_data(name: &str) -> PathBuf {
+    repo().join("../shared/data").join(name)
+}
+
+fn read_csv(path: &Path) -> Vec<HashMap<String, String>> {
+    let mut r = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let headers = r.headers().unwrap().clone();
+    r.records()
+        .map(|rec| {
+            let rec = rec.unwrap();
+            headers
+                .iter()
+                .zip(rec.iter())
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+fn import(file: &Path, out: &Path, edition: &str, size: &str) -> std::process::Output {
+    import_on(file, out, edition, size, "Test CPU")
+}
+
+fn import_on(
+    file: &Path,
+    out: &Path,
+    edition: &str,
+    size: &str,
+    cpu: &str,
+) -> std::process::Output {
+    langbench(&[
+        "import",
+        "--languages",
+        repo().join("languages.toml").to_str().unwrap(),
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--edition",
+        edition,
+        "--size",
+        size,
+        "--cpu",
+        cpu,
+    ])
+}
+
+fn num(s: &str) -> f64 {
+    s.parse().unwrap_or_else(|_| panic!("not a number: {s:?}"))
+}
+
+/// Every published figure arrives unchanged; 999.99 is "did not finish",
+/// never a time; `report` rewrites the same files from the records alone.
+#[test]
+fn import_keeps_every_published_figure_and_report_round_trips() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("2020");
+    let src = shared_data("edition-2020.csv");
+    let o = import(&src, &out, "2020", "2020");
+    assert!(o.status.success(), "{}", text(&o));
+
+    let published = read_csv(&src);
+    let summary = read_csv(&out.join("summary.csv"));
+    assert_eq!(summary.len(), published.len());
+    for p in &published {
+        let row = summary
+            .iter()
+            .find(|r| {
+                r["language"] == p["language"]
+                    && r["command_flags"] == p["command_flags"]
+                    && r["version"] == p["version"]
+            })
+            .unwrap_or_else(|| panic!("{p:?} missing"));
+        for b in ["assoc", "num_comb", "str_comb"] {
+            let (t, k) = (format!("{b}_s"), format!("{b}_rss_kb"));
+            if p[&t] == "999.99" {
+                assert_eq!(row[&format!("{b}_status")], "did-not-finish", "{p:?}");
+                assert_eq!(row[&t], "", "a sentinel must never be a time: {row:?}");
+                assert_eq!(row["complete"], "false");
+            } else {
+                assert_eq!(row[&format!("{b}_status")], "ok");
+                assert!((num(&row[&t]) - num(&p[&t])).abs() < 1e-9, "{row:?}");
+                assert_eq!(row[&k], p[&k]);
+            }
+        }
+        if row["complete"] == "true" {
+            assert!((num(&row["total_s"]) - num(&p["total_s"])).abs() < 0.011);
+        }
+    }
+    // Published records say so, per run and per session.
+    let runs = std::fs::read_to_string(out.join("runs.jsonl")).unwrap();
+    assert!(runs.lines().all(|l| l.contains("\"origin\":\"published\"")));
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains("as published"), "{md}");
+    assert!(md.contains("DID NOT FINISH"), "{md}");
+    assert!(md.contains("Test CPU"), "{md}");
+
+    // report: every derived file again from the records, byte for byte
+    // (results.json carries the time it was generated).
+    let names = ["summary.md", "summary.csv", "runs.csv", "report.html"];
+    let before: Vec<Vec<u8>> = names
+        .iter()
+        .map(|n| std::fs::read(out.join(n)).unwrap())
+        .collect();
+    for n in names {
+        std::fs::remove_file(out.join(n)).unwrap();
+    }
+    std::fs::remove_dir_all(out.join("charts")).unwrap();
+    let o = langbench(&["report", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    for (n, b) in names.iter().zip(&before) {
+        assert_eq!(&std::fs::read(out.join(n)).unwrap(), b, "{n} differs");
+    }
+    assert!(out.join("charts/total-time.svg").is_file());
+    assert!(out.join("results.xlsx").is_file());
+
+    // Importing again into the same directory loses nothing: refused.
+    let o = import(&src, &out, "2020", "2020");
+    assert!(!o.status.success());
+    assert!(text(&o).contains("already holds records"), "{}", text(&o));
+    assert_eq!(
+        std::fs::read_to_string(out.join("runs.jsonl")).unwrap(),
+        runs
+    );
+}
+
+#[test]
+fn import_names_the_line_of_bad_input() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = tmp.path().join("bad.csv");
+    std::fs::write(
+        &bad,
+        "language,command_flags,version,assoc_s,assoc_rss_kb\nGo,go run,1,1.5,100\nC,gcc,1,fast,100\n",
+    )
+    .unwrap();
+    let o = import(&bad, &tmp.path().join("out"), "x", "2020");
+    assert!(!o.status.success());
+    assert!(
+        text(&o).contains("bad.csv:3: column \"assoc_s\": expected a number, found \"fast\""),
+        "{}",
+        text(&o)
+    );
+    assert!(!tmp.path().join("out/runs.jsonl").exists());
+    std::fs::write(&bad, "a,b\n1,2\n").unwrap();
+    let o = import(&bad, &tmp.path().join("out"), "x", "2020");
+    assert!(text(&o).contains("not an edition's table"), "{}", text(&o));
+}
+
+fn compare_csv(
+    old: &Path,
+    new: &Path,
+    extra: &[&str],
+) -> (std::process::Output, Vec<HashMap<String, String>>) {
+    let out = tempfile::tempdir().unwrap();
+    let mut args = vec![
+        "compare",
+        "--languages",
+        repo()
+            .join("languages.toml")
+            .to_str()
+            .unwrap()
+            .to_string()
+            .leak(),
+        old.to_str().unwrap(),
+        new.to_str().unwrap(),
+        "--out",
+        out.path().to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let o = langbench(&args);
+    assert!(o.status.success(), "{}", text(&o));
+    let rows = read_csv(&out.path().join("compare.csv"));
+    for f in [
+        "compare.md",
+        "compare.xlsx",
+        "compare.html",
+        "charts/compare-total-time.svg",
+    ] {
+        assert!(out.path().join(f).is_file(), "{f} missing");
+    }
+    (o, rows)
+}
+
+/// 2020 ran assoc at N = 1,230,000, 2021 at 12,000,000: never a ratio.
+#[test]
+fn compare_flags_a_size_mismatch_and_resolves_renames() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (old, new) = (tmp.path().join("2020"), tmp.path().join("2021"));
+    assert!(
+        import(&shared_data("edition-2020.csv"), &old, "2020", "2020")
+            .status
+            .success()
+    );
+    assert!(
+        import(&shared_data("edition-2021.csv"), &new, "2021", "2021")
+            .status
+            .success()
+    );
+    let (o, rows) = compare_csv(&old, &new, &[]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("N≠"), "{out}");
+    assert!(
+        out.contains("DIFFERENT"),
+        "different machines must be flagged: {out}"
+    );
+    assert!(
+        out.contains("assoc: not compared: N differs (1,230,000 vs 12,000,000)"),
+        "{out}"
+    );
+    for r in &rows {
+        assert_eq!(r["assoc_time_ratio"], "", "{r:?}");
+        assert_eq!(r["total_time_ratio"], "", "{r:?}");
+        assert_eq!(r["assoc_old_n"], "1230000");
+        assert_eq!(r["assoc_new_n"], "12000000");
+    }
+    // Renamed flags matched through aliases: --gc:arc, pypy.
+    let pypy = rows
+        .iter()
+        .find(|r| r["variant"] == "pypy3")
+        .expect("pypy matched");
+    let ratio = num(&pypy["num_comb_time_ratio"]);
+    assert!((ratio - 2.17 / 2.83).abs() < 1e-3, "{pypy:?}");
+    assert!(rows.iter().any(|r| r["variant"] == "nim-release-arc"));
+    // Relative speed: Go's own figures become 1.
+    let (_, rel) = compare_csv(&old, &new, &["--relative-to", "c-tcc"]);
+    let tcc = rel.iter().find(|r| r["variant"] == "c-tcc").unwrap();
+    assert!((num(&tcc["num_comb_old_s"]) - 1.0).abs() < 1e-9, "{tcc:?}");
+    assert!((num(&tcc["num_comb_new_s"]) - 1.0).abs() < 1e-9, "{tcc:?}");
+}
+
+/// A real tiny run compared with itself is 1.00 everywhere; a doctored copy
+/// shows its change.
+#[test]
+fn a_run_compared_with_itself_and_with_a_doctored_copy() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    let o = langbench(&[
+        "run",
+        "--languages",
+        repo().join("languages.toml").to_str().unwrap(),
+        "--lang",
+        "c-gcc",
+        "--lang",
+        "python3",
+        "--size",
+        "tiny",
+        "--runs",
+        "2",
+        "--out",
+        run.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let (_, rows) = compare_csv(&run, &run, &[]);
+    assert_eq!(rows.len(), 2);
+    for r in &rows {
+        for k in [
+            "assoc_time_ratio",
+            "num_comb_ram_ratio",
+            "total_time_ratio",
+            "total_ram_ratio",
+        ] {
+            assert!((num(&r[k]) - 1.0).abs() < 1e-9, "{k}: {r:?}");
+        }
+    }
+    // Doctor python3's runs: twice the time.
+    let doctored = tmp.path().join("doctored");
+    std::fs::create_dir(&doctored).unwrap();
+    std::fs::copy(run.join("sessions.jsonl"), doctored.join("sessions.jsonl")).unwrap();
+    let runs: Vec<String> = std::fs::read_to_string(run.join("runs.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+            if v["variant"] == "python3" {
+                let w = v["wall_s"].as_f64().unwrap();
+                v["wall_s"] = (w * 2.0).into();
+            }
+            v.to_string()
+        })
+        .collect();
+    std::fs::write(doctored.join("runs.jsonl"), runs.join("\n") + "\n").unwrap();
+    let (_, rows) = compare_csv(&run, &doctored, &[]);
+    let py = rows.iter().find(|r| r["variant"] == "python3").unwrap();
+    let c = rows.iter().find(|r| r["variant"] == "c-gcc").unwrap();
+    assert!((num(&py["assoc_time_ratio"]) - 2.0).abs() < 1e-6, "{py:?}");
+    assert!((num(&py["total_time_ratio"]) - 2.0).abs() < 1e-6, "{py:?}");
+    assert!((num(&c["total_time_ratio"]) - 1.0).abs() < 1e-9, "{c:?}");
+
+    spreadsheet_matches_summary_csv(&run);
+    report_renders_in_chromium(&run);
+}
+
+/// results.xlsx opened by LibreOffice holds the figures of summary.csv.
+fn spreadsheet_matches_summary_csv(dir: &Path) {
+    let conv = tempfile::tempdir().unwrap();
+    let profile = format!(
+        "-env:UserInstallation=file://{}/profile",
+        conv.path().display()
+    );
+    let o = Command::new("soffice")
+        .args([
+            profile.as_str(),
+            "--headless",
+            "--convert-to",
+            "csv:Text - txt - csv (StarCalc):44,34,UTF8,1,,0,false,true,false,false,false,1",
+            "--outdir",
+            conv.path().to_str().unwrap(),
+            dir.join("results.xlsx").to_str().unwrap(),
+        ])
+        .output()
+        .expect("LibreOffice (soffice) is needed: apt-get install libreoffice-calc-nogui");
+    assert!(o.status.success(), "{}", text(&o));
+    let sheet = std::fs::read_dir(conv.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "csv"))
+        .expect("LibreOffice wrote a CSV");
+    let xlsx = read_csv(&sheet);
+    let summary = read_csv(&dir.join("summary.csv"));
+    assert_eq!(xlsx.len(), summary.len());
+    for (x, s) in xlsx.iter().zip(&summary) {
+        assert_eq!(x["Language"], s["language"]);
+        assert_eq!(x["Command Flags"], s["command_flags"]);
+        for (h, k) in [
+            ("assoc (s)", "assoc_s"),
+            ("assoc RAM (KB)", "assoc_rss_kb"),
+            ("str-comb (s)", "str_comb_s"),
+            ("Total (s)", "total_s"),
+            ("Total RAM (KB)", "total_rss_kb"),
+        ] {
+            let a = num(&x[h].replace(',', ""));
+            let b = num(&s[k]);
+            // The sheet shows the number format's rounding.
+            assert!((a - b).abs() <= 0.0051 * b.max(1.0), "{h}: {a} vs {b}");
+        }
+    }
+}
+
+/// report.html opens in a real browser, offline, and every chart is SVG.
+fn report_renders_in_chromium(dir: &Path) {
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("<svg"), "charts are inline");
+    for c in [
+        "total-time",
+        "total-ram",
+        "time-by-benchmark",
+        "ram-by-benchmark",
+    ] {
+        let svg = std::fs::read_to_string(dir.join(format!("charts/{c}.svg"))).unwrap();
+        assert!(svg.contains("python3"), "{c}");
+    }
+    let shot = tempfile::tempdir().unwrap();
+    let png = shot.path().join("report.png");
+    let o = Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            &format!("--user-data-dir={}", shot.path().join("profile").display()),
+            &format!("--screenshot={}", png.display()),
+            "--window-size=1400,2000",
+            &format!("file://{}", dir.join("report.html").display()),
+        ])
+        .output()
+        .expect("Chromium is needed: apt-get install chromium");
+    assert!(o.status.success(), "{}", text(&o));
+    let size = std::fs::metadata(&png).map(|m| m.len()).unwrap_or(0);
+    assert!(size > 20_000, "screenshot of {size} bytes");
+}
