@@ -27,6 +27,8 @@ pub struct Edition {
     pub label: String,
     pub summary: Option<Summary>,
     pub ws: Vec<WsRecord>,
+    /// The machine of its newest session.
+    pub machine: Option<Machine>,
 }
 
 impl Edition {
@@ -49,11 +51,12 @@ impl Edition {
                 .unwrap_or_else(|| dir.display().to_string()),
             summary: (!stored.runs.is_empty()).then(|| Summary::from_stored(&stored)),
             ws,
+            machine: stored.sessions.last().map(|s| s.machine.clone()),
         })
     }
 
     fn machine(&self) -> Option<&Machine> {
-        self.summary.as_ref().and_then(|s| s.machine.as_ref())
+        self.machine.as_ref()
     }
 }
 
