@@ -202,6 +202,17 @@ pub fn compare(
         },
     ));
     if let (Some(so), Some(sn)) = (&old.summary, &new.summary) {
+        doc.meta.push((
+            "Rank".into(),
+            format!(
+                "position by total time among each edition's complete rows ({} in {}, {} in {}): \
+                 added variants move ranks too",
+                so.rows.iter().filter(|r| r.complete()).count(),
+                old.label,
+                sn.rows.iter().filter(|r| r.complete()).count(),
+                new.label
+            ),
+        ));
         let (table, changes, charts) = cpu(langs, old, new, so, sn, opts)?;
         doc.tables.push(table);
         doc.tables.push(changes);
