@@ -118,7 +118,7 @@ fn table(t: &Table) -> Markup {
                                     @let cell = row.get(i);
                                     @let numeric = t.columns[i].kind.is_numeric();
                                     @if let Some(cell) = cell {
-                                        td class=[cell_class(numeric, cell.mark)]
+                                        td class=[cell_class(numeric, cell.mark, &cell.text)]
                                             title=[cell.note.as_deref()]
                                             data-v=[sort_value(cell)] { (cell.text) }
                                     } @else {
@@ -139,9 +139,19 @@ fn table(t: &Table) -> Markup {
     }
 }
 
-/// The classes of a cell: alignment and mark (`None`: no attribute).
-fn cell_class(numeric: bool, mark: Mark) -> Option<&'static str> {
+/// Text cells longer than this wrap (class `long`) instead of widening
+/// their column: one install hint in a Notes column would otherwise push
+/// every other column of the table off the page.
+const LONG_TEXT: usize = 48;
+
+/// The classes of a cell: alignment, mark and wrapping (`None`: no
+/// attribute).
+fn cell_class(numeric: bool, mark: Mark, text: &str) -> Option<&'static str> {
+    let long = !numeric && text.chars().count() > LONG_TEXT;
     match (numeric, mark) {
+        (false, Mark::Plain) if long => Some("long"),
+        (false, Mark::Flagged) if long => Some("flagged long"),
+        (false, Mark::Failed) if long => Some("failed long"),
         (false, Mark::Plain) => None,
         (false, Mark::Flagged) => Some("flagged"),
         (false, Mark::Failed) => Some("failed"),
@@ -169,7 +179,10 @@ fn sort_value(cell: &Cell) -> Option<String> {
 }
 
 fn chart(c: &BarChart) -> Markup {
-    let svg = super::svg::render(c);
+    // The section's heading and figcaption carry the title and caption; the
+    // figure variant of the SVG leaves them out so they are not shown twice
+    // (the standalone charts/*.svg files keep them).
+    let svg = super::svg::render_figure(c);
     html! {
         section.chart id=(chart_anchor(c)) {
             h2 { (c.title) }
@@ -228,14 +241,17 @@ main, section { min-width: 0; }
 /* Wide tables scroll inside their section; the box is also the scroll
    container the sticky header sticks to. */
 .scroll { overflow: auto; max-height: 85vh; border: 1px solid var(--line); max-width: 100%;
-  width: max-content; }
+  width: fit-content; }
 table { border-collapse: separate; border-spacing: 0; font-size: 13px; }
-th, td { padding: 2px 8px; white-space: nowrap; border-bottom: 1px solid var(--line);
+th, td { padding: 2px 6px; white-space: nowrap; border-bottom: 1px solid var(--line);
   text-align: left; }
 th + th, td + td { border-left: 1px solid var(--line); }
+/* Headers may wrap ("num-comb RAM (KB)" is twice as wide as its figures),
+   so a wide summary fits the page instead of scrolling sideways. */
 thead th { position: sticky; top: 0; z-index: 1; background: var(--head); padding: 0;
-  vertical-align: bottom; box-shadow: inset 0 -1px var(--line); }
-thead th button { all: unset; display: block; padding: 4px 8px; cursor: pointer;
+  vertical-align: bottom; box-shadow: inset 0 -1px var(--line); white-space: normal;
+  min-width: 4.5em; }
+thead th button { all: unset; display: block; padding: 4px 6px; cursor: pointer;
   font-weight: 600; width: 100%; box-sizing: border-box; }
 thead th button:focus-visible { outline: 2px solid var(--link); outline-offset: -2px; }
 thead th.num button { text-align: right; }
@@ -246,10 +262,12 @@ tbody tr:nth-child(even) td { background: var(--zebra); }
 tbody tr:hover td { background: #e6eefc; }
 tbody tr:last-child td { border-bottom: 0; }
 .num { text-align: right; font-variant-numeric: tabular-nums; }
+td.long { white-space: normal; min-width: 18em; overflow-wrap: anywhere; }
 td.flagged, tbody tr td.flagged, .legend .flagged { background: var(--flag); }
 td.failed, .legend .failed { color: var(--fail); font-weight: 600; }
 td[title] { cursor: help; text-decoration: underline dotted; text-underline-offset: 2px; }
-ul.notes { font-size: 12px; color: var(--muted); margin: 0.4em 0; padding-left: 1.4em; }
+ul.notes { font-size: 12px; color: var(--muted); margin: 0.4em 0; padding-left: 1.4em;
+  max-width: 120ch; overflow-wrap: anywhere; }
 figure { margin: 0; }
 figure svg { display: block; max-width: 100%; height: auto; }
 figcaption { font-size: 12px; color: var(--muted); margin-top: 0.3em; }
@@ -567,6 +585,50 @@ mod tests {
         assert!(html.contains(r##"href="#chart-assoc""##));
         assert!(html.contains(r#"id="chart-assoc""#));
         assert!(html.contains(r#"<table data-table="summary">"#));
+    }
+
+    #[test]
+    fn chart_title_and_caption_are_shown_once() {
+        let doc = summary_doc();
+        let html = render(&doc);
+        let c = &doc.charts[0];
+        let esc = |s: &str| {
+            s.replace('&', "&amp;")
+                .replace('<', "&lt;")
+                .replace('>', "&gt;")
+        };
+        // The section heading and figcaption; the inline SVG draws neither
+        // (its <title> element, a tooltip, is not shown on the page).
+        assert_eq!(
+            html.matches(&format!("<h2>{}</h2>", esc(&c.title))).count(),
+            1
+        );
+        assert_eq!(html.matches(&esc(&c.caption)).count(), 1);
+        assert!(!html.contains("class=\"title\""));
+        assert!(!html.contains("class=\"caption\""));
+        assert!(html.contains("<rect class=\"bar\""));
+        // The standalone SVG keeps both.
+        let svg = super::super::svg::render(c);
+        assert!(svg.contains("class=\"title\"") && svg.contains("class=\"caption\""));
+    }
+
+    #[test]
+    fn long_text_cells_wrap() {
+        let mut doc = summary_doc();
+        let long = "missing node_modules/uWebSockets.js; install: npm install \
+                    uNetworking/uWebSockets.js#v20.51.0 (fetches from GitHub)";
+        doc.tables[0].rows[0][1] = Cell::text(long);
+        let html = render(&doc);
+        let at = html.find(long).expect("long cell");
+        let open = html[..at].rfind("<td").unwrap();
+        assert!(
+            html[open..at].starts_with("<td class=\"long\""),
+            "{}",
+            &html[open..at]
+        );
+        assert_eq!(cell_class(false, Mark::Plain, "short"), None);
+        assert_eq!(cell_class(false, Mark::Failed, long), Some("failed long"));
+        assert_eq!(cell_class(true, Mark::Flagged, long), Some("num flagged"));
     }
 
     #[test]

@@ -33,13 +33,14 @@ const MARGIN: f64 = 12.0;
 const FONT: f64 = 12.0;
 const SMALL_FONT: f64 = 11.0;
 const TITLE_FONT: f64 = 16.0;
-/// Height of one bar.
-const BAR_H: f64 = 14.0;
+/// Height of one bar: enough for the 11 px value text beside it, thin
+/// enough that 60 rows × 3 series stay a chart rather than a wall.
+const BAR_H: f64 = 12.0;
 /// Space between bars of one group.
 const BAR_GAP: f64 = 2.0;
 /// Space between groups of bars with one series, and with several.
 const GROUP_GAP_SINGLE: f64 = 5.0;
-const GROUP_GAP_MULTI: f64 = 10.0;
+const GROUP_GAP_MULTI: f64 = 8.0;
 /// Gap between a bar's end and its value text.
 const TEXT_PAD: f64 = 4.0;
 /// Plots taller than this repeat the tick labels on top.
@@ -57,9 +58,22 @@ const GRID_COLOUR: &str = "#ddd";
 const MINOR_GRID_COLOUR: &str = "#f0f0f0";
 const BAND_COLOUR: &str = "#f6f6f6";
 
-/// The chart as a standalone SVG document.
+/// The chart as a standalone SVG document: title and caption drawn in it,
+/// so a `.svg` file says what it shows on its own.
 pub fn render(chart: &BarChart) -> String {
-    let layout = Layout::new(chart);
+    render_with(chart, true)
+}
+
+/// The chart for a page that prints its title and caption itself (the HTML
+/// report's heading and `<figcaption>`): the same drawing without them, so
+/// they are not shown twice. The `<title>` element (tooltip, accessible
+/// name) stays.
+pub fn render_figure(chart: &BarChart) -> String {
+    render_with(chart, false)
+}
+
+fn render_with(chart: &BarChart, framed: bool) -> String {
+    let layout = Layout::new(chart, framed);
     let mut out = String::with_capacity(4096 + chart.rows.len() * 600);
     layout.write(chart, &mut out);
     out
@@ -341,6 +355,9 @@ struct Layout {
     legend: Vec<LegendItem>,
     /// Baseline of tick labels above the plot, if the plot is tall.
     top_ticks_y: Option<f64>,
+    /// How far down the legend is drawn again below the axis, if the plot
+    /// is tall (the top one has scrolled out of view by the last rows).
+    bottom_legend_dy: Option<f64>,
     plot_x0: f64,
     plot_x1: f64,
     plot_y0: f64,
@@ -351,7 +368,7 @@ struct Layout {
 }
 
 impl Layout {
-    fn new(chart: &BarChart) -> Layout {
+    fn new(chart: &BarChart, framed: bool) -> Layout {
         let series = chart
             .rows
             .iter()
@@ -391,7 +408,11 @@ impl Layout {
         let inner_w = width - 2.0 * MARGIN;
 
         let mut y = MARGIN;
-        let title_lines = wrap(&chart.title, inner_w, TITLE_FONT);
+        let title_lines = if framed {
+            wrap(&chart.title, inner_w, TITLE_FONT)
+        } else {
+            Vec::new()
+        };
         y += title_lines.len() as f64 * (TITLE_FONT + 4.0);
 
         // Legend: series (when there are several) and the flagged style.
@@ -457,7 +478,20 @@ impl Layout {
         if !chart.axis.is_empty() {
             y += 18.0;
         }
-        let caption_lines = wrap(&chart.caption, inner_w, SMALL_FONT);
+        let bottom_legend_dy = match (top_ticks_y, legend.first(), legend.last()) {
+            (Some(_), Some(first), Some(last)) if series > 1 => {
+                y += 8.0;
+                let dy = y - first.y;
+                y += last.y - first.y + 18.0;
+                Some(dy)
+            }
+            _ => None,
+        };
+        let caption_lines = if framed {
+            wrap(&chart.caption, inner_w, SMALL_FONT)
+        } else {
+            Vec::new()
+        };
         if !caption_lines.is_empty() {
             y += 8.0 + caption_lines.len() as f64 * 15.0;
         }
@@ -471,6 +505,7 @@ impl Layout {
             title_lines,
             legend,
             top_ticks_y,
+            bottom_legend_dy,
             plot_x0,
             plot_x1,
             plot_y0,
@@ -504,10 +539,13 @@ impl Layout {
             "<rect class=\"background\" width=\"100%\" height=\"100%\" fill=\"#fff\"/>"
         );
         self.write_title(out);
-        self.write_legend(out);
+        self.write_legend(out, 0.0);
         self.write_grid(out);
         self.write_rows(chart, out);
         self.write_axis(chart, out);
+        if let Some(dy) = self.bottom_legend_dy {
+            self.write_legend(out, dy);
+        }
         self.write_caption(out);
         out.push_str("</svg>\n");
     }
@@ -526,11 +564,16 @@ impl Layout {
         }
     }
 
-    fn write_legend(&self, out: &mut String) {
+    /// The legend, `dy` below its place under the title.
+    fn write_legend(&self, out: &mut String, dy: f64) {
         if self.legend.is_empty() {
             return;
         }
-        out.push_str("<g class=\"legend\">\n");
+        if dy == 0.0 {
+            out.push_str("<g class=\"legend\">\n");
+        } else {
+            out.push_str("<g class=\"legend bottom\">\n");
+        }
         for item in &self.legend {
             let style = if item.flagged {
                 format!(
@@ -546,9 +589,9 @@ impl Layout {
                 "<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"12\" {style}/>\
                  <text x=\"{}\" y=\"{}\" font-size=\"{SMALL_FONT}\">{}</text>",
                 fmt(item.x),
-                fmt(item.y),
+                fmt(item.y + dy),
                 fmt(item.x + 19.0),
-                fmt(item.y + 10.0),
+                fmt(item.y + dy + 10.0),
                 esc(&item.text)
             );
         }
@@ -1271,6 +1314,101 @@ mod tests {
         let doc = Document::parse(&svg).unwrap();
         assert_eq!(with_class(&doc, "bar").len(), 1);
         assert_eq!(text_of(&with_class(&doc, "missing")[0]), "0");
+    }
+
+    #[test]
+    fn figure_variant_leaves_title_and_caption_to_the_page() {
+        let c = three_series_sample();
+        let standalone = render(&c);
+        let figure = render_figure(&c);
+        let doc = Document::parse(&figure).unwrap();
+        assert!(with_class(&doc, "title").is_empty(), "title drawn");
+        assert!(with_class(&doc, "caption").is_empty(), "caption drawn");
+        // Still named for tooltips and screen readers; bars all there.
+        assert!(figure.contains(&format!("<title>{}</title>", esc(&c.title))));
+        assert_eq!(with_class(&doc, "bar").len(), 55);
+        // Shorter by the title and caption, no taller.
+        let h = |svg: &str| num(&Document::parse(svg).unwrap().root_element(), "height");
+        assert!(h(&figure) < h(&standalone) - TITLE_FONT);
+        // The standalone file keeps both.
+        let doc = Document::parse(&standalone).unwrap();
+        assert_eq!(with_class(&doc, "title").len(), 1);
+        assert!(!with_class(&doc, "caption").is_empty());
+    }
+
+    #[test]
+    fn tall_multi_series_chart_repeats_its_legend_below() {
+        for svg in [
+            render(&three_series_sample()),
+            render_figure(&three_series_sample()),
+        ] {
+            let doc = Document::parse(&svg).unwrap();
+            let height = num(&doc.root_element(), "height");
+            let bottom = with_class(&doc, "bottom")
+                .into_iter()
+                .find(|n| has_class(n, "legend"))
+                .expect("no legend below the plot");
+            let texts: Vec<String> = bottom
+                .children()
+                .filter(|c| c.has_tag_name("text"))
+                .map(|t| text_of(&t))
+                .collect();
+            assert_eq!(texts[..3], ["assoc", "num-comb", "str-comb"]);
+            let axis_y = with_class(&doc, "tick")
+                .iter()
+                .map(|t| num(t, "y"))
+                .fold(0.0, f64::max);
+            for t in bottom.children().filter(|c| c.has_tag_name("text")) {
+                let y = num(&t, "y");
+                assert!(y > axis_y && y <= height - MARGIN / 2.0, "{y} {height}");
+            }
+            // Not overlapping the caption, when there is one.
+            for c in with_class(&doc, "caption") {
+                assert!(num(&c, "y") > axis_y + 20.0);
+            }
+        }
+        // A short or single-series chart draws one legend only.
+        let short = chart(true, &["a", "b"], vec![("x", vec![bar(1.0), bar(2.0)])]);
+        let doc_text = render(&short);
+        let doc = Document::parse(&doc_text).unwrap();
+        assert_eq!(with_class(&doc, "legend").len(), 1);
+        let doc_text = render(&sixty_rows());
+        let doc = Document::parse(&doc_text).unwrap();
+        assert!(with_class(&doc, "legend").len() <= 1);
+    }
+
+    #[test]
+    fn sixty_rows_by_three_series_stay_compact() {
+        // The per-benchmark charts: 60 variants × 3 benchmarks.
+        let rows: Vec<(String, Vec<Bar>)> = (0..60)
+            .map(|i| {
+                let v = 0.05 * 1.13f64.powi(i);
+                (
+                    format!("variant {i}"),
+                    vec![bar(v), bar(v * 2.0), bar(v * 3.0)],
+                )
+            })
+            .collect();
+        let c = chart(
+            true,
+            &["assoc", "num-comb", "str-comb"],
+            rows.iter().map(|(l, b)| (l.as_str(), b.clone())).collect(),
+        );
+        let svg = render_figure(&c);
+        let doc = Document::parse(&svg).unwrap();
+        let height = num(&doc.root_element(), "height");
+        // 46 px a row (it was 56) plus axes and legends.
+        assert!(height <= 60.0 * 46.0 + 300.0, "height {height}");
+        // Value texts of neighbouring bars do not collide.
+        let mut ys: Vec<f64> = with_class(&doc, "value")
+            .iter()
+            .map(|t| num(t, "y"))
+            .collect();
+        ys.sort_by(f64::total_cmp);
+        assert!(
+            ys.windows(2).all(|w| w[1] - w[0] >= SMALL_FONT),
+            "value texts collide"
+        );
     }
 
     #[test]
