@@ -66,6 +66,10 @@ impl FromStr for Bench {
     }
 }
 
+/// The largest N `--size` accepts: the reference output of assoc at N
+/// takes about 170 bytes per N (2 GB at 12,000,000), computed by langbench.
+pub const MAX_N: u64 = 50_000_000;
+
 /// A size selection: a named edition size, or one N for every benchmark.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum Size {
@@ -114,9 +118,11 @@ impl FromStr for Size {
             "2020" => Ok(Size::Ed2020),
             "2021" => Ok(Size::Ed2021),
             _ => match s.replace(['_', ','], "").parse::<u64>() {
-                Ok(n) if n >= 1 => Ok(Size::Explicit(n)),
+                Ok(n) if (1..=MAX_N).contains(&n) => Ok(Size::Explicit(n)),
                 _ => Err(format!(
-                    "bad size {s:?}: expected tiny, 2020, 2021 or a positive integer N"
+                    "bad size {s:?}: expected tiny, 2020, 2021 or N from 1 to {MAX_N} \
+                     (langbench computes the expected output itself: assoc needs about \
+                     170 bytes per N)"
                 )),
             },
         }

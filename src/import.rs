@@ -142,6 +142,8 @@ const WS_COLUMNS: [&str; 5] = ["server", "runtime_version", "library", "delay_ms
 /// Imports one published edition into an empty results directory.
 pub fn import(langs: &Languages, opts: &Options) -> Result<Imported> {
     let csv = Csv::read(&opts.file)?;
+    let store = Store::open(&opts.out)?;
+    let _lock = store.lock()?;
     if opts.out.join(crate::store::RUNS).exists() || opts.out.join(WS_RECORDS).exists() {
         bail!(
             "{} already holds records: import into a new directory (nothing was changed)",
@@ -185,7 +187,6 @@ pub fn import(langs: &Languages, opts: &Options) -> Result<Imported> {
     }
     out.warnings = check_totals(&csv)?;
 
-    let store = Store::open(&opts.out)?;
     store.append_session(&session(opts, ws.is_empty()))?;
     for r in &runs {
         store.append_run(r)?;

@@ -12,6 +12,7 @@ pub mod measure;
 pub mod record;
 pub mod report;
 pub mod run;
+pub mod scratch;
 pub mod spawn;
 pub mod store;
 pub mod toolchain;

@@ -272,6 +272,15 @@ enum ToolchainsAction {
     },
 }
 
+/// A timeout: more than 0 seconds (0 would kill every run at once).
+fn timeout_seconds(s: f64) -> Result<Duration> {
+    anyhow::ensure!(
+        s > 0.0,
+        "--timeout must be more than 0 seconds (got {s}); use a large value for no practical limit"
+    );
+    seconds(s)
+}
+
 fn seconds(s: f64) -> Result<Duration> {
     Duration::try_from_secs_f64(s)
         .with_context(|| format!("expected a non-negative number of seconds, got {s}"))
@@ -321,7 +330,7 @@ fn real_main() -> Result<ExitCode> {
                 benches: benches.clone(),
                 size,
                 runs,
-                timeout: seconds(timeout)?,
+                timeout: timeout_seconds(timeout)?,
                 out: out.clone(),
                 command_line: std::env::args().collect(),
                 resume,
@@ -365,7 +374,7 @@ fn real_main() -> Result<ExitCode> {
             json,
             command,
         } => {
-            let m = measure::measure(&spawner, command, timeout.map(seconds).transpose()?)?;
+            let m = measure::measure(&spawner, command, timeout.map(timeout_seconds).transpose()?)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&m)?);
             } else {

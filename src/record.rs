@@ -165,7 +165,7 @@ pub struct SessionRecord {
 }
 
 /// A variant as it was at the time of a session.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct VariantInfo {
     pub id: String,
     pub language: String,
@@ -176,6 +176,9 @@ pub struct VariantInfo {
     pub missing: Vec<String>,
     #[serde(default)]
     pub install_hint: String,
+    /// The benchmarks it has a program for (absent in older records).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub programs: Vec<Bench>,
 }
 
 /// Now, as stored in records.

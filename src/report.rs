@@ -102,8 +102,10 @@ pub struct Row {
     pub version: String,
     pub cells: BTreeMap<Bench, Cell>,
     /// Benchmarks of the table this variant has no run of (a run cut short
-    /// before them, or a variant without that program).
+    /// before them): `--resume` runs them.
     pub missing: Vec<Bench>,
+    /// Benchmarks of the table this variant has no program for.
+    pub no_program: Vec<Bench>,
 }
 
 impl Row {
@@ -117,7 +119,14 @@ impl Row {
     /// Every benchmark of the table ran and is correct: only then is the
     /// total comparable with other rows.
     pub fn complete(&self) -> bool {
-        self.missing.is_empty() && self.cells.values().all(|c| c.status.is_ok())
+        self.missing.is_empty()
+            && self.no_program.is_empty()
+            && self.cells.values().all(|c| c.status.is_ok())
+    }
+
+    /// Whether any cell has a time to show.
+    pub fn has_figures(&self) -> bool {
+        self.cells.values().any(|c| c.wall_s().is_some())
     }
     pub fn installed(&self) -> bool {
         self.cells
@@ -180,6 +189,7 @@ impl Summary {
                 version: first.version.clone(),
                 cells: BTreeMap::new(),
                 missing: Vec::new(),
+                no_program: Vec::new(),
             });
             // The version of the newest measured cell wins.
             if first.status != Status::NotInstalled {
@@ -187,13 +197,25 @@ impl Summary {
             }
             row.cells.insert(bench, Cell::from_runs(runs));
         }
+        // The programs each variant had, as its newest session saw them.
+        let mut programs: BTreeMap<&str, &[Bench]> = BTreeMap::new();
+        for s in &stored.sessions {
+            for v in s.variants.iter().filter(|v| !v.programs.is_empty()) {
+                programs.insert(&v.id, &v.programs);
+            }
+        }
         let mut rows: Vec<Row> = rows.into_values().collect();
         for row in &mut rows {
-            row.missing = benches
+            let (missing, no_program): (Vec<Bench>, Vec<Bench>) = benches
                 .keys()
                 .filter(|b| !row.cells.contains_key(b))
-                .copied()
-                .collect();
+                .partition(|b| {
+                    programs
+                        .get(row.variant.as_str())
+                        .is_none_or(|p| p.contains(b))
+                });
+            row.missing = missing;
+            row.no_program = no_program;
         }
         rows.sort_by(|a, b| {
             let key = |r: &Row| {
@@ -227,6 +249,12 @@ impl Summary {
     /// Why a cell is not a plain correct figure (`None` for one that is).
     pub fn cell_note(&self, row: &Row, bench: Bench) -> Option<String> {
         let Some(c) = row.cells.get(&bench) else {
+            if row.no_program.contains(&bench) {
+                return Some(format!(
+                    "{} / {bench}: n/a: the variant has no {bench} program",
+                    row.variant
+                ));
+            }
             return Some(format!(
                 "{} / {bench}: not run: this results directory holds no run of it \
                  (`langbench run --resume` runs what is missing)",
@@ -241,11 +269,20 @@ impl Summary {
             .as_ref()
             .and_then(|r| r.detail.clone())
             .unwrap_or_default();
-        let failing = c.runs.iter().filter(|r| !r.status.is_ok()).count();
-        let of = if c.runs.len() > 1 {
-            format!(" ({failing} of {} runs)", c.runs.len())
-        } else {
-            String::new()
+        let ran: Vec<&RunRecord> = c
+            .runs
+            .iter()
+            .filter(|r| r.status != Status::Skipped)
+            .collect();
+        let failing = ran.iter().filter(|r| !r.status.is_ok()).count();
+        let skipped = c.runs.len() - ran.len();
+        let of = match (ran.len(), skipped) {
+            (n, 0) if n > 1 => format!(" ({failing} of {n} runs)"),
+            (_, 0) => String::new(),
+            (n, s) => format!(
+                " ({failing} of {n} run{}; {s} more skipped after it)",
+                if n == 1 { "" } else { "s" }
+            ),
         };
         Some(format!(
             "{} / {bench}: {}{of}: {}",
@@ -269,7 +306,7 @@ impl Summary {
                 notes.push(format!("{}: not installed: {detail}", row.variant));
                 continue;
             }
-            for b in &row.missing {
+            for b in row.missing.iter().chain(&row.no_program) {
                 notes.extend(self.cell_note(row, *b));
             }
             for b in row.cells.keys() {
@@ -372,12 +409,21 @@ impl Summary {
                     });
                 }
                 None => {
-                    v.push(ECell::empty("not run").marked(Mark::Failed, note));
+                    let text = if row.no_program.contains(b) {
+                        "n/a"
+                    } else {
+                        "not run"
+                    };
+                    v.push(ECell::empty(text).marked(Mark::Failed, note));
                     v.push(ECell::empty("-"));
                 }
             }
         }
-        if row.installed() {
+        if row.installed() && !row.has_figures() {
+            let why = Some("no cell has a figure".to_string());
+            v.push(ECell::empty("-").marked(Mark::Failed, why));
+            v.push(ECell::empty("-"));
+        } else if row.installed() {
             let (flag, mark, note) = if row.complete() {
                 ("", Mark::Plain, None)
             } else {
@@ -499,7 +545,7 @@ pub fn thousands(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::SCHEMA;
+    use crate::record::{SCHEMA, VariantInfo};
 
     fn rec(variant: &str, bench: Bench, run: u32, wall: f64, status: Status) -> RunRecord {
         RunRecord {
@@ -615,6 +661,81 @@ mod tests {
             "{:?}",
             s.notes()
         );
+    }
+
+    #[test]
+    fn rows_without_figures_skips_and_missing_programs_say_what_they_are() {
+        let s = VariantInfo {
+            id: "half".into(),
+            programs: vec![Bench::Assoc],
+            ..Default::default()
+        };
+        let session = SessionRecord {
+            schema: SCHEMA,
+            session: "s1".into(),
+            started_at: String::new(),
+            langbench_version: String::new(),
+            command_line: vec![],
+            size: "tiny".into(),
+            runs: 3,
+            timeout_s: 1.0,
+            machine: Machine::detect(),
+            variants: vec![s],
+            origin: Origin::Measured,
+            source: None,
+        };
+        let stored = Stored {
+            sessions: vec![session],
+            runs: vec![
+                rec("dead", Bench::Assoc, 1, 0.1, Status::Crashed),
+                rec("dead", Bench::Assoc, 2, 0.0, Status::Skipped),
+                rec("dead", Bench::Assoc, 3, 0.0, Status::Skipped),
+                rec("dead", Bench::NumComb, 1, 0.1, Status::Failed),
+                rec("half", Bench::Assoc, 1, 1.0, Status::Ok),
+            ],
+            ..Default::default()
+        };
+        let s = Summary::from_stored(&stored);
+        let dead = s.rows.iter().find(|r| r.variant == "dead").unwrap();
+        let texts = s.row_texts(dead);
+        assert_eq!(
+            texts[7], "-",
+            "no figure is no total, never -0.00: {texts:?}"
+        );
+        let notes = s.notes().join("\n");
+        assert!(
+            notes.contains("dead / assoc: crashed (1 of 1 run; 2 more skipped after it)"),
+            "{notes}"
+        );
+        let half = s.rows.iter().find(|r| r.variant == "half").unwrap();
+        assert_eq!(half.no_program, [Bench::NumComb]);
+        assert!(half.missing.is_empty());
+        assert_eq!(s.row_texts(half)[5], "n/a");
+        assert!(notes.contains("half / num-comb: n/a: the variant has no num-comb program"));
+        assert!(!notes.contains("half / num-comb: not run"), "{notes}");
+    }
+
+    #[test]
+    fn newlines_and_escape_codes_in_names_stay_out_of_tables() {
+        let mut r = rec("evil", Bench::Assoc, 1, 1.0, Status::Ok);
+        r.flags = "evil\n| x | y |\x1b[31mred".into();
+        r.language = "L\r\nM".into();
+        let s = Summary::from_stored(&Stored {
+            runs: vec![r],
+            ..Default::default()
+        });
+        let doc = s.document();
+        let md = String::from_utf8(
+            crate::export::Exporter::render(&crate::export::markdown::Markdown, &doc).unwrap(),
+        )
+        .unwrap();
+        let row = md.lines().find(|l| l.contains("evil")).unwrap();
+        assert!(!row.contains('\x1b'), "{row}");
+        // 7 columns: 8 cell borders; the pipes of the flags are escaped.
+        assert_eq!(row.matches(" |").count() + 1, 8, "{row}");
+        assert!(row.contains("evil \\| x \\| y \\|red"), "{row}");
+        let term = crate::export::terminal::document(&doc);
+        assert!(!term.contains('\x1b') && !term.contains("L\r"), "{term}");
     }
 
     #[test]

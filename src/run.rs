@@ -228,10 +228,7 @@ impl CellCtx<'_> {
     /// One timed run: build steps (if any) and the run, each through the
     /// spawner, within one timeout; then the output check.
     fn measure(&self, run: u32, timeout: Duration) -> Result<RunRecord> {
-        let build_dir = tempfile::Builder::new()
-            .prefix("langbench-build-")
-            .tempdir()
-            .context("cannot create a build directory")?;
+        let build_dir = crate::scratch::dir("build")?;
         let vars = Vars {
             n: Some(self.n()),
             ..self
@@ -327,7 +324,7 @@ pub fn prepare(
     bench: Bench,
     timeout: Duration,
 ) -> Result<(), String> {
-    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let dir = crate::scratch::dir("prepare").map_err(|e| format!("{e:#}"))?;
     let vars = variant.vars(bench, dir.path()).ok_or("no program")?;
     for t in &variant.prepare {
         let o = step(
@@ -427,13 +424,16 @@ pub fn begin_session(
         std::process::id(),
         params.suffix
     );
-    let infos: Vec<VariantInfo> = variants
-        .iter()
-        .map(|v| {
-            pb.set_message(format!("version of {}", v.id));
-            toolchain::inspect(spawner, v)
-        })
-        .collect();
+    let mut infos: Vec<VariantInfo> = Vec::new();
+    for v in variants {
+        // Ctrl-C here ends the session before it starts (probes take up to
+        // a few seconds each, 40 of them add up).
+        if interrupted() {
+            bail!("interrupted while checking toolchain versions; nothing was run");
+        }
+        pb.set_message(format!("version of {}", v.id));
+        infos.push(toolchain::inspect(spawner, v));
+    }
     store.append_session(&SessionRecord {
         schema: SCHEMA,
         session: session.clone(),
@@ -455,6 +455,11 @@ pub fn begin_session(
 /// rewritten) as soon as it finishes.
 pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<Summary> {
     let store = Store::open(&opts.out)?;
+    let _lock = store.lock()?;
+    let stale = crate::scratch::clean_stale();
+    if stale > 0 {
+        eprintln!("removed {stale} build directories a killed langbench left behind");
+    }
     check_sizes(&store, opts)?;
     let pb = progress_bar();
     let (session, infos) = begin_session(
@@ -471,6 +476,19 @@ pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<S
         },
     )?;
 
+    // Every expected output before the first run: computing one (a minute
+    // and 2 GB for assoc at 12,000,000) can then never cost a finished run.
+    for b in opts.benches.iter().filter(|b| b.is_cpu()) {
+        if interrupted() {
+            break;
+        }
+        pb.set_message(format!(
+            "expected output of {b} N={} (cached for later sessions)",
+            thousands(opts.size.n(*b))
+        ));
+        verify::expected(*b, opts.size.n(*b))
+            .with_context(|| format!("{b} has no expected output"))?;
+    }
     let cells: Vec<(usize, Bench)> = variants
         .iter()
         .enumerate()

@@ -128,28 +128,84 @@ fn read_lines<T: DeserializeOwned>(path: &Path, warnings: &mut Vec<String>) -> R
         if line.trim().is_empty() {
             continue;
         }
+        let at = format!("{}:{}", path.display(), i + 1);
+        if ["<<<<<<<", "=======", ">>>>>>>", "|||||||"]
+            .iter()
+            .any(|m| line.starts_with(m))
+        {
+            warnings.push(format!(
+                "{at}: skipped a git conflict marker: resolve the merge (keep both sides' records)"
+            ));
+            continue;
+        }
         match serde_json::from_str(line) {
             Ok(v) => out.push(v),
             // A line without its newline that does not parse is a write
-            // that a crash cut short: skip it, say so.
+            // that a crash cut short.
             Err(e) if i == lines.len() - 1 || !lines[i + 1..].iter().any(|l| !l.is_empty()) => {
-                warnings.push(format!(
-                    "{}:{}: ignored an incomplete record ({e})",
-                    path.display(),
-                    i + 1
-                ));
+                warnings.push(format!("{at}: skipped an incomplete record ({e})"));
             }
             Err(e) if serde_json::from_str::<serde_json::Value>(line).is_err() => {
-                warnings.push(format!(
-                    "{}:{}: ignored a torn record ({e})",
-                    path.display(),
-                    i + 1
-                ));
+                warnings.push(format!("{at}: skipped a torn record ({e})"));
             }
-            Err(e) => bail!("{}:{}: bad record: {e}", path.display(), i + 1),
+            // Valid JSON of the wrong shape (a hand edit, another tool, a
+            // program that wrote into the directory): never counted, never
+            // fatal for the records around it.
+            Err(e) => warnings.push(format!("{at}: skipped a record of the wrong shape ({e})")),
         }
     }
     Ok(out)
+}
+
+/// An exclusive lock on a results directory for one langbench session
+/// (`run`, `ws`, `import`, `report`): a second one is refused, told who
+/// holds it, and touches nothing. Released when dropped (or when the
+/// process dies: the kernel drops `flock` locks with the file).
+#[derive(Debug)]
+pub struct Lock {
+    _file: std::fs::File,
+}
+
+pub const LOCK: &str = ".lock";
+
+impl Store {
+    /// Takes the directory's lock, or says who holds it.
+    pub fn lock(&self) -> Result<Lock> {
+        let path = self.dir.join(LOCK);
+        let mut file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(&path)
+            .with_context(|| format!("cannot open {}", path.display()))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let mut holder = String::new();
+                let _ = file.read_to_string(&mut holder);
+                bail!(
+                    "{} is in use by another langbench ({}): wait for it to finish, or use another --out; nothing was changed",
+                    self.dir.display(),
+                    holder.trim()
+                );
+            }
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(e).with_context(|| format!("cannot lock {}", path.display()));
+            }
+        }
+        // Who holds it, for the message above.
+        let who = format!(
+            "pid {}, since {}: {}",
+            std::process::id(),
+            crate::record::now_rfc3339(),
+            std::env::args().collect::<Vec<_>>().join(" ")
+        );
+        file.set_len(0)?;
+        file.seek(SeekFrom::Start(0))?;
+        file.write_all(who.as_bytes())?;
+        Ok(Lock { _file: file })
+    }
 }
 
 #[cfg(test)]

@@ -25,13 +25,14 @@ pub fn inspect(spawner: &Spawner, v: &Variant) -> VariantInfo {
         installed: missing.is_empty(),
         missing,
         install_hint: v.install.describe(),
+        programs: v.programs.keys().copied().collect(),
     }
 }
 
 /// Runs the variant's version command (through the spawner, with a timeout)
 /// and picks the version out of its output.
 pub fn version(spawner: &Spawner, v: &Variant) -> Result<String> {
-    let dir = tempfile::tempdir()?;
+    let dir = crate::scratch::dir("probe")?;
     let mut req = v.request(v.version.expand(&Default::default()), dir.path());
     req.timeout = Some(Duration::from_secs(120));
     let out = spawner.run(&req)?;

@@ -12,8 +12,10 @@ use std::sync::Mutex;
 use crate::bench::Bench;
 
 /// The exact stdout a correct program prints for `bench` at size `n`.
-/// Results are cached for the life of the process (assoc at 12,000,000
-/// takes several seconds).
+/// Kept in memory for the life of the process and on disk between sessions
+/// ([`cache_dir`]): assoc at 12,000,000 takes about a minute and 2 GB to
+/// compute. `run` asks for every benchmark's before its first run, so a
+/// failure here loses no finished run.
 pub fn expected(bench: Bench, n: u64) -> Option<String> {
     static CACHE: Mutex<Option<HashMap<(Bench, u64), String>>> = Mutex::new(None);
     if let Some(hit) = CACHE
@@ -24,11 +26,28 @@ pub fn expected(bench: Bench, n: u64) -> Option<String> {
     {
         return Some(hit.clone());
     }
-    let out = match bench {
-        Bench::Assoc => assoc(n),
-        Bench::NumComb => format!("0 1 {n}\n"),
-        Bench::StrComb => str_comb(n),
-        Bench::WsEcho => return None,
+    let file = cache_dir().map(|d| d.join("expected").join(format!("{bench}-{n}.txt")));
+    let out = match file.as_ref().and_then(|f| std::fs::read_to_string(f).ok()) {
+        Some(text) => text,
+        None => {
+            let out = match bench {
+                Bench::Assoc => assoc(n),
+                Bench::NumComb => format!("0 1 {n}\n"),
+                Bench::StrComb => str_comb(n),
+                Bench::WsEcho => return None,
+            };
+            if let Some(f) = &file
+                && let Some(dir) = f.parent()
+                && std::fs::create_dir_all(dir).is_ok()
+            {
+                // Written whole, then renamed: no reader sees half a file.
+                let tmp = f.with_extension(format!("tmp{}", std::process::id()));
+                if std::fs::write(&tmp, &out).is_ok() {
+                    let _ = std::fs::rename(&tmp, f);
+                }
+            }
+            out
+        }
     };
     CACHE
         .lock()
@@ -36,6 +55,16 @@ pub fn expected(bench: Bench, n: u64) -> Option<String> {
         .get_or_insert_with(HashMap::new)
         .insert((bench, n), out.clone());
     Some(out)
+}
+
+/// Where expected outputs are kept between sessions: `$LANGBENCH_CACHE`,
+/// else `$XDG_CACHE_HOME/langbench`, else `~/.cache/langbench`.
+pub fn cache_dir() -> Option<std::path::PathBuf> {
+    let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    env("LANGBENCH_CACHE")
+        .map(std::path::PathBuf::from)
+        .or_else(|| env("XDG_CACHE_HOME").map(|d| std::path::PathBuf::from(d).join("langbench")))
+        .or_else(|| env("HOME").map(|h| std::path::PathBuf::from(h).join(".cache/langbench")))
 }
 
 /// Compares a run's stdout with the expected output. `Err` says how it

@@ -10,10 +10,15 @@ use crate::ws::{WsRecord, WsStatus};
 /// One benchmark cell as a bar: `value` picks time or RAM.
 fn cell_bar(row: &Row, bench: crate::bench::Bench, ram: bool) -> Bar {
     let Some(c) = row.cells.get(&bench) else {
+        let label = if row.no_program.contains(&bench) {
+            "n/a"
+        } else {
+            "not run"
+        };
         return Bar {
             value: None,
             mark: Mark::Failed,
-            label: Some("not run".into()),
+            label: Some(label.into()),
         };
     };
     let value = if ram {

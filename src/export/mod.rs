@@ -133,7 +133,9 @@ pub fn rewrite(dir: &std::path::Path) -> Result<Derived> {
         crate::store::RUNS,
         ws::WS_RECORDS
     );
-    write_all(&Store::open(dir)?)
+    let store = Store::open(dir)?;
+    let _lock = store.lock()?;
+    write_all(&store)
 }
 
 /// `compare --out DIR`: the comparison in every format.

@@ -276,7 +276,7 @@ impl Ctx<'_> {
                 return Ok(self.record(v, info, WsStatus::Failed, Some(e)));
             }
         }
-        let build = tempfile::Builder::new().prefix("langbench-ws-").tempdir()?;
+        let build = crate::scratch::dir("ws")?;
         let port = free_port()?;
         let vars = Vars {
             port: Some(port),
@@ -505,6 +505,8 @@ pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<V
         "no selected variant has a ws-echo program"
     );
     let store = Store::open(&opts.out)?;
+    let _lock = store.lock()?;
+    crate::scratch::clean_stale();
     let nofile = raise_nofile();
     if (nofile as usize) < opts.connections + 100 {
         anyhow::bail!(

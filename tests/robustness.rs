@@ -1,0 +1,194 @@
+//! A results directory survives what happens to it: a second langbench, a
+//! record of the wrong shape, a merge conflict, a killed langbench's
+//! leftovers, Ctrl-C before the first run, and bad options.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+
+const ONE: &str = r#"
+[[variant]]
+id = "ok"
+language = "Shell"
+flags = "sh ok"
+needs = ["sh"]
+version = "sh -c 'echo 1.0'"
+run = "sh {src} {n}"
+programs = { num-comb = "programs/num-comb/ok.sh" }
+"#;
+
+fn fixture() -> Fixture {
+    Fixture::new(ONE, &[("programs/num-comb/ok.sh", "echo 0 1 $1\n")])
+}
+
+fn run(f: &Fixture, extra: &[&str]) -> std::process::Output {
+    let languages = f.languages();
+    let out = f.out();
+    let mut args = vec![
+        "run",
+        "--languages",
+        &languages,
+        "--size",
+        "tiny",
+        "--runs",
+        "1",
+        "--out",
+        &out,
+    ];
+    args.extend_from_slice(extra);
+    langbench(&args)
+}
+
+#[test]
+fn a_second_langbench_on_a_locked_directory_is_refused_and_changes_nothing() {
+    let f = fixture();
+    assert!(run(&f, &[]).status.success());
+    let dir = f.path().join("results");
+    let before = std::fs::read(dir.join("runs.jsonl")).unwrap();
+    let store = langbench::store::Store::open(&dir).unwrap();
+    let lock = store.lock().unwrap();
+    let o = run(&f, &[]);
+    assert!(!o.status.success());
+    let t = text(&o);
+    assert!(t.contains("is in use by another langbench"), "{t}");
+    assert!(t.contains(&format!("pid {}", std::process::id())), "{t}");
+    assert_eq!(std::fs::read(dir.join("runs.jsonl")).unwrap(), before);
+    let o = langbench(&["report", dir.to_str().unwrap()]);
+    assert!(text(&o).contains("in use"), "{}", text(&o));
+    drop(lock);
+    assert!(run(&f, &[]).status.success(), "released with the lock");
+}
+
+#[test]
+fn records_of_the_wrong_shape_and_conflict_markers_are_skipped_and_reported() {
+    let f = fixture();
+    assert!(run(&f, &[]).status.success());
+    let dir = f.path().join("results");
+    let runs = dir.join("runs.jsonl");
+    let good = std::fs::read_to_string(&runs).unwrap();
+    std::fs::write(
+        &runs,
+        format!("<<<<<<< HEAD\n{good}=======\n{{\"variant\":\"forged\"}}\n>>>>>>> other\n"),
+    )
+    .unwrap();
+    let o = langbench(&["report", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    let t = text(&o);
+    assert!(
+        t.contains("runs.jsonl:1: skipped a git conflict marker"),
+        "{t}"
+    );
+    assert!(
+        t.contains("runs.jsonl:3: skipped a git conflict marker"),
+        "{t}"
+    );
+    assert!(
+        t.contains("runs.jsonl:4: skipped a record of the wrong shape"),
+        "{t}"
+    );
+    assert!(
+        t.contains("runs.jsonl:5: skipped a git conflict marker"),
+        "{t}"
+    );
+    let summary = std::fs::read_to_string(dir.join("summary.csv")).unwrap();
+    assert_eq!(summary.lines().count(), 2, "{summary}");
+    assert!(!summary.contains("forged"));
+    // A later run on the directory works and keeps the good record.
+    let o = run(&f, &["--resume"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("skipped a record of the wrong shape"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn bad_options_are_refused_before_anything_runs() {
+    let f = fixture();
+    let o = run(&f, &["--timeout", "0"]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o).contains("--timeout must be more than 0"),
+        "{}",
+        text(&o)
+    );
+    let o = langbench(&["run", "--size", "60000000", "--out", &f.out()]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("N from 1 to 50000000"), "{}", text(&o));
+    assert!(!f.path().join("results/runs.jsonl").exists());
+}
+
+#[test]
+fn a_killed_langbench_leaves_no_build_directories_behind_for_long() {
+    // A pid above the kernel's pid_max can never be alive.
+    let stale = std::env::temp_dir().join("langbench-build-99999999-test");
+    std::fs::create_dir_all(stale.join("sub")).unwrap();
+    let f = fixture();
+    let o = run(&f, &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(!stale.exists(), "the next run removes it");
+}
+
+#[test]
+fn expected_outputs_are_computed_before_the_first_run_and_cached() {
+    let f = fixture();
+    let cache = f.path().join("cache");
+    let o = std::process::Command::new(bin())
+        .env("LANGBENCH_CACHE", &cache)
+        .args([
+            "run",
+            "--languages",
+            &f.languages(),
+            "--size",
+            "1234",
+            "--runs",
+            "1",
+            "--out",
+            &f.out(),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let cached = cache.join("expected/num-comb-1234.txt");
+    assert_eq!(std::fs::read_to_string(cached).unwrap(), "0 1 1234\n");
+}
+
+#[test]
+fn ctrl_c_during_version_probes_ends_the_session_at_once() {
+    // Twenty variants whose version probe takes 2 s each: 40 s of probes.
+    let mut toml = String::new();
+    for i in 0..20 {
+        toml.push_str(&format!(
+            "[[variant]]\nid = \"slow{i}\"\nlanguage = \"Slow\"\nflags = \"slow {i}\"\nneeds = [\"sh\"]\n\
+             version = \"sh -c 'sleep 2; echo 1.0'\"\nrun = \"sh {{src}} {{n}}\"\n\
+             programs = {{ num-comb = \"programs/num-comb/ok.sh\" }}\n\n"
+        ));
+    }
+    let f = Fixture::new(&toml, &[("programs/num-comb/ok.sh", "echo 0 1 $1\n")]);
+    let mut child = std::process::Command::new(bin())
+        .args([
+            "run",
+            "--languages",
+            &f.languages(),
+            "--size",
+            "tiny",
+            "--out",
+            &f.out(),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(3));
+    let t = Instant::now();
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    // Within the probe that was running, far from the 34 s left of probes.
+    assert!(t.elapsed() < Duration::from_secs(15), "{:?}", t.elapsed());
+    assert!(!status.success());
+    assert!(!f.path().join("results/runs.jsonl").exists());
+}
