@@ -232,6 +232,7 @@ fn session(opts: &Options, cpu: bool) -> SessionRecord {
                 .map(|f| f.to_string_lossy().into_owned())
                 .unwrap_or_default()
         )),
+        ..Default::default()
     }
 }
 

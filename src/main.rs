@@ -46,9 +46,22 @@ enum Command {
         /// tiny, 2020 (the 2020 edition's sizes), 2021 (2021+ sizes) or N.
         #[arg(long, default_value = "2021")]
         size: Size,
-        /// Runs per cell; the fastest is the cell's figure.
-        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
-        runs: u32,
+        /// Runs per cell (the fastest is the cell's figure), or `auto`: at
+        /// least 3, then until the runs spread no more than
+        /// --noise-threshold, at most --max-runs.
+        #[arg(long, default_value = "3", value_parser = parse_runs)]
+        runs: RunsArg,
+        /// With --runs auto: the most runs a cell gets.
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(3..))]
+        max_runs: u32,
+        /// Run only this shard of the selected variants: K/N (machine K of N).
+        #[arg(long)]
+        shard: Option<langbench::shard::Shard>,
+        /// Pin every measured process to these CPUs (e.g. 1 or 0-1,3).
+        #[arg(long, value_parser = parse_cpus)]
+        cpus: Option<CpuList>,
+        #[command(flatten)]
+        view: ViewArgs,
         /// Seconds before a run's process group is killed.
         #[arg(long, default_value_t = 1000.0)]
         timeout: f64,
@@ -157,11 +170,25 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// Combine shard directories (`run --shard K/N` on N machines) into one
+    /// results directory, with every derived file.
+    Merge {
+        /// The new results directory.
+        out: PathBuf,
+        /// The shard directories.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Where two directories hold the same cell, keep this one's.
+        #[arg(long)]
+        prefer: Option<PathBuf>,
+    },
     /// Rewrite every derived file of a results directory (tables, CSV, JSON,
     /// spreadsheet, charts, HTML report) from its stored records; runs nothing.
     Report {
         /// The results directory.
         dir: PathBuf,
+        #[command(flatten)]
+        view: ViewArgs,
     },
     /// Print the expected output of a benchmark at a size (langbench's own reference).
     Expected {
@@ -249,6 +276,84 @@ fn finish(out: &std::path::Path) -> ExitCode {
     }
 }
 
+/// How tables are shown (`run`, `report`).
+#[derive(clap::Args)]
+struct ViewArgs {
+    /// Add a spread column (coefficient of variation per benchmark) to the
+    /// terminal and Markdown tables (CSV, JSON and xlsx always carry it).
+    #[arg(long)]
+    spread: bool,
+    /// Flag a cell whose runs' coefficient of variation exceeds this, in %.
+    #[arg(long, default_value_t = 5.0)]
+    noise_threshold: f64,
+}
+
+impl ViewArgs {
+    fn view(&self) -> Result<langbench::report::View> {
+        anyhow::ensure!(
+            self.noise_threshold > 0.0 && self.noise_threshold < 100.0,
+            "--noise-threshold is a percentage between 0 and 100, got {}",
+            self.noise_threshold
+        );
+        Ok(langbench::report::View {
+            show_spread: self.spread,
+            noise_cv: self.noise_threshold / 100.0,
+        })
+    }
+}
+
+#[derive(Clone, Copy)]
+enum RunsArg {
+    Fixed(u32),
+    Auto,
+}
+
+fn parse_runs(s: &str) -> Result<RunsArg, String> {
+    match s {
+        "auto" => Ok(RunsArg::Auto),
+        _ => match s.parse::<u32>() {
+            Ok(n) if n >= 1 => Ok(RunsArg::Fixed(n)),
+            _ => Err(format!(
+                "expected a number of runs (1 or more) or `auto`, got {s:?}"
+            )),
+        },
+    }
+}
+
+/// A list of CPU numbers (one clap value).
+#[derive(Clone)]
+struct CpuList(Vec<usize>);
+
+/// `0-1,3` -> [0, 1, 3].
+fn parse_cpus(s: &str) -> Result<CpuList, String> {
+    let bad = || format!("bad CPU list {s:?}: expected e.g. 1 or 0-1,3");
+    let mut cpus = Vec::new();
+    for part in s.split(',') {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (usize, usize) = (
+                    a.trim().parse().map_err(|_| bad())?,
+                    b.trim().parse().map_err(|_| bad())?,
+                );
+                if a > b {
+                    return Err(bad());
+                }
+                cpus.extend(a..=b);
+            }
+            None => cpus.push(part.trim().parse().map_err(|_| bad())?),
+        }
+    }
+    let online = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if let Some(c) = cpus.iter().find(|&&c| c >= online) {
+        return Err(format!(
+            "CPU {c} is not one this process may use (0..{online})"
+        ));
+    }
+    cpus.sort();
+    cpus.dedup();
+    Ok(CpuList(cpus))
+}
+
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum CompareFormat {
     Terminal,
@@ -313,27 +418,53 @@ fn real_main() -> Result<ExitCode> {
             bench,
             size,
             runs,
+            max_runs,
+            shard,
+            cpus,
+            view,
             timeout,
             out,
             resume,
             ws,
         } => {
             let langs = Languages::load(&languages.languages)?;
-            let variants = langs.select(&lang)?;
+            let mut variants = langs.select(&lang)?;
+            if let Some(s) = shard {
+                variants = s.select(&variants, |v| v.id.as_str());
+                eprintln!(
+                    "shard {s}: {} of the selected variants: {}",
+                    variants.len(),
+                    variants
+                        .iter()
+                        .map(|v| v.id.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                );
+            }
             let benches = if bench.is_empty() {
                 Bench::CPU.to_vec()
             } else {
                 bench
             };
             let out = out.unwrap_or_else(|| run::default_out(size));
+            let view = view.view()?;
             let opts = run::Options {
                 benches: benches.clone(),
                 size,
-                runs,
+                runs: match runs {
+                    RunsArg::Fixed(n) => run::Runs::Fixed(n),
+                    RunsArg::Auto => run::Runs::Auto {
+                        cv: view.noise_cv,
+                        max: max_runs,
+                    },
+                },
                 timeout: timeout_seconds(timeout)?,
                 out: out.clone(),
                 command_line: std::env::args().collect(),
                 resume,
+                view,
+                shard: shard.map(|s| s.to_string()),
+                cpus: cpus.map(|c| c.0),
             };
             run::install_interrupt_handler();
             let cpu_variants: Vec<_> = variants
@@ -500,8 +631,31 @@ fn real_main() -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Report { dir } => {
-            let derived = langbench::export::rewrite(&dir)?;
+        Command::Merge { out, dirs, prefer } => {
+            let m = langbench::merge::merge(&out, &dirs, prefer.as_deref())?;
+            for w in &m.warnings {
+                eprintln!("warning: {w}");
+            }
+            for o in &m.overridden {
+                eprintln!("preferred {o}");
+            }
+            if m.machines > 1 {
+                eprintln!(
+                    "warning: the shards ran on {} different machines: the table flags it (Machine column)",
+                    m.machines
+                );
+            }
+            println!(
+                "Merged {} sessions, {} runs and {} ws records into {}",
+                m.sessions,
+                m.runs,
+                m.ws,
+                out.display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Report { dir, view } => {
+            let derived = langbench::export::rewrite(&dir, view.view()?)?;
             print!("{}", langbench::export::terminal::document(&derived.report));
             for w in &derived.warnings {
                 eprintln!("warning: {w}");

@@ -143,7 +143,7 @@ pub struct RunRecord {
 }
 
 /// One `langbench run` invocation: when, where, what with.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct SessionRecord {
     pub schema: u32,
     pub session: String,
@@ -162,6 +162,20 @@ pub struct SessionRecord {
     /// were measured, as its publisher said.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// `--shard K/N` this session ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
+    /// `--cpus`: the CPUs every measured process was pinned to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpus: Option<Vec<usize>>,
+    /// `--runs auto`: the coefficient of variation a cell ran until (`runs`
+    /// is then the cap).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs_auto_cv: Option<f64>,
+    /// How quiet the machine was at the start (governor, load, busy
+    /// processes, swap, ASLR).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hygiene: Option<crate::hygiene::Hygiene>,
 }
 
 /// A variant as it was at the time of a session.

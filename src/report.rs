@@ -14,6 +14,53 @@ use crate::record::{Origin, RunRecord, SessionRecord, Status};
 use crate::spawn::{Exit, signal_name};
 use crate::store::Stored;
 
+/// How the wall times of a cell's runs spread.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Spread {
+    pub runs: usize,
+    pub mean: f64,
+    pub median: f64,
+    /// Sample standard deviation (n − 1); 0 for one run.
+    pub stddev: f64,
+    pub min: f64,
+    pub max: f64,
+    /// Coefficient of variation: stddev / mean.
+    pub cv: f64,
+}
+
+impl Spread {
+    /// Hand-written: five textbook formulas over a handful of runs; a
+    /// statistics crate would add a dependency for less than this.
+    pub fn of(values: &[f64]) -> Option<Spread> {
+        let n = values.len();
+        if n == 0 {
+            return None;
+        }
+        let mut v = values.to_vec();
+        v.sort_by(f64::total_cmp);
+        let mean = v.iter().sum::<f64>() / n as f64;
+        let median = if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        };
+        let stddev = if n > 1 {
+            (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
+        } else {
+            0.0
+        };
+        Some(Spread {
+            runs: n,
+            mean,
+            median,
+            stddev,
+            min: v[0],
+            max: v[n - 1],
+            cv: if mean > 0.0 { stddev / mean } else { 0.0 },
+        })
+    }
+}
+
 /// A variant × benchmark: its runs from the newest session that ran it.
 #[derive(Debug, Clone, Serialize)]
 pub struct Cell {
@@ -22,6 +69,8 @@ pub struct Cell {
     /// status (best of N for ok cells).
     pub best: Option<RunRecord>,
     pub runs: Vec<RunRecord>,
+    /// The spread of the wall times of the runs of the cell's status.
+    pub spread: Option<Spread>,
 }
 
 impl Cell {
@@ -39,7 +88,23 @@ impl Cell {
             .min_by(|a, b| a.wall_s.total_cmp(&b.wall_s))
             .or_else(|| runs.iter().find(|r| r.status == status))
             .cloned();
-        Cell { status, best, runs }
+        let walls: Vec<f64> = runs
+            .iter()
+            .filter(|r| r.status == status && status.has_figures())
+            .map(|r| r.wall_s)
+            .collect();
+        Cell {
+            status,
+            best,
+            spread: Spread::of(&walls),
+            runs,
+        }
+    }
+
+    /// The runs disagree more than `cv` (a fraction): the figure may be
+    /// the machine's noise as much as the program's.
+    pub fn noisy(&self, cv: f64) -> Option<Spread> {
+        self.spread.filter(|s| s.runs > 1 && s.cv > cv)
     }
 
     pub fn wall_s(&self) -> Option<f64> {
@@ -106,6 +171,9 @@ pub struct Row {
     pub missing: Vec<Bench>,
     /// Benchmarks of the table this variant has no program for.
     pub no_program: Vec<Bench>,
+    /// Index into [`Summary::machines`] of the machine its cells ran on
+    /// (the newest session's).
+    pub machine: Option<usize>,
 }
 
 impl Row {
@@ -146,6 +214,31 @@ pub struct Summary {
     pub sessions: Vec<String>,
     /// The figures are a published edition's, imported (not measured here).
     pub published: bool,
+    /// A cell whose runs' coefficient of variation exceeds this fraction
+    /// is flagged noisy.
+    pub noise_cv: f64,
+    /// Show the spread column in human tables (`--spread`).
+    pub show_spread: bool,
+    /// Every distinct machine the sessions ran on (more than one: the
+    /// figures were not all measured on the same hardware).
+    pub machines: Vec<Machine>,
+}
+
+/// How a summary is rendered: `--spread`, `--noise-threshold`.
+#[derive(Debug, Clone, Copy)]
+pub struct View {
+    pub show_spread: bool,
+    /// Fraction (0.05 = 5%).
+    pub noise_cv: f64,
+}
+
+impl Default for View {
+    fn default() -> Self {
+        View {
+            show_spread: false,
+            noise_cv: 0.05,
+        }
+    }
 }
 
 impl Summary {
@@ -190,6 +283,7 @@ impl Summary {
                 cells: BTreeMap::new(),
                 missing: Vec::new(),
                 no_program: Vec::new(),
+                machine: None,
             });
             // The version of the newest measured cell wins.
             if first.status != Status::NotInstalled {
@@ -231,6 +325,26 @@ impl Summary {
                 .then(a.total_s().total_cmp(&b.total_s()))
                 .then(a.variant.cmp(&b.variant))
         });
+        let mut machines: Vec<Machine> = Vec::new();
+        let mut session_machine: BTreeMap<&str, usize> = BTreeMap::new();
+        for s in &stored.sessions {
+            let i = match machines.iter().position(|m| m.same_as(&s.machine)) {
+                Some(i) => i,
+                None => {
+                    machines.push(s.machine.clone());
+                    machines.len() - 1
+                }
+            };
+            session_machine.insert(&s.session, i);
+        }
+        for row in &mut rows {
+            row.machine = row
+                .cells
+                .values()
+                .filter_map(|c| c.runs.first())
+                .filter_map(|r| session_machine.get(r.session.as_str()).copied())
+                .max();
+        }
         let last_session: Option<&SessionRecord> = stored.sessions.last();
         Summary {
             benches: benches.into_iter().collect(),
@@ -243,7 +357,17 @@ impl Summary {
             machine: last_session.map(|s| s.machine.clone()),
             sessions: stored.sessions.iter().map(|s| s.session.clone()).collect(),
             published: stored.runs.iter().any(|r| r.origin == Origin::Published),
+            noise_cv: View::default().noise_cv,
+            show_spread: false,
+            machines,
         }
+    }
+
+    /// Applies rendering options.
+    pub fn view(mut self, view: View) -> Summary {
+        self.noise_cv = view.noise_cv;
+        self.show_spread = view.show_spread;
+        self
     }
 
     /// Why a cell is not a plain correct figure (`None` for one that is).
@@ -262,7 +386,19 @@ impl Summary {
             ));
         };
         if c.status.is_ok() {
-            return None;
+            return c.noisy(self.noise_cv).map(|s| {
+                format!(
+                    "{} / {bench}: noisy: {} runs spread {:.1}% (CV > {:.1}%): mean {:.3} s, \
+                     min {:.3}, max {:.3}; quiet the machine or use --runs auto",
+                    row.variant,
+                    s.runs,
+                    s.cv * 100.0,
+                    self.noise_cv * 100.0,
+                    s.mean,
+                    s.min,
+                    s.max
+                )
+            });
         }
         let detail = c
             .best
@@ -375,6 +511,46 @@ impl Summary {
             ));
         }
         cols.push(Column::new("Complete", "complete", Kind::Text, Show::Data));
+        cols.push(Column::new(
+            "Machine",
+            "machine",
+            Kind::Count,
+            if self.machines.len() > 1 {
+                Show::Both
+            } else {
+                Show::Data
+            },
+        ));
+        cols.push(Column::new(
+            "Spread (CV)",
+            "max_cv",
+            Kind::Ratio,
+            if self.show_spread {
+                Show::Both
+            } else {
+                Show::Data
+            },
+        ));
+        let s4 = Kind::Seconds { decimals: 4 };
+        for (b, _) in &self.benches {
+            let k = b.name().replace('-', "_");
+            for (h, key, kind) in [
+                ("runs", "runs", Kind::Count),
+                ("mean (s)", "mean_s", s4),
+                ("median (s)", "median_s", s4),
+                ("stddev (s)", "stddev_s", s4),
+                ("min (s)", "min_s", s4),
+                ("max (s)", "max_s", s4),
+                ("CV", "cv", Kind::Ratio),
+            ] {
+                cols.push(Column::new(
+                    format!("{b} {h}"),
+                    format!("{k}_{key}"),
+                    kind,
+                    Show::Data,
+                ));
+            }
+        }
         cols
     }
 
@@ -389,17 +565,22 @@ impl Summary {
             let note = self.cell_note(row, *b);
             match row.cells.get(b) {
                 Some(c) => {
-                    let mark = if c.status.is_ok() {
+                    let noisy = c.noisy(self.noise_cv).filter(|_| c.status.is_ok());
+                    let mark = if c.status.is_ok() && noisy.is_none() {
                         Mark::Plain
                     } else if c.wall_s().is_some() {
                         Mark::Flagged
                     } else {
                         Mark::Failed
                     };
+                    let text = match noisy {
+                        Some(s) => format!("{} ±{:.0}%", c.time_text(), s.cv * 100.0),
+                        None => c.time_text(),
+                    };
                     v.push(
                         match c.wall_s() {
-                            Some(w) => ECell::number(w, c.time_text()),
-                            None => ECell::empty(c.time_text()),
+                            Some(w) => ECell::number(w, text),
+                            None => ECell::empty(text),
                         }
                         .marked(mark, note.clone()),
                     );
@@ -456,6 +637,51 @@ impl Summary {
             ));
         }
         v.push(ECell::text(row.complete().to_string()));
+        v.push(match row.machine {
+            Some(m) if self.machines.len() > 1 => ECell::int(m as i64 + 1, format!("#{}", m + 1))
+                .marked(Mark::Flagged, Some(self.machines[m].describe())),
+            Some(m) => ECell::int(m as i64 + 1, (m + 1).to_string()),
+            None => ECell::empty(""),
+        });
+        let spreads: Vec<Option<Spread>> = self
+            .benches
+            .iter()
+            .map(|(b, _)| row.cells.get(b).and_then(|c| c.spread))
+            .collect();
+        let max_cv = spreads
+            .iter()
+            .flatten()
+            .filter(|s| s.runs > 1)
+            .map(|s| s.cv)
+            .fold(None, |m: Option<f64>, c| Some(m.map_or(c, |m| m.max(c))));
+        let shown: Vec<String> = spreads
+            .iter()
+            .map(|s| match s {
+                Some(s) if s.runs > 1 => format!("{:.1}%", s.cv * 100.0),
+                _ => "-".into(),
+            })
+            .collect();
+        v.push(match max_cv {
+            Some(c) => ECell::number(c, shown.join(" / ")),
+            None => ECell::empty(shown.join(" / ")),
+        });
+        for s in &spreads {
+            match s {
+                Some(s) => {
+                    let secs = |x: f64| ECell::number(x, format!("{x:.4}"));
+                    v.extend([
+                        ECell::int(s.runs as i64, s.runs.to_string()),
+                        secs(s.mean),
+                        secs(s.median),
+                        secs(s.stddev),
+                        secs(s.min),
+                        secs(s.max),
+                        ECell::number(s.cv, format!("{:.4}", s.cv)),
+                    ]);
+                }
+                None => v.extend((0..7).map(|_| ECell::empty(""))),
+            }
+        }
         v
     }
 
@@ -493,7 +719,23 @@ impl Summary {
                     .into(),
             ));
         }
-        if let Some(m) = &self.machine {
+        if self.machines.len() > 1 {
+            let all: Vec<String> = self
+                .machines
+                .iter()
+                .enumerate()
+                .map(|(i, m)| format!("#{} {}", i + 1, m.describe()))
+                .collect();
+            meta.push((
+                "Machines".into(),
+                format!(
+                    "DIFFERENT HARDWARE: these figures were measured on {} machines ({}); \
+                     rows compare fairly only when measured on identical machines",
+                    all.len(),
+                    all.join("; ")
+                ),
+            ));
+        } else if let Some(m) = &self.machine {
             meta.push(("Machine".into(), m.describe()));
         }
         meta.push(("Sizes".into(), self.sizes_text()));
@@ -508,6 +750,16 @@ impl Summary {
             }
             .into(),
         ));
+        if !self.published {
+            meta.push((
+                "Noise".into(),
+                format!(
+                    "a cell whose runs spread more than {:.1}% (coefficient of variation) is \
+                     flagged noisy; spread figures are in the CSV, JSON and spreadsheet",
+                    self.noise_cv * 100.0
+                ),
+            ));
+        }
         meta.push(("Sessions".into(), self.sessions.join(", ")));
         meta
     }
@@ -590,7 +842,13 @@ mod tests {
             ],
             ..Default::default()
         };
-        let s = Summary::from_stored(&stored);
+        // Runs of 2.0, 1.5, 1.7 s spread 15%: noisy at the default 5%.
+        let noisy = Summary::from_stored(&stored);
+        assert_eq!(noisy.row_texts(&noisy.rows[0])[3], "1.50 ±15%");
+        let s = Summary::from_stored(&stored).view(View {
+            noise_cv: 0.5,
+            ..Default::default()
+        });
         let order: Vec<_> = s.rows.iter().map(|r| r.variant.as_str()).collect();
         assert_eq!(order, ["fast", "tcc", "slow", "seg"]);
         let fast = &s.rows[0];
@@ -622,8 +880,7 @@ mod tests {
             timeout_s: 1.0,
             machine: Machine::detect(),
             variants: vec![],
-            origin: crate::record::Origin::Measured,
-            source: None,
+            ..Default::default()
         };
         let stored = Stored {
             sessions: vec![mk("s1"), mk("old"), mk("new")],
@@ -681,8 +938,7 @@ mod tests {
             timeout_s: 1.0,
             machine: Machine::detect(),
             variants: vec![s],
-            origin: Origin::Measured,
-            source: None,
+            ..Default::default()
         };
         let stored = Stored {
             sessions: vec![session],

@@ -1,7 +1,7 @@
 //! `langbench run`: every selected variant × benchmark, N runs each, measured
 //! through the spawner, verified, stored as each run finishes.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -49,47 +49,84 @@ pub fn interrupted() -> bool {
 pub struct Options {
     pub benches: Vec<Bench>,
     pub size: Size,
-    pub runs: u32,
+    pub runs: Runs,
     pub timeout: Duration,
     pub out: PathBuf,
     pub command_line: Vec<String>,
     /// Skip cells that the results directory already holds complete.
     pub resume: bool,
+    /// How the tables are rendered (spread column, noise threshold).
+    pub view: crate::report::View,
+    /// `--shard K/N`, recorded in the session.
+    pub shard: Option<String>,
+    /// Pin every measured process to these CPUs.
+    pub cpus: Option<Vec<usize>>,
 }
 
-/// Cells (variant, benchmark) whose newest session in `stored` finished all
-/// `runs` runs: what `--resume` skips. A cell cut short (Ctrl-C, crash) is
-/// not complete and runs again from its first run.
-fn complete_cells(stored: &crate::store::Stored, runs: u32) -> HashSet<(String, Bench)> {
-    let order: HashMap<&str, usize> = stored
-        .sessions
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.session.as_str(), i))
-        .collect();
-    let mut newest: HashMap<(&str, Bench), (usize, &str)> = HashMap::new();
-    for r in &stored.runs {
-        let rank = order.get(r.session.as_str()).copied().unwrap_or(0);
-        let e = newest
-            .entry((&r.variant, r.bench))
-            .or_insert((rank, &r.session));
-        if rank >= e.0 {
-            *e = (rank, &r.session);
+/// How many runs a cell gets.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Runs {
+    /// Exactly N (the editions: 3).
+    Fixed(u32),
+    /// At least 3, then until the runs' coefficient of variation is at most
+    /// `cv` (a fraction), at most `max`.
+    Auto { cv: f64, max: u32 },
+}
+
+impl Runs {
+    /// The most runs a cell can get.
+    pub fn max(self) -> u32 {
+        match self {
+            Runs::Fixed(n) => n,
+            Runs::Auto { max, .. } => max,
         }
     }
-    newest
-        .into_iter()
-        .filter(|((variant, bench), (_, session))| {
-            let done: HashSet<u32> = stored
+
+    /// The fewest runs before `Auto` may stop.
+    pub const AUTO_MIN: u32 = 3;
+
+    /// Whether a cell whose runs so far are `walls` (wall seconds of the
+    /// runs with figures) has enough.
+    pub fn enough(self, done: u32, walls: &[f64]) -> bool {
+        match self {
+            Runs::Fixed(n) => done >= n,
+            Runs::Auto { cv, max } => {
+                done >= max
+                    || (done >= Self::AUTO_MIN
+                        && crate::report::Spread::of(walls).is_some_and(|s| s.cv <= cv))
+            }
+        }
+    }
+}
+
+/// Cells (variant, benchmark) whose newest session in `stored` finished:
+/// what `--resume` skips. A cell cut short (Ctrl-C, crash) is not complete
+/// and runs again from its first run.
+fn complete_cells(stored: &crate::store::Stored, runs: Runs) -> HashSet<(String, Bench)> {
+    let summary = Summary::from_stored(stored);
+    let mut done = HashSet::new();
+    for row in &summary.rows {
+        for (bench, cell) in &row.cells {
+            let numbers: Vec<u32> = cell.runs.iter().map(|r| r.run).collect();
+            let contiguous = numbers.iter().enumerate().all(|(i, k)| *k == i as u32 + 1);
+            let walls: Vec<f64> = cell
                 .runs
                 .iter()
-                .filter(|r| r.session == *session && r.variant == *variant && r.bench == *bench)
-                .map(|r| r.run)
+                .filter(|r| r.status.has_figures())
+                .map(|r| r.wall_s)
                 .collect();
-            (1..=runs).all(|k| done.contains(&k))
-        })
-        .map(|((variant, bench), _)| (variant.to_string(), bench))
-        .collect()
+            let count = numbers.len() as u32;
+            let settled = cell.runs.iter().any(|r| r.status.settles_cell());
+            // Auto cells stop at a settling run; fixed ones record the
+            // skipped runs after it.
+            let auto_settled = settled && matches!(runs, Runs::Auto { .. });
+            let complete = count > 0 && contiguous && (runs.enough(count, &walls) || auto_settled);
+            if complete {
+                done.insert((row.variant.clone(), *bench));
+            }
+        }
+    }
+    done
 }
 
 /// The default results directory: `results/<year>` for the edition size,
@@ -110,9 +147,11 @@ fn step(
     cwd: &std::path::Path,
     v: &Variant,
     timeout: Duration,
+    cpus: Option<&[usize]>,
 ) -> Result<Outcome> {
     let mut req = v.request(argv, cwd);
     req.timeout = Some(timeout);
+    req.cpus = cpus.map(<[usize]>::to_vec);
     let running = spawner.start(&req)?;
     // Forward an interrupt to the command (the agent stops its group).
     let done = Arc::new(AtomicBool::new(false));
@@ -193,6 +232,8 @@ struct CellCtx<'a> {
     bench: Bench,
     size: Size,
     session: &'a str,
+    /// `--cpus`: every measured process pinned there.
+    cpus: Option<&'a [usize]>,
 }
 
 impl CellCtx<'_> {
@@ -252,7 +293,14 @@ impl CellCtx<'_> {
             let left = timeout
                 .saturating_sub(started.elapsed())
                 .max(Duration::from_millis(1));
-            let o = match step(self.spawner, t.expand(&vars), &cwd, self.variant, left) {
+            let o = match step(
+                self.spawner,
+                t.expand(&vars),
+                &cwd,
+                self.variant,
+                left,
+                self.cpus,
+            ) {
                 Ok(o) => o,
                 Err(e) => {
                     rec.status = Status::Failed;
@@ -333,6 +381,7 @@ pub fn prepare(
             &variant.cwd(&vars),
             variant,
             timeout,
+            None,
         )
         .map_err(|e| format!("prepare `{}`: {e:#}", t.text))?;
         if o.timed_out {
@@ -407,6 +456,9 @@ pub struct SessionParams<'a> {
     pub command_line: &'a [String],
     /// Appended to the session id (e.g. "-ws").
     pub suffix: &'a str,
+    pub shard: Option<String>,
+    pub cpus: Option<Vec<usize>>,
+    pub runs_auto_cv: Option<f64>,
 }
 
 /// Starts a session: checks every variant's toolchain and version and
@@ -434,6 +486,11 @@ pub fn begin_session(
         pb.set_message(format!("version of {}", v.id));
         infos.push(toolchain::inspect(spawner, v));
     }
+    pb.set_message("checking how quiet the machine is");
+    let hygiene = crate::hygiene::check();
+    for w in &hygiene.warnings {
+        say(pb, format!("warning: {w}"));
+    }
     store.append_session(&SessionRecord {
         schema: SCHEMA,
         session: session.clone(),
@@ -447,6 +504,10 @@ pub fn begin_session(
         variants: infos.clone(),
         origin: Origin::Measured,
         source: None,
+        shard: params.shard,
+        cpus: params.cpus,
+        runs_auto_cv: params.runs_auto_cv,
+        hygiene: Some(hygiene),
     })?;
     Ok((session, infos))
 }
@@ -469,10 +530,16 @@ pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<S
         &pb,
         SessionParams {
             size: opts.size.label(),
-            runs: opts.runs,
+            runs: opts.runs.max(),
             timeout_s: opts.timeout.as_secs_f64(),
             command_line: &opts.command_line,
             suffix: "",
+            shard: opts.shard.clone(),
+            cpus: opts.cpus.clone(),
+            runs_auto_cv: match opts.runs {
+                Runs::Auto { cv, .. } => Some(cv),
+                Runs::Fixed(_) => None,
+            },
         },
     )?;
 
@@ -508,7 +575,7 @@ pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<S
     let started = Instant::now();
     let save = |rec: RunRecord| -> Result<()> {
         store.append_run(&rec)?;
-        export::write_all(&store)?;
+        export::write_all_with(&store, opts.view)?;
         Ok(())
     };
     'cells: for (k, (i, bench)) in cells.into_iter().enumerate() {
@@ -520,6 +587,7 @@ pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<S
             bench,
             size: opts.size,
             session: &session,
+            cpus: opts.cpus.as_deref(),
         };
         let label = format!(
             "[{}/{total_cells}] {} · {bench} N={}",
@@ -566,8 +634,16 @@ pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<S
             }
         }
         let mut settled: Option<Status> = None;
-        for run in 1..=opts.runs {
+        let mut walls: Vec<f64> = Vec::new();
+        let max = opts.runs.max();
+        for run in 1..=max {
+            if opts.runs.enough(run - 1, &walls) {
+                break;
+            }
             if let Some(earlier) = settled {
+                if matches!(opts.runs, Runs::Auto { .. }) {
+                    break;
+                }
                 save(ctx.record(
                     run,
                     Status::Skipped,
@@ -576,8 +652,7 @@ pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<S
                 continue;
             }
             pb.set_message(format!(
-                "{label} · run {run}/{} · total {:.0?}",
-                opts.runs,
+                "{label} · run {run}/{max} · total {:.0?}",
                 started.elapsed()
             ));
             let rec = ctx.measure(run, opts.timeout)?;
@@ -588,9 +663,11 @@ pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<S
             if rec.status.settles_cell() {
                 settled = Some(rec.status);
             }
+            if rec.status.has_figures() {
+                walls.push(rec.wall_s);
+            }
             let mut line = format!(
-                "{label} · run {run}/{}: {:>8.3} s {:>12} KB  {}",
-                opts.runs,
+                "{label} · run {run}/{max}: {:>8.3} s {:>12} KB  {}",
                 rec.wall_s,
                 thousands(rec.max_rss_kb),
                 rec.status
@@ -603,7 +680,7 @@ pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<S
         }
     }
     pb.finish_and_clear();
-    let derived = export::write_all(&store)?;
+    let derived = export::write_all_with(&store, opts.view)?;
     for w in &derived.warnings {
         eprintln!("warning: {w}");
     }

@@ -64,6 +64,11 @@ pub struct Derived {
 
 /// Rewrites every derived file of the store from its records.
 pub fn write_all(store: &Store) -> Result<Derived> {
+    write_all_with(store, crate::report::View::default())
+}
+
+/// [`write_all`] with rendering options (`--spread`, `--noise-threshold`).
+pub fn write_all_with(store: &Store, view: crate::report::View) -> Result<Derived> {
     let stored = store.load()?;
     let (ws_records, ws_warnings) = ws::report::load(store)?;
     let mut warnings = stored.warnings.clone();
@@ -72,7 +77,7 @@ pub fn write_all(store: &Store) -> Result<Derived> {
         title: "langbench results".into(),
         ..Default::default()
     };
-    let summary = (!stored.runs.is_empty()).then(|| Summary::from_stored(&stored));
+    let summary = (!stored.runs.is_empty()).then(|| Summary::from_stored(&stored).view(view));
     if let Some(s) = &summary {
         let doc = s.document();
         store.write_derived(SUMMARY_MD, &markdown::Markdown.render(&doc)?)?;
@@ -118,7 +123,7 @@ pub fn write_all(store: &Store) -> Result<Derived> {
 
 /// `langbench report DIR`: rewrites the derived files of an existing results
 /// directory that holds records.
-pub fn rewrite(dir: &std::path::Path) -> Result<Derived> {
+pub fn rewrite(dir: &std::path::Path, view: crate::report::View) -> Result<Derived> {
     anyhow::ensure!(
         dir.is_dir(),
         "{} is not a results directory (no such directory)",
@@ -135,7 +140,7 @@ pub fn rewrite(dir: &std::path::Path) -> Result<Derived> {
     );
     let store = Store::open(dir)?;
     let _lock = store.lock()?;
-    write_all(&store)
+    write_all_with(&store, view)
 }
 
 /// `compare --out DIR`: the comparison in every format.

@@ -540,6 +540,9 @@ pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<V
             timeout_s: opts.duration.as_secs_f64(),
             command_line: &opts.command_line,
             suffix: "-ws",
+            shard: None,
+            cpus: None,
+            runs_auto_cv: None,
         },
     )?;
     let ctx = Ctx {

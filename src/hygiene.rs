@@ -1,0 +1,138 @@
+//! Is the machine quiet enough to measure? What pyperf's `system show`
+//! looks at: CPU frequency governor, turbo boost, load average, other busy
+//! processes, swap in use, ASLR. Checked at the start of every session,
+//! warned about in the terminal and stored in the session record, so a
+//! reader can tell a quiet machine's figures from a busy one's.
+
+use std::time::Duration;
+
+use procfs::Current;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Hygiene {
+    /// Distinct `scaling_governor` values of the CPUs (empty: no cpufreq,
+    /// e.g. a virtual machine).
+    pub governors: Vec<String>,
+    /// Turbo/boost enabled (`None`: the kernel does not say).
+    pub turbo: Option<bool>,
+    /// 1, 5 and 15 minute load averages.
+    pub load_avg: [f64; 3],
+    /// Other processes that used more than 10% of a CPU over 0.5 s:
+    /// "pid name cpu%".
+    pub busy: Vec<String>,
+    pub swap_used_kb: u64,
+    /// `kernel.randomize_va_space` (0 off, 2 full).
+    pub aslr: Option<u8>,
+    /// What a careful benchmarker would fix first.
+    pub warnings: Vec<String>,
+}
+
+fn read(path: &str) -> Option<String> {
+    std::fs::read_to_string(path)
+        .ok()
+        .map(|s| s.trim().to_string())
+}
+
+/// CPU time (ticks) of every process but this one.
+fn cpu_ticks() -> Vec<(i32, String, u64)> {
+    let me = std::process::id() as i32;
+    let Ok(all) = procfs::process::all_processes() else {
+        return Vec::new();
+    };
+    all.flatten()
+        .filter(|p| p.pid != me)
+        .filter_map(|p| {
+            let s = p.stat().ok()?;
+            // Our own agents and measured children are not "other" work.
+            (s.ppid != me).then(|| (s.pid, s.comm, s.utime + s.stime))
+        })
+        .collect()
+}
+
+/// Looks at the machine (takes about half a second).
+pub fn check() -> Hygiene {
+    let mut h = Hygiene::default();
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    for c in 0..cpus {
+        if let Some(g) = read(&format!(
+            "/sys/devices/system/cpu/cpu{c}/cpufreq/scaling_governor"
+        )) && !h.governors.contains(&g)
+        {
+            h.governors.push(g);
+        }
+    }
+    h.turbo = read("/sys/devices/system/cpu/intel_pstate/no_turbo")
+        .map(|v| v == "0")
+        .or_else(|| read("/sys/devices/system/cpu/cpufreq/boost").map(|v| v == "1"));
+    if let Ok(l) = procfs::LoadAverage::current() {
+        h.load_avg = [l.one as f64, l.five as f64, l.fifteen as f64];
+    }
+    if let Ok(m) = procfs::Meminfo::current() {
+        h.swap_used_kb = (m.swap_total.saturating_sub(m.swap_free)) / 1024;
+    }
+    h.aslr = read("/proc/sys/kernel/randomize_va_space").and_then(|v| v.parse().ok());
+    let before = cpu_ticks();
+    let window = Duration::from_millis(500);
+    std::thread::sleep(window);
+    let tps = procfs::ticks_per_second() as f64;
+    for (pid, name, t1) in cpu_ticks() {
+        if let Some((_, _, t0)) = before.iter().find(|(p, _, _)| *p == pid) {
+            let share = t1.saturating_sub(*t0) as f64 / tps / window.as_secs_f64();
+            if share > 0.10 {
+                h.busy.push(format!("{pid} {name} {:.0}%", share * 100.0));
+            }
+        }
+    }
+    if h.governors.iter().any(|g| g != "performance") {
+        h.warnings.push(format!(
+            "CPU frequency governor {}: the clock speed varies with load (set `performance`)",
+            h.governors.join(", ")
+        ));
+    }
+    if h.turbo == Some(true) {
+        h.warnings
+            .push("turbo boost is on: the clock speed depends on temperature".into());
+    }
+    if h.load_avg[0] > 0.5 * cpus as f64 {
+        h.warnings.push(format!(
+            "load average {:.2} on {cpus} CPUs: other work is running",
+            h.load_avg[0]
+        ));
+    }
+    if !h.busy.is_empty() {
+        h.warnings
+            .push(format!("busy processes: {}", h.busy.join(", ")));
+    }
+    if h.swap_used_kb > 0 {
+        h.warnings.push(format!(
+            "{} MB of swap in use: a run may page",
+            h.swap_used_kb / 1024
+        ));
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn sees_a_busy_process() {
+        // A real busy loop in another process (a grandchild: langbench's
+        // own children are its measured commands, not "other" work).
+        use std::os::unix::process::CommandExt;
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "sh -c 'while :; do :; done' & wait"])
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let h = super::check();
+        // SAFETY: the group of the child we started.
+        unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+        child.wait().unwrap();
+        assert!(h.busy.iter().any(|b| b.contains(" sh ")), "{h:?}");
+        assert!(h.warnings.iter().any(|w| w.contains("busy processes")));
+        assert!(h.aslr.is_some());
+    }
+}
