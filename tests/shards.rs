@@ -253,3 +253,72 @@ fn cpus_pins_every_measured_process() {
     assert!(!o.status.success());
     assert!(text(&o).contains("CPU 999"), "{}", text(&o));
 }
+
+/// The CI and Kubernetes definitions cannot run here; what they run can:
+/// their shard count agrees with itself, every shard 1..N is run, and the
+/// commands and flags they use exist.
+#[test]
+fn the_shipped_definitions_shard_and_merge_consistently() {
+    let gha = std::fs::read_to_string(repo().join(".github/workflows/edition.yml")).unwrap();
+    let n: usize = gha
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("SHARDS: "))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .expect("SHARDS in edition.yml");
+    let matrix = gha
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("shard: ["))
+        .expect("matrix.shard");
+    let shards: Vec<usize> = matrix
+        .trim_end_matches(']')
+        .split(',')
+        .map(|s| s.trim().parse().unwrap())
+        .collect();
+    assert_eq!(shards, (1..=n).collect::<Vec<_>>());
+    assert!(gha.contains("--shard \"${{ matrix.shard }}/$SHARDS\""));
+    assert!(gha.contains("langbench merge edition shard-*"));
+
+    let k8s = std::fs::read_to_string(repo().join("deploy/kubernetes/edition.yaml")).unwrap();
+    let field = |name: &str| -> usize {
+        k8s.lines()
+            .find_map(|l| l.trim().strip_prefix(name))
+            .and_then(|v| {
+                v.trim()
+                    .trim_matches('"')
+                    .split_whitespace()
+                    .next()?
+                    .trim_matches('"')
+                    .parse()
+                    .ok()
+            })
+            .unwrap_or_else(|| panic!("{name} in edition.yaml"))
+    };
+    assert!(k8s.contains("completionMode: Indexed"));
+    assert_eq!(field("completions:"), field("parallelism:"));
+    let shards_env = k8s
+        .lines()
+        .skip_while(|l| !l.contains("name: SHARDS"))
+        .nth(1)
+        .and_then(|l| l.trim().strip_prefix("value: "))
+        .map(|v| v.trim_matches('"').parse::<usize>().unwrap())
+        .expect("SHARDS env");
+    assert_eq!(field("completions:"), shards_env);
+    assert!(k8s.contains("K=$((JOB_COMPLETION_INDEX + 1))"));
+    assert!(k8s.contains("langbench run --shard \"$K/$SHARDS\""));
+
+    // Index 0..N-1 → shards 1..N, each valid for langbench.
+    for index in 0..shards_env {
+        let o = langbench(&[
+            "run",
+            "--shard",
+            &format!("{}/{shards_env}", index + 1),
+            "--help",
+        ]);
+        assert!(o.status.success());
+    }
+    let help = String::from_utf8(langbench(&["run", "--help"]).stdout).unwrap();
+    for flag in ["--shard", "--resume", "--out", "--size"] {
+        assert!(help.contains(flag), "{flag}");
+    }
+    assert!(langbench(&["merge", "--help"]).status.success());
+}
