@@ -2,6 +2,7 @@
 //! run the way `/usr/bin/time` does.
 
 pub mod bench;
+pub mod check;
 pub mod compare;
 pub mod config;
 pub mod export;
@@ -12,6 +13,7 @@ pub mod measure;
 pub mod record;
 pub mod report;
 pub mod run;
+pub mod scaffold;
 pub mod spawn;
 pub mod store;
 pub mod toolchain;
