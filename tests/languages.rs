@@ -89,5 +89,51 @@ fn eight_thousand_variants_parse_with_the_right_lines() {
         assert_eq!(v.line, 1 + i * 4, "{}", v.id);
         assert_eq!(v.id, format!("v{i}"));
     }
-    let _ = Path::new(".");
+}
+
+/// `list` fits a 100-column terminal; the install hints and notes are
+/// behind `--long` and `list ID`; `--json` has the same rows for scripts.
+#[test]
+fn list_fits_100_columns_and_long_json_and_one_variant_say_the_rest() {
+    let languages = repo().join("languages.toml");
+    let languages = languages.to_str().unwrap();
+    let o = langbench(&["list", "--languages", languages]);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let langs = Languages::load(Path::new(languages)).unwrap();
+    assert_eq!(out.lines().count(), langs.variants.len() + 2, "{out}");
+    for line in out.lines() {
+        assert!(
+            line.chars().count() <= 100,
+            "{} columns: {line}",
+            line.chars().count()
+        );
+    }
+    assert!(out.starts_with("id "), "{out}");
+    assert!(!out.contains("apt-get install"), "{out}");
+
+    let o = langbench(&["list", "--languages", languages, "--json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = json.as_array().unwrap();
+    assert_eq!(rows.len(), langs.variants.len());
+    let gcc = rows.iter().find(|r| r["id"] == "c-gcc").unwrap();
+    assert_eq!(gcc["install_hint"], "apt-get install gcc uthash-dev");
+    assert!(gcc["installed"].is_boolean() && gcc["version"].is_string());
+
+    let o = langbench(&["list", "--languages", languages, "julia"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("install     install Julia from julialang.org"),
+        "{out}"
+    );
+    assert!(out.contains("note        unverified"), "{out}");
+
+    let o = langbench(&["list", "--languages", languages, "--long"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("apt-get install gcc uthash-dev") && out.contains("Notes:"),
+        "{out}"
+    );
 }
