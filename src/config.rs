@@ -1,7 +1,22 @@
 //! `languages.toml`: every language variant, how to version, install, build
 //! and run it. Adding a language is a TOML entry plus program files; every
-//! mistake in the file is reported with the file, the line and what was
-//! expected.
+//! mistake in the file is reported with the file, the line, the column and
+//! what was expected.
+//!
+//! The file says only what differs from the conventions below, so a reviewer
+//! reads what is particular to each variant:
+//! - programs live at `programs/<bench>/<stem>.<ext>` (stem: the benchmark
+//!   name with `_` for `-`), or `programs/ws-echo/<name>/ws_echo.<ext>` for a
+//!   variant `ws-<name>`; `ext` names them, `programs` lists exceptions;
+//! - `[toolchain.NAME]` tables hold what several variants share (`needs`,
+//!   `version`, `version_regex`, `install`, `env`), and a variant says
+//!   `toolchain = "NAME"`;
+//! - `needs` defaults to the programs the commands start, `version` to
+//!   `<first need> --version`, the install hint to the package lists, `cwd`
+//!   to `{build}` (`{dir}` for ws-echo servers).
+//!
+//! A field equal to what it would default to is accepted by [`Languages::parse`]
+//! and listed in [`Languages::lints`]; `langbench check` fails on it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -12,20 +27,91 @@ use toml::Spanned;
 
 use crate::bench::Bench;
 
-/// An error in `languages.toml`, pointing at the line.
+/// An error in `languages.toml`, pointing at the line and column.
 #[derive(Debug, thiserror::Error)]
-#[error("{file}:{line}: {message}")]
+#[error("{file}:{line}:{column}: {message}")]
 pub struct ConfigError {
     pub file: String,
     pub line: usize,
+    pub column: usize,
     pub message: String,
+}
+
+/// A field that says what langbench would assume anyway: valid, but noise
+/// for a reviewer. `langbench check` reports each as a problem.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lint {
+    pub line: usize,
+    pub column: usize,
+    /// The variant id, or `toolchain.NAME`.
+    pub variant: String,
+    pub message: String,
+    /// What to do about it.
+    pub fix: String,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawFile {
     #[serde(default)]
-    variant: Vec<Spanned<RawVariant>>,
+    toolchain: BTreeMap<String, Spanned<RawToolchain>>,
+    #[serde(default)]
+    variant: Variants,
+}
+
+/// The variants in file order: `[variant.ID]` tables (the id is the table
+/// name), or the older `[[variant]]` array with an `id` field.
+#[derive(Default)]
+struct Variants(Vec<(Spanned<String>, RawVariant, usize)>);
+
+impl<'de> Deserialize<'de> for Variants {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Variants;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("[variant.ID] tables")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Variants, A::Error> {
+                let mut out = Vec::new();
+                while let Some(id) = map.next_key::<Spanned<String>>()? {
+                    let v: RawVariant = map.next_value()?;
+                    if let Some(field) = &v.id {
+                        return Err(serde::de::Error::custom(format!(
+                            "variant {:?}: `id = {:?}` in a [variant.ID] table: the table name is the id; delete it",
+                            id.get_ref(),
+                            field.get_ref()
+                        )));
+                    }
+                    let at = id.span().start;
+                    out.push((id, v, at));
+                }
+                // Tables come out of the TOML parser sorted by name: put
+                // them back in file order (the order of `list` and tables).
+                out.sort_by_key(|(_, _, at)| *at);
+                Ok(Variants(out))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Variants, A::Error> {
+                let mut out = Vec::new();
+                while let Some(v) = seq.next_element::<Spanned<RawVariant>>()? {
+                    let at = v.span().start;
+                    let mut v = v.into_inner();
+                    let id = v.id.take().ok_or_else(|| {
+                        serde::de::Error::custom("a [[variant]] entry without `id`")
+                    })?;
+                    out.push((id, v, at));
+                }
+                Ok(Variants(out))
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
 }
 
 #[derive(Deserialize)]
@@ -44,27 +130,41 @@ impl OneOrMany {
     }
 }
 
+/// What several variants share: one toolchain, installed once.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawToolchain {
+    language: Option<String>,
+    ext: Option<Spanned<String>>,
+    needs: Option<Spanned<Vec<String>>>,
+    version: Option<Spanned<String>>,
+    version_regex: Option<Spanned<String>>,
+    install: Option<Spanned<Install>>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawVariant {
-    id: Spanned<String>,
-    language: String,
-    flags: String,
-    #[serde(default)]
-    needs: Vec<String>,
+    id: Option<Spanned<String>>,
+    language: Option<String>,
+    flags: Option<Spanned<String>>,
+    toolchain: Option<Spanned<String>>,
+    ext: Option<Spanned<String>>,
+    needs: Option<Spanned<Vec<String>>>,
     version: Option<Spanned<String>>,
     version_regex: Option<Spanned<String>>,
     build: Option<Spanned<OneOrMany>>,
-    run: Spanned<String>,
+    run: Option<Spanned<String>>,
     prepare: Option<Spanned<OneOrMany>>,
     #[serde(default)]
-    env: BTreeMap<String, String>,
+    env: BTreeMap<String, Spanned<String>>,
     cwd: Option<Spanned<String>>,
     note: Option<String>,
     library: Option<String>,
-    programs: Spanned<BTreeMap<Spanned<String>, Spanned<String>>>,
-    #[serde(default)]
-    install: Install,
+    programs: Option<Spanned<BTreeMap<Spanned<String>, Spanned<String>>>>,
+    install: Option<Spanned<Install>>,
     #[serde(default)]
     aliases: Vec<Alias>,
 }
@@ -82,7 +182,7 @@ pub enum Alias {
 }
 
 /// How to install a variant's toolchain.
-#[derive(Debug, Clone, Default, Deserialize, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Install {
     /// Debian packages.
@@ -94,7 +194,8 @@ pub struct Install {
     /// PyPI packages.
     #[serde(default)]
     pub pip: Vec<String>,
-    /// One line for humans.
+    /// One line for humans (resolved variants always have one: the file's,
+    /// or the one derived from the package lists).
     pub hint: Option<String>,
 }
 
@@ -105,9 +206,11 @@ impl Install {
     }
 
     pub fn describe(&self) -> String {
-        if let Some(h) = &self.hint {
-            return h.clone();
-        }
+        self.hint.clone().unwrap_or_else(|| self.derived_hint())
+    }
+
+    /// The hint the package lists alone give.
+    fn derived_hint(&self) -> String {
         let mut parts = Vec::new();
         if !self.apt.is_empty() {
             parts.push(format!("apt-get install {}", self.apt.join(" ")));
@@ -127,11 +230,15 @@ impl Install {
 }
 
 /// A command template: words split like a shell would (but never run by
-/// one), with `{placeholder}`s substituted inside words.
+/// one), with `{placeholder}`s substituted inside words. In the script of
+/// an explicit `sh -c '…'` (or bash, dash, …) the values are substituted
+/// shell-quoted, so a path with a space or a `$(…)` stays one literal word.
 #[derive(Debug, Clone)]
 pub struct Template {
     pub text: String,
     words: Vec<String>,
+    /// Index of the word that a shell runs as a script (`sh -c SCRIPT`).
+    script: Option<usize>,
 }
 
 /// Values for the placeholders of a template.
@@ -161,15 +268,30 @@ impl Vars {
 static PLACEHOLDER: std::sync::LazyLock<Regex> =
     std::sync::LazyLock::new(|| Regex::new(r"\{([A-Za-z_][A-Za-z0-9_]*)\}").expect("valid regex"));
 
+const SHELLS: [&str; 6] = ["sh", "bash", "dash", "zsh", "ksh", "mksh"];
+
 impl Template {
     fn parse(text: &str) -> Result<Self, String> {
         let words = shell_words::split(text).map_err(|e| format!("cannot split {text:?}: {e}"))?;
         if words.is_empty() {
             return Err("empty command".into());
         }
+        let is_shell = Path::new(&words[0])
+            .file_name()
+            .is_some_and(|n| SHELLS.iter().any(|s| n == *s));
+        let script = words
+            .iter()
+            .position(|w| w == "-c")
+            .filter(|_| is_shell)
+            .map(|i| i + 1)
+            .filter(|i| *i < words.len());
+        if let Some(i) = script {
+            check_script_quoting(&words[i])?;
+        }
         Ok(Template {
             text: text.to_string(),
             words,
+            script,
         })
     }
 
@@ -183,7 +305,17 @@ impl Template {
 
     /// The argv with placeholders substituted.
     pub fn expand(&self, vars: &Vars) -> Vec<String> {
-        self.words.iter().map(|w| expand_str(w, vars)).collect()
+        self.words
+            .iter()
+            .enumerate()
+            .map(|(i, w)| {
+                if Some(i) == self.script {
+                    expand_with(w, vars, |v| shell_words::quote(&v).into_owned())
+                } else {
+                    expand_str(w, vars)
+                }
+            })
+            .collect()
     }
 
     /// The program (first word) when it is a plain name, not a placeholder.
@@ -193,10 +325,41 @@ impl Template {
     }
 }
 
+/// A placeholder inside quotes of a shell script would be quoted twice
+/// (langbench quotes every value it substitutes there), so it is refused.
+fn check_script_quoting(script: &str) -> Result<(), String> {
+    for m in PLACEHOLDER.find_iter(script) {
+        let (mut single, mut double, mut escaped) = (false, false, false);
+        for c in script[..m.start()].chars() {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' if !single => escaped = true,
+                '\'' if !double => single = !single,
+                '"' if !single => double = !double,
+                _ => {}
+            }
+        }
+        if single || double || escaped {
+            return Err(format!(
+                "placeholder {} is inside quotes in a shell script: langbench substitutes \
+                 placeholders there already quoted; remove the quotes around it",
+                m.as_str()
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn expand_str(s: &str, vars: &Vars) -> String {
+    expand_with(s, vars, |v| v)
+}
+
+fn expand_with(s: &str, vars: &Vars, quote: impl Fn(String) -> String) -> String {
     PLACEHOLDER
         .replace_all(s, |c: &regex::Captures| {
-            vars.get(&c[1]).unwrap_or_else(|| c[0].to_string())
+            vars.get(&c[1])
+                .map(&quote)
+                .unwrap_or_else(|| c[0].to_string())
         })
         .into_owned()
 }
@@ -224,6 +387,27 @@ fn path_exists(path: &Path) -> bool {
             })
         }
         _ => path.exists(),
+    }
+}
+
+/// The file name stem of `bench`'s programs: `num_comb` for num-comb.
+pub fn stem(bench: Bench) -> String {
+    bench.name().replace('-', "_")
+}
+
+/// Where a variant's programs are by convention, relative to the languages
+/// file: `programs/<bench>/<stem>.<ext>` for the CPU benchmarks, and
+/// `programs/ws-echo/<name>/ws_echo.<ext>` for a variant `ws-<name>`.
+pub fn conventional_programs(id: &str, ext: &str) -> Vec<(Bench, String)> {
+    match id.strip_prefix("ws-") {
+        Some(name) => vec![(
+            Bench::WsEcho,
+            format!("programs/ws-echo/{name}/{}.{ext}", stem(Bench::WsEcho)),
+        )],
+        None => Bench::CPU
+            .iter()
+            .map(|&b| (b, format!("programs/{b}/{}.{ext}", stem(b))))
+            .collect(),
     }
 }
 
@@ -260,6 +444,16 @@ impl Variant {
             Some(c) => expand_str(c, vars),
             None => vars.build.clone(),
         })
+    }
+
+    /// The `cwd` template, if any (`None`: the build directory).
+    pub fn cwd_template(&self) -> Option<&str> {
+        self.cwd.as_deref()
+    }
+
+    /// Directory of the languages file (program paths resolve against it).
+    pub fn root(&self) -> &Path {
+        &self.root
     }
 
     /// A spawn request for `argv` in `cwd` with the variant's environment.
@@ -305,6 +499,17 @@ impl Variant {
         })
     }
 
+    /// Whether any command or the working directory uses `{dir}` (then every
+    /// file of a program's directory belongs to the variant).
+    pub fn uses_dir(&self) -> bool {
+        self.build
+            .iter()
+            .chain(&self.prepare)
+            .chain([&self.run])
+            .any(|t| t.placeholders().contains("dir"))
+            || self.cwd.as_deref().is_some_and(|c| c.contains("{dir}"))
+    }
+
     /// Picks the version out of the version command's output.
     pub fn parse_version(&self, output: &str) -> Option<String> {
         static DEFAULT: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
@@ -326,6 +531,116 @@ impl Variant {
 pub struct Languages {
     pub path: PathBuf,
     pub variants: Vec<Variant>,
+    /// Fields equal to their defaults (see [`Lint`]).
+    pub lints: Vec<Lint>,
+}
+
+/// Byte offset → line and column, built once per file. (Counting newlines
+/// from the start for every position made parsing quadratic: 8,000
+/// variants took 14 s.)
+struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    fn new(text: &str) -> Self {
+        let starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        LineIndex { starts }
+    }
+
+    /// 1-based line and column (in characters) of a byte offset.
+    fn position(&self, text: &str, offset: usize) -> (usize, usize) {
+        let offset = offset.min(text.len());
+        let line = self.starts.partition_point(|&s| s <= offset).max(1);
+        let start = self.starts[line - 1];
+        let column = text
+            .get(start..offset)
+            .map_or(offset - start, |s| s.chars().count())
+            + 1;
+        (line, column)
+    }
+}
+
+/// The one error-reporting context of a parse: every error and lint names
+/// the file, the line and column of a byte offset, and the variant.
+struct Ctx<'a> {
+    file: String,
+    text: &'a str,
+    lines: LineIndex,
+    root: PathBuf,
+    lints: Vec<Lint>,
+}
+
+impl Ctx<'_> {
+    fn err(&self, offset: usize, variant: Option<&str>, message: impl Into<String>) -> ConfigError {
+        let (line, column) = self.lines.position(self.text, offset);
+        let message = message.into();
+        ConfigError {
+            file: self.file.clone(),
+            line,
+            column,
+            message: match variant {
+                Some(id) => format!("variant {id:?}: {message}"),
+                None => message,
+            },
+        }
+    }
+
+    fn lint(&mut self, offset: usize, variant: &str, message: String, fix: String) {
+        let (line, column) = self.lines.position(self.text, offset);
+        self.lints.push(Lint {
+            line,
+            column,
+            variant: variant.to_string(),
+            message,
+            fix,
+        });
+    }
+
+    /// "delete line N": a field on a line of its own.
+    fn delete_line(&mut self, offset: usize, variant: &str, what: &str, why: &str) {
+        let (line, _) = self.lines.position(self.text, offset);
+        self.lint(
+            offset,
+            variant,
+            format!("`{what}` {why}"),
+            format!("delete line {line}"),
+        );
+    }
+}
+
+/// What a variant's toolchain table gives it (empty without one).
+#[derive(Default)]
+struct Shared<'a> {
+    language: Option<&'a str>,
+    ext: Option<(&'a str, usize)>,
+    needs: Option<&'a Vec<String>>,
+    version: Option<&'a str>,
+    version_regex: Option<(&'a str, usize)>,
+    install: Option<&'a Install>,
+    env: Option<&'a BTreeMap<String, String>>,
+}
+
+impl<'a> Shared<'a> {
+    fn of(t: &'a RawToolchain) -> Self {
+        Shared {
+            language: t.language.as_deref(),
+            ext: t
+                .ext
+                .as_ref()
+                .map(|e| (e.get_ref().as_str(), e.span().start)),
+            needs: t.needs.as_ref().map(|s| s.get_ref()),
+            version: t.version.as_ref().map(|s| s.get_ref().as_str()),
+            version_regex: t
+                .version_regex
+                .as_ref()
+                .map(|s| (s.get_ref().as_str(), s.span().start)),
+            install: t.install.as_ref().map(|s| s.get_ref()),
+            env: Some(&t.env),
+        }
+    }
 }
 
 impl Languages {
@@ -338,211 +653,71 @@ impl Languages {
     /// Parses `text` as if read from `path` (programs resolve relative to
     /// the directory holding it).
     pub fn parse(text: &str, path: &Path) -> Result<Self, ConfigError> {
-        let file = path.display().to_string();
-        let line_of = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
-        let err = |offset: usize, message: String| ConfigError {
-            file: file.clone(),
-            line: line_of(offset),
-            message,
+        let mut ctx = Ctx {
+            file: path.display().to_string(),
+            text,
+            lines: LineIndex::new(text),
+            root: PathBuf::new(),
+            lints: Vec::new(),
         };
         let raw: RawFile = toml::from_str(text).map_err(|e| {
-            err(
+            ctx.err(
                 e.span().map_or(0, |s| s.start),
+                None,
                 e.message().trim().to_string(),
             )
         })?;
-        let root = path
-            .parent()
-            .map(|p| {
-                if p.as_os_str().is_empty() {
-                    Path::new(".")
-                } else {
-                    p
-                }
-            })
-            .unwrap_or(Path::new("."));
-        let root = root.canonicalize().map_err(|e| {
-            err(
-                0,
-                format!("cannot resolve directory {}: {e}", root.display()),
-            )
-        })?;
-        if raw.variant.is_empty() {
-            return Err(err(0, "no [[variant]] entries".into()));
+        ctx.root = root_of(path).map_err(|m| ctx.err(0, None, m))?;
+        if raw.variant.0.is_empty() {
+            return Err(ctx.err(0, None, "no [variant.ID] entries"));
         }
-        let id_re = Regex::new(r"^[a-z0-9][a-z0-9.\-]*$").expect("valid regex");
         let mut seen: BTreeMap<String, usize> = BTreeMap::new();
-        let mut variants = Vec::new();
-        for spanned in raw.variant {
-            let entry_start = spanned.span().start;
-            let v = spanned.into_inner();
-            let id = v.id.get_ref().clone();
-            let at = |offset: usize, msg: String| err(offset, format!("variant {id:?}: {msg}"));
-            if !id_re.is_match(&id) {
-                return Err(at(
-                    v.id.span().start,
-                    "id must be lowercase letters, digits, '-' or '.'".into(),
-                ));
-            }
-            if let Some(first) = seen.insert(id.clone(), line_of(v.id.span().start)) {
-                return Err(at(
-                    v.id.span().start,
-                    format!("duplicate id (first defined at line {first})"),
-                ));
-            }
-            let template = |s: &Spanned<String>| {
-                Template::parse(s.get_ref()).map_err(|m| at(s.span().start, m))
-            };
-            let templates =
-                |s: Option<Spanned<OneOrMany>>| -> Result<Vec<(Template, usize)>, ConfigError> {
-                    let Some(s) = s else { return Ok(Vec::new()) };
-                    let start = s.span().start;
-                    let list = s.into_inner().into_vec();
-                    if list.is_empty() {
-                        return Err(at(start, "empty command list".into()));
-                    }
-                    list.iter()
-                        .map(|t| {
-                            Template::parse(t)
-                                .map(|t| (t, start))
-                                .map_err(|m| at(start, m))
-                        })
-                        .collect()
-                };
-            let run = template(&v.run)?;
-            let build = templates(v.build)?;
-            let prepare = templates(v.prepare)?;
-            let version_span = v.version.as_ref().map_or(entry_start, |s| s.span().start);
-            let version = match &v.version {
-                Some(s) => template(s)?,
-                None => {
-                    let prog = v
-                        .needs
-                        .first()
-                        .map(String::as_str)
-                        .or(run.program())
-                        .ok_or_else(|| at(entry_start, "missing `version` command".into()))?;
-                    Template::parse(&format!("{prog} --version")).map_err(|m| at(entry_start, m))?
+        let mut used = BTreeSet::new();
+        let mut variants = Vec::with_capacity(raw.variant.0.len());
+        for (id, v, start) in raw.variant.0 {
+            check_id(&ctx, &id, &mut seen)?;
+            let shared = match &v.toolchain {
+                None => Shared::default(),
+                Some(name) => {
+                    let t = raw.toolchain.get(name.get_ref()).ok_or_else(|| {
+                        ctx.err(
+                            name.span().start,
+                            Some(id.get_ref()),
+                            format!(
+                                "unknown toolchain {:?} (defined: {})",
+                                name.get_ref(),
+                                raw.toolchain.keys().cloned().collect::<Vec<_>>().join(", ")
+                            ),
+                        )
+                    })?;
+                    used.insert(name.get_ref().clone());
+                    Shared::of(t.get_ref())
                 }
             };
-            let version_regex = match &v.version_regex {
-                None => None,
-                Some(s) => Some(
-                    Regex::new(s.get_ref())
-                        .map_err(|e| at(s.span().start, format!("bad version_regex: {e}")))?,
-                ),
-            };
-            if !version.placeholders().is_empty() {
-                return Err(at(
-                    version_span,
-                    "the version command takes no placeholders".into(),
-                ));
+            variants.push(resolve_variant(
+                &mut ctx,
+                id.into_inner(),
+                v,
+                start,
+                &shared,
+            )?);
+        }
+        for (name, t) in &raw.toolchain {
+            lint_toolchain(&mut ctx, name, t.get_ref());
+            if !used.contains(name) {
+                let at = t.span().start;
+                ctx.lint(
+                    at,
+                    &format!("toolchain.{name}"),
+                    "no variant uses this toolchain".into(),
+                    format!("delete [toolchain.{name}]"),
+                );
             }
-
-            let mut programs = BTreeMap::new();
-            if v.programs.get_ref().is_empty() {
-                return Err(at(v.programs.span().start, "`programs` is empty".into()));
-            }
-            for (name, file) in v.programs.into_inner() {
-                let bench: Bench = name
-                    .get_ref()
-                    .parse()
-                    .map_err(|m: String| at(name.span().start, m))?;
-                let full = root.join(file.get_ref());
-                if !full.is_file() {
-                    return Err(at(
-                        file.span().start,
-                        format!(
-                            "program file {:?} for {bench} does not exist (looked at {})",
-                            file.get_ref(),
-                            full.display()
-                        ),
-                    ));
-                }
-                programs.insert(bench, full);
-            }
-
-            // Placeholders must be known to every benchmark the variant runs.
-            let mut all: Vec<(&Template, usize, &str)> = vec![(&run, v.run.span().start, "run")];
-            all.extend(build.iter().map(|(t, s)| (t, *s, "build")));
-            all.extend(prepare.iter().map(|(t, s)| (t, *s, "prepare")));
-            let cwd_template = match &v.cwd {
-                Some(c) => Some((template(c)?, c.span().start)),
-                None => None,
-            };
-            if let Some((t, s)) = &cwd_template {
-                all.push((t, *s, "cwd"));
-            }
-            for bench in programs.keys() {
-                let allowed = bench.placeholders();
-                for (t, span, what) in &all {
-                    for p in t.placeholders() {
-                        let ok = allowed.contains(&p.as_str())
-                            && !(*what == "prepare" && ["n", "port"].contains(&p.as_str()));
-                        if !ok {
-                            return Err(at(
-                                *span,
-                                format!(
-                                    "unknown placeholder {{{p}}} in `{what}` for {bench} (allowed: {})",
-                                    allowed
-                                        .iter()
-                                        .map(|a| format!("{{{a}}}"))
-                                        .collect::<Vec<_>>()
-                                        .join(" ")
-                                ),
-                            ));
-                        }
-                    }
-                }
-                let required = if bench.is_cpu() { "n" } else { "port" };
-                if !run.placeholders().contains(required) {
-                    return Err(at(
-                        v.run.span().start,
-                        format!("`run` must pass {{{required}}} to the {bench} program"),
-                    ));
-                }
-            }
-
-            let mut needs = v.needs.clone();
-            if needs.is_empty() {
-                for t in build
-                    .iter()
-                    .map(|(t, _)| t)
-                    .chain(prepare.iter().map(|(t, _)| t))
-                    .chain([&run])
-                {
-                    if let Some(p) = t.program()
-                        && !needs.iter().any(|n| n == p)
-                    {
-                        needs.push(p.to_string());
-                    }
-                }
-            }
-
-            variants.push(Variant {
-                id,
-                language: v.language,
-                flags: v.flags,
-                needs,
-                version,
-                version_regex,
-                build: build.into_iter().map(|(t, _)| t).collect(),
-                run,
-                prepare: prepare.into_iter().map(|(t, _)| t).collect(),
-                env: v.env,
-                cwd: v.cwd.map(|c| c.into_inner()),
-                note: v.note,
-                library: v.library,
-                programs,
-                install: v.install,
-                aliases: v.aliases,
-                line: line_of(entry_start),
-                root: root.clone(),
-            });
         }
         Ok(Languages {
             path: path.to_path_buf(),
             variants,
+            lints: ctx.lints,
         })
     }
 
@@ -586,6 +761,560 @@ impl Languages {
             })
             .collect()
     }
+}
+
+/// A toolchain field that says what the conventions say.
+fn lint_toolchain(ctx: &mut Ctx, name: &str, t: &RawToolchain) {
+    let who = format!("toolchain.{name}");
+    if let (Some(v), Some(n)) = (&t.version, &t.needs)
+        && n.get_ref()
+            .first()
+            .map(|p| format!("{p} --version"))
+            .as_ref()
+            == Some(v.get_ref())
+    {
+        ctx.delete_line(
+            v.span().start,
+            &who,
+            "version",
+            "is the default (`<first need> --version`)",
+        );
+    }
+    if let Some(i) = &t.install
+        && i.get_ref().hint.as_deref() == Some(&i.get_ref().derived_hint())
+    {
+        ctx.lint(
+            i.span().start,
+            &who,
+            "`install.hint` says what the package lists say".into(),
+            "delete the hint".into(),
+        );
+    }
+}
+
+/// The directory program paths resolve against: the languages file's.
+fn root_of(path: &Path) -> Result<PathBuf, String> {
+    let root = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    root.canonicalize()
+        .map_err(|e| format!("cannot resolve directory {}: {e}", root.display()))
+}
+
+static ID: std::sync::LazyLock<Regex> =
+    std::sync::LazyLock::new(|| Regex::new(r"^[a-z0-9][a-z0-9.\-]*$").expect("valid regex"));
+
+fn check_id(
+    ctx: &Ctx,
+    id: &Spanned<String>,
+    seen: &mut BTreeMap<String, usize>,
+) -> Result<(), ConfigError> {
+    let at = id.span().start;
+    let name = id.get_ref();
+    if !ID.is_match(name) {
+        return Err(ctx.err(
+            at,
+            Some(name),
+            "id must be lowercase letters, digits, '-' or '.'",
+        ));
+    }
+    let line = ctx.lines.position(ctx.text, at).0;
+    if let Some(first) = seen.insert(name.clone(), line) {
+        return Err(ctx.err(
+            at,
+            Some(name),
+            format!("duplicate id (first defined at line {first})"),
+        ));
+    }
+    Ok(())
+}
+
+fn template(ctx: &Ctx, id: &str, s: &Spanned<String>) -> Result<Template, ConfigError> {
+    Template::parse(s.get_ref()).map_err(|m| ctx.err(s.span().start, Some(id), m))
+}
+
+/// A command or a list of commands, each with the offset of its field.
+fn templates(
+    ctx: &Ctx,
+    id: &str,
+    s: Option<Spanned<OneOrMany>>,
+) -> Result<Vec<(Template, usize)>, ConfigError> {
+    let Some(s) = s else { return Ok(Vec::new()) };
+    let start = s.span().start;
+    let list = s.into_inner().into_vec();
+    if list.is_empty() {
+        return Err(ctx.err(start, Some(id), "empty command list"));
+    }
+    list.iter()
+        .map(|t| {
+            Template::parse(t)
+                .map(|t| (t, start))
+                .map_err(|m| ctx.err(start, Some(id), m))
+        })
+        .collect()
+}
+
+/// The programs: the convention for `ext`, then the explicit exceptions.
+fn programs(
+    ctx: &mut Ctx,
+    id: &str,
+    v: &RawVariant,
+    shared: &Shared,
+    entry: usize,
+) -> Result<BTreeMap<Bench, PathBuf>, ConfigError> {
+    let mut rel: BTreeMap<Bench, (String, usize)> = BTreeMap::new();
+    if let Some(ext) = &v.ext
+        && shared.ext.is_some_and(|(e, _)| e == ext.get_ref())
+    {
+        ctx.delete_line(ext.span().start, id, "ext", "equals the toolchain's");
+    }
+    let ext = v
+        .ext
+        .as_ref()
+        .map(|e| (e.get_ref().as_str(), e.span().start))
+        .or(shared.ext);
+    if let Some((ext, at)) = ext {
+        for (bench, path) in conventional_programs(id, ext) {
+            rel.insert(bench, (path, at));
+        }
+    }
+    if let Some(explicit) = &v.programs {
+        if explicit.get_ref().is_empty() {
+            return Err(ctx.err(explicit.span().start, Some(id), "`programs` is empty"));
+        }
+        for (name, file) in explicit.get_ref() {
+            let bench: Bench = name
+                .get_ref()
+                .parse()
+                .map_err(|m: String| ctx.err(name.span().start, Some(id), m))?;
+            if rel.get(&bench).is_some_and(|(p, _)| p == file.get_ref()) {
+                ctx.delete_line(
+                    file.span().start,
+                    id,
+                    &format!("programs.{bench}"),
+                    "is where `ext` puts it already",
+                );
+            }
+            rel.insert(bench, (file.get_ref().clone(), file.span().start));
+        }
+        if ext.is_none() {
+            lint_programs_without_ext(ctx, id, explicit.span().start, &rel);
+        }
+    }
+    if rel.is_empty() {
+        return Err(ctx.err(
+            entry,
+            Some(id),
+            "no programs: add `ext = \"…\"` (programs/<bench>/<stem>.<ext>) or `programs = { … }`",
+        ));
+    }
+    let mut out = BTreeMap::new();
+    for (bench, (file, at)) in rel {
+        let full = ctx.root.join(&file);
+        if !full.is_file() {
+            return Err(ctx.err(
+                at,
+                Some(id),
+                format!(
+                    "program file {file:?} for {bench} does not exist (looked at {}); \
+                     create it (`langbench new` writes stubs) or fix the path",
+                    full.display()
+                ),
+            ));
+        }
+        out.insert(bench, full);
+    }
+    Ok(out)
+}
+
+/// A `programs` table that is exactly the convention for one extension.
+fn lint_programs_without_ext(
+    ctx: &mut Ctx,
+    id: &str,
+    at: usize,
+    rel: &BTreeMap<Bench, (String, usize)>,
+) {
+    let Some(ext) = rel
+        .values()
+        .next()
+        .and_then(|(p, _)| Path::new(p).extension())
+        .map(|e| e.to_string_lossy().into_owned())
+    else {
+        return;
+    };
+    let convention: BTreeMap<Bench, (String, usize)> = conventional_programs(id, &ext)
+        .into_iter()
+        .map(|(b, p)| (b, (p, 0)))
+        .collect();
+    let same = convention.len() == rel.len()
+        && convention
+            .iter()
+            .all(|(b, (p, _))| rel.get(b).is_some_and(|(q, _)| p == q));
+    if same {
+        ctx.lint(
+            at,
+            id,
+            format!("`programs` lists exactly the conventional paths for ext {ext:?}"),
+            format!("replace the `programs` table with ext = {ext:?}"),
+        );
+    }
+}
+
+/// Every placeholder must be known to every benchmark the variant runs, and
+/// `run` must pass the size (or the port).
+fn check_placeholders(
+    ctx: &Ctx,
+    id: &str,
+    programs: &BTreeMap<Bench, PathBuf>,
+    run: (&Template, usize),
+    all: &[(&Template, usize, &str)],
+) -> Result<(), ConfigError> {
+    for bench in programs.keys() {
+        let allowed = bench.placeholders();
+        for (t, span, what) in all {
+            for p in t.placeholders() {
+                let ok = allowed.contains(&p.as_str())
+                    && !(*what == "prepare" && ["n", "port"].contains(&p.as_str()));
+                if !ok {
+                    let list: Vec<String> = allowed.iter().map(|a| format!("{{{a}}}")).collect();
+                    return Err(ctx.err(
+                        *span,
+                        Some(id),
+                        format!(
+                            "unknown placeholder {{{p}}} in `{what}` for {bench} (allowed: {})",
+                            list.join(" ")
+                        ),
+                    ));
+                }
+            }
+        }
+        let required = if bench.is_cpu() { "n" } else { "port" };
+        if !run.0.placeholders().contains(required) {
+            return Err(ctx.err(
+                run.1,
+                Some(id),
+                format!("`run` must pass {{{required}}} to the {bench} program"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The programs the commands start, in order (the default `needs`).
+fn derived_needs<'a>(commands: impl Iterator<Item = &'a Template>) -> Vec<String> {
+    let mut needs: Vec<String> = Vec::new();
+    for t in commands {
+        if let Some(p) = t.program()
+            && !needs.iter().any(|n| n == p)
+        {
+            needs.push(p.to_string());
+        }
+    }
+    needs
+}
+
+/// One `[[variant]]`, with its toolchain's values and the conventions filled in.
+fn resolve_variant(
+    ctx: &mut Ctx,
+    id: String,
+    v: RawVariant,
+    entry: usize,
+    shared: &Shared,
+) -> Result<Variant, ConfigError> {
+    let programs = programs(ctx, &id, &v, shared, entry)?;
+    let flags = match &v.flags {
+        Some(f) => {
+            if *f.get_ref() == id {
+                ctx.delete_line(f.span().start, &id, "flags", "is the default (the id)");
+            }
+            f.get_ref().clone()
+        }
+        None => id.clone(),
+    };
+    let (run, run_at) = resolve_run(ctx, &id, &flags, &v, &programs, entry)?;
+    let language = resolve_language(ctx, &id, &v, shared, entry)?;
+    let RawVariant {
+        needs: raw_needs,
+        version: raw_version,
+        version_regex: raw_regex,
+        build,
+        prepare,
+        env: raw_env,
+        cwd: raw_cwd,
+        note,
+        library,
+        install: raw_install,
+        aliases,
+        ..
+    } = v;
+    let build = templates(ctx, &id, build)?;
+    let prepare = templates(ctx, &id, prepare)?;
+    let cwd = match &raw_cwd {
+        Some(c) => Some((template(ctx, &id, c)?, c.span().start)),
+        None => None,
+    };
+    let mut all: Vec<(&Template, usize, &str)> = vec![(&run, run_at, "run")];
+    all.extend(build.iter().map(|(t, s)| (t, *s, "build")));
+    all.extend(prepare.iter().map(|(t, s)| (t, *s, "prepare")));
+    if let Some((t, s)) = &cwd {
+        all.push((t, *s, "cwd"));
+    }
+    check_placeholders(ctx, &id, &programs, (&run, run_at), &all)?;
+
+    // needs: the variant's, else the toolchain's, else what the commands start.
+    let default_needs = match shared.needs {
+        Some(n) => n.clone(),
+        None => derived_needs(
+            build
+                .iter()
+                .map(|(t, _)| t)
+                .chain(prepare.iter().map(|(t, _)| t))
+                .chain([&run]),
+        ),
+    };
+    let needs = match raw_needs {
+        Some(n) => {
+            if *n.get_ref() == default_needs {
+                let why = if shared.needs.is_some() {
+                    "equals the toolchain's"
+                } else {
+                    "equals the programs the commands start"
+                };
+                ctx.delete_line(n.span().start, &id, "needs", why);
+            }
+            n.into_inner()
+        }
+        None => default_needs,
+    };
+
+    let version = resolve_version(ctx, &id, raw_version, shared, &needs, &run, entry)?;
+    let version_regex = resolve_regex(ctx, &id, raw_regex, shared)?;
+
+    let mut env = shared.env.cloned().unwrap_or_default();
+    for (k, val) in raw_env {
+        if env.get(&k) == Some(val.get_ref()) {
+            ctx.delete_line(
+                val.span().start,
+                &id,
+                &format!("env.{k}"),
+                "equals the toolchain's",
+            );
+        }
+        env.insert(k, val.into_inner());
+    }
+
+    let default_cwd = programs
+        .contains_key(&Bench::WsEcho)
+        .then(|| "{dir}".to_string());
+    let cwd = match raw_cwd {
+        Some(c) => {
+            let d = default_cwd.as_deref().unwrap_or("{build}");
+            if c.get_ref() == d {
+                ctx.delete_line(c.span().start, &id, "cwd", "is the default");
+            }
+            Some(c.into_inner()).filter(|c| c != "{build}")
+        }
+        None => default_cwd,
+    };
+
+    let install = resolve_install(ctx, &id, raw_install, shared);
+    Ok(Variant {
+        id,
+        language,
+        flags,
+        needs,
+        version,
+        version_regex,
+        build: build.into_iter().map(|(t, _)| t).collect(),
+        run,
+        prepare: prepare.into_iter().map(|(t, _)| t).collect(),
+        env,
+        cwd,
+        note,
+        library,
+        programs,
+        install,
+        aliases,
+        line: ctx.lines.position(ctx.text, entry).0,
+        root: ctx.root.clone(),
+    })
+}
+
+/// `run`: the variant's, else `<flags> {src} {n}` for the CPU benchmarks.
+fn resolve_run(
+    ctx: &mut Ctx,
+    id: &str,
+    flags: &str,
+    v: &RawVariant,
+    programs: &BTreeMap<Bench, PathBuf>,
+    entry: usize,
+) -> Result<(Template, usize), ConfigError> {
+    let default = programs
+        .keys()
+        .all(|b| b.is_cpu())
+        .then(|| format!("{flags} {{src}} {{n}}"));
+    match &v.run {
+        Some(r) => {
+            if default.as_deref() == Some(r.get_ref().as_str()) {
+                ctx.delete_line(
+                    r.span().start,
+                    id,
+                    "run",
+                    "is the default (`<flags> {src} {n}`)",
+                );
+            }
+            Ok((template(ctx, id, r)?, r.span().start))
+        }
+        None => {
+            let text = default.ok_or_else(|| {
+                ctx.err(
+                    entry,
+                    Some(id),
+                    "missing `run` (a ws-echo server has no default)",
+                )
+            })?;
+            let t = Template::parse(&text).map_err(|m| {
+                ctx.err(
+                    entry,
+                    Some(id),
+                    format!("the default run `{text}`: {m}; add `run`"),
+                )
+            })?;
+            Ok((t, entry))
+        }
+    }
+}
+
+fn resolve_language(
+    ctx: &mut Ctx,
+    id: &str,
+    v: &RawVariant,
+    shared: &Shared,
+    entry: usize,
+) -> Result<String, ConfigError> {
+    match (&v.language, shared.language) {
+        (Some(l), Some(t)) if l == t => {
+            ctx.lint(
+                entry,
+                id,
+                "`language` equals the toolchain's".into(),
+                "delete the `language` line".into(),
+            );
+            Ok(l.clone())
+        }
+        (Some(l), _) => Ok(l.clone()),
+        (None, Some(t)) => Ok(t.to_string()),
+        (None, None) => Err(ctx.err(entry, Some(id), "missing `language`")),
+    }
+}
+
+/// The version command: the variant's, else the toolchain's, else
+/// `<first need> --version`. It takes no placeholders.
+fn resolve_version(
+    ctx: &mut Ctx,
+    id: &str,
+    raw: Option<Spanned<String>>,
+    shared: &Shared,
+    needs: &[String],
+    run: &Template,
+    entry: usize,
+) -> Result<Template, ConfigError> {
+    let fallback = needs
+        .first()
+        .map(String::as_str)
+        .or(run.program())
+        .map(|p| format!("{p} --version"));
+    let default = shared.version.map(str::to_string).or(fallback);
+    let (text, at) = match raw {
+        Some(s) => {
+            if default.as_deref() == Some(s.get_ref().as_str()) {
+                let why = if shared.version.is_some() {
+                    "equals the toolchain's"
+                } else {
+                    "is the default (`<first need> --version`)"
+                };
+                ctx.delete_line(s.span().start, id, "version", why);
+            }
+            (s.get_ref().clone(), s.span().start)
+        }
+        None => (
+            default.ok_or_else(|| ctx.err(entry, Some(id), "missing `version` command"))?,
+            entry,
+        ),
+    };
+    let t = Template::parse(&text).map_err(|m| ctx.err(at, Some(id), m))?;
+    if !t.placeholders().is_empty() {
+        return Err(ctx.err(at, Some(id), "the version command takes no placeholders"));
+    }
+    Ok(t)
+}
+
+fn resolve_regex(
+    ctx: &mut Ctx,
+    id: &str,
+    raw: Option<Spanned<String>>,
+    shared: &Shared,
+) -> Result<Option<Regex>, ConfigError> {
+    let (text, at) = match raw {
+        Some(s) => {
+            if shared.version_regex.map(|r| r.0) == Some(s.get_ref().as_str()) {
+                ctx.delete_line(
+                    s.span().start,
+                    id,
+                    "version_regex",
+                    "equals the toolchain's",
+                );
+            }
+            (s.get_ref().clone(), s.span().start)
+        }
+        None => match shared.version_regex {
+            Some((r, at)) => (r.to_string(), at),
+            None => return Ok(None),
+        },
+    };
+    Regex::new(&text)
+        .map(Some)
+        .map_err(|e| ctx.err(at, Some(id), format!("bad version_regex: {e}")))
+}
+
+/// The install table: the variant's, else the toolchain's; the hint is
+/// derived from the package lists when the file gives none.
+fn resolve_install(
+    ctx: &mut Ctx,
+    id: &str,
+    raw: Option<Spanned<Install>>,
+    shared: &Shared,
+) -> Install {
+    let mut install = match raw {
+        Some(s) => {
+            let at = s.span().start;
+            if shared.install == Some(s.get_ref()) {
+                ctx.delete_line(at, id, "install", "equals the toolchain's");
+            } else if s.get_ref().hint.as_deref() == Some(&s.get_ref().derived_hint()) {
+                ctx.lint(
+                    at,
+                    id,
+                    "`install.hint` says what the package lists say".into(),
+                    "delete the hint".into(),
+                );
+            }
+            s.into_inner()
+        }
+        None => shared.install.cloned().unwrap_or_default(),
+    };
+    install.hint = Some(install.describe());
+    install
+}
+
+/// A languages file of `n` shell variants (`v0`, `v1`, …; four lines each),
+/// for the parse benchmark and the complexity test.
+pub fn synthetic(n: usize) -> String {
+    (0..n)
+        .map(|i| {
+            format!("[variant.v{i}]\nlanguage = \"Sh\"\next = \"sh\"\nrun = \"sh {{src}} {{n}}\"\n")
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -721,5 +1450,165 @@ install = { apt = ["gcc"] }
                 .as_deref(),
             Some("12.2.0")
         );
+    }
+
+    #[test]
+    fn toml_errors_name_line_and_column() {
+        let d = dir_with(&["programs/assoc/assoc.c"]);
+        let e = parse(
+            "[variant.x]\nlanguage = \"C\"\nrun = \"x {src} {n}\nflags = 1\n",
+            &d,
+        )
+        .unwrap_err();
+        assert_eq!((e.line, e.column), (3, 19), "{e}");
+        assert!(e.to_string().contains("languages.toml:3:19:"), "{e}");
+        let bad = GOOD.replace("flags = ", "flagz = ");
+        let e = parse(&bad, &d).unwrap_err();
+        assert_eq!((e.line, e.column), (5, 1), "{e}");
+    }
+
+    const SHORT: &str = r#"
+[toolchain.cc]
+needs = ["gcc"]
+version_regex = '(\d+)'
+install = { apt = ["gcc"] }
+
+[variant.c-gcc]
+language = "C"
+flags = "gcc -O2"
+toolchain = "cc"
+ext = "c"
+build = "gcc -O2 -o {exe} {src}"
+run = "{exe} {n}"
+
+[variant.tcc]
+language = "C"
+ext = "c"
+"#;
+
+    fn c_files() -> tempfile::TempDir {
+        dir_with(&[
+            "programs/assoc/assoc.c",
+            "programs/num-comb/num_comb.c",
+            "programs/str-comb/str_comb.c",
+        ])
+    }
+
+    #[test]
+    fn conventions_fill_in_programs_needs_version_run_and_hint() {
+        let d = c_files();
+        let l = parse(SHORT, &d).unwrap();
+        assert!(l.lints.is_empty(), "{:?}", l.lints);
+        let gcc = &l.variants[0];
+        assert_eq!(gcc.programs.len(), 3);
+        assert!(gcc.programs[&Bench::NumComb].ends_with("programs/num-comb/num_comb.c"));
+        assert_eq!(gcc.needs, vec!["gcc"]);
+        assert_eq!(gcc.version.text, "gcc --version");
+        assert_eq!(gcc.version_regex.as_ref().unwrap().as_str(), r"(\d+)");
+        assert_eq!(gcc.install.describe(), "apt-get install gcc");
+        assert_eq!(gcc.line, 7);
+        let tcc = &l.variants[1];
+        assert_eq!(tcc.flags, "tcc");
+        assert_eq!(tcc.run.text, "tcc {src} {n}");
+        assert_eq!(tcc.needs, vec!["tcc"]);
+        assert_eq!(tcc.install.describe(), "no install instructions");
+    }
+
+    #[test]
+    fn a_field_equal_to_its_default_is_a_lint_with_the_line_to_delete() {
+        let d = c_files();
+        let text = SHORT
+            .replace("ext = \"c\"\nbuild", "ext = \"c\"\nneeds = [\"gcc\"]\nbuild")
+            .replace("language = \"C\"\next = \"c\"\n", "language = \"C\"\nflags = \"tcc\"\next = \"c\"\nrun = \"tcc {src} {n}\"\nversion = \"tcc --version\"\ninstall = { apt = [\"tcc\"], hint = \"apt-get install tcc\" }\nprograms = { assoc = \"programs/assoc/assoc.c\" }\n");
+        let l = parse(&text, &d).unwrap();
+        let got: Vec<(usize, &str, &str)> = l
+            .lints
+            .iter()
+            .map(|x| (x.line, x.variant.as_str(), x.fix.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (12, "c-gcc", "delete line 12"),
+                (23, "tcc", "delete line 23"),
+                (18, "tcc", "delete line 18"),
+                (20, "tcc", "delete line 20"),
+                (21, "tcc", "delete line 21"),
+                (22, "tcc", "delete the hint"),
+            ],
+            "{:#?}",
+            l.lints
+        );
+        assert!(
+            l.lints[0]
+                .message
+                .contains("`needs` equals the toolchain's")
+        );
+    }
+
+    #[test]
+    fn unknown_toolchain_and_unused_toolchain() {
+        let d = c_files();
+        let e = parse(
+            &SHORT.replace("toolchain = \"cc\"", "toolchain = \"gcc\""),
+            &d,
+        )
+        .unwrap_err();
+        assert_eq!(e.line, 10);
+        assert!(
+            e.message
+                .contains("unknown toolchain \"gcc\" (defined: cc)"),
+            "{e}"
+        );
+        let l = parse(
+            &format!("{SHORT}\n[toolchain.unused]\nneeds = [\"x\"]\n"),
+            &d,
+        )
+        .unwrap();
+        assert_eq!(l.lints.len(), 1);
+        assert_eq!(l.lints[0].fix, "delete [toolchain.unused]");
+    }
+
+    #[test]
+    fn id_is_the_table_name() {
+        let d = c_files();
+        let e = parse(
+            &SHORT.replace("[variant.tcc]\n", "[variant.tcc]\nid = \"tcc\"\n"),
+            &d,
+        )
+        .unwrap_err();
+        assert!(e.message.contains("the table name is the id"), "{e}");
+    }
+
+    /// issue #9: a placeholder inside `sh -c '…'` is substituted quoted, so
+    /// a directory with a space, or with `$(…)` in its name, is one literal
+    /// word of the script (checked by running the script with a real sh).
+    #[test]
+    fn placeholders_in_a_shell_script_are_quoted() {
+        let d = tempfile::tempdir().unwrap();
+        let evil = d.path().join("a b $(touch pwned) `touch pwned2`; x");
+        std::fs::create_dir_all(&evil).unwrap();
+        std::fs::write(evil.join("p.txt"), "hello\n").unwrap();
+        let t = Template::parse("sh -c 'cat {dir}/p.txt && echo {n}'").unwrap();
+        let vars = Vars {
+            dir: evil.display().to_string(),
+            n: Some(5),
+            ..Default::default()
+        };
+        let argv = t.expand(&vars);
+        let out = std::process::Command::new(&argv[0])
+            .args(&argv[1..])
+            .current_dir(d.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "hello\n5\n");
+        assert!(!d.path().join("pwned").exists() && !d.path().join("pwned2").exists());
+        // Outside a shell script the value stays one argv word, unquoted.
+        let plain = Template::parse("cat {dir}/p.txt").unwrap().expand(&vars);
+        assert_eq!(plain[1], format!("{}/p.txt", evil.display()));
+        // Quotes around a placeholder in a script would quote it twice.
+        let e = Template::parse(r#"sh -c 'cat "{dir}/p.txt"'"#).unwrap_err();
+        assert!(e.contains("inside quotes"), "{e}");
     }
 }

@@ -2,6 +2,7 @@
 //! run the way `/usr/bin/time` does.
 
 pub mod bench;
+pub mod check;
 pub mod compare;
 pub mod config;
 pub mod export;
@@ -14,6 +15,7 @@ pub mod merge;
 pub mod record;
 pub mod report;
 pub mod run;
+pub mod scaffold;
 pub mod scratch;
 pub mod shard;
 pub mod spawn;

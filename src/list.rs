@@ -1,14 +1,91 @@
-//! `langbench list`: every variant, installed or not, its version and how to
-//! install it.
+//! `langbench list`: every variant, installed or not, and its version, in a
+//! table that fits 100 columns; `--long` adds how to install each and the
+//! notes, `list ID` shows one variant in full, `--json` is for scripts.
 
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{ContentArrangement, Table};
 
-use crate::config::Languages;
+use crate::config::{Languages, Variant};
+use crate::record::VariantInfo;
 use crate::spawn::Spawner;
 use crate::toolchain;
 
-pub fn table(spawner: &Spawner, langs: &Languages) -> Table {
+/// The width the default table fits in.
+pub const WIDTH: usize = 100;
+
+/// Each variant with what is installed (runs every version command).
+pub fn inspect<'a>(spawner: &Spawner, variants: &[&'a Variant]) -> Vec<(&'a Variant, VariantInfo)> {
+    variants
+        .iter()
+        .map(|v| (*v, toolchain::inspect(spawner, v)))
+        .collect()
+}
+
+fn cut(s: &str, width: usize) -> String {
+    let s = s.lines().next().unwrap_or("");
+    if s.chars().count() <= width {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(width.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}
+
+/// The default table: id, language, flags, installed, version; at most
+/// [`WIDTH`] columns (long flags and versions are cut with `…`).
+pub fn short(rows: &[(&Variant, VariantInfo)]) -> String {
+    let header = ["id", "language", "flags", "installed", "version"];
+    let cells: Vec<[String; 5]> = rows
+        .iter()
+        .map(|(v, i)| {
+            [
+                v.id.clone(),
+                v.language.clone(),
+                v.flags.clone(),
+                if i.installed { "yes" } else { "no" }.to_string(),
+                i.version.clone(),
+            ]
+        })
+        .collect();
+    let natural = |c: usize| {
+        cells
+            .iter()
+            .map(|r| r[c].chars().count())
+            .chain([header[c].len()])
+            .max()
+            .unwrap_or(0)
+    };
+    let mut widths: Vec<usize> = (0..5).map(natural).collect();
+    widths[0] = widths[0].min(26);
+    widths[1] = widths[1].min(16);
+    widths[4] = widths[4].min(20);
+    let fixed: usize = widths[0] + widths[1] + widths[3] + widths[4] + 4 * 2;
+    widths[2] = widths[2].min(WIDTH.saturating_sub(fixed)).max(5);
+    let line = |r: &[String]| {
+        let parts: Vec<String> = r
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{:<w$}", cut(c, *w), w = *w))
+            .collect();
+        parts.join("  ").trim_end().to_string()
+    };
+    let mut out = line(&header.map(String::from));
+    out.push('\n');
+    for r in &cells {
+        out.push_str(&line(r));
+        out.push('\n');
+    }
+    let installed = rows.iter().filter(|(_, i)| i.installed).count();
+    out.push_str(&format!(
+        "{installed} of {} installed; how to install the others: `list --long`; one in full: `list ID`\n",
+        rows.len()
+    ));
+    out
+}
+
+/// The wide table: benchmarks, what is missing, how to install.
+pub fn long(rows: &[(&Variant, VariantInfo)]) -> Table {
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Dynamic)
@@ -21,35 +98,95 @@ pub fn table(spawner: &Spawner, langs: &Languages) -> Table {
             "Version",
             "Install",
         ]);
-    for v in &langs.variants {
-        let info = toolchain::inspect(spawner, v);
+    for (v, info) in rows {
         let benches: Vec<&str> = v.programs.keys().map(|b| b.name()).collect();
-        let installed = if info.installed {
-            "yes".to_string()
-        } else {
-            format!("no (missing {})", info.missing.join(", "))
-        };
-        let mut install = info.install_hint.clone();
-        if !v.install.is_installable() {
-            install.push_str(" [no registry here provides it]");
-        }
         t.add_row(vec![
             v.id.clone(),
             v.language.clone(),
             v.flags.clone(),
             benches.join(" "),
-            installed,
-            info.version,
-            install,
+            installed(info),
+            info.version.clone(),
+            install(v, info),
         ]);
     }
     t
 }
 
+fn installed(info: &VariantInfo) -> String {
+    if info.installed {
+        "yes".to_string()
+    } else {
+        format!("no (missing {})", info.missing.join(", "))
+    }
+}
+
+fn install(v: &Variant, info: &VariantInfo) -> String {
+    let mut s = info.install_hint.clone();
+    if !v.install.is_installable() {
+        s.push_str(" [no registry here provides it]");
+    }
+    s
+}
+
+/// One variant in full, one field a line.
+pub fn detail(langs: &Languages, v: &Variant, info: &VariantInfo) -> String {
+    let mut out = format!("{} ({}:{})\n", v.id, langs.path.display(), v.line);
+    let mut field = |k: &str, val: String| {
+        if !val.is_empty() {
+            out.push_str(&format!("  {k:<11} {val}\n"));
+        }
+    };
+    field("language", v.language.clone());
+    field("flags", v.flags.clone());
+    field("library", v.library.clone().unwrap_or_default());
+    field("installed", installed(info));
+    field("version", info.version.clone());
+    field("install", install(v, info));
+    field("needs", v.needs.join(" "));
+    field("version-cmd", v.version.text.clone());
+    for t in &v.prepare {
+        field("prepare", t.text.clone());
+    }
+    for t in &v.build {
+        field("build", t.text.clone());
+    }
+    field("run", v.run.text.clone());
+    for (b, p) in &v.programs {
+        let rel = p.strip_prefix(v.root()).unwrap_or(p);
+        field(b.name(), rel.display().to_string());
+    }
+    field("note", v.note.clone().unwrap_or_default());
+    out
+}
+
+/// The variants as JSON: what `list` and `list --long` show.
+pub fn json(rows: &[(&Variant, VariantInfo)]) -> serde_json::Value {
+    serde_json::Value::Array(
+        rows.iter()
+            .map(|(v, i)| {
+                serde_json::json!({
+                    "id": v.id,
+                    "language": v.language,
+                    "flags": v.flags,
+                    "library": v.library,
+                    "installed": i.installed,
+                    "missing": i.missing,
+                    "version": i.version,
+                    "install_hint": i.install_hint,
+                    "installable": v.install.is_installable(),
+                    "benchmarks": v.programs.keys().map(|b| b.name()).collect::<Vec<_>>(),
+                    "note": v.note,
+                    "line": v.line,
+                })
+            })
+            .collect(),
+    )
+}
+
 /// The variants' notes, one line each, for under the table.
-pub fn notes(langs: &Languages) -> String {
-    langs
-        .variants
+pub fn notes(variants: &[&Variant]) -> String {
+    variants
         .iter()
         .filter_map(|v| v.note.as_ref().map(|n| format!("- {}: {n}\n", v.id)))
         .collect()

@@ -11,7 +11,7 @@ use clap::{Parser, Subcommand};
 use langbench::bench::{Bench, Size};
 use langbench::config::Languages;
 use langbench::spawn::Spawner;
-use langbench::{list, measure, run, toolchain, verify};
+use langbench::{check, list, measure, run, scaffold, toolchain, verify};
 
 #[derive(Parser)]
 #[command(
@@ -101,10 +101,59 @@ enum Command {
         #[arg(required = true, last = true)]
         command: Vec<String>,
     },
-    /// Show every variant: installed or not, version, how to install.
+    /// Show every variant: installed or not, and its version (fits 100 columns).
     List {
         #[command(flatten)]
         languages: LanguagesArg,
+        /// Show these variants in full (every field, install hint, note).
+        ids: Vec<String>,
+        /// Also how to install each variant, its benchmarks, and the notes.
+        #[arg(long)]
+        long: bool,
+        /// Print JSON (for scripts).
+        #[arg(long, conflicts_with = "long")]
+        json: bool,
+    },
+    /// Check the languages file and run the named variants' programs (default:
+    /// every installed one) at two small sizes; exit 1 on any problem.
+    Check {
+        #[command(flatten)]
+        languages: LanguagesArg,
+        /// Variant ids (default: all; not-installed ones are reported, not failed).
+        ids: Vec<String>,
+        /// Only the variants whose entry or program files changed since this
+        /// git revision (what a pull request's CI runs).
+        #[arg(long, value_name = "REV")]
+        changed_since: Option<String>,
+        /// Print the selected variant ids, one a line, and stop (for CI).
+        #[arg(long)]
+        ids_only: bool,
+        /// Seconds a build + run may take.
+        #[arg(long, default_value_t = 300.0)]
+        timeout: f64,
+    },
+    /// Scaffold a new variant: its languages.toml entry and three program
+    /// stubs that print the right shape and say what to implement.
+    New {
+        #[command(flatten)]
+        languages: LanguagesArg,
+        /// The variant id (lowercase letters, digits, '-' or '.').
+        id: String,
+        /// The language, as the tables show it.
+        #[arg(long)]
+        language: String,
+        /// The programs' file extension (programs/<bench>/<stem>.<ext>).
+        #[arg(long)]
+        ext: String,
+        /// The Command Flags column (default: the id).
+        #[arg(long)]
+        flags: Option<String>,
+        /// Build command, timed with the run (e.g. "gcc -O2 -o {exe} {src}").
+        #[arg(long)]
+        build: Option<String>,
+        /// Run command; must pass {n} (e.g. "{exe} {n}" or "python3 {src} {n}").
+        #[arg(long)]
+        run: String,
     },
     /// Install toolchains from the `install` tables of the languages file.
     Toolchains {
@@ -513,10 +562,124 @@ fn real_main() -> Result<ExitCode> {
             }
             Ok(ExitCode::from(m.exit_code().clamp(0, 255) as u8))
         }
-        Command::List { languages } => {
+        Command::List {
+            languages,
+            ids,
+            long,
+            json,
+        } => {
             let langs = Languages::load(&languages.languages)?;
-            println!("{}", list::table(&spawner, &langs));
-            print!("Notes:\n{}", list::notes(&langs));
+            let variants = langs.select(&ids)?;
+            let rows = list::inspect(&spawner, &variants);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&list::json(&rows))?);
+            } else if !ids.is_empty() {
+                for (v, info) in &rows {
+                    print!("{}", list::detail(&langs, v, info));
+                }
+            } else if long {
+                println!("{}", list::long(&rows));
+                print!("Notes:\n{}", list::notes(&variants));
+            } else {
+                print!("{}", list::short(&rows));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Check {
+            languages,
+            ids,
+            changed_since,
+            ids_only,
+            timeout,
+        } => {
+            let langs = match check::load(&languages.languages) {
+                Ok(l) => l,
+                Err(p) => {
+                    println!("{p}");
+                    println!("check: 1 problem");
+                    return Ok(ExitCode::from(1));
+                }
+            };
+            let opts = check::Options {
+                ids,
+                changed_since,
+                timeout: seconds(timeout)?,
+            };
+            if ids_only {
+                for id in check::selection(&langs, &opts)? {
+                    println!("{id}");
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+            let report = check::check(&spawner, &langs, &opts)?;
+            for p in &report.problems {
+                println!("{p}");
+            }
+            for (id, missing, hint) in &report.not_installed {
+                println!(
+                    "not installed: {id} (missing {}); install: {hint}",
+                    missing.join(", ")
+                );
+            }
+            for (id, why) in &report.not_run {
+                println!("not run: {id}: {why}");
+            }
+            for id in &report.passed {
+                println!("ok: {id}");
+            }
+            println!(
+                "check: {} problem(s); {} variant(s) right at N={}, {} not installed",
+                report.problems.len(),
+                report.passed.len(),
+                check::SIZES.map(|n| n.to_string()).join(" and N="),
+                report.not_installed.len()
+            );
+            Ok(if report.ok() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
+        Command::New {
+            languages,
+            id,
+            language,
+            ext,
+            flags,
+            build,
+            run,
+        } => {
+            let done = scaffold::new(
+                &languages.languages,
+                &scaffold::Options {
+                    id: id.clone(),
+                    language,
+                    ext: ext.clone(),
+                    flags,
+                    build,
+                    run,
+                },
+            )?;
+            println!(
+                "Added to {}:{}",
+                languages.languages.display(),
+                done.entry.trim_end()
+            );
+            for p in &done.written {
+                println!("wrote stub {}", p.display());
+            }
+            for p in &done.kept {
+                println!("kept existing {}", p.display());
+            }
+            if done.no_stub_for_ext {
+                println!(
+                    "no stub template for .{ext} (templates: {}): write the programs above yourself",
+                    scaffold::known_exts()
+                );
+            }
+            println!(
+                "Next: add install = {{ apt = [...] }} (or npm, pip, hint) to the entry, implement the programs (the TODO(langbench) lines say what), then `langbench check {id}`."
+            );
             Ok(ExitCode::SUCCESS)
         }
         Command::Toolchains {

@@ -228,7 +228,7 @@ fn a_bad_languages_file_names_the_line() {
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("languages.toml:8: variant \"wrong\": unknown placeholder {size}"),
+        err.contains("languages.toml:8:7: variant \"wrong\": unknown placeholder {size}"),
         "{err}"
     );
     // Nothing was written.

@@ -1,0 +1,449 @@
+//! `langbench check`: what a contributor runs before a pull request, and
+//! what the pull request's CI runs. It validates the whole languages file
+//! (syntax, fields, defaults repeated), then runs each selected variant's
+//! programs at two small sizes through the spawner and verifies them.
+//! Every problem is one line: `file:line: variant: what is wrong; what to do`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use regex::Regex;
+
+use crate::bench::Bench;
+use crate::config::{Languages, Variant};
+use crate::spawn::{Exit, Spawner};
+use crate::{run, verify};
+
+/// The marker `langbench new` puts in its program stubs.
+pub const STUB_MARKER: &str = "TODO(langbench)";
+
+/// The sizes every program runs at: the tests' tiny size, and a second one
+/// whose every answer differs from the tiny one's (str-comb's too: 9999, not
+/// 999), so a program that prints a remembered answer fails.
+pub const SIZES: [u64; 2] = [1_000, 12_345];
+
+/// One problem, on one line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub file: String,
+    pub line: usize,
+    /// Column, when it is known (TOML errors and repeated defaults).
+    pub column: Option<usize>,
+    pub variant: String,
+    pub what: String,
+    pub todo: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:", self.file, self.line)?;
+        if let Some(c) = self.column {
+            write!(f, "{c}:")?;
+        }
+        write!(f, " {}: {}; {}", self.variant, self.what, self.todo)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Variant ids (empty: every installed one, or the changed ones).
+    pub ids: Vec<String>,
+    /// Only the variants whose entry or programs changed since this git revision.
+    pub changed_since: Option<String>,
+    /// Per-run timeout (build + run).
+    pub timeout: Duration,
+}
+
+/// What `check` found.
+#[derive(Debug, Default)]
+pub struct Report {
+    pub problems: Vec<Problem>,
+    /// Variants not installed here: (id, missing, install hint).
+    pub not_installed: Vec<(String, Vec<String>, String)>,
+    /// Variants whose programs ran and were right at every size.
+    pub passed: Vec<String>,
+    /// Variants checked without running (e.g. ws-echo servers): (id, why).
+    pub not_run: Vec<(String, String)>,
+}
+
+impl Report {
+    pub fn ok(&self) -> bool {
+        self.problems.is_empty()
+    }
+}
+
+/// Parses the file; a parse error is the one problem there is.
+pub fn load(path: &Path) -> Result<Languages, Problem> {
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| Problem {
+        file: shown.clone(),
+        line: 1,
+        column: None,
+        variant: "-".into(),
+        what: format!("cannot read the languages file: {e}"),
+        todo: "pass --languages PATH".into(),
+    })?;
+    Languages::parse(&text, path).map_err(|e| Problem {
+        file: e.file,
+        line: e.line,
+        column: Some(e.column),
+        variant: variant_of(&e.message),
+        what: e.message,
+        todo: "fix the entry (CONTRIBUTING.md describes every field)".into(),
+    })
+}
+
+fn variant_of(message: &str) -> String {
+    message
+        .strip_prefix("variant \"")
+        .and_then(|m| m.split_once('"'))
+        .map_or("-".into(), |(id, _)| id.to_string())
+}
+
+/// The variant ids `check` looks at.
+pub fn selection(langs: &Languages, opts: &Options) -> Result<Vec<String>> {
+    if let Some(rev) = &opts.changed_since {
+        let changed = changed_since(langs, rev)?;
+        if opts.ids.is_empty() {
+            return Ok(changed);
+        }
+        return Ok(opts
+            .ids
+            .iter()
+            .filter(|i| changed.contains(i))
+            .cloned()
+            .collect());
+    }
+    Ok(langs
+        .select(&opts.ids)?
+        .into_iter()
+        .map(|v| v.id.clone())
+        .collect())
+}
+
+/// Runs the whole check: the file, then the selected variants.
+pub fn check(spawner: &Spawner, langs: &Languages, opts: &Options) -> Result<Report> {
+    let mut report = Report::default();
+    let file = langs.path.display().to_string();
+    for l in &langs.lints {
+        report.problems.push(Problem {
+            file: file.clone(),
+            line: l.line,
+            column: Some(l.column),
+            variant: l.variant.clone(),
+            what: l.message.clone(),
+            todo: l.fix.clone(),
+        });
+    }
+    let ids = selection(langs, opts)?;
+    for v in langs.select(&ids)? {
+        check_variant(spawner, langs, v, opts, &mut report);
+    }
+    Ok(report)
+}
+
+/// A program path as the user sees it: next to the languages file as given.
+fn shown(langs: &Languages, v: &Variant, p: &Path) -> String {
+    let rel = p.strip_prefix(v.root()).unwrap_or(p);
+    langs
+        .path
+        .parent()
+        .map_or(rel.to_path_buf(), |d| d.join(rel))
+        .display()
+        .to_string()
+}
+
+fn check_variant(
+    spawner: &Spawner,
+    langs: &Languages,
+    v: &Variant,
+    opts: &Options,
+    report: &mut Report,
+) {
+    let file = langs.path.display().to_string();
+    let problem = |file: String, line: usize, what: String, todo: String| Problem {
+        file,
+        line,
+        column: None,
+        variant: v.id.clone(),
+        what,
+        todo,
+    };
+    if v.install.describe() == "no install instructions" {
+        report.problems.push(problem(
+            file.clone(),
+            v.line,
+            "no install instructions".into(),
+            "add install = { apt = [...] } (or npm, pip) or install = { hint = \"...\" }".into(),
+        ));
+    }
+    let mut stubs = false;
+    for (bench, path) in &v.programs {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        if let Some(line) = text.lines().position(|l| l.contains(STUB_MARKER)) {
+            stubs = true;
+            report.problems.push(problem(
+                shown(langs, v, path),
+                line + 1,
+                format!("{bench} is still the stub `langbench new` wrote"),
+                format!(
+                    "implement {bench} as the spec says (shared/spec/benchmarks.md, \"{bench}\") and delete the {STUB_MARKER} lines"
+                ),
+            ));
+        }
+    }
+    let missing = v.missing();
+    if !missing.is_empty() {
+        report
+            .not_installed
+            .push((v.id.clone(), missing, v.install.describe()));
+        return;
+    }
+    let before = report.problems.len();
+    let mut ran = false;
+    for (&bench, path) in &v.programs {
+        if !bench.is_cpu() {
+            report.not_run.push((
+                v.id.clone(),
+                format!(
+                    "{bench} servers are not run by check: `langbench ws --lang {} --connections 10 --duration 1`",
+                    v.id
+                ),
+            ));
+            continue;
+        }
+        ran = true;
+        if let Err(e) = run::prepare(spawner, v, bench, opts.timeout) {
+            report.problems.push(problem(
+                file.clone(),
+                v.line,
+                e,
+                "fix `prepare` (it runs once, untimed, before the runs)".into(),
+            ));
+            continue;
+        }
+        let mut right_at = Vec::new();
+        for n in SIZES {
+            match run_program(spawner, v, bench, n, opts.timeout) {
+                Ok(()) => right_at.push(n),
+                Err(wrong) => {
+                    let (what, todo) = match (right_at.first(), wrong) {
+                        (Some(first), Wrong::Output(d)) => (
+                            format!("{bench} is right at N={first} but wrong at N={n}: {d}"),
+                            "compute the answer from N (the first argument); never print a remembered one".to_string(),
+                        ),
+                        (_, Wrong::Format(d)) => (
+                            format!("{bench} at N={n} does not print the spec's format: {d}"),
+                            format!("print exactly {} (plain integers, single spaces, a newline after each line, nothing else)", shape(bench)),
+                        ),
+                        (_, Wrong::Output(d)) => (
+                            format!("{bench} prints a wrong answer at N={n}: {d}"),
+                            format!("compare with `langbench expected {bench} --size {n}` and the spec"),
+                        ),
+                        (_, Wrong::Failed(d)) => (
+                            format!("{bench} at N={n}: {d}"),
+                            format!("run it by hand: `langbench run --lang {} --bench {bench} --size {n} --runs 1`", v.id),
+                        ),
+                    };
+                    report
+                        .problems
+                        .push(problem(shown(langs, v, path), 1, what, todo));
+                    break;
+                }
+            }
+        }
+    }
+    if ran && !stubs && report.problems.len() == before {
+        report.passed.push(v.id.clone());
+    }
+}
+
+fn shape(bench: Bench) -> &'static str {
+    match bench {
+        Bench::Assoc => "two lines `dup1 dup2 dup3` and `total verify count`",
+        _ => "one line `bad a[0] a[N-1]`",
+    }
+}
+
+enum Wrong {
+    /// Did not run to a clean exit.
+    Failed(String),
+    /// Printed something that is not the spec's shape.
+    Format(String),
+    /// The right shape, the wrong numbers.
+    Output(String),
+}
+
+/// Builds (if the variant has build steps) and runs one program at size `n`
+/// in a fresh build directory, through the spawner, and checks its output.
+/// Not a measurement: `run` measures; this only says whether it is right.
+fn run_program(
+    spawner: &Spawner,
+    v: &Variant,
+    bench: Bench,
+    n: u64,
+    timeout: Duration,
+) -> Result<(), Wrong> {
+    let build = tempfile::Builder::new()
+        .prefix("langbench-check-")
+        .tempdir()
+        .map_err(|e| Wrong::Failed(format!("cannot create a build directory: {e}")))?;
+    let vars = crate::config::Vars {
+        n: Some(n),
+        ..v.vars(bench, build.path())
+            .ok_or_else(|| Wrong::Failed("no program".into()))?
+    };
+    let cwd = v.cwd(&vars);
+    let steps = v
+        .build
+        .iter()
+        .map(|t| (t, "build"))
+        .chain([(&v.run, "run")]);
+    for (t, what) in steps {
+        let mut req = v.request(t.expand(&vars), &cwd);
+        req.timeout = Some(timeout);
+        let o = spawner
+            .run(&req)
+            .map_err(|e| Wrong::Failed(format!("cannot start `{}`: {e:#}", t.text)))?;
+        if o.timed_out {
+            return Err(Wrong::Failed(format!(
+                "`{}` ({what}) did not finish in {:.0} s",
+                t.text,
+                timeout.as_secs_f64()
+            )));
+        }
+        if o.exit != Exit::Exited(0) {
+            return Err(Wrong::Failed(format!(
+                "`{}` ({what}) ended with {}; {}",
+                t.text,
+                o.exit,
+                run::stderr_tail(&o)
+            )));
+        }
+        if what == "run" {
+            let expected = verify::expected(bench, n).unwrap_or_default();
+            if let Err(d) = verify::check(&expected, &o.stdout.bytes, o.stdout.truncated()) {
+                let format = match bench {
+                    Bench::Assoc => r"\A\d+ \d+ \d+\n\d+ \d+ \d+\n\z",
+                    _ => r"\A\d+ \d+ \d+\n\z",
+                };
+                let re = Regex::new(format).expect("valid regex");
+                return Err(if re.is_match(&o.stdout.text()) {
+                    Wrong::Output(d)
+                } else {
+                    Wrong::Format(d)
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The variants whose entry (or its toolchain table) or program files
+/// changed since the git revision `rev`: committed, staged, unstaged or
+/// new files. Variants that use `{dir}` own every file of their program's
+/// directory (manifests, lock files). Uses the git CLI, as CI has it.
+pub fn changed_since(langs: &Languages, rev: &str) -> Result<Vec<String>> {
+    let file = langs
+        .path
+        .canonicalize()
+        .with_context(|| format!("cannot find {}", langs.path.display()))?;
+    let dir = file
+        .parent()
+        .context("the languages file has no directory")?;
+    let top = PathBuf::from(git(dir, &["rev-parse", "--show-toplevel"])?.trim());
+    git(
+        &top,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("{rev}^{{commit}}"),
+        ],
+    )
+    .with_context(|| format!("{rev:?} is not a git revision here"))?;
+    let mut changed: BTreeSet<PathBuf> = BTreeSet::new();
+    for args in [
+        vec!["diff", "--name-only", "-z", rev, "--"],
+        vec!["ls-files", "-z", "--others", "--exclude-standard"],
+    ] {
+        for name in git(&top, &args)?.split('\0').filter(|s| !s.is_empty()) {
+            changed.insert(top.join(name));
+        }
+    }
+    let rel = file.strip_prefix(&top).unwrap_or(&file);
+    let old_text = git(&top, &["show", &format!("{rev}:{}", rel.display())]).unwrap_or_default();
+    let (old_entries, old_tools) = entries(&old_text);
+    let new_text = std::fs::read_to_string(&file)?;
+    let (new_entries, new_tools) = entries(&new_text);
+    let mut out = Vec::new();
+    for v in &langs.variants {
+        let entry_changed = old_entries.get(&v.id) != new_entries.get(&v.id);
+        let tool = new_entries
+            .get(&v.id)
+            .and_then(|e| e.get("toolchain"))
+            .and_then(|t| t.as_str());
+        let tool_changed = tool.is_some_and(|t| old_tools.get(t) != new_tools.get(t));
+        let files_changed = v.programs.values().any(|p| {
+            let p = p.canonicalize().unwrap_or(p.clone());
+            changed.contains(&p)
+                || (v.uses_dir()
+                    && p.parent()
+                        .is_some_and(|d| changed.iter().any(|c| c.starts_with(d))))
+        });
+        if entry_changed || tool_changed || files_changed {
+            out.push(v.id.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// Each variant's raw entry and each toolchain table of a languages file
+/// (either syntax), for comparing two versions of the file; an unparsable
+/// or absent old file has none, so every variant counts as changed.
+fn entries(text: &str) -> (BTreeMap<String, toml::Value>, BTreeMap<String, toml::Value>) {
+    let Ok(table) = text.parse::<toml::Table>() else {
+        return Default::default();
+    };
+    let mut variants = BTreeMap::new();
+    match table.get("variant") {
+        Some(toml::Value::Table(t)) => {
+            for (id, v) in t {
+                variants.insert(id.clone(), v.clone());
+            }
+        }
+        Some(toml::Value::Array(a)) => {
+            for v in a {
+                if let Some(id) = v.get("id").and_then(|i| i.as_str()) {
+                    variants.insert(id.to_string(), v.clone());
+                }
+            }
+        }
+        _ => {}
+    }
+    let tools = match table.get("toolchain") {
+        Some(toml::Value::Table(t)) => t.clone().into_iter().collect(),
+        _ => BTreeMap::new(),
+    };
+    (variants, tools)
+}
+
+fn git(dir: &Path, args: &[&str]) -> Result<String> {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .context("cannot run git (needed for --changed-since)")?;
+    if !out.status.success() {
+        bail!(
+            "git {} failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}

@@ -1,0 +1,262 @@
+//! `langbench new`: the entry and three program stubs of a new variant.
+//! Each stub reads N, prints the right shape with zeros, and says what to
+//! implement (the `TODO(langbench)` lines), so `langbench check` runs it
+//! from the first minute and fails until the program is right.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail, ensure};
+
+use crate::bench::{Bench, Size};
+use crate::check::STUB_MARKER;
+use crate::config::{Languages, conventional_programs};
+
+pub struct Options {
+    pub id: String,
+    pub language: String,
+    pub ext: String,
+    pub flags: Option<String>,
+    pub build: Option<String>,
+    pub run: String,
+}
+
+/// How to write a stub in one language: the comment prefix, the code up to
+/// the prints (`{default}` is the size), one print (`{}` is the line), and
+/// the code after.
+struct Syntax {
+    comment: &'static str,
+    head: &'static str,
+    print: &'static str,
+    tail: &'static str,
+}
+
+fn syntax(ext: &str) -> Option<Syntax> {
+    let s = |comment, head, print, tail| {
+        Some(Syntax {
+            comment,
+            head,
+            print,
+            tail,
+        })
+    };
+    match ext {
+        "py" => s(
+            "#",
+            "import sys\n\nn = int(sys.argv[1]) if len(sys.argv) > 1 else {default}\n",
+            "print(\"{}\")",
+            "",
+        ),
+        "rb" => s("#", "n = (ARGV[0] || {default}).to_i\n", "puts \"{}\"", ""),
+        "js" | "mjs" | "ts" => s(
+            "//",
+            "const n = Number(process.argv[2] ?? {default});\n",
+            "console.log(\"{}\");",
+            "",
+        ),
+        "lua" => s(
+            "--",
+            "local n = tonumber(arg[1]) or {default}\n",
+            "print(\"{}\")",
+            "",
+        ),
+        "pl" => s(
+            "#",
+            "my $n = $ARGV[0] // {default};\n",
+            "print \"{}\\n\";",
+            "",
+        ),
+        "php" => s(
+            "//",
+            "<?php\n$n = (int)($argv[1] ?? {default});\n",
+            "echo \"{}\\n\";",
+            "",
+        ),
+        "sh" | "bash" => s("#", "n=${1:-{default}}\n", "echo \"{}\"", ""),
+        "awk" => s(
+            "#",
+            "BEGIN {\n    n = ARGV[1] ? ARGV[1] : {default}\n",
+            "    print \"{}\"",
+            "}\n",
+        ),
+        "tcl" => s(
+            "#",
+            "set n [expr {$argc > 0 ? [lindex $argv 0] : {default}}]\n",
+            "puts \"{}\"",
+            "",
+        ),
+        "jl" => s(
+            "#",
+            "n = length(ARGS) > 0 ? parse(Int, ARGS[1]) : {default}\n",
+            "println(\"{}\")",
+            "",
+        ),
+        "r" | "R" => s(
+            "#",
+            "args <- commandArgs(trailingOnly = TRUE)\nn <- if (length(args) > 0) as.numeric(args[1]) else {default}\n",
+            "cat(\"{}\\n\")",
+            "",
+        ),
+        "go" => s(
+            "//",
+            "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n\t\"strconv\"\n)\n\nfunc main() {\n\tn := {default}\n\tif len(os.Args) > 1 {\n\t\tn, _ = strconv.Atoi(os.Args[1])\n\t}\n\t_ = n\n",
+            "\tfmt.Println(\"{}\")",
+            "}\n",
+        ),
+        "c" | "cpp" | "cc" => s(
+            "//",
+            "#include <stdio.h>\n#include <stdlib.h>\n\nint main(int argc, char **argv) {\n    long n = argc > 1 ? atol(argv[1]) : {default};\n    (void)n;\n",
+            "    printf(\"{}\\n\");",
+            "    return 0;\n}\n",
+        ),
+        "rs" => s(
+            "//",
+            "fn main() {\n    let n: u64 = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or({default});\n    let _ = n;\n",
+            "    println!(\"{}\");",
+            "}\n",
+        ),
+        _ => None,
+    }
+}
+
+/// The extensions `new` can write stubs for.
+pub fn known_exts() -> &'static str {
+    "py rb js mjs ts lua pl php sh bash awk tcl jl r go c cpp cc rs"
+}
+
+fn stub(bench: Bench, language: &str, id: &str, syntax: &Syntax) -> String {
+    let default = Size::Ed2021.n(bench);
+    let lines: &[&str] = match bench {
+        Bench::Assoc => &["dup1 dup2 dup3", "total verify count"],
+        _ => &["bad a[0] a[N-1]"],
+    };
+    let c = syntax.comment;
+    let mut out = String::new();
+    if syntax.head.starts_with("<?php") {
+        out.push_str("<?php\n");
+    }
+    let todo = [
+        format!(
+            "implement {bench} as the spec says (shared/spec/benchmarks.md, section \"{bench}\"),"
+        ),
+        format!(
+            "written the way an everyday {language} programmer would (CONTRIBUTING.md: fairness rules)."
+        ),
+        format!("Read N from the first argument (default {default}) and print exactly:"),
+    ];
+    for t in todo {
+        let _ = writeln!(out, "{c} {STUB_MARKER}: {t}");
+    }
+    for l in lines {
+        let _ = writeln!(out, "{c} {STUB_MARKER}:     {l}");
+    }
+    let _ = writeln!(
+        out,
+        "{c} {STUB_MARKER}: this stub prints the right shape with zeros; `langbench check {id}` fails until it is right."
+    );
+    out.push_str(
+        &syntax
+            .head
+            .trim_start_matches("<?php\n")
+            .replace("{default}", &default.to_string()),
+    );
+    for l in lines {
+        let zeros = vec!["0"; l.split(' ').count()].join(" ");
+        out.push_str(&syntax.print.replace("{}", &zeros));
+        out.push('\n');
+    }
+    out.push_str(syntax.tail);
+    out
+}
+
+/// What `new` did: the entry appended, the files written or kept.
+pub struct Done {
+    pub entry: String,
+    pub written: Vec<PathBuf>,
+    pub kept: Vec<PathBuf>,
+    pub no_stub_for_ext: bool,
+}
+
+fn toml_str(s: &str) -> String {
+    toml::Value::String(s.to_string()).to_string()
+}
+
+pub fn new(languages: &Path, opts: &Options) -> Result<Done> {
+    ensure!(
+        !opts.id.starts_with("ws-"),
+        "`new` scaffolds CPU benchmark variants; a ws-echo server is added by hand (CONTRIBUTING.md)"
+    );
+    ensure!(
+        !opts.ext.is_empty() && opts.ext.chars().all(|c| c.is_ascii_alphanumeric()),
+        "--ext is a file extension without the dot, e.g. py"
+    );
+    let text = if languages.exists() {
+        let langs = Languages::load(languages)?;
+        if let Some(v) = langs.variants.iter().find(|v| v.id == opts.id) {
+            bail!(
+                "{}:{}: variant {:?} exists already",
+                languages.display(),
+                v.line,
+                opts.id
+            );
+        }
+        std::fs::read_to_string(languages)?
+    } else {
+        String::new()
+    };
+    let root = languages
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let flags = opts.flags.clone().unwrap_or_else(|| opts.id.clone());
+    let mut entry = format!("\n[variant.{}]\n", toml_key(&opts.id));
+    let _ = writeln!(entry, "language = {}", toml_str(&opts.language));
+    if flags != opts.id {
+        let _ = writeln!(entry, "flags = {}", toml_str(&flags));
+    }
+    let _ = writeln!(entry, "ext = {}", toml_str(&opts.ext));
+    if let Some(b) = &opts.build {
+        let _ = writeln!(entry, "build = {}", toml_str(b));
+    }
+    if opts.run != format!("{flags} {{src}} {{n}}") {
+        let _ = writeln!(entry, "run = {}", toml_str(&opts.run));
+    }
+    let syntax = syntax(&opts.ext);
+    let mut done = Done {
+        entry: entry.clone(),
+        written: Vec::new(),
+        kept: Vec::new(),
+        no_stub_for_ext: syntax.is_none(),
+    };
+    for (bench, rel) in conventional_programs(&opts.id, &opts.ext) {
+        let path = root.join(&rel);
+        if path.exists() {
+            done.kept.push(path);
+            continue;
+        }
+        let Some(syntax) = &syntax else { continue };
+        std::fs::create_dir_all(path.parent().context("program path has a directory")?)?;
+        std::fs::write(&path, stub(bench, &opts.language, &opts.id, syntax))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        done.written.push(path);
+    }
+    let mut new_text = text;
+    if !new_text.is_empty() && !new_text.ends_with('\n') {
+        new_text.push('\n');
+    }
+    new_text.push_str(&entry);
+    std::fs::write(languages, new_text)
+        .with_context(|| format!("cannot write {}", languages.display()))?;
+    Ok(done)
+}
+
+fn toml_key(id: &str) -> String {
+    if id
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        id.to_string()
+    } else {
+        toml_str(id)
+    }
+}
