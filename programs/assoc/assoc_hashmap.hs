@@ -1,6 +1,10 @@
 {-# LANGUAGE BangPatterns #-}
--- assoc: string -> Double hash map (Data.HashMap.Strict from unordered-containers,
--- strict ByteString keys)
+-- assoc, hash-map variant (row haskell-ghc-hashmap): string -> Double hash map
+-- from Data.HashMap.Strict (unordered-containers, a third-party package that
+-- does not ship with GHC; Debian libghc-unordered-containers-dev), strict
+-- ByteString keys. The default Haskell row (assoc.hs) uses Data.Map.Strict.
+-- lookup then insert: unordered-containers has no insert that also returns
+-- the old value (its alterF also looks up, then inserts).
 module Main (main) where
 
 import Data.Bits (shiftR, (.&.))
