@@ -1,14 +1,14 @@
 {-# LANGUAGE BangPatterns #-}
--- assoc: string -> Double hash map (Data.HashMap.Strict from unordered-containers,
--- strict ByteString keys)
+-- assoc: string -> Double map with what ships with GHC: Data.Map.Strict
+-- (containers, a balanced tree), strict ByteString keys
 module Main (main) where
 
 import Data.Bits (shiftR, (.&.))
 import qualified Data.ByteString.Char8 as B
-import qualified Data.HashMap.Strict as M
+import qualified Data.Map.Strict as M
 import System.Environment (getArgs)
 
-type Table = M.HashMap B.ByteString Double
+type Table = M.Map B.ByteString Double
 
 alphabet :: B.ByteString
 alphabet = B.pack "0123456789aBcDeF"
@@ -23,11 +23,13 @@ rhex = B.unfoldr step
 decimal :: Int -> B.ByteString
 decimal = B.pack . show
 
--- store `set` if the key is new, else add `inc` and count a duplicate
+-- store `set` if the key is new, else add `inc` and count a duplicate;
+-- insertLookupWithKey does both in one descent and returns the old value
 setOrInc :: B.ByteString -> Int -> Int -> Table -> Int -> (Table, Int)
-setOrInc k set inc m !c = case M.lookup k m of
-  Nothing -> (M.insert k (fromIntegral set) m, c)
-  Just x -> (M.insert k (x + fromIntegral inc) m, c + 1)
+setOrInc k set inc m !c =
+  case M.insertLookupWithKey (\_ _ old -> old + fromIntegral inc) k (fromIntegral set) m of
+    (Nothing, m') -> (m', c)
+    (Just _, m') -> (m', c + 1)
 
 firstDigit :: Double -> Int
 firstDigit d

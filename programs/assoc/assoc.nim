@@ -16,11 +16,11 @@ proc firstDigit(d: float): int =
   int(d)
 
 proc setOrInc(m: var Table[string, float], key: string, set, inc: int, counter: var int) =
-  if key in m:
+  # hasKeyOrPut: one lookup that stores `set` when the key is new
+  # (Nim's get-or-insert; the 2020 original used it too)
+  if m.hasKeyOrPut(key, float(set)):
     m[key] += float(inc)
     inc counter
-  else:
-    m[key] = float(set)
 
 proc main() =
   let n = if paramCount() >= 1: parseInt(paramStr(1)) else: 12_000_000

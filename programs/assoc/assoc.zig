@@ -21,7 +21,7 @@ fn firstDigit(value: f64) u64 {
 
 fn setOrInc(
     map: *std.StringHashMap(f64),
-    key_allocator: std.mem.Allocator,
+    gpa: std.mem.Allocator,
     key: []const u8,
     set: u64,
     inc: u64,
@@ -32,7 +32,8 @@ fn setOrInc(
         entry.value_ptr.* += @floatFromInt(inc);
         counter.* += 1;
     } else {
-        entry.key_ptr.* = try key_allocator.dupe(u8, key);
+        // the map does not own its keys: copy the formatted key into the heap
+        entry.key_ptr.* = try gpa.dupe(u8, key);
         entry.value_ptr.* = @floatFromInt(set);
     }
 }
@@ -42,8 +43,15 @@ pub fn main(init: std.process.Init) !void {
     const args = try init.minimal.args.toSlice(arena);
     const n: u64 = if (args.len > 1) try std.fmt.parseInt(u64, args[1], 10) else 12_000_000;
 
-    var map = std.StringHashMap(f64).init(init.gpa);
-    defer map.deinit();
+    // Keys live as long as the map, in the general-purpose allocator, and are
+    // freed with it (as C++'s and Rust's map destructors free theirs).
+    const gpa = init.gpa;
+    var map = std.StringHashMap(f64).init(gpa);
+    defer {
+        var keys = map.keyIterator();
+        while (keys.next()) |key| gpa.free(key.*);
+        map.deinit();
+    }
 
     var dup1: u64 = 0;
     var dup2: u64 = 0;
@@ -53,9 +61,9 @@ pub fn main(init: std.process.Init) !void {
     while (z > 0) : (z -= 1) {
         const v2 = n - z;
         const v3 = 2 * n - z;
-        try setOrInc(&map, arena, try std.fmt.bufPrint(&buf, "{d}", .{z}), z, v2, &dup1);
-        try setOrInc(&map, arena, try std.fmt.bufPrint(&buf, "{d}", .{v2}), v2, v3, &dup2);
-        try setOrInc(&map, arena, rhex(&buf, v3), v3, z, &dup3);
+        try setOrInc(&map, gpa, try std.fmt.bufPrint(&buf, "{d}", .{z}), z, v2, &dup1);
+        try setOrInc(&map, gpa, try std.fmt.bufPrint(&buf, "{d}", .{v2}), v2, v3, &dup2);
+        try setOrInc(&map, gpa, rhex(&buf, v3), v3, z, &dup3);
     }
 
     var stdout_buffer: [1024]u8 = undefined;

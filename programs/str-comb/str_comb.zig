@@ -6,9 +6,14 @@ pub fn main(init: std.process.Init) !void {
     const args = try init.minimal.args.toSlice(arena);
     const n: usize = if (args.len > 1) try std.fmt.parseInt(usize, args[1], 10) else 10_000_000;
 
+    // Each string is its own general-purpose allocation, freed with the list
+    // (as C++'s and Rust's destructors free theirs).
     var list: std.ArrayList([]const u8) = try .initCapacity(gpa, n);
-    defer list.deinit(gpa);
-    for (0..n) |i| list.appendAssumeCapacity(try std.fmt.allocPrint(arena, "{d}", .{n - i}));
+    defer {
+        for (list.items) |s| gpa.free(s);
+        list.deinit(gpa);
+    }
+    for (0..n) |i| list.appendAssumeCapacity(try std.fmt.allocPrint(gpa, "{d}", .{n - i}));
     const a = list.items;
 
     var gap = n;
