@@ -119,6 +119,9 @@ pub struct ClientOptions {
     pub threads: usize,
     /// The first phase's delay (spreads the first sends over it).
     pub first_delay: Duration,
+    /// Test hook: busy-wait this long per echo, to saturate the client on
+    /// purpose (zero in every real run).
+    pub spin: Duration,
 }
 
 /// What one measured window saw.
@@ -321,6 +324,7 @@ impl Client {
             let timeout = o.echo_timeout;
             let first = o.first_delay;
             let total = o.connections;
+            let spin = o.spin;
             threads.push(
                 std::thread::Builder::new()
                     .name(format!("ws-client-{t}"))
@@ -337,7 +341,10 @@ impl Client {
                             std::thread::sleep(Duration::from_millis(2));
                         }
                         if let Err(e) = Thread::new(conns, &control, timeout, first, total)
-                            .and_then(|mut th| th.run())
+                            .and_then(|mut th| {
+                                th.spin = spin;
+                                th.run()
+                            })
                         {
                             eprintln!("ws client thread {t}: {e:#}");
                         }
@@ -758,6 +765,7 @@ struct Thread<'a> {
     local: Local,
     rng: u32,
     epoch: u64,
+    spin: Duration,
 }
 
 impl<'a> Thread<'a> {
@@ -812,6 +820,7 @@ impl<'a> Thread<'a> {
             },
             rng: 0x9E37_79B9 ^ (std::process::id().wrapping_mul(2_654_435_761)),
             epoch: 0,
+            spin: Duration::ZERO,
         })
     }
 
@@ -1166,6 +1175,12 @@ impl<'a> Thread<'a> {
                     let us = (latency.as_micros() as u64).clamp(1, 60_000_000);
                     let _ = self.local.latency.record(us);
                 }
+            }
+        }
+        if !self.spin.is_zero() {
+            let t = Instant::now();
+            while t.elapsed() < self.spin {
+                std::hint::spin_loop();
             }
         }
         self.after_echo(i, now);

@@ -88,6 +88,7 @@ pub fn client_options(opts: &Options, cpus: &[usize]) -> ClientOptions {
         cpus: cpus.to_vec(),
         threads: own_cpus().len(),
         first_delay: opts.delays.first().copied().unwrap_or_default(),
+        spin: opts.client_spin,
     }
 }
 

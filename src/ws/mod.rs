@@ -46,6 +46,10 @@ pub struct Options {
     pub client_cpus: Option<usize>,
     /// How long a connection waits for an echo before counting it lost.
     pub echo_timeout: Duration,
+    /// Test hook: the client busy-waits this long per echo (saturates it
+    /// on purpose); zero otherwise.
+    #[doc(hidden)]
+    pub client_spin: Duration,
     pub out: std::path::PathBuf,
     pub command_line: Vec<String>,
 }
@@ -66,6 +70,7 @@ impl Default for Options {
             pin: true,
             client_cpus: None,
             echo_timeout: Duration::from_secs(10),
+            client_spin: Duration::ZERO,
             out: std::path::PathBuf::from("results"),
             command_line: Vec::new(),
         }

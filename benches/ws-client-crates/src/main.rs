@@ -60,6 +60,7 @@ fn langbench_client(addr: &str, conns: usize, delay: Duration, secs: f64, delay_
             threads: cpus.len(),
             cpus,
             first_delay: delay,
+            spin: Duration::ZERO,
         },
     );
     c.set_delay(delay);
