@@ -421,6 +421,7 @@ fn ws_records(langs: &Languages, csv: &Csv, opts: &Options) -> Result<Vec<WsReco
             client_bound: false,
             detail: None,
             client: None,
+            server_waiting_cores: None,
         };
         if phase
             .stats

@@ -221,7 +221,8 @@ fn a_saturated_client_is_fair_says_so_and_applies_the_client_bound_rule() {
     // CLIENT-BOUND exactly when the server still had CPU to spare.
     let placement = r.placement.as_ref().unwrap();
     assert!(!placement.client_cpus.is_empty(), "pinned by default");
-    let spare = p.server_cores.unwrap() < 0.9 * placement.server_cpus.len() as f64;
+    let wanted = p.server_cores.unwrap() + p.server_waiting_cores.unwrap();
+    let spare = wanted < 0.9 * placement.server_cpus.len() as f64;
     assert_eq!(p.client_bound, spare, "{p:?} {placement:?}");
     assert!(md.contains("latency client-limited"), "{md}");
 }
@@ -235,17 +236,30 @@ fn the_client_bound_rule() {
     };
     let fine = ClientLoad::default();
     // Saturated client, server with CPU to spare: the client was the limit.
-    assert!(ws::client_bound(Some(&saturated), Some(0.5), 1));
-    assert!(ws::client_bound(Some(&saturated), Some(1.0), 2));
+    assert!(ws::client_bound(Some(&saturated), Some(0.5), Some(0.0), 1));
+    assert!(ws::client_bound(Some(&saturated), Some(1.0), None, 2));
     // Saturated client, server using its CPUs: both at their limit; the
     // server's figure stands (nbio's row in 2026-ws was wrongly flagged).
-    assert!(!ws::client_bound(Some(&saturated), Some(0.95), 1));
+    assert!(!ws::client_bound(
+        Some(&saturated),
+        Some(0.95),
+        Some(0.0),
+        1
+    ));
+    // A server that wanted CPU but waited for it (other processes on its
+    // CPUs) had none to spare either.
+    assert!(!ws::client_bound(
+        Some(&saturated),
+        Some(0.5),
+        Some(0.45),
+        1
+    ));
     // A client with time to spare never is.
-    assert!(!ws::client_bound(Some(&fine), Some(0.1), 1));
+    assert!(!ws::client_bound(Some(&fine), Some(0.1), Some(0.0), 1));
     // Server CPU unknown (--target without --server-pid): not claimed.
-    assert!(!ws::client_bound(Some(&saturated), None, 1));
-    assert!(!ws::client_bound(Some(&saturated), Some(0.1), 0));
-    assert!(!ws::client_bound(None, Some(0.1), 1));
+    assert!(!ws::client_bound(Some(&saturated), None, None, 1));
+    assert!(!ws::client_bound(Some(&saturated), Some(0.1), None, 0));
+    assert!(!ws::client_bound(None, Some(0.1), Some(0.0), 1));
 }
 
 /// A fixture server started by the test itself, not by langbench.

@@ -170,6 +170,10 @@ pub struct ClientLoad {
     /// Pings answered (servers that check liveness).
     #[serde(default)]
     pub pings: u64,
+    /// The most any client thread waited on a run queue / window: CPU it
+    /// wanted while other processes had its core (a shared machine).
+    #[serde(default)]
+    pub runq_wait: f64,
     /// The client could not keep up: its latency figures are client-limited.
     pub saturated: bool,
 }
@@ -246,6 +250,7 @@ struct ThreadWindow {
     per_conn_min: u64,
     per_conn_max: u64,
     pings: u64,
+    runq_wait: Duration,
 }
 
 /// What the threads and the controlling thread share: a handful of
@@ -438,6 +443,7 @@ impl Client {
         let (mut echoes, mut errors, mut rps, mut pings) = (0, 0, 0.0, 0);
         let mut samples: Vec<String> = Vec::new();
         let mut busiest: f64 = 0.0;
+        let mut waited: f64 = 0.0;
         let (mut pmin, mut pmax) = (u64::MAX, 0);
         for p in &parts {
             let _ = latency.add(&p.latency);
@@ -448,6 +454,7 @@ impl Client {
             let w = p.window.as_secs_f64().max(1e-9);
             rps += p.echoes as f64 / w;
             busiest = busiest.max(p.cpu.as_secs_f64() / w);
+            waited = waited.max(p.runq_wait.as_secs_f64() / w);
             pmin = pmin.min(p.per_conn_min);
             pmax = pmax.max(p.per_conn_max);
             for s in &p.samples {
@@ -461,7 +468,7 @@ impl Client {
         }
         let _ = wall;
         let stats = stats_of(&latency, echoes, rps, errors, samples, self.alive());
-        let load = load_of(
+        let mut load = load_of(
             &late,
             parts.len(),
             busiest,
@@ -470,6 +477,7 @@ impl Client {
             (pmin, pmax),
             pings,
         );
+        load.runq_wait = waited;
         Window {
             stats,
             load,
@@ -517,6 +525,7 @@ pub fn load_of(
         echoes_per_conn_min: per_conn.0,
         echoes_per_conn_max: per_conn.1,
         pings,
+        runq_wait: 0.0,
         saturated: busiest >= SATURATED_BUSY || p50 >= SATURATED_LATE_MS,
     }
 }
@@ -738,6 +747,7 @@ struct Local {
     late: Histogram<u64>,
     t0: Instant,
     cpu0: Duration,
+    wait0: Duration,
     pings: u64,
 }
 
@@ -816,6 +826,7 @@ impl<'a> Thread<'a> {
                 late: histogram(),
                 t0: now,
                 cpu0: Duration::ZERO,
+                wait0: Duration::ZERO,
                 pings: 0,
             },
             rng: 0x9E37_79B9 ^ (std::process::id().wrapping_mul(2_654_435_761)),
@@ -855,6 +866,7 @@ impl<'a> Thread<'a> {
             l.pings = 0;
             l.t0 = Instant::now();
             l.cpu0 = thread_cpu();
+            l.wait0 = crate::ws::sample::thread_runq_wait();
             for c in &mut self.conns {
                 c.echoes_in_window = 0;
             }
@@ -881,6 +893,7 @@ impl<'a> Thread<'a> {
             per_conn_min: if lo == u64::MAX { 0 } else { lo },
             per_conn_max: hi,
             pings: l.pings,
+            runq_wait: crate::ws::sample::thread_runq_wait().saturating_sub(l.wait0),
         };
         if let Ok(mut ws) = self.control.windows.lock() {
             ws.push(w);

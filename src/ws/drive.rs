@@ -64,18 +64,23 @@ pub fn split_cpus(client: Option<usize>) -> (Vec<usize>, Vec<usize>) {
 }
 
 /// `CLIENT-BOUND`: the client saturated while the server still had CPU to
-/// spare (used < 90% of the CPUs it may use). A saturated client against a
-/// server that used its CPUs is not client-bound: both were at their limit,
-/// and the server's figure stands. Unknown server CPU: never client-bound
-/// (the phase still says the client saturated).
+/// spare: what it used plus what it waited for on a run queue (CPU it
+/// wanted but other processes had) stays under 90% of the CPUs it may use.
+/// A saturated client against a server that used (or wanted) its CPUs is
+/// not client-bound: both were at their limit and the server's figure
+/// stands. Unknown server CPU: never client-bound (the phase still says the
+/// client saturated).
 pub fn client_bound(
     load: Option<&ClientLoad>,
     server_cores: Option<f64>,
+    server_waiting_cores: Option<f64>,
     server_cpus: usize,
 ) -> bool {
     load.is_some_and(|l| l.saturated)
         && server_cpus > 0
-        && server_cores.is_some_and(|used| used < 0.9 * server_cpus as f64)
+        && server_cores.is_some_and(|used| {
+            used + server_waiting_cores.unwrap_or(0.0) < 0.9 * server_cpus as f64
+        })
 }
 
 /// The client's options for `opts` on `cpus` (empty: unpinned, one thread
@@ -134,6 +139,7 @@ pub fn skipped(delay_ms: f64) -> Phase {
         client_bound: false,
         detail: None,
         client: None,
+        server_waiting_cores: None,
     }
 }
 
@@ -249,6 +255,9 @@ fn window(
     let window = t0.elapsed().as_secs_f64();
     let server_cpu_s = s0.zip(last).map(|(a, b)| (b.cpu_s - a.cpu_s).max(0.0));
     let server_cores = server_cpu_s.map(|c| c / window);
+    let server_waiting_cores = s0
+        .zip(last)
+        .map(|(a, b)| (b.runq_wait_s - a.runq_wait_s).max(0.0) / window);
     let status = if w.stats.error_count() > 0 {
         WsStatus::Errors
     } else {
@@ -262,10 +271,16 @@ fn window(
         server_rss_avg_kb: pid.map(|_| sum.checked_div(count).unwrap_or(peak)),
         server_cores,
         client_cores: Some(w.client_cpu_s / window),
-        client_bound: client_bound(Some(&w.load), server_cores, server_cpus),
+        client_bound: client_bound(
+            Some(&w.load),
+            server_cores,
+            server_waiting_cores,
+            server_cpus,
+        ),
         detail: (!w.stats.error_samples.is_empty()).then(|| w.stats.error_samples.join("; ")),
         stats: Some(w.stats),
         client: Some(w.load),
+        server_waiting_cores,
     };
     PhaseResult {
         phase,

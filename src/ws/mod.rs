@@ -135,6 +135,10 @@ pub struct Phase {
     /// client): `saturated` marks the latencies as client-limited.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client: Option<ClientLoad>,
+    /// Server threads' run-queue wait per second of the window: CPU the
+    /// server wanted but did not get (other processes on its CPUs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_waiting_cores: Option<f64>,
 }
 
 /// One server's run through all phases.

@@ -262,6 +262,7 @@ fn merge_phase(parts: &[&ReportPhase], server: Option<&ReportPhase>, server_cpus
     let mut samples = Vec::new();
     let mut busiest: f64 = 0.0;
     let (mut lo, mut hi, mut threads, mut pings) = (u64::MAX, 0, 0, 0);
+    let mut waited: f64 = 0.0;
     for p in parts {
         let _ = latency.add(from_buckets(&p.latency));
         let _ = late.add(from_buckets(&p.late));
@@ -282,10 +283,11 @@ fn merge_phase(parts: &[&ReportPhase], server: Option<&ReportPhase>, server_cpus
             hi = hi.max(l.echoes_per_conn_max);
             threads += l.threads;
             pings += l.pings;
+            waited = waited.max(l.runq_wait);
         }
     }
     let stats: WindowStats = client::stats_of(&latency, echoes, rps, errors, samples, alive);
-    let load: ClientLoad = client::load_of(
+    let mut load: ClientLoad = client::load_of(
         &late,
         threads,
         busiest,
@@ -294,8 +296,10 @@ fn merge_phase(parts: &[&ReportPhase], server: Option<&ReportPhase>, server_cpus
         (if lo == u64::MAX { 0 } else { lo }, hi),
         pings,
     );
+    load.runq_wait = waited;
     let window = parts.iter().map(|p| p.phase.window_s).fold(0.0, f64::max);
     let server_cores = server.and_then(|s| s.phase.server_cores);
+    let server_waiting_cores = server.and_then(|s| s.phase.server_waiting_cores);
     Phase {
         delay_ms: first.delay_ms,
         status: if errors > 0 {
@@ -308,10 +312,16 @@ fn merge_phase(parts: &[&ReportPhase], server: Option<&ReportPhase>, server_cpus
         server_rss_avg_kb: server.and_then(|s| s.phase.server_rss_avg_kb),
         server_cores,
         client_cores: Some(cpu / window.max(1e-9)),
-        client_bound: drive::client_bound(Some(&load), server_cores, server_cpus),
+        client_bound: drive::client_bound(
+            Some(&load),
+            server_cores,
+            server_waiting_cores,
+            server_cpus,
+        ),
         detail: (!stats.error_samples.is_empty()).then(|| stats.error_samples.join("; ")),
         stats: Some(stats),
         client: Some(load),
+        server_waiting_cores,
     }
 }
 

@@ -34,6 +34,13 @@ fn notes(r: &WsRecord, p: &Phase) -> String {
     if p.client.as_ref().is_some_and(|c| c.saturated) {
         n.push("latency client-limited".into());
     }
+    let waited =
+        p.server_waiting_cores.unwrap_or(0.0) + p.client.as_ref().map_or(0.0, |c| c.runq_wait);
+    if waited >= 0.1 {
+        n.push(format!(
+            "shared machine: server and client waited {waited:.2} cores for CPU others used"
+        ));
+    }
     if let Some(d) = &p.detail {
         n.push(d.clone());
     }
@@ -125,6 +132,18 @@ fn columns() -> Vec<Column> {
         c("Server CPUs", "server_cpus", Text, Data),
         c("Client CPUs", "client_cpus", Text, Data),
         c("Client hosts", "client_hosts", Count, Data),
+        c(
+            "Server waiting cores",
+            "server_waiting_cores",
+            Decimal { decimals: 3 },
+            Data,
+        ),
+        c(
+            "Client run-queue wait",
+            "client_runq_wait",
+            Decimal { decimals: 3 },
+            Data,
+        ),
         c("Server exit", "server_exit", Text, Data),
         c("Server peak RSS (KB)", "server_max_rss_kb", Kb, Data),
         c("Notes", "notes", Text, Display),
@@ -219,6 +238,7 @@ pub fn table(records: &[&WsRecord]) -> Table {
             row.push(Cell::empty(""));
             row.extend((0..6).map(|_| Cell::empty("")));
             row.extend(placement(r));
+            row.extend([Cell::empty(""), Cell::empty("")]);
             row.extend(tail(why.clone().unwrap_or_default(), why.clone()));
             if let Some(w) = &why {
                 table_notes.push(format!("{}: {}: {w}", r.variant, r.status.name()));
@@ -298,6 +318,8 @@ pub fn table(records: &[&WsRecord]) -> Table {
                 format!("{v:.0}")
             }));
             row.extend(placement(r));
+            row.push(opt(p.server_waiting_cores, |v| format!("{v:.3}")));
+            row.push(opt(cl.map(|c| c.runq_wait), |v| format!("{v:.3}")));
             if let Some(w) = &why
                 && mark != Mark::Plain
             {
