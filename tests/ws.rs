@@ -205,6 +205,8 @@ fn a_saturated_client_is_fair_says_so_and_applies_the_client_bound_rule() {
         o.connections = 60;
         o.delays = vec![Duration::from_millis(1)];
         o.client_spin = Duration::from_micros(400);
+        // A saturated client is late reading too: no echo counts as lost.
+        o.echo_timeout = Duration::from_secs(10);
     });
     let r = &rs[0];
     assert_eq!(r.status, WsStatus::Ok, "{r:?}");
