@@ -108,6 +108,10 @@ enum Command {
         /// Write the report here instead of stdout.
         #[arg(long)]
         out: Option<PathBuf>,
+        /// No progress lines on stderr (when logs mix stdout and stderr,
+        /// as `kubectl logs` does).
+        #[arg(long)]
+        quiet: bool,
     },
     /// Measure one command like /usr/bin/time: wall, user, sys, peak RSS, exit.
     Measure {
@@ -480,6 +484,7 @@ fn real_main() -> Result<ExitCode> {
             start_at,
             ws,
             out,
+            quiet,
         } => {
             let opts = ws.options(PathBuf::from("."))?;
             let target = langbench::ws::client::Target::parse(&target)?;
@@ -494,7 +499,11 @@ fn real_main() -> Result<ExitCode> {
                 &target_cpus(&ws, server_pid),
                 server_pid,
                 start,
-                &|m| eprintln!("{m}"),
+                &|m| {
+                    if !quiet {
+                        eprintln!("{m}")
+                    }
+                },
             )?;
             let json = serde_json::to_string_pretty(&report)?;
             match out {

@@ -34,6 +34,30 @@ fn notes(r: &WsRecord, p: &Phase) -> String {
     if p.client.as_ref().is_some_and(|c| c.saturated) {
         n.push("latency client-limited".into());
     }
+    // Who lost echoes and connections: with a client that was not
+    // saturated (it sent in order, on time, and answered every ping on
+    // arrival), unfairness and missed pongs are the server's.
+    if let (Some(c), Some(s)) = (&p.client, &p.stats)
+        && !c.saturated
+    {
+        if s.error_count() > 0 && c.echoes_per_conn_min == 0 && c.echoes_per_conn_max > 0 {
+            n.push(format!(
+                "server-side unfairness: some connections got no echo in the window while others \
+                 got {} (the client was not saturated and sent in order)",
+                c.echoes_per_conn_max
+            ));
+        }
+        if s.error_samples
+            .iter()
+            .any(|e| e.contains("No response from ping"))
+        {
+            n.push(format!(
+                "the server closed connections for pongs it did not read in time, although the \
+                 client answered all {} pings on arrival: the server's own overload, not the client",
+                c.pings
+            ));
+        }
+    }
     let waited =
         p.server_waiting_cores.unwrap_or(0.0) + p.client.as_ref().map_or(0.0, |c| c.runq_wait);
     if waited >= 0.1 {
