@@ -106,7 +106,7 @@ def main():
                         res = json.loads(line[0][7:])
                         res.update(round=r + 1, server=name, load1=load)
                         runs.append(res)
-                        print(f"round {r+1} {name:5} {c:17} {res['cpu_us_per_echo']:6.2f} µs/echo  "
+                        print(f"round {r+1} {name:5} {c:17} {res['cpu_us_per_echo']:6.2f} µs/echo (user {res['user_us_per_echo']:5.2f})  "
                               f"{res['rps']:8.0f} echoes/s  p50 {res['p50_ms']:7.2f} ms  p99 {res['p99_ms']:7.2f} ms  "
                               f"errors {res['errors']}  server ~{s1 - s0:.1f} CPU s  load {load:.2f}", flush=True)
                         time.sleep(1)
@@ -128,8 +128,10 @@ def main():
         for c in clients:
             v = [x["cpu_us_per_echo"] for x in runs if x["server"] == name and x["client"] == c]
             rps = [x["rps"] for x in runs if x["server"] == name and x["client"] == c]
+            u = [x["user_us_per_echo"] for x in runs if x["server"] == name and x["client"] == c]
             if v:
                 print(f"  {name:5} {c:17} {statistics.median(v):6.2f} [{min(v):.2f}–{max(v):.2f}]"
+                      f"  user {statistics.median(u):5.2f} [{min(u):.2f}–{max(u):.2f}]"
                       f"  {statistics.median(rps):8.0f} echoes/s")
         ratios = []
         for r in range(1, a.rounds + 1):

@@ -32,6 +32,24 @@ fn cpu_s() -> f64 {
     tv(ru.ru_utime) + tv(ru.ru_stime)
 }
 
+/// User-space CPU seconds of this process (getrusage ru_utime): the part
+/// of the client's cost that is its own, not the kernel's TCP work.
+fn user_s() -> f64 {
+    let ru = unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut ru);
+        ru
+    };
+    ru.ru_utime.tv_sec as f64 + ru.ru_utime.tv_usec as f64 / 1e6
+}
+
+static USER0: std::sync::Mutex<f64> = std::sync::Mutex::new(0.0);
+static USER1: std::sync::Mutex<f64> = std::sync::Mutex::new(0.0);
+
+fn mark_user(start: bool) {
+    *(if start { &USER0 } else { &USER1 }).lock().unwrap() = user_s();
+}
+
 fn report(client: &str, conns: usize, delay_ms: &str, echoes: u64, errors: u64, window: f64, cpu: f64, p50: f64, p99: f64, rss_per_conn: f64) {
     println!(
         "{client}: {conns} connections, delay {delay_ms} ms: {:.0} echoes/s, {errors} errors, client {:.2} cores, {:.2} µs CPU/echo, p50 {p50:.2} ms, p99 {p99:.2} ms, {rss_per_conn:.1} KB/connection",
@@ -39,8 +57,10 @@ fn report(client: &str, conns: usize, delay_ms: &str, echoes: u64, errors: u64, 
         cpu / window,
         cpu * 1e6 / echoes.max(1) as f64,
     );
+    let user = *USER1.lock().unwrap() - *USER0.lock().unwrap();
     println!(
-        "RESULT {{\"client\":\"{client}\",\"connections\":{conns},\"echoes\":{echoes},\"errors\":{errors},\"window_s\":{window},\"cpu_s\":{cpu},\"rps\":{},\"cpu_us_per_echo\":{},\"p50_ms\":{p50},\"p99_ms\":{p99},\"rss_kb_per_conn\":{rss_per_conn}}}",
+        "RESULT {{\"user_us_per_echo\":{},\"client\":\"{client}\",\"connections\":{conns},\"echoes\":{echoes},\"errors\":{errors},\"window_s\":{window},\"cpu_s\":{cpu},\"rps\":{},\"cpu_us_per_echo\":{},\"p50_ms\":{p50},\"p99_ms\":{p99},\"rss_kb_per_conn\":{rss_per_conn}}}",
+        user * 1e6 / echoes.max(1) as f64,
         echoes as f64 / window,
         cpu * 1e6 / echoes.max(1) as f64
     );
@@ -66,9 +86,11 @@ fn langbench_client(addr: &str, conns: usize, delay: Duration, secs: f64, delay_
     c.set_delay(delay);
     std::thread::sleep(Duration::from_secs(2));
     let t0 = Instant::now();
+    mark_user(true);
     c.start_window();
     std::thread::sleep(Duration::from_secs_f64(secs));
     let w = c.end_window();
+    mark_user(false);
     let window = t0.elapsed().as_secs_f64();
     let rss = rss_kb();
     report(
@@ -175,7 +197,7 @@ fn main() {
         "langbench" => langbench_client(&addr, conns, delay, secs, &a[4]),
         "minimal" => {
             let rss0 = rss_kb();
-            let o = minimal::run(&addr, conns, delay, Duration::from_secs(2), secs, cpu_s);
+            let o = minimal::run(&addr, conns, delay, Duration::from_secs(2), secs, cpu_s, mark_user);
             let rss = rss_kb();
             let q = |x: f64| o.hist.value_at_quantile(x) as f64 / 1000.0;
             report("minimal", conns, &a[4], o.echoes, o.errors, o.window_s, o.cpu_s, q(0.5), q(0.99), (rss - rss0) as f64 / conns as f64);
@@ -220,11 +242,13 @@ fn tokio_main(krate: String, addr: String, conns: usize, delay: Duration, secs: 
     }
     tokio::time::sleep(Duration::from_secs(2)).await;
     let (c0, t0) = (cpu_s(), Instant::now());
+    mark_user(true);
     sh.hist.lock().unwrap().reset();
     sh.counting.store(true, Ordering::SeqCst);
     tokio::time::sleep(Duration::from_secs_f64(secs)).await;
     sh.counting.store(false, Ordering::SeqCst);
     let (c1, w) = (cpu_s(), t0.elapsed().as_secs_f64());
+    mark_user(false);
     let rss = rss_kb();
     let h = sh.hist.lock().unwrap().clone();
     let q = |x: f64| h.value_at_quantile(x) as f64 / 1000.0;

@@ -67,7 +67,7 @@ pub struct Outcome {
     pub hist: Histogram<u64>,
 }
 
-pub fn run(addr: &str, conns: usize, delay: Duration, warmup: Duration, secs: f64, cpu_s: fn() -> f64) -> Outcome {
+pub fn run(addr: &str, conns: usize, delay: Duration, warmup: Duration, secs: f64, cpu_s: fn() -> f64, mark_user: fn(bool)) -> Outcome {
     let mut cs: Vec<Conn> = (0..conns)
         .map(|_| Conn { s: handshake(addr), n: 0, sent: Instant::now(), waiting: false, buf: Vec::new() })
         .collect();
@@ -91,9 +91,11 @@ pub fn run(addr: &str, conns: usize, delay: Duration, warmup: Duration, secs: f6
             measuring = true;
             t0 = now;
             c0 = cpu_s();
+            mark_user(true);
             hist.reset();
         }
         if measuring && now.duration_since(t0).as_secs_f64() >= secs {
+            mark_user(false);
             return Outcome { echoes, errors, window_s: now.duration_since(t0).as_secs_f64(), cpu_s: cpu_s() - c0, hist };
         }
         let wait = sleepers
