@@ -271,7 +271,6 @@ struct Control {
 pub struct Client {
     control: Arc<Control>,
     threads: Vec<std::thread::JoinHandle<()>>,
-    connections: usize,
     window_start: Option<(Instant, f64)>,
 }
 
@@ -363,7 +362,6 @@ impl Client {
         Client {
             control,
             threads,
-            connections: o.connections,
             window_start: None,
         }
     }
@@ -413,10 +411,10 @@ impl Client {
         if e % 2 == 1 {
             self.control.epoch.store(e + 1, Ordering::SeqCst);
         }
-        let (t0, c0) = self
+        let c0 = self
             .window_start
             .take()
-            .unwrap_or((Instant::now(), crate::ws::sample::self_cpu_s()));
+            .map_or_else(crate::ws::sample::self_cpu_s, |(_, c)| c);
         let wait = Instant::now();
         let parts: Vec<ThreadWindow> = loop {
             let done = self
@@ -437,7 +435,6 @@ impl Client {
             std::thread::sleep(Duration::from_millis(1));
         };
         let client_cpu_s = crate::ws::sample::self_cpu_s() - c0;
-        let wall = t0.elapsed();
         let mut latency = histogram();
         let mut late = histogram();
         let (mut echoes, mut errors, mut rps, mut pings) = (0, 0, 0.0, 0);
@@ -466,7 +463,6 @@ impl Client {
         if parts.is_empty() {
             pmin = 0;
         }
-        let _ = wall;
         let stats = stats_of(&latency, echoes, rps, errors, samples, self.alive());
         let mut load = load_of(
             &late,
@@ -493,7 +489,6 @@ impl Client {
         for t in self.threads {
             let _ = t.join();
         }
-        let _ = self.connections;
     }
 }
 
