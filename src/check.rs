@@ -287,10 +287,8 @@ fn run_program(
     n: u64,
     timeout: Duration,
 ) -> Result<(), Wrong> {
-    let build = tempfile::Builder::new()
-        .prefix("langbench-check-")
-        .tempdir()
-        .map_err(|e| Wrong::Failed(format!("cannot create a build directory: {e}")))?;
+    let build = crate::scratch::dir("check")
+        .map_err(|e| Wrong::Failed(format!("cannot create a build directory: {e:#}")))?;
     let vars = crate::config::Vars {
         n: Some(n),
         ..v.vars(bench, build.path())

@@ -422,6 +422,8 @@ fn ws_records(langs: &Languages, csv: &Csv, opts: &Options) -> Result<Vec<WsReco
             client_cores: None,
             client_bound: false,
             detail: None,
+            client: None,
+            server_waiting_cores: None,
         };
         if phase
             .stats
@@ -471,6 +473,8 @@ fn ws_records(langs: &Languages, csv: &Csv, opts: &Options) -> Result<Vec<WsReco
             server_sys_s: None,
             clean_shutdown: None,
             origin: Origin::Published,
+            placement: None,
+            server_rss_idle_kb: None,
         })
         .collect())
 }

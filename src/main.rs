@@ -75,8 +75,22 @@ enum Command {
         #[command(flatten)]
         ws: WsArgs,
     },
-    /// The WebSocket echo benchmark: each ws-echo server under langbench's load client.
+    /// The WebSocket echo benchmark: each ws-echo server under langbench's load client
+    /// (or, with --target, a server started elsewhere).
+    #[command(args_conflicts_with_subcommands = true)]
     Ws {
+        #[command(subcommand)]
+        action: Option<WsAction>,
+        /// Drive a server langbench did not start: ws://HOST:PORT/PATH.
+        #[arg(long, value_name = "URL")]
+        target: Option<String>,
+        /// With --target: the server's pid on this machine, for its CPU and
+        /// memory (without it the server columns stay blank).
+        #[arg(long, value_name = "PID", requires = "target")]
+        server_pid: Option<i32>,
+        /// With --target: the row's name (default: target).
+        #[arg(long, default_value = "target", requires = "target")]
+        name: String,
         #[command(flatten)]
         languages: LanguagesArg,
         /// Variant ids (repeatable; default: every variant with a ws-echo program).
@@ -87,6 +101,30 @@ enum Command {
         /// Results directory (default: results/<year>-ws).
         #[arg(long)]
         out: Option<PathBuf>,
+    },
+    /// The load client alone against a server started elsewhere; prints one
+    /// JSON report (combine several hosts' reports with `ws merge`).
+    WsClient {
+        /// The server: ws://HOST:PORT/PATH.
+        #[arg(long, value_name = "URL")]
+        target: String,
+        /// The server's pid, if it runs on this machine (server CPU and memory).
+        #[arg(long, value_name = "PID")]
+        server_pid: Option<i32>,
+        /// When phase 1 begins, the same on every host: RFC 3339, Unix
+        /// seconds, or +SECONDS from now. Phase i begins at
+        /// start + i·(warmup + duration).
+        #[arg(long, value_name = "TIME")]
+        start_at: Option<String>,
+        #[command(flatten)]
+        ws: WsArgs,
+        /// Write the report here instead of stdout.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// No progress lines on stderr (when logs mix stdout and stderr,
+        /// as `kubectl logs` does).
+        #[arg(long)]
+        quiet: bool,
     },
     /// Measure one command like /usr/bin/time: wall, user, sys, peak RSS, exit.
     Measure {
@@ -247,6 +285,23 @@ enum Command {
     },
 }
 
+#[derive(Subcommand)]
+enum WsAction {
+    /// Combine the JSON reports of several `ws-client` processes (one target,
+    /// same phases, same --start-at) into one row of a results directory.
+    Merge {
+        /// ws-client reports.
+        #[arg(required = true)]
+        reports: Vec<PathBuf>,
+        /// The row's name.
+        #[arg(long, default_value = "target")]
+        name: String,
+        /// Results directory (default: results/<year>-ws).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+}
+
 /// Options of the WebSocket benchmark (`ws`, and `run --bench ws-echo`).
 #[derive(clap::Args)]
 struct WsArgs {
@@ -268,9 +323,22 @@ struct WsArgs {
     /// Seconds to wait for a server to listen.
     #[arg(long, default_value_t = 120.0)]
     startup_timeout: f64,
-    /// Put the server and the client on separate CPUs.
-    #[arg(long)]
+    /// Client and server on separate CPUs: the default (kept for old
+    /// command lines).
+    #[arg(long, hide = true, conflicts_with = "share_cpus")]
     pin: bool,
+    /// Let client and server share every CPU (default: the client gets its
+    /// own CPUs, one thread each, and the server the rest).
+    #[arg(long)]
+    share_cpus: bool,
+    /// CPUs for the client when they are split (default: half, at least
+    /// one; the server gets the rest). With --target / ws-client and no
+    /// --server-pid: every CPU.
+    #[arg(long, value_name = "N")]
+    client_cpus: Option<usize>,
+    /// Seconds a connection waits for an echo before counting it lost.
+    #[arg(long, default_value_t = 10.0)]
+    echo_timeout: f64,
 }
 
 impl WsArgs {
@@ -292,7 +360,9 @@ impl WsArgs {
             duration: seconds(self.duration)?,
             max_handshakes: self.max_handshakes,
             startup_timeout: seconds(self.startup_timeout)?,
-            pin: self.pin,
+            pin: !self.share_cpus,
+            client_cpus: self.client_cpus,
+            echo_timeout: seconds(self.echo_timeout)?,
             out,
             command_line: std::env::args().collect(),
             ..Default::default()
@@ -435,6 +505,32 @@ fn timeout_seconds(s: f64) -> Result<Duration> {
     seconds(s)
 }
 
+fn default_ws_out() -> PathBuf {
+    PathBuf::from("results").join(format!("{}-ws", chrono::Utc::now().format("%Y")))
+}
+
+/// The client's CPUs against a server langbench did not start: every CPU
+/// (the server is elsewhere), unless it runs here (--server-pid) or
+/// --client-cpus says otherwise; --share-cpus: unpinned.
+fn target_cpus(ws: &WsArgs, server_pid: Option<i32>) -> Vec<usize> {
+    if ws.share_cpus {
+        return Vec::new();
+    }
+    let all = langbench::ws::drive::own_cpus();
+    match (ws.client_cpus, server_pid) {
+        (None, None) => all,
+        (n, _) => langbench::ws::drive::split_cpus(n).1,
+    }
+}
+
+fn print_ws(records: &[langbench::ws::WsRecord]) {
+    let shown: Vec<&langbench::ws::WsRecord> = records.iter().collect();
+    println!(
+        "{}",
+        langbench::export::terminal::document(&langbench::ws::report::document(&shown))
+    );
+}
+
 fn seconds(s: f64) -> Result<Duration> {
     Duration::try_from_secs_f64(s)
         .with_context(|| format!("expected a non-negative number of seconds, got {s}"))
@@ -535,10 +631,83 @@ fn real_main() -> Result<ExitCode> {
             Ok(finish(&out))
         }
         Command::Ws {
+            action: Some(WsAction::Merge { reports, name, out }),
+            ws,
+            ..
+        } => {
+            let out = out.unwrap_or_else(default_ws_out);
+            let reports = langbench::ws::remote::read_reports(&reports)?;
+            let rec = langbench::ws::remote::merge(&reports, &name, &ws.options(out.clone())?)?;
+            langbench::ws::remote::store(&out, &rec)?;
+            print_ws(&[rec]);
+            Ok(finish(&out))
+        }
+        Command::Ws {
+            target: Some(target),
+            server_pid,
+            name,
+            ws,
+            out,
+            ..
+        } => {
+            let out = out.unwrap_or_else(default_ws_out);
+            let opts = ws.options(out.clone())?;
+            let target = langbench::ws::client::Target::parse(&target)?;
+            run::install_interrupt_handler();
+            let report = langbench::ws::remote::run_client(
+                &target,
+                &opts,
+                &target_cpus(&ws, server_pid),
+                server_pid,
+                None,
+                &|m| eprintln!("{m}"),
+            )?;
+            let rec = langbench::ws::remote::merge(&[report], &name, &opts)?;
+            langbench::ws::remote::store(&out, &rec)?;
+            print_ws(&[rec]);
+            Ok(finish(&out))
+        }
+        Command::WsClient {
+            target,
+            server_pid,
+            start_at,
+            ws,
+            out,
+            quiet,
+        } => {
+            let opts = ws.options(PathBuf::from("."))?;
+            let target = langbench::ws::client::Target::parse(&target)?;
+            let start = start_at
+                .as_deref()
+                .map(langbench::ws::remote::parse_start)
+                .transpose()?;
+            run::install_interrupt_handler();
+            let report = langbench::ws::remote::run_client(
+                &target,
+                &opts,
+                &target_cpus(&ws, server_pid),
+                server_pid,
+                start,
+                &|m| {
+                    if !quiet {
+                        eprintln!("{m}")
+                    }
+                },
+            )?;
+            let json = serde_json::to_string_pretty(&report)?;
+            match out {
+                Some(f) => std::fs::write(&f, json + "\n")
+                    .with_context(|| format!("writing {}", f.display()))?,
+                None => println!("{json}"),
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Ws {
             languages,
             lang,
             ws,
             out,
+            ..
         } => {
             let langs = Languages::load(&languages.languages)?;
             let variants = langs.select(&lang)?;

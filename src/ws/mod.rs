@@ -4,12 +4,15 @@
 //! record per server.
 
 pub mod client;
+pub mod drive;
+pub mod remote;
 pub mod report;
 pub mod sample;
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+pub use drive::skipped;
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
@@ -22,7 +25,8 @@ use crate::run::{
 };
 use crate::spawn::{Exit, Running, Spawner};
 use crate::store::Store;
-use client::{Shared, WindowStats};
+use client::{ClientLoad, WindowStats};
+pub use drive::{Placement, client_bound};
 
 pub const WS_RECORDS: &str = "ws.jsonl";
 
@@ -35,9 +39,17 @@ pub struct Options {
     pub max_handshakes: usize,
     pub startup_timeout: Duration,
     pub prepare_timeout: Duration,
+    /// Client on its own CPUs, server on the rest (default; `false`:
+    /// both share every CPU).
     pub pin: bool,
+    /// CPUs for the client when pinned (default: half, at least one).
+    pub client_cpus: Option<usize>,
     /// How long a connection waits for an echo before counting it lost.
     pub echo_timeout: Duration,
+    /// Test hook: the client busy-waits this long per echo (saturates it
+    /// on purpose); zero otherwise.
+    #[doc(hidden)]
+    pub client_spin: Duration,
     pub out: std::path::PathBuf,
     pub command_line: Vec<String>,
 }
@@ -55,8 +67,10 @@ impl Default for Options {
             max_handshakes: 256,
             startup_timeout: Duration::from_secs(120),
             prepare_timeout: Duration::from_secs(1000),
-            pin: false,
+            pin: true,
+            client_cpus: None,
             echo_timeout: Duration::from_secs(10),
+            client_spin: Duration::ZERO,
             out: std::path::PathBuf::from("results"),
             command_line: Vec::new(),
         }
@@ -117,6 +131,14 @@ pub struct Phase {
     /// necessarily the server's.
     pub client_bound: bool,
     pub detail: Option<String>,
+    /// How hard the client worked (absent in records before the mio
+    /// client): `saturated` marks the latencies as client-limited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<ClientLoad>,
+    /// Server threads' run-queue wait per second of the window: CPU the
+    /// server wanted but did not get (other processes on its CPUs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_waiting_cores: Option<f64>,
 }
 
 /// One server's run through all phases.
@@ -147,6 +169,12 @@ pub struct WsRecord {
     /// Measured here, or imported from a published edition (absent: measured).
     #[serde(default, skip_serializing_if = "Origin::is_measured")]
     pub origin: Origin,
+    /// Where the client and the server ran (absent in older records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement: Option<Placement>,
+    /// The server's RSS with no connection open (for KB per connection).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_rss_idle_kb: Option<u64>,
 }
 
 /// Raises RLIMIT_NOFILE to its hard limit (inherited by servers started
@@ -166,28 +194,6 @@ pub fn raise_nofile() -> u64 {
 fn free_port() -> Result<u16> {
     let l = TcpListener::bind("127.0.0.1:0").context("cannot find a free port on 127.0.0.1")?;
     Ok(l.local_addr()?.port())
-}
-
-/// CPU placement for `--pin`: the server gets the first half of the CPUs,
-/// the client the rest.
-fn split_cpus() -> (Vec<usize>, Vec<usize>) {
-    let n = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if n < 2 {
-        return (vec![0], vec![0]);
-    }
-    let half = n / 2;
-    ((0..half).collect(), (half..n).collect())
-}
-
-fn pin_self(cpus: &[usize]) {
-    // SAFETY: sched_setaffinity on the calling thread with a set we own.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        for &c in cpus {
-            libc::CPU_SET(c, &mut set);
-        }
-        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
-    }
 }
 
 /// Waits until the server accepts a TCP connection on `addr`.
@@ -214,8 +220,87 @@ struct Ctx<'a> {
     spawner: &'a Spawner,
     opts: &'a Options,
     session: &'a str,
-    rt: &'a tokio::runtime::Runtime,
-    client_cpus: usize,
+    /// (server CPUs, client CPUs) when pinned.
+    split: Option<(Vec<usize>, Vec<usize>)>,
+}
+
+/// A server langbench started.
+struct Spawned<'a>(&'a mut Running);
+
+impl drive::Server for Spawned<'_> {
+    fn pid(&self) -> Option<i32> {
+        Some(self.0.pid())
+    }
+    fn died(&mut self) -> bool {
+        self.0.has_exited()
+    }
+}
+
+/// A record with nothing measured yet.
+pub fn blank_record(
+    session: &str,
+    opts: &Options,
+    variant: &str,
+    language: &str,
+    library: &str,
+    version: &str,
+) -> WsRecord {
+    WsRecord {
+        schema: SCHEMA,
+        session: session.to_string(),
+        finished_at: now_rfc3339(),
+        variant: variant.into(),
+        language: language.into(),
+        library: library.into(),
+        version: version.into(),
+        connections: opts.connections,
+        opened: 0,
+        handshake_failures: 0,
+        warmup_s: opts.warmup.as_secs_f64(),
+        pinned: opts.pin,
+        status: WsStatus::Ok,
+        detail: None,
+        phases: Vec::new(),
+        server_exit: None,
+        server_max_rss_kb: None,
+        server_user_s: None,
+        server_sys_s: None,
+        clean_shutdown: None,
+        origin: Origin::Measured,
+        placement: None,
+        server_rss_idle_kb: None,
+    }
+}
+
+/// Status and detail of a finished record from its phases.
+pub fn settle(rec: &mut WsRecord, handshake_samples: &[String]) {
+    let errors: u64 = rec
+        .phases
+        .iter()
+        .filter_map(|p| p.stats.as_ref())
+        .map(|s| s.error_count())
+        .sum();
+    if rec.phases.iter().any(|p| p.status == WsStatus::Crashed) {
+        rec.status = WsStatus::Crashed;
+    } else if errors > 0 || rec.handshake_failures > 0 {
+        rec.status = WsStatus::Errors;
+        let samples: Vec<String> = handshake_samples
+            .iter()
+            .cloned()
+            .chain(
+                rec.phases
+                    .iter()
+                    .filter_map(|p| p.stats.as_ref())
+                    .flat_map(|s| s.error_samples.iter().cloned()),
+            )
+            .take(3)
+            .collect();
+        rec.detail = Some(format!(
+            "{errors} echo errors, {} failed handshakes: {}",
+            rec.handshake_failures,
+            samples.join("; ")
+        ));
+    }
 }
 
 impl Ctx<'_> {
@@ -227,27 +312,16 @@ impl Ctx<'_> {
         detail: Option<String>,
     ) -> WsRecord {
         WsRecord {
-            schema: SCHEMA,
-            session: self.session.to_string(),
-            finished_at: now_rfc3339(),
-            variant: v.id.clone(),
-            language: v.language.clone(),
-            library: v.library.clone().unwrap_or_else(|| "built-in".into()),
-            version: info.version.clone(),
-            connections: self.opts.connections,
-            opened: 0,
-            handshake_failures: 0,
-            warmup_s: self.opts.warmup.as_secs_f64(),
-            pinned: self.opts.pin,
             status,
             detail,
-            phases: Vec::new(),
-            server_exit: None,
-            server_max_rss_kb: None,
-            server_user_s: None,
-            server_sys_s: None,
-            clean_shutdown: None,
-            origin: Origin::Measured,
+            ..blank_record(
+                self.session,
+                self.opts,
+                &v.id,
+                &v.language,
+                &v.library.clone().unwrap_or_else(|| "built-in".into()),
+                &info.version,
+            )
         }
     }
 
@@ -285,8 +359,8 @@ impl Ctx<'_> {
         };
         let mut req = v.request(v.run.expand(&vars), &v.cwd(&vars));
         req.grace = Duration::from_secs(5);
-        if self.opts.pin {
-            req.cpus = Some(split_cpus().0);
+        if let Some((server_cpus, _)) = &self.split {
+            req.cpus = Some(server_cpus.clone());
         }
         pb.set_message(format!("{} · starting on port {port}", v.id));
         let mut server = match self.spawner.start(&req) {
@@ -307,56 +381,41 @@ impl Ctx<'_> {
             return Ok(rec);
         }
 
-        let shared = Shared::new(self.opts.echo_timeout);
-        shared.set_delay(self.opts.delays.first().copied().unwrap_or_default());
+        let mut rec = self.record(v, info, WsStatus::Ok, None);
+        rec.server_rss_idle_kb = Some(sample::sample_tree(server.pid()).rss_kb);
+        let client_cpus = self.split.as_ref().map(|s| s.1.clone()).unwrap_or_default();
+        let server_cpus = drive::affinity(server.pid()).unwrap_or_default();
         pb.set_message(format!(
             "{} · opening {} connections",
             v.id, self.opts.connections
         ));
-        let tasks = self.rt.block_on(client::open(
-            addr,
-            self.opts.connections,
-            self.opts.max_handshakes,
-            shared.clone(),
-        ));
-        let mut rec = self.record(v, info, WsStatus::Ok, None);
-        rec.opened = shared.alive();
-        rec.handshake_failures = shared.handshake_failures();
-
-        let mut crashed = false;
-        for (i, delay) in self.opts.delays.iter().enumerate() {
-            let delay_ms = delay.as_secs_f64() * 1000.0;
-            if crashed || interrupted() {
-                rec.phases.push(skipped(delay_ms));
-                continue;
-            }
-            pb.set_message(format!(
-                "{} · phase {}/{} (delay {delay_ms} ms) · warm-up",
-                v.id,
-                i + 1,
-                self.opts.delays.len()
-            ));
-            let phase = self.phase(&mut server, &shared, *delay, pb, &v.id);
-            crashed = phase.status == WsStatus::Crashed;
-            say(pb, report::phase_line(&v.id, &phase));
-            rec.phases.push(phase);
-        }
-        shared.stop();
-        // Let connections finish their current loop and close politely.
-        self.rt.block_on(async {
-            let _ = tokio::time::timeout(Duration::from_secs(5), async {
-                for t in &tasks {
-                    while !t.is_finished() {
-                        tokio::time::sleep(Duration::from_millis(20)).await;
-                    }
-                }
-            })
-            .await;
-            for t in &tasks {
-                t.abort();
-            }
+        let mut client = client::Client::open(
+            &client::Target::local(addr),
+            &drive::client_options(self.opts, &client_cpus),
+        );
+        rec.opened = client.alive();
+        rec.handshake_failures = client.handshake_failures();
+        rec.placement = Some(Placement {
+            server_cpus: server_cpus.clone(),
+            client_cpus,
+            client_threads: client.threads(),
+            client_hosts: 1,
+            server_started: true,
+            server_pid: Some(server.pid()),
         });
-        drop(tasks);
+        let id = v.id.clone();
+        let results = drive::phases(
+            &mut client,
+            self.opts,
+            None,
+            &mut Spawned(&mut server),
+            server_cpus.len(),
+            &|m| pb.set_message(format!("{id} · {m}")),
+            &|p| say(pb, report::phase_line(&id, p)),
+        );
+        rec.phases = results.into_iter().map(|r| r.phase).collect();
+        let handshake_samples = client.handshake_samples();
+        client.stop();
 
         let already_dead = server.has_exited();
         server.stop();
@@ -370,126 +429,25 @@ impl Ctx<'_> {
             // is clean; needing SIGKILL is not.
             rec.clean_shutdown = Some(o.exit != Exit::Signaled(libc::SIGKILL));
         }
-        let errors: u64 = rec
-            .phases
-            .iter()
-            .filter_map(|p| p.stats.as_ref())
-            .map(|s| s.error_count())
-            .sum();
-        if crashed || already_dead {
+        settle(&mut rec, &handshake_samples);
+        if already_dead || rec.status == WsStatus::Crashed {
             rec.status = WsStatus::Crashed;
             rec.detail = Some(format!("server died: {}; {}", o.exit, stderr_tail(&o)));
-        } else if errors > 0 || rec.handshake_failures > 0 {
-            rec.status = WsStatus::Errors;
-            let samples: Vec<String> = rec
-                .phases
-                .iter()
-                .filter_map(|p| p.stats.as_ref())
-                .flat_map(|s| s.error_samples.iter().cloned())
-                .take(3)
-                .collect();
-            rec.detail = Some(format!(
-                "{errors} echo errors, {} failed handshakes: {}",
-                rec.handshake_failures,
-                samples.join("; ")
-            ));
         }
         Ok(rec)
     }
-
-    /// Warm-up, then the measured window, sampling the server every 100 ms.
-    fn phase(
-        &self,
-        server: &mut Running,
-        shared: &Arc<Shared>,
-        delay: Duration,
-        pb: &indicatif::ProgressBar,
-        id: &str,
-    ) -> Phase {
-        let delay_ms = delay.as_secs_f64() * 1000.0;
-        shared.set_delay(delay);
-        let root = server.pid();
-        let died = |server: &mut Running| server.has_exited();
-        let warm_end = Instant::now() + self.opts.warmup;
-        while Instant::now() < warm_end {
-            if died(server) {
-                return crashed(delay_ms, "the server died during the warm-up");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        pb.set_message(format!("{id} · delay {delay_ms} ms · measuring"));
-        let s0 = sample::sample_tree(root);
-        let c0 = sample::self_cpu_s();
-        let t0 = Instant::now();
-        shared.start_window();
-        let (mut peak, mut sum, mut count) = (s0.rss_kb, 0u64, 0u64);
-        let mut last = s0;
-        while t0.elapsed() < self.opts.duration {
-            std::thread::sleep(
-                Duration::from_millis(100).min(self.opts.duration.saturating_sub(t0.elapsed())),
-            );
-            if died(server) {
-                shared.end_window(t0.elapsed());
-                return crashed(delay_ms, "the server died during the measured window");
-            }
-            let s = sample::sample_tree(root);
-            peak = peak.max(s.rss_kb);
-            sum += s.rss_kb;
-            count += 1;
-            last = s;
-        }
-        let window = t0.elapsed();
-        let stats = shared.end_window(window);
-        let c1 = sample::self_cpu_s();
-        let server_cores = (last.cpu_s - s0.cpu_s).max(0.0) / window.as_secs_f64();
-        let client_cores = (c1 - c0).max(0.0) / window.as_secs_f64();
-        let total_cpus = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
-        let client_bound = if self.opts.pin {
-            client_cores >= 0.9 * self.client_cpus as f64
-        } else {
-            client_cores + server_cores >= 0.9 * total_cpus && client_cores >= server_cores
-        };
-        let status = if stats.error_count() > 0 {
-            WsStatus::Errors
-        } else {
-            WsStatus::Ok
-        };
-        Phase {
-            delay_ms,
-            status,
-            window_s: window.as_secs_f64(),
-            server_rss_peak_kb: Some(peak),
-            server_rss_avg_kb: Some(sum.checked_div(count).unwrap_or(peak)),
-            server_cores: Some(server_cores),
-            client_cores: Some(client_cores),
-            client_bound,
-            detail: (!stats.error_samples.is_empty()).then(|| stats.error_samples.join("; ")),
-            stats: Some(stats),
-        }
-    }
 }
 
-fn skipped(delay_ms: f64) -> Phase {
-    Phase {
-        delay_ms,
-        status: WsStatus::Skipped,
-        window_s: 0.0,
-        stats: None,
-        server_rss_peak_kb: None,
-        server_rss_avg_kb: None,
-        server_cores: None,
-        client_cores: None,
-        client_bound: false,
-        detail: None,
+/// Raises RLIMIT_NOFILE for `connections` (and servers started afterwards).
+pub fn ensure_nofile(connections: usize) -> Result<()> {
+    let nofile = raise_nofile();
+    if (nofile as usize) < connections + 100 {
+        anyhow::bail!(
+            "{connections} connections need more file descriptors than RLIMIT_NOFILE allows ({nofile}); \
+             raise the hard limit (ulimit -Hn) or use fewer --connections"
+        );
     }
-}
-
-fn crashed(delay_ms: f64, why: &str) -> Phase {
-    Phase {
-        status: WsStatus::Crashed,
-        detail: Some(why.into()),
-        ..skipped(delay_ms)
-    }
+    Ok(())
 }
 
 /// Runs the ws-echo benchmark for every variant with a ws-echo program.
@@ -507,27 +465,12 @@ pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<V
     let store = Store::open(&opts.out)?;
     let _lock = store.lock()?;
     crate::scratch::clean_stale();
-    let nofile = raise_nofile();
-    if (nofile as usize) < opts.connections + 100 {
-        anyhow::bail!(
-            "{} connections need more file descriptors than RLIMIT_NOFILE allows ({nofile}); \
-             raise the hard limit (ulimit -Hn) or use fewer --connections",
-            opts.connections
-        );
+    ensure_nofile(opts.connections)?;
+    let split = opts.pin.then(|| drive::split_cpus(opts.client_cpus));
+    if let Some((_, client_cpus)) = &split {
+        // This thread (sampling, progress) stays off the server's CPUs too.
+        client::pin_thread(client_cpus);
     }
-    let (_, client_cpus) = split_cpus();
-    if opts.pin {
-        pin_self(&client_cpus);
-    }
-    let workers = if opts.pin {
-        client_cpus.len()
-    } else {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(workers)
-        .enable_all()
-        .build()?;
     let pb = progress_bar();
     let (session, infos) = begin_session(
         &store,
@@ -549,8 +492,7 @@ pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<V
         spawner,
         opts,
         session: &session,
-        rt: &rt,
-        client_cpus: if opts.pin { client_cpus.len() } else { workers },
+        split,
     };
     let mut records = Vec::new();
     for (v, info) in variants.iter().zip(&infos) {
@@ -574,6 +516,5 @@ pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<V
         records.push(rec);
     }
     pb.finish_and_clear();
-    rt.shutdown_timeout(Duration::from_secs(1));
     Ok(records)
 }

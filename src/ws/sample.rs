@@ -1,5 +1,7 @@
 //! Samples a server's whole process tree from /proc: RSS summed over the
-//! tree, CPU time (utime + stime) summed over the tree.
+//! tree, CPU time (utime + stime) summed over the tree, and time its
+//! threads spent runnable but waiting for a CPU (schedstat: on a shared
+//! machine, CPU the server wanted but others had).
 
 use std::collections::HashMap;
 
@@ -9,7 +11,33 @@ pub struct TreeSample {
     pub rss_kb: u64,
     /// CPU seconds used so far by the processes alive now.
     pub cpu_s: f64,
+    /// Seconds its threads spent waiting on a run queue so far.
+    pub runq_wait_s: f64,
     pub processes: usize,
+}
+
+/// Run-queue wait of one task (ns), from `/proc/.../schedstat`.
+fn schedstat_wait_ns(path: &str) -> u64 {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Run-queue wait of every thread of `pid` (seconds).
+fn runq_wait_s(pid: i32) -> f64 {
+    let mut ns = 0;
+    if let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/task")) {
+        for t in dir.flatten() {
+            ns += schedstat_wait_ns(&format!("{}/schedstat", t.path().display()));
+        }
+    }
+    ns as f64 / 1e9
+}
+
+/// Run-queue wait of the calling thread so far.
+pub fn thread_runq_wait() -> std::time::Duration {
+    std::time::Duration::from_nanos(schedstat_wait_ns("/proc/thread-self/schedstat"))
 }
 
 fn page_kb() -> u64 {
@@ -63,6 +91,7 @@ pub fn sample_tree(root: i32) -> TreeSample {
         let Some(t) = cpu.get(&p) else { continue };
         ticks += t;
         out.rss_kb += rss_kb(p);
+        out.runq_wait_s += runq_wait_s(p);
         out.processes += 1;
         if let Some(c) = children.get(&p) {
             stack.extend(c);

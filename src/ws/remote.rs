@@ -1,0 +1,347 @@
+//! Load from more than one machine: `langbench ws-client` (the load client
+//! alone, against a server started elsewhere, one JSON report), `langbench
+//! ws merge` (N reports of one target → one record), and `langbench ws
+//! --target` (one client here, stored directly).
+//!
+//! Phases line up across hosts through a shared `--start-at` wall-clock
+//! time: phase i begins at start + i·(warm-up + duration) on every host
+//! (hosts need synchronised clocks, NTP's few ms are plenty against 10 s
+//! windows). Merging sums echoes and rates and merges the latency
+//! histograms (carried as non-empty buckets), so percentiles are over all
+//! echoes of all hosts.
+
+use std::time::{Duration, SystemTime};
+
+use anyhow::{Context, Result, bail, ensure};
+use serde::{Deserialize, Serialize};
+
+use super::client::{self, Client, ClientLoad, Target, WindowStats, buckets, from_buckets};
+use super::drive::{self, Pid, Placement};
+use super::{Options, Phase, WS_RECORDS, WsRecord, WsStatus, blank_record, settle};
+use crate::store::Store;
+
+pub const REPORT_SCHEMA: u32 = 1;
+
+/// One `ws-client` process's result.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ClientReport {
+    pub schema: u32,
+    pub host: String,
+    pub target: String,
+    pub connections: usize,
+    pub opened: usize,
+    pub handshake_failures: u64,
+    #[serde(default)]
+    pub handshake_samples: Vec<String>,
+    pub warmup_s: f64,
+    pub duration_s: f64,
+    /// The shared start (RFC 3339), if any.
+    pub start_at: Option<String>,
+    pub client_cpus: Vec<usize>,
+    pub client_threads: usize,
+    /// Server figures, if this host could see the server (`--server-pid`).
+    pub server_pid: Option<i32>,
+    pub server_cpus: Vec<usize>,
+    pub server_rss_idle_kb: Option<u64>,
+    pub phases: Vec<ReportPhase>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ReportPhase {
+    pub phase: Phase,
+    pub client_cpu_s: f64,
+    pub server_cpu_s: Option<f64>,
+    /// Latency histogram: [µs, count] of each non-empty bucket.
+    pub latency: Vec<[u64; 2]>,
+    /// Send lateness histogram, [µs + 1, count].
+    pub late: Vec<[u64; 2]>,
+}
+
+/// Parses `--start-at`: RFC 3339, or Unix seconds, or `+S` (S seconds from
+/// now).
+pub fn parse_start(s: &str) -> Result<SystemTime> {
+    if let Some(rel) = s.strip_prefix('+') {
+        let secs: f64 = rel.parse().with_context(|| format!("--start-at {s}"))?;
+        return Ok(SystemTime::now() + Duration::from_secs_f64(secs));
+    }
+    if let Ok(unix) = s.parse::<f64>() {
+        return Ok(SystemTime::UNIX_EPOCH + Duration::from_secs_f64(unix));
+    }
+    let t = chrono::DateTime::parse_from_rfc3339(s)
+        .with_context(|| format!("--start-at {s}: expected RFC 3339, Unix seconds or +SECONDS"))?;
+    Ok(SystemTime::from(t))
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+/// Runs the load client alone against `target` through every phase.
+/// `client_cpus`: the CPUs for its threads (empty: unpinned).
+pub fn run_client(
+    target: &Target,
+    opts: &Options,
+    client_cpus: &[usize],
+    server_pid: Option<i32>,
+    start: Option<SystemTime>,
+    progress: &dyn Fn(String),
+) -> Result<ClientReport> {
+    super::ensure_nofile(opts.connections)?;
+    if let Some(p) = server_pid {
+        ensure!(
+            std::path::Path::new(&format!("/proc/{p}")).exists(),
+            "--server-pid {p}: no such process here"
+        );
+    }
+    if !client_cpus.is_empty() {
+        client::pin_thread(client_cpus);
+    }
+    let idle = server_pid.map(|p| super::sample::sample_tree(p).rss_kb);
+    progress(format!(
+        "opening {} connections to {}",
+        opts.connections,
+        target.url()
+    ));
+    let mut c = Client::open(target, &drive::client_options(opts, client_cpus));
+    let (opened, failures) = (c.alive(), c.handshake_failures());
+    if let Some(s) = start
+        && s < SystemTime::now()
+    {
+        progress("--start-at is already past: phases start now".into());
+    }
+    let server_cpus = server_pid.and_then(drive::affinity).unwrap_or_default();
+    let mut server = Pid(server_pid);
+    let results = drive::phases(
+        &mut c,
+        opts,
+        start,
+        &mut server,
+        server_cpus.len(),
+        progress,
+        &|p| progress(super::report::phase_line("target", p)),
+    );
+    let report = ClientReport {
+        schema: REPORT_SCHEMA,
+        host: hostname(),
+        target: target.url(),
+        connections: opts.connections,
+        opened,
+        handshake_failures: failures,
+        handshake_samples: c.handshake_samples(),
+        warmup_s: opts.warmup.as_secs_f64(),
+        duration_s: opts.duration.as_secs_f64(),
+        start_at: start.map(|s| chrono::DateTime::<chrono::Utc>::from(s).to_rfc3339()),
+        client_cpus: client_cpus.to_vec(),
+        client_threads: c.threads(),
+        server_pid,
+        server_cpus,
+        server_rss_idle_kb: idle,
+        phases: results
+            .into_iter()
+            .map(|r| ReportPhase {
+                latency: buckets(&r.latency),
+                late: buckets(&r.late),
+                client_cpu_s: r.client_cpu_s,
+                server_cpu_s: r.server_cpu_s,
+                phase: r.phase,
+            })
+            .collect(),
+    };
+    c.stop();
+    Ok(report)
+}
+
+/// Combines the reports of N client processes driving one target into one
+/// record named `name`.
+pub fn merge(reports: &[ClientReport], name: &str, opts: &Options) -> Result<WsRecord> {
+    ensure!(!reports.is_empty(), "nothing to merge");
+    let first = &reports[0];
+    for r in reports {
+        ensure!(
+            r.schema == REPORT_SCHEMA,
+            "{}: report schema {} (this langbench reads {REPORT_SCHEMA})",
+            r.host,
+            r.schema
+        );
+        ensure!(
+            r.target == first.target,
+            "reports of different targets: {} and {}",
+            first.target,
+            r.target
+        );
+        let delays = |r: &ClientReport| {
+            r.phases
+                .iter()
+                .map(|p| p.phase.delay_ms)
+                .collect::<Vec<_>>()
+        };
+        ensure!(
+            delays(r) == delays(first),
+            "reports with different phases: {:?} and {:?}",
+            delays(first),
+            delays(r)
+        );
+        if reports.len() > 1 && r.start_at.is_none() {
+            bail!(
+                "{}: report without --start-at: its windows need not line up with the others",
+                r.host
+            );
+        }
+    }
+    // The host that could see the server gives the server's figures.
+    let server = reports.iter().find(|r| r.server_pid.is_some());
+    let session = format!(
+        "{}-{}-ws-target",
+        chrono::Utc::now().format("%Y%m%dT%H%M%SZ"),
+        std::process::id()
+    );
+    let mut rec = blank_record(&session, opts, name, name, "-", "-");
+    rec.connections = reports.iter().map(|r| r.connections).sum();
+    rec.opened = reports.iter().map(|r| r.opened).sum();
+    rec.handshake_failures = reports.iter().map(|r| r.handshake_failures).sum();
+    rec.warmup_s = first.warmup_s;
+    rec.pinned = reports.iter().all(|r| !r.client_cpus.is_empty());
+    rec.server_rss_idle_kb = server.and_then(|s| s.server_rss_idle_kb);
+    let server_cpus = server.map(|s| s.server_cpus.clone()).unwrap_or_default();
+    rec.placement = Some(Placement {
+        server_cpus: server_cpus.clone(),
+        client_cpus: first.client_cpus.clone(),
+        client_threads: reports.iter().map(|r| r.client_threads).sum(),
+        client_hosts: reports.len(),
+        server_started: false,
+        server_pid: server.and_then(|s| s.server_pid),
+    });
+    rec.detail = Some(format!(
+        "{} (server started elsewhere; {} client process{}: {}){}",
+        first.target,
+        reports.len(),
+        if reports.len() == 1 { "" } else { "es" },
+        reports
+            .iter()
+            .map(|r| r.host.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        if server.is_none() {
+            "; no --server-pid: server CPU and memory not measured"
+        } else {
+            ""
+        }
+    ));
+    for i in 0..first.phases.len() {
+        let parts: Vec<&ReportPhase> = reports.iter().map(|r| &r.phases[i]).collect();
+        rec.phases.push(merge_phase(
+            &parts,
+            server.map(|s| &s.phases[i]),
+            server_cpus.len(),
+        ));
+    }
+    let samples: Vec<String> = reports
+        .iter()
+        .flat_map(|r| r.handshake_samples.iter().cloned())
+        .collect();
+    let keep = rec.detail.clone();
+    settle(&mut rec, &samples);
+    if rec.status == WsStatus::Ok {
+        rec.detail = keep;
+    }
+    Ok(rec)
+}
+
+fn merge_phase(parts: &[&ReportPhase], server: Option<&ReportPhase>, server_cpus: usize) -> Phase {
+    let first = &parts[0].phase;
+    if parts.iter().any(|p| p.phase.stats.is_none()) {
+        // A host skipped or lost the phase: say so rather than half a sum.
+        let bad = parts.iter().find(|p| p.phase.stats.is_none()).expect("one");
+        return bad.phase.clone();
+    }
+    let mut latency = from_buckets(&[]);
+    let mut late = from_buckets(&[]);
+    let (mut echoes, mut errors, mut rps, mut alive, mut cpu) = (0, 0, 0.0, 0, 0.0);
+    let mut samples = Vec::new();
+    let mut busiest: f64 = 0.0;
+    let (mut lo, mut hi, mut threads, mut pings) = (u64::MAX, 0, 0, 0);
+    let mut waited: f64 = 0.0;
+    for p in parts {
+        let _ = latency.add(from_buckets(&p.latency));
+        let _ = late.add(from_buckets(&p.late));
+        let s = p.phase.stats.as_ref().expect("checked");
+        echoes += s.echoes;
+        errors += s.error_count();
+        rps += s.rps;
+        alive += s.alive.unwrap_or(0);
+        cpu += p.client_cpu_s;
+        for e in &s.error_samples {
+            if samples.len() < 5 && !samples.contains(e) {
+                samples.push(e.clone());
+            }
+        }
+        if let Some(l) = &p.phase.client {
+            busiest = busiest.max(l.busiest_thread);
+            lo = lo.min(l.echoes_per_conn_min);
+            hi = hi.max(l.echoes_per_conn_max);
+            threads += l.threads;
+            pings += l.pings;
+            waited = waited.max(l.runq_wait);
+        }
+    }
+    let stats: WindowStats = client::stats_of(&latency, echoes, rps, errors, samples, alive);
+    let mut load: ClientLoad = client::load_of(
+        &late,
+        threads,
+        busiest,
+        cpu,
+        echoes,
+        (if lo == u64::MAX { 0 } else { lo }, hi),
+        pings,
+    );
+    load.runq_wait = waited;
+    let window = parts.iter().map(|p| p.phase.window_s).fold(0.0, f64::max);
+    let server_cores = server.and_then(|s| s.phase.server_cores);
+    let server_waiting_cores = server.and_then(|s| s.phase.server_waiting_cores);
+    Phase {
+        delay_ms: first.delay_ms,
+        status: if errors > 0 {
+            WsStatus::Errors
+        } else {
+            WsStatus::Ok
+        },
+        window_s: window,
+        server_rss_peak_kb: server.and_then(|s| s.phase.server_rss_peak_kb),
+        server_rss_avg_kb: server.and_then(|s| s.phase.server_rss_avg_kb),
+        server_cores,
+        client_cores: Some(cpu / window.max(1e-9)),
+        client_bound: drive::client_bound(
+            Some(&load),
+            server_cores,
+            server_waiting_cores,
+            server_cpus,
+        ),
+        detail: (!stats.error_samples.is_empty()).then(|| stats.error_samples.join("; ")),
+        stats: Some(stats),
+        client: Some(load),
+        server_waiting_cores,
+    }
+}
+
+/// Reads `ws-client` reports.
+pub fn read_reports(files: &[std::path::PathBuf]) -> Result<Vec<ClientReport>> {
+    files
+        .iter()
+        .map(|f| {
+            let s =
+                std::fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?;
+            serde_json::from_str(&s)
+                .with_context(|| format!("{}: not a ws-client report", f.display()))
+        })
+        .collect()
+}
+
+/// Stores a merged (or `--target`) record and rewrites the derived files.
+pub fn store(out: &std::path::Path, rec: &WsRecord) -> Result<()> {
+    let store = Store::open(out)?;
+    store.append(WS_RECORDS, rec)?;
+    crate::export::write_all(&store)?;
+    Ok(())
+}
