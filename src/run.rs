@@ -104,15 +104,25 @@ pub fn default_out(size: Size) -> PathBuf {
 }
 
 /// One command of a run, measured; `Err` only when it could not start.
+#[allow(clippy::too_many_arguments)]
 fn step(
     spawner: &Spawner,
     argv: Vec<String>,
     cwd: &std::path::Path,
     v: &Variant,
     timeout: Duration,
+    build: &std::path::Path,
+    prepare_dir: Option<&std::path::Path>,
 ) -> Result<Outcome> {
     let mut req = v.request(argv, cwd);
     req.timeout = Some(timeout);
+    // A `prepare` step installs dependencies into the program's directory
+    // (npm ci, pip, go build -o {dir}/bin): it gets the network and that
+    // directory writable; builds and runs get neither.
+    spawner.isolate(&mut req, build, prepare_dir.is_some());
+    if let (Some(sb), Some(dir)) = (req.sandbox.as_mut(), prepare_dir) {
+        sb.writable.push(dir.to_path_buf());
+    }
     let running = spawner.start(&req)?;
     // Forward an interrupt to the command (the agent stops its group).
     let done = Arc::new(AtomicBool::new(false));
@@ -174,6 +184,12 @@ struct Totals {
     user: Duration,
     sys: Duration,
     rss: u64,
+    /// The whole trees' CPU and peak memory (contained runs).
+    tree: Option<(Duration, u64)>,
+    /// Processes left running after a step's command ended.
+    leftovers: u32,
+    /// A supervisor that lost control.
+    escaped: bool,
 }
 
 impl Totals {
@@ -182,6 +198,46 @@ impl Totals {
         self.user += o.user;
         self.sys += o.sys;
         self.rss = self.rss.max(o.max_rss_kb);
+        if let Some(t) = o.tree {
+            let (cpu, rss) = self.tree.unwrap_or_default();
+            self.tree = Some((cpu + t.user + t.sys, rss.max(t.max_rss_kb)));
+        }
+        self.leftovers += o.leftovers;
+        self.escaped |= o.escaped;
+    }
+
+    /// Why this run's work escaped the process's own figures, if it did
+    /// (issue #9, attack 4): processes left running, or a tree that cost
+    /// far more than the process itself — more than 0.5 s and 50 % more
+    /// CPU, or more than 50 MB and twice the memory.
+    fn escape_note(&self) -> Option<String> {
+        let own_cpu = (self.user + self.sys).as_secs_f64();
+        let mut why = Vec::new();
+        if self.escaped {
+            why.push("its supervisor lost control and was killed".to_string());
+        }
+        if self.leftovers > 0 {
+            why.push(format!(
+                "{} process(es) still running when it exited (killed)",
+                self.leftovers
+            ));
+        }
+        if let Some((cpu, rss)) = self.tree {
+            let cpu = cpu.as_secs_f64();
+            if cpu - own_cpu > 0.5f64.max(0.5 * own_cpu) {
+                why.push(format!(
+                    "its process tree used {cpu:.2} s CPU, the process itself {own_cpu:.2} s"
+                ));
+            }
+            if rss > 2 * self.rss && rss - self.rss > 50 * 1024 {
+                why.push(format!(
+                    "its process tree peaked at {} KB, the process itself at {} KB",
+                    thousands(rss),
+                    thousands(self.rss)
+                ));
+            }
+        }
+        (!why.is_empty()).then(|| format!("escaped: {}", why.join("; ")))
     }
 }
 
@@ -218,6 +274,8 @@ impl CellCtx<'_> {
             sys_s: 0.0,
             max_rss_kb: 0,
             build_wall_s: None,
+            tree_cpu_s: None,
+            tree_max_rss_kb: None,
             exit: None,
             status,
             detail,
@@ -255,7 +313,15 @@ impl CellCtx<'_> {
             let left = timeout
                 .saturating_sub(started.elapsed())
                 .max(Duration::from_millis(1));
-            let o = match step(self.spawner, t.expand(&vars), &cwd, self.variant, left) {
+            let o = match step(
+                self.spawner,
+                t.expand(&vars),
+                &cwd,
+                self.variant,
+                left,
+                build_dir.path(),
+                None,
+            ) {
                 Ok(o) => o,
                 Err(e) => {
                     rec.status = Status::Failed;
@@ -286,6 +352,8 @@ impl CellCtx<'_> {
         rec.user_s = totals.user.as_secs_f64();
         rec.sys_s = totals.sys.as_secs_f64();
         rec.max_rss_kb = totals.rss;
+        rec.tree_cpu_s = totals.tree.map(|(cpu, _)| cpu.as_secs_f64());
+        rec.tree_max_rss_kb = totals.tree.map(|(_, rss)| rss);
         if let Some(o) = last {
             let expected = verify::expected(self.bench, self.n()).unwrap_or_default();
             let check = verify::check(&expected, &o.stdout.bytes, o.stdout.truncated());
@@ -297,6 +365,10 @@ impl CellCtx<'_> {
                     Some(format!("right output but {}; {}", o.exit, stderr_tail(&o)))
                 }
                 Status::Timeout => Some(format!("killed after {:.0} s", timeout.as_secs_f64())),
+                Status::Oom => Some(format!(
+                    "killed by the memory limit at a tree peak of {} KB",
+                    thousands(totals.tree.map_or(0, |t| t.1))
+                )),
                 _ => Some(format!(
                     "{}; {}{}",
                     o.exit,
@@ -307,13 +379,23 @@ impl CellCtx<'_> {
                         .unwrap_or_default()
                 )),
             };
-            if o.leftovers > 0 {
-                let note = format!("killed {} leftover process(es) after the run", o.leftovers);
+            if let Some(note) = totals.escape_note() {
+                if matches!(
+                    rec.status,
+                    Status::Ok | Status::BadExit | Status::WrongOutput
+                ) {
+                    rec.status = Status::Escaped;
+                }
                 rec.detail = Some(match rec.detail {
                     Some(d) => format!("{d}; {note}"),
                     None => note,
                 });
             }
+        } else if rec.status == Status::Oom {
+            rec.detail = Some(format!(
+                "build killed by the memory limit; {}",
+                rec.detail.unwrap_or_default()
+            ));
         }
         Ok(rec)
     }
@@ -336,6 +418,8 @@ pub fn prepare(
             &variant.cwd(&vars),
             variant,
             timeout,
+            dir.path(),
+            Some(std::path::Path::new(&vars.dir)),
         )
         .map_err(|e| format!("prepare `{}`: {e:#}", t.text))?;
         if o.timed_out {
@@ -354,6 +438,9 @@ pub fn prepare(
 }
 
 fn classify(o: &Outcome, output_ok: bool) -> Status {
+    if o.oom {
+        return Status::Oom;
+    }
     if o.timed_out {
         return Status::Timeout;
     }
@@ -447,6 +534,7 @@ pub fn begin_session(
         variants: infos.clone(),
         origin: Origin::Measured,
         source: None,
+        containment: Some(spawner.containment.describe()),
     })?;
     Ok((session, infos))
 }
@@ -616,6 +704,9 @@ mod tests {
             timed_out: false,
             stopped: false,
             leftovers: 0,
+            tree: None,
+            oom: false,
+            escaped: false,
             stdout: Captured::default(),
             stderr: Captured {
                 bytes: stderr.as_bytes().to_vec(),
