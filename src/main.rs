@@ -315,8 +315,9 @@ fn real_main() -> Result<ExitCode> {
     }
     // No command may see the results directory it is measured into.
     if let Command::Run { out: Some(o), .. } | Command::Ws { out: Some(o), .. } = &cli.command {
-        let _ = std::fs::create_dir_all(o);
-        containment.hide.extend(o.canonicalize().ok());
+        // Not created here (a bad languages file must leave no trace); it
+        // exists by the time a command starts.
+        containment.hide.extend(std::path::absolute(o).ok());
     }
     containment
         .hide

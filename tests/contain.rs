@@ -153,6 +153,7 @@ fn work_hidden_in_an_unwaited_child_is_counted_and_flagged() {
     assert!(own_cpu < 0.6 && tree_cpu > 0.9, "{r}");
     let detail = r["detail"].as_str().unwrap();
     assert!(detail.contains("process tree used"), "{detail}");
+    assert!(detail.contains("did not wait for peaked at"), "{detail}");
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(stdout.contains("ESCAPED"), "{stdout}");
 }

@@ -541,7 +541,7 @@ unsafe fn relay_reports(args: &Args, init: i32, fd: i32, set: &libc::sigset_t) -
             // init was killed before it could report: the command escaped
             // its supervision; the namespace is gone with init.
             report(&format!(
-                "done signaled 9 wall_ns={} utime_us=0 stime_us=0 maxrss_kb=0 timed_out={} stopped=0 leftovers=0 tree_utime_us={} tree_stime_us={} tree_rss_kb={} oom=0 escaped=1\n",
+                "done signaled 9 wall_ns={} utime_us=0 stime_us=0 maxrss_kb=0 timed_out={} stopped=0 leftovers=0 tree_utime_us={} tree_stime_us={} tree_rss_kb={} tree_single_kb=0 oom=0 escaped=1\n",
                 now_ns() - t0,
                 killed as u8,
                 tv_us(ru.ru_utime),
@@ -663,6 +663,7 @@ unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
         let mut t1 = 0;
         let mut peak_tree = 0u64;
         let mut next_sample = t0;
+        let mut killed_early = 0;
         loop {
             // Reap everything that died: the command (its rusage is the
             // figure) and any orphan of the namespace.
@@ -697,7 +698,10 @@ unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
                 && now >= d
             {
                 timed_out = true;
-                // From a namespace's init, -1 is every other process of it.
+                // What else runs besides the command (counted as for a
+                // command that ended), then, from a namespace's init, -1 is
+                // every other process of it.
+                killed_early = alive_in_namespace().saturating_sub(1);
                 libc::kill(-1, libc::SIGKILL);
             }
             if let Some(k) = kill_deadline
@@ -737,7 +741,7 @@ unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
         // RUSAGE_CHILDREN).
         let rss = tree_rss_kb();
         peak_tree = peak_tree.max(rss);
-        let leftovers = alive_in_namespace();
+        let leftovers = alive_in_namespace().max(killed_early);
         libc::kill(-1, libc::SIGKILL);
         loop {
             let mut st = 0;
@@ -747,9 +751,13 @@ unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
         }
         let mut tree: libc::rusage = std::mem::zeroed();
         libc::getrusage(libc::RUSAGE_CHILDREN, &mut tree);
-        // A short-lived process may fall between two samples; no process
-        // alone held more than its own peak.
-        peak_tree = peak_tree.max(tree.ru_maxrss as u64);
+        // A short-lived process may fall between two samples: the tree held
+        // at least the largest peak of any one process. That largest peak
+        // (of the command with what it waited for, or of an orphan init
+        // reaped) is reported too: above the command's own, some process
+        // nobody waited for held more memory than the measured one.
+        let single = tree.ru_maxrss as u64;
+        peak_tree = peak_tree.max(single);
         let (kind, code) = if libc::WIFEXITED(status) {
             ("exited", libc::WEXITSTATUS(status))
         } else if libc::WIFSIGNALED(status) {
@@ -758,7 +766,7 @@ unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
             ("unknown", status)
         };
         report(&format!(
-            "done {kind} {code} wall_ns={} utime_us={} stime_us={} maxrss_kb={} timed_out={} stopped={} leftovers={} tree_utime_us={} tree_stime_us={} tree_rss_kb={} oom={} escaped=0\n",
+            "done {kind} {code} wall_ns={} utime_us={} stime_us={} maxrss_kb={} timed_out={} stopped={} leftovers={} tree_utime_us={} tree_stime_us={} tree_rss_kb={} tree_single_kb={single} oom={} escaped=0\n",
             t1 - t0,
             tv_us(rusage.ru_utime),
             tv_us(rusage.ru_stime),

@@ -226,6 +226,10 @@ pub struct TreeUsage {
     pub user: Duration,
     pub sys: Duration,
     pub max_rss_kb: u64,
+    /// The largest peak of any single process of the tree (the command with
+    /// the descendants it waited for, or an orphan): above the command's
+    /// own, a process nobody waited for held more than the measured one.
+    pub max_single_rss_kb: u64,
 }
 
 /// Starts agents. `exe` is the langbench binary (the running one, or the one
@@ -521,11 +525,13 @@ fn parse_done(rest: &str, stdout: Captured, stderr: Captured) -> Result<Outcome>
         get("tree_utime_us"),
         get("tree_stime_us"),
         get("tree_rss_kb"),
+        get("tree_single_kb"),
     ) {
-        (Ok(u), Ok(s), Ok(r)) => Some(TreeUsage {
+        (Ok(u), Ok(s), Ok(r), Ok(single)) => Some(TreeUsage {
             user: Duration::from_micros(u),
             sys: Duration::from_micros(s),
             max_rss_kb: r,
+            max_single_rss_kb: single,
         }),
         _ => None,
     };
