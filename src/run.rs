@@ -219,17 +219,11 @@ impl Totals {
     /// the process waited for are in its own `wait4` figures already; a
     /// compiler's parallel jobs make the tree's *summed* memory larger than
     /// any one process's, which is recorded, not flagged.)
-    fn escape_note(&self) -> Option<String> {
+    fn escape_note(&self) -> (Option<String>, Option<String>) {
         let own_cpu = (self.user + self.sys).as_secs_f64();
         let mut why = Vec::new();
         if self.escaped {
             why.push("its supervisor lost control and was killed".to_string());
-        }
-        if self.leftovers > 0 {
-            why.push(format!(
-                "{} process(es) still running when it exited (killed)",
-                self.leftovers
-            ));
         }
         if let Some((cpu, _, single)) = self.tree {
             let cpu = cpu.as_secs_f64();
@@ -246,7 +240,17 @@ impl Totals {
                 ));
             }
         }
-        (!why.is_empty()).then(|| format!("escaped: {}", why.join("; ")))
+        // Processes left running are killed with the namespace whatever
+        // they do (a daemon such as Erlang's epmd, or a fork-walker): a note,
+        // and `escaped` only if they did real work (the rules above).
+        let left = (self.leftovers > 0).then(|| {
+            format!(
+                "{} process(es) still running when it exited (killed with its namespace)",
+                self.leftovers
+            )
+        });
+        let escaped = (!why.is_empty()).then(|| format!("escaped: {}", why.join("; ")));
+        (escaped, left)
     }
 }
 
@@ -388,13 +392,16 @@ impl CellCtx<'_> {
                         .unwrap_or_default()
                 )),
             };
-            if let Some(note) = totals.escape_note() {
-                if matches!(
+            let (escaped, left) = totals.escape_note();
+            if escaped.is_some()
+                && matches!(
                     rec.status,
                     Status::Ok | Status::BadExit | Status::WrongOutput
-                ) {
-                    rec.status = Status::Escaped;
-                }
+                )
+            {
+                rec.status = Status::Escaped;
+            }
+            for note in [escaped, left].into_iter().flatten() {
                 rec.detail = Some(match rec.detail {
                     Some(d) => format!("{d}; {note}"),
                     None => note,

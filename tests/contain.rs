@@ -117,11 +117,14 @@ fn no_program_outlives_its_run_whatever_group_or_parent_it_picks() {
         let wall = recs[id]["wall_s"].as_f64().unwrap();
         assert!((2.0..5.0).contains(&wall), "{id}: wall {wall}");
     }
-    assert_eq!(recs["walker"]["status"], "escaped", "{}", recs["walker"]);
-    let detail = recs["walker"]["detail"].as_str().unwrap();
-    assert!(detail.contains("still running when it exited"), "{detail}");
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(stdout.contains("ESCAPED"), "{stdout}");
+    // The walker is dead with its namespace; its record says it left
+    // processes behind (the sweep of old missed it in 1 run of 3).
+    let detail = recs["walker"]["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains("still running when it exited"),
+        "{}",
+        recs["walker"]
+    );
     assert_nothing_left(&m);
 }
 

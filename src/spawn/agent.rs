@@ -52,6 +52,9 @@ pub(crate) struct Args {
     pub real_home: Option<PathBuf>,
     /// Kill the tree when its sampled resident memory passes this (KB).
     pub mem_kb: u64,
+    /// KEY=VALUE set for the command only (contained runs: neither the
+    /// agent nor init carry the entry's environment).
+    pub setenv: Vec<CString>,
 }
 
 fn parse(args: &[OsString]) -> Result<Args, String> {
@@ -63,6 +66,7 @@ fn parse(args: &[OsString]) -> Result<Args, String> {
     let (mut rw, mut ro, mut hide) = (Vec::new(), Vec::new(), Vec::new());
     let (mut home, mut real_home) = (None, None);
     let mut mem_kb = 0;
+    let mut setenv = Vec::new();
     let mut i = 0;
     while i < args.len() {
         let a = args[i].to_string_lossy();
@@ -93,6 +97,11 @@ fn parse(args: &[OsString]) -> Result<Args, String> {
             "--home" => home = Some(path(i + 1)?),
             "--real-home" => real_home = Some(path(i + 1)?),
             "--mem-kb" => mem_kb = num(i + 1)?,
+            "--setenv" => setenv.push(
+                args.get(i + 1)
+                    .and_then(|v| CString::new(v.as_bytes()).ok())
+                    .ok_or("--setenv needs KEY=VALUE")?,
+            ),
             "--timeout-ms" => timeout_ms = num(i + 1)?,
             "--grace-ms" => grace_ms = num(i + 1)?,
             "--parent" => parent = num(i + 1)? as i32,
@@ -131,6 +140,7 @@ fn parse(args: &[OsString]) -> Result<Args, String> {
                     home,
                     real_home,
                     mem_kb,
+                    setenv,
                 });
             }
             other => return Err(format!("unknown agent argument {other}")),

@@ -599,6 +599,27 @@ unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
         let mut argv_ptrs: Vec<*const libc::c_char> =
             args.argv.iter().map(|c| c.as_ptr()).collect();
         argv_ptrs.push(std::ptr::null());
+        // The command's environment: ours, with the entry's on top.
+        let keys: Vec<&[u8]> = args
+            .setenv
+            .iter()
+            .filter_map(|kv| kv.as_bytes().split(|&b| b == b'=').next())
+            .collect();
+        let inherited: Vec<CString> = std::env::vars_os()
+            .filter(|(k, _)| !keys.contains(&k.as_bytes()))
+            .filter_map(|(k, v)| {
+                let mut kv = k.as_bytes().to_vec();
+                kv.push(b'=');
+                kv.extend_from_slice(v.as_bytes());
+                CString::new(kv).ok()
+            })
+            .collect();
+        let mut envp: Vec<*const libc::c_char> = inherited
+            .iter()
+            .chain(&args.setenv)
+            .map(|c| c.as_ptr())
+            .collect();
+        envp.push(std::ptr::null());
         let mut cpuset: libc::cpu_set_t = std::mem::zeroed();
         for &c in &args.cpus {
             libc::CPU_SET(c, &mut cpuset);
@@ -633,7 +654,7 @@ unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
             }
             libc::close(super::agent::REPORT_FD);
             libc::close(errpipe[0]);
-            libc::execvp(argv_ptrs[0], argv_ptrs.as_ptr());
+            libc::execvpe(argv_ptrs[0], argv_ptrs.as_ptr(), envp.as_ptr());
             let e: i32 = errno();
             libc::write(errpipe[1], (&e as *const i32).cast(), 4);
             libc::_exit(127);

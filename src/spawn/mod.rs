@@ -339,10 +339,18 @@ impl Spawner {
                 .env("LANG", "C.UTF-8")
                 .env("TMPDIR", "/tmp");
         }
+        if c.namespaces {
+            // Only the command gets the entry's environment, not the agent
+            // or init.
+            for (k, v) in &req.env {
+                cmd.arg("--setenv").arg(format!("{k}={v}"));
+            }
+        } else {
+            cmd.envs(req.env.iter().map(|(k, v)| (k, v)));
+        }
         cmd.arg("--")
             .args(&req.argv)
             .current_dir(&req.cwd)
-            .envs(req.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null());
         if req.capture {
             cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
