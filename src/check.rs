@@ -303,6 +303,8 @@ fn run_program(
     for (t, what) in steps {
         let mut req = v.request(t.expand(&vars), &cwd);
         req.timeout = Some(timeout);
+        // A contributor's code: contained like every benchmark run.
+        spawner.isolate(&mut req, build.path(), false);
         let o = spawner
             .run(&req)
             .map_err(|e| Wrong::Failed(format!("cannot start `{}`: {e:#}", t.text)))?;

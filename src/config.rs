@@ -459,6 +459,7 @@ impl Variant {
     /// A spawn request for `argv` in `cwd` with the variant's environment.
     pub fn request(&self, argv: Vec<String>, cwd: &Path) -> crate::spawn::Request {
         let mut req = crate::spawn::Request::new(argv, cwd);
+        req.readable_root = Some(self.root.clone());
         req.env = self
             .env
             .iter()

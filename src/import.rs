@@ -315,6 +315,8 @@ fn cpu_records(langs: &Languages, csv: &Csv, opts: &Options) -> Result<Vec<RunRe
                 sys_s: 0.0,
                 max_rss_kb: if rss == SENTINEL_KB { 0 } else { rss },
                 build_wall_s: None,
+                tree_cpu_s: None,
+                tree_max_rss_kb: None,
                 exit: None,
                 status: if dnf {
                     Status::DidNotFinish

@@ -10,7 +10,7 @@ use clap::{Parser, Subcommand};
 
 use langbench::bench::{Bench, Size};
 use langbench::config::Languages;
-use langbench::spawn::Spawner;
+use langbench::spawn::{Containment, Spawner};
 use langbench::{check, list, measure, run, scaffold, toolchain, verify};
 
 #[derive(Parser)]
@@ -22,6 +22,14 @@ use langbench::{check, list, measure, run, scaffold, toolchain, verify};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Run commands as before containment: process group + subreaper, no
+    /// namespaces, no sandbox, no tree figures (recorded in the session).
+    #[arg(long, global = true)]
+    no_sandbox: bool,
+    /// Kill a run whose process tree's resident memory passes this many MB
+    /// (status `oom`); sampled every 50 ms from the run's PID namespace.
+    #[arg(long, global = true, value_name = "MB")]
+    memory_limit: Option<u64>,
 }
 
 #[derive(clap::Args)]
@@ -555,7 +563,25 @@ fn main() -> ExitCode {
 
 fn real_main() -> Result<ExitCode> {
     let cli = Cli::parse();
-    let spawner = Spawner::current()?;
+    let mut containment = if cli.no_sandbox {
+        Containment::none()
+    } else {
+        Containment::full()
+    };
+    containment.memory_limit_kb = cli.memory_limit.map(|mb| mb * 1024);
+    if cli.no_sandbox && cli.memory_limit.is_some() {
+        anyhow::bail!("--memory-limit needs containment (drop --no-sandbox)");
+    }
+    // No command may see the results directory it is measured into.
+    if let Command::Run { out: Some(o), .. } | Command::Ws { out: Some(o), .. } = &cli.command {
+        // Not created here (a bad languages file must leave no trace); it
+        // exists by the time a command starts.
+        containment.hide.extend(std::path::absolute(o).ok());
+    }
+    containment
+        .hide
+        .extend(std::path::Path::new("results").canonicalize().ok());
+    let spawner = Spawner::current()?.with_containment(containment);
     match cli.command {
         Command::Run {
             languages,

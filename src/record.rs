@@ -44,10 +44,19 @@ pub enum Status {
     BadExit,
     /// Exit 0 but not the expected output.
     WrongOutput,
+    /// Work escaped the measured process's own accounting: processes still
+    /// running when it exited (killed with its namespace), or a process
+    /// tree that cost far more CPU or memory than the process itself (see
+    /// `tree_cpu_s`, `tree_max_rss_kb`), or a supervisor that lost control.
+    /// The figures are the process's own, flagged.
+    Escaped,
     /// Non-zero exit (or a failed build / prepare step) without the expected output.
     Failed,
     /// Killed by a signal it did not ask for (segfault, abort, OOM kill).
     Crashed,
+    /// Killed by the memory limit (`--memory-limit`): `max_rss_kb` is the
+    /// peak it reached.
+    Oom,
     /// Killed after the per-run timeout.
     Timeout,
     /// Stopped by hand before it finished (a published edition's `999.99`
@@ -65,6 +74,8 @@ impl Status {
             Status::Ok => "ok",
             Status::BadExit => "bad-exit",
             Status::WrongOutput => "wrong-output",
+            Status::Escaped => "escaped",
+            Status::Oom => "oom",
             Status::Failed => "failed",
             Status::Crashed => "crashed",
             Status::Timeout => "timeout",
@@ -83,7 +94,7 @@ impl Status {
     pub fn has_figures(self) -> bool {
         matches!(
             self,
-            Status::Ok | Status::BadExit | Status::WrongOutput | Status::Timeout
+            Status::Ok | Status::BadExit | Status::WrongOutput | Status::Escaped | Status::Timeout
         )
     }
 
@@ -95,7 +106,7 @@ impl Status {
     pub fn settles_cell(self) -> bool {
         matches!(
             self,
-            Status::Timeout | Status::Crashed | Status::Failed | Status::DidNotFinish
+            Status::Timeout | Status::Crashed | Status::Oom | Status::Failed | Status::DidNotFinish
         )
     }
 }
@@ -129,6 +140,13 @@ pub struct RunRecord {
     pub sys_s: f64,
     /// Peak RSS in KB (the larger of the build's and the run's).
     pub max_rss_kb: u64,
+    /// The whole process tree's CPU (user + sys, seconds) and sampled peak
+    /// resident memory (KB), build and run: every process of the run's PID
+    /// namespace, waited for or not. Absent without containment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tree_cpu_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tree_max_rss_kb: Option<u64>,
     /// The build step's share of `wall_s` (variants with a `build` step).
     #[serde(default)]
     pub build_wall_s: Option<f64>,
@@ -176,6 +194,11 @@ pub struct SessionRecord {
     /// processes, swap, ASLR).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hygiene: Option<crate::hygiene::Hygiene>,
+    /// How the commands were contained and the tree measured (namespaces,
+    /// sandbox, memory-limit method, or `--no-sandbox`). Absent in sessions
+    /// from before containment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub containment: Option<String>,
 }
 
 /// A variant as it was at the time of a session.

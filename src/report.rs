@@ -120,6 +120,8 @@ impl Cell {
         let b = self.best.as_ref()?;
         match self.status {
             s if s.has_figures() => Some(b.max_rss_kb),
+            // A crash or a memory kill still shows the peak it reached.
+            Status::Crashed | Status::Oom if b.max_rss_kb > 0 => Some(b.max_rss_kb),
             Status::DidNotFinish if b.max_rss_kb > 0 => Some(b.max_rss_kb),
             _ => None,
         }
@@ -133,6 +135,8 @@ impl Cell {
             Status::Ok => t,
             Status::BadExit => format!("{t} (exit {})", exit_text(exit)),
             Status::WrongOutput => format!("{t} WRONG OUTPUT"),
+            Status::Escaped => format!("{t} ESCAPED"),
+            Status::Oom => "OOM".into(),
             Status::Timeout => format!("TIMEOUT >{t}"),
             Status::Crashed => format!("CRASHED ({})", exit_text(exit)),
             Status::Failed => match exit {
@@ -817,6 +821,8 @@ mod tests {
             sys_s: 0.0,
             max_rss_kb: (wall * 1000.0) as u64,
             build_wall_s: None,
+            tree_cpu_s: None,
+            tree_max_rss_kb: None,
             exit: Some(match status {
                 Status::BadExit => Exit::Exited(25),
                 Status::Crashed => Exit::Signaled(11),

@@ -141,6 +141,7 @@ pub fn default_out(size: Size) -> PathBuf {
 }
 
 /// One command of a run, measured; `Err` only when it could not start.
+#[allow(clippy::too_many_arguments)]
 fn step(
     spawner: &Spawner,
     argv: Vec<String>,
@@ -148,10 +149,19 @@ fn step(
     v: &Variant,
     timeout: Duration,
     cpus: Option<&[usize]>,
+    build: &std::path::Path,
+    prepare_dir: Option<&std::path::Path>,
 ) -> Result<Outcome> {
     let mut req = v.request(argv, cwd);
     req.timeout = Some(timeout);
     req.cpus = cpus.map(<[usize]>::to_vec);
+    // A `prepare` step installs dependencies into the program's directory
+    // (npm ci, pip, go build -o {dir}/bin): it gets the network and that
+    // directory writable; builds and runs get neither.
+    spawner.isolate(&mut req, build, prepare_dir.is_some());
+    if let (Some(sb), Some(dir)) = (req.sandbox.as_mut(), prepare_dir) {
+        sb.writable.push(dir.to_path_buf());
+    }
     let running = spawner.start(&req)?;
     // Forward an interrupt to the command (the agent stops its group).
     let done = Arc::new(AtomicBool::new(false));
@@ -213,6 +223,13 @@ struct Totals {
     user: Duration,
     sys: Duration,
     rss: u64,
+    /// The whole trees' CPU, peak memory (summed) and largest single
+    /// process peak (contained runs).
+    tree: Option<(Duration, u64, u64)>,
+    /// Processes left running after a step's command ended.
+    leftovers: u32,
+    /// A supervisor that lost control.
+    escaped: bool,
 }
 
 impl Totals {
@@ -221,6 +238,58 @@ impl Totals {
         self.user += o.user;
         self.sys += o.sys;
         self.rss = self.rss.max(o.max_rss_kb);
+        if let Some(t) = o.tree {
+            let (cpu, rss, single) = self.tree.unwrap_or_default();
+            self.tree = Some((
+                cpu + t.user + t.sys,
+                rss.max(t.max_rss_kb),
+                single.max(t.max_single_rss_kb),
+            ));
+        }
+        self.leftovers += o.leftovers;
+        self.escaped |= o.escaped;
+    }
+
+    /// Why this run's work escaped the process's own figures, if it did
+    /// (issue #9, attack 4): processes left running, or work done by
+    /// processes nobody waited for that cost far more than the process
+    /// itself — more than 0.5 s and 50 % more CPU, or one such process
+    /// holding more than 50 MB and twice the process's own peak. (Children
+    /// the process waited for are in its own `wait4` figures already; a
+    /// compiler's parallel jobs make the tree's *summed* memory larger than
+    /// any one process's, which is recorded, not flagged.)
+    fn escape_note(&self) -> (Option<String>, Option<String>) {
+        let own_cpu = (self.user + self.sys).as_secs_f64();
+        let mut why = Vec::new();
+        if self.escaped {
+            why.push("its supervisor lost control and was killed".to_string());
+        }
+        if let Some((cpu, _, single)) = self.tree {
+            let cpu = cpu.as_secs_f64();
+            if cpu - own_cpu > 0.5f64.max(0.5 * own_cpu) {
+                why.push(format!(
+                    "its process tree used {cpu:.2} s CPU, the process itself {own_cpu:.2} s"
+                ));
+            }
+            if single > 2 * self.rss && single - self.rss > 50 * 1024 {
+                why.push(format!(
+                    "a process it did not wait for peaked at {} KB, the process itself at {} KB",
+                    thousands(single),
+                    thousands(self.rss)
+                ));
+            }
+        }
+        // Processes left running are killed with the namespace whatever
+        // they do (a daemon such as Erlang's epmd, or a fork-walker): a note,
+        // and `escaped` only if they did real work (the rules above).
+        let left = (self.leftovers > 0).then(|| {
+            format!(
+                "{} process(es) still running when it exited (killed with its namespace)",
+                self.leftovers
+            )
+        });
+        let escaped = (!why.is_empty()).then(|| format!("escaped: {}", why.join("; ")));
+        (escaped, left)
     }
 }
 
@@ -259,6 +328,8 @@ impl CellCtx<'_> {
             sys_s: 0.0,
             max_rss_kb: 0,
             build_wall_s: None,
+            tree_cpu_s: None,
+            tree_max_rss_kb: None,
             exit: None,
             status,
             detail,
@@ -300,6 +371,8 @@ impl CellCtx<'_> {
                 self.variant,
                 left,
                 self.cpus,
+                build_dir.path(),
+                None,
             ) {
                 Ok(o) => o,
                 Err(e) => {
@@ -331,6 +404,8 @@ impl CellCtx<'_> {
         rec.user_s = totals.user.as_secs_f64();
         rec.sys_s = totals.sys.as_secs_f64();
         rec.max_rss_kb = totals.rss;
+        rec.tree_cpu_s = totals.tree.map(|(cpu, _, _)| cpu.as_secs_f64());
+        rec.tree_max_rss_kb = totals.tree.map(|(_, rss, _)| rss);
         if let Some(o) = last {
             let expected = verify::expected(self.bench, self.n()).unwrap_or_default();
             let check = verify::check(&expected, &o.stdout.bytes, o.stdout.truncated());
@@ -342,6 +417,10 @@ impl CellCtx<'_> {
                     Some(format!("right output but {}; {}", o.exit, stderr_tail(&o)))
                 }
                 Status::Timeout => Some(format!("killed after {:.0} s", timeout.as_secs_f64())),
+                Status::Oom => Some(format!(
+                    "killed by the memory limit at a tree peak of {} KB",
+                    thousands(totals.tree.map_or(0, |t| t.1))
+                )),
                 _ => Some(format!(
                     "{}; {}{}",
                     o.exit,
@@ -352,13 +431,26 @@ impl CellCtx<'_> {
                         .unwrap_or_default()
                 )),
             };
-            if o.leftovers > 0 {
-                let note = format!("killed {} leftover process(es) after the run", o.leftovers);
+            let (escaped, left) = totals.escape_note();
+            if escaped.is_some()
+                && matches!(
+                    rec.status,
+                    Status::Ok | Status::BadExit | Status::WrongOutput
+                )
+            {
+                rec.status = Status::Escaped;
+            }
+            for note in [escaped, left].into_iter().flatten() {
                 rec.detail = Some(match rec.detail {
                     Some(d) => format!("{d}; {note}"),
                     None => note,
                 });
             }
+        } else if rec.status == Status::Oom {
+            rec.detail = Some(format!(
+                "build killed by the memory limit; {}",
+                rec.detail.unwrap_or_default()
+            ));
         }
         Ok(rec)
     }
@@ -382,6 +474,8 @@ pub fn prepare(
             variant,
             timeout,
             None,
+            dir.path(),
+            Some(std::path::Path::new(&vars.dir)),
         )
         .map_err(|e| format!("prepare `{}`: {e:#}", t.text))?;
         if o.timed_out {
@@ -400,6 +494,9 @@ pub fn prepare(
 }
 
 fn classify(o: &Outcome, output_ok: bool) -> Status {
+    if o.oom {
+        return Status::Oom;
+    }
     if o.timed_out {
         return Status::Timeout;
     }
@@ -508,6 +605,7 @@ pub fn begin_session(
         cpus: params.cpus,
         runs_auto_cv: params.runs_auto_cv,
         hygiene: Some(hygiene),
+        containment: Some(spawner.containment.describe()),
     })?;
     Ok((session, infos))
 }
@@ -711,6 +809,9 @@ mod tests {
             timed_out: false,
             stopped: false,
             leftovers: 0,
+            tree: None,
+            oom: false,
+            escaped: false,
             stdout: Captured::default(),
             stderr: Captured {
                 bytes: stderr.as_bytes().to_vec(),

@@ -232,6 +232,8 @@ mod tests {
             sys_s: 0.0,
             max_rss_kb: 1000,
             build_wall_s: None,
+            tree_cpu_s: None,
+            tree_max_rss_kb: None,
             exit: Some(crate::spawn::Exit::Exited(0)),
             status: Status::Ok,
             detail: None,

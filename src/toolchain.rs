@@ -35,6 +35,8 @@ pub fn version(spawner: &Spawner, v: &Variant) -> Result<String> {
     let dir = crate::scratch::dir("probe")?;
     let mut req = v.request(v.version.expand(&Default::default()), dir.path());
     req.timeout = Some(Duration::from_secs(120));
+    // A version probe runs the entry's code: same sandbox as its runs.
+    spawner.isolate(&mut req, dir.path(), false);
     let out = spawner.run(&req)?;
     let text = format!("{}\n{}", out.stdout.text(), out.stderr.text());
     match v.parse_version(&text) {

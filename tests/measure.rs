@@ -8,10 +8,12 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::*;
-use langbench::spawn::{Exit, Request, Spawner};
+use langbench::spawn::{Containment, Exit, Request, Spawner};
 
+/// Contained and sandboxed, as `langbench run` spawns (issue #9): the
+/// figures must stay those of /usr/bin/time.
 fn spawner() -> Spawner {
-    Spawner::new(bin())
+    Spawner::new(bin()).with_containment(Containment::full())
 }
 
 fn gnu_time_rss(args: &[&str]) -> u64 {
@@ -27,8 +29,11 @@ fn gnu_time_rss(args: &[&str]) -> u64 {
 }
 
 fn measured_rss(args: &[&str]) -> u64 {
-    let req = Request::new(args.iter().map(|s| s.to_string()).collect(), &repo());
-    let o = spawner().run(&req).unwrap();
+    let build = tempfile::tempdir().unwrap();
+    let mut req = Request::new(args.iter().map(|s| s.to_string()).collect(), &repo());
+    let s = spawner();
+    s.isolate(&mut req, build.path(), false);
+    let o = s.run(&req).unwrap();
     assert_eq!(o.exit, Exit::Exited(0), "{:?}", o.stderr.text());
     o.max_rss_kb
 }

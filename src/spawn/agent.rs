@@ -25,15 +25,36 @@
 use std::ffi::{CString, OsString};
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
 
-const REPORT_FD: i32 = 3;
+pub(crate) const REPORT_FD: i32 = 3;
 
-struct Args {
-    cpus: Vec<usize>,
-    timeout_ms: u64,
-    grace_ms: u64,
-    parent: i32,
-    argv: Vec<CString>,
+pub(crate) struct Args {
+    pub cpus: Vec<usize>,
+    pub timeout_ms: u64,
+    pub grace_ms: u64,
+    pub parent: i32,
+    pub argv: Vec<CString>,
+    /// Own PID (and mount) namespace behind an init of ours (`contain.rs`).
+    pub contain: bool,
+    /// Also the filesystem/network sandbox.
+    pub isolate: bool,
+    /// Keep the host's network (ws servers) instead of a private loopback.
+    pub net: bool,
+    /// Writable directories inside the sandbox.
+    pub rw: Vec<PathBuf>,
+    /// Directories that must stay readable although under /tmp.
+    pub ro: Vec<PathBuf>,
+    /// Directories covered by an empty read-only tmpfs.
+    pub hide: Vec<PathBuf>,
+    /// HOME inside the sandbox, and the real one whose caches it overlays.
+    pub home: Option<PathBuf>,
+    pub real_home: Option<PathBuf>,
+    /// Kill the tree when its sampled resident memory passes this (KB).
+    pub mem_kb: u64,
+    /// KEY=VALUE set for the command only (contained runs: neither the
+    /// agent nor init carry the entry's environment).
+    pub setenv: Vec<CString>,
 }
 
 fn parse(args: &[OsString]) -> Result<Args, String> {
@@ -41,6 +62,11 @@ fn parse(args: &[OsString]) -> Result<Args, String> {
     let mut grace_ms = 2000;
     let mut parent = 0;
     let mut cpus = Vec::new();
+    let (mut contain, mut isolate, mut net) = (false, false, false);
+    let (mut rw, mut ro, mut hide) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut home, mut real_home) = (None, None);
+    let mut mem_kb = 0;
+    let mut setenv = Vec::new();
     let mut i = 0;
     while i < args.len() {
         let a = args[i].to_string_lossy();
@@ -50,7 +76,32 @@ fn parse(args: &[OsString]) -> Result<Args, String> {
                 .and_then(|v| v.parse().ok())
                 .ok_or_else(|| format!("{a} needs a number"))
         };
+        let path = |j: usize| -> Result<PathBuf, String> {
+            args.get(j)
+                .map(PathBuf::from)
+                .ok_or_else(|| format!("{a} needs a path"))
+        };
         match a.as_ref() {
+            "--contain" | "--isolate" | "--net" => {
+                match a.as_ref() {
+                    "--contain" => contain = true,
+                    "--isolate" => isolate = true,
+                    _ => net = true,
+                }
+                i += 1;
+                continue;
+            }
+            "--rw" => rw.push(path(i + 1)?),
+            "--hide" => hide.push(path(i + 1)?),
+            "--ro" => ro.push(path(i + 1)?),
+            "--home" => home = Some(path(i + 1)?),
+            "--real-home" => real_home = Some(path(i + 1)?),
+            "--mem-kb" => mem_kb = num(i + 1)?,
+            "--setenv" => setenv.push(
+                args.get(i + 1)
+                    .and_then(|v| CString::new(v.as_bytes()).ok())
+                    .ok_or("--setenv needs KEY=VALUE")?,
+            ),
             "--timeout-ms" => timeout_ms = num(i + 1)?,
             "--grace-ms" => grace_ms = num(i + 1)?,
             "--parent" => parent = num(i + 1)? as i32,
@@ -80,6 +131,16 @@ fn parse(args: &[OsString]) -> Result<Args, String> {
                     grace_ms,
                     parent,
                     argv,
+                    contain: contain || isolate,
+                    isolate,
+                    net,
+                    rw,
+                    ro,
+                    hide,
+                    home,
+                    real_home,
+                    mem_kb,
+                    setenv,
                 });
             }
             other => return Err(format!("unknown agent argument {other}")),
@@ -89,7 +150,7 @@ fn parse(args: &[OsString]) -> Result<Args, String> {
     Err("missing -- COMMAND".into())
 }
 
-fn now_ns() -> u128 {
+pub(crate) fn now_ns() -> u128 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
@@ -99,14 +160,14 @@ fn now_ns() -> u128 {
     ts.tv_sec as u128 * 1_000_000_000 + ts.tv_nsec as u128
 }
 
-fn report(line: &str) {
+pub(crate) fn report(line: &str) {
     // fd 3 is set up by langbench; writing the whole line at once keeps
     // lines atomic (they are far below PIPE_BUF).
     // SAFETY: plain write(2) of a valid buffer.
     unsafe { libc::write(REPORT_FD, line.as_ptr().cast(), line.len()) };
 }
 
-fn errno() -> i32 {
+pub(crate) fn errno() -> i32 {
     std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
 }
 
@@ -123,6 +184,19 @@ pub fn main(args: &[OsString]) -> ! {
     std::process::exit(run(args))
 }
 
+/// The signals the agent (and init) take with `sigtimedwait`.
+pub(crate) fn handled_signals() -> libc::sigset_t {
+    // SAFETY: sigset manipulation on a value we own.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for s in [libc::SIGCHLD, libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+            libc::sigaddset(&mut set, s);
+        }
+        set
+    }
+}
+
 fn run(args: Args) -> i32 {
     // SAFETY: all libc calls below follow their documented contracts; the
     // child side of fork only calls async-signal-safe functions.
@@ -134,13 +208,12 @@ fn run(args: Args) -> i32 {
         }
         libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1);
 
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        for s in [libc::SIGCHLD, libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
-            libc::sigaddset(&mut set, s);
-        }
+        let set = handled_signals();
         let mut old: libc::sigset_t = std::mem::zeroed();
         libc::sigprocmask(libc::SIG_BLOCK, &set, &mut old);
+        if args.contain {
+            return super::contain::agent(args);
+        }
 
         let mut argv_ptrs: Vec<*const libc::c_char> =
             args.argv.iter().map(|c| c.as_ptr()).collect();

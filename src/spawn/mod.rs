@@ -8,6 +8,7 @@
 //! its rusage on a pipe (fd 3 in the agent).
 
 pub mod agent;
+pub mod contain;
 
 use std::io::{BufRead, BufReader, Read};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -43,6 +44,86 @@ pub struct Request {
     pub capture: bool,
     /// Pin the command to these CPUs.
     pub cpus: Option<Vec<usize>>,
+    /// The filesystem/network sandbox (see `Spawner::isolate`); `None`: the
+    /// command sees the machine (still in its own PID namespace when the
+    /// spawner contains).
+    pub sandbox: Option<Sandbox>,
+    /// The languages file's directory: kept readable in the sandbox.
+    pub readable_root: Option<PathBuf>,
+}
+
+/// What a sandboxed command may touch. Everything else is read-only, /tmp
+/// and /dev/shm are private, `hide` is invisible, and (without `network`)
+/// the network is a private loopback.
+#[derive(Debug, Clone, Default)]
+pub struct Sandbox {
+    /// Writable, at their own paths (the build directory).
+    pub writable: Vec<PathBuf>,
+    /// Readable even if they lie in the machine's /tmp (the command's
+    /// working directory, the languages file's directory).
+    pub readable: Vec<PathBuf>,
+    /// HOME inside the sandbox (in the build directory); the toolchain
+    /// caches of the real HOME appear in it as throw-away overlays.
+    pub home: PathBuf,
+    /// Keep the host's network (WebSocket servers).
+    pub network: bool,
+}
+
+/// How commands are contained: recorded in every session.
+#[derive(Debug, Clone, Default)]
+pub struct Containment {
+    /// PID + mount namespaces behind langbench's init, tree measured and
+    /// killed by the kernel. `false`: `--no-sandbox`, the old process group
+    /// + subreaper + sweep.
+    pub namespaces: bool,
+    /// Filesystem/network isolation of benchmark runs, builds and version
+    /// probes.
+    pub isolate: bool,
+    /// Paths no command may see (the results directory).
+    pub hide: Vec<PathBuf>,
+    /// Kill a tree whose sampled resident memory passes this (KB).
+    pub memory_limit_kb: Option<u64>,
+}
+
+impl Containment {
+    /// The default: everything on (needs root or unprivileged user
+    /// namespaces).
+    pub fn full() -> Self {
+        Containment {
+            namespaces: true,
+            isolate: true,
+            hide: Vec::new(),
+            memory_limit_kb: None,
+        }
+    }
+
+    pub fn none() -> Self {
+        Containment::default()
+    }
+
+    /// One line for the session record.
+    pub fn describe(&self) -> String {
+        if !self.namespaces {
+            return "none (--no-sandbox): process group + subreaper + sweep; no tree figures, no memory limit".into();
+        }
+        let mut s = String::from(
+            "PID + mount namespace behind langbench's init (the kernel kills the whole tree); \
+             tree CPU from init's RUSAGE_CHILDREN (exact), tree memory by sampling the namespace's /proc every 50 ms (sum of RSS); no cgroup",
+        );
+        if self.isolate {
+            s.push_str(
+                "; sandbox: read-only filesystem, private /tmp and /dev/shm, writable build dir, \
+                 HOME in the build dir with toolchain caches as throw-away overlays, results directory hidden, \
+                 no network (private loopback), clean environment, no capabilities",
+            );
+        }
+        if let Some(kb) = self.memory_limit_kb {
+            s.push_str(&format!(
+                "; memory limit {kb} KB on the sampled tree RSS (killed within 50 ms of passing it)"
+            ));
+        }
+        s
+    }
 }
 
 impl Request {
@@ -55,6 +136,8 @@ impl Request {
             grace: Duration::from_secs(2),
             capture: true,
             cpus: None,
+            sandbox: None,
+            readable_root: None,
         }
     }
 }
@@ -126,8 +209,27 @@ pub struct Outcome {
     /// Processes that were still alive after the command ended and had to
     /// be killed (daemonized or stray children).
     pub leftovers: u32,
+    /// The whole process tree (contained runs only): CPU of every process
+    /// that ran in the namespace, and its sampled peak resident memory.
+    pub tree: Option<TreeUsage>,
+    /// Killed by the memory limit.
+    pub oom: bool,
+    /// The supervisor (init) lost control and was killed from outside.
+    pub escaped: bool,
     pub stdout: Captured,
     pub stderr: Captured,
+}
+
+/// CPU and memory of a whole contained process tree.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TreeUsage {
+    pub user: Duration,
+    pub sys: Duration,
+    pub max_rss_kb: u64,
+    /// The largest peak of any single process of the tree (the command with
+    /// the descendants it waited for, or an orphan): above the command's
+    /// own, a process nobody waited for held more than the measured one.
+    pub max_single_rss_kb: u64,
 }
 
 /// Starts agents. `exe` is the langbench binary (the running one, or the one
@@ -135,11 +237,40 @@ pub struct Outcome {
 #[derive(Debug, Clone)]
 pub struct Spawner {
     exe: PathBuf,
+    pub containment: Containment,
 }
 
 impl Spawner {
+    /// A spawner without containment (as before issue #9).
     pub fn new(exe: impl Into<PathBuf>) -> Self {
-        Spawner { exe: exe.into() }
+        Spawner {
+            exe: exe.into(),
+            containment: Containment::none(),
+        }
+    }
+
+    pub fn with_containment(mut self, c: Containment) -> Self {
+        self.containment = c;
+        self
+    }
+
+    /// Puts `req` in the sandbox (when this spawner isolates): `build` is
+    /// its writable directory (HOME goes in it), `network` keeps the host's
+    /// network. The environment becomes PATH, HOME, LANG=C.UTF-8,
+    /// TMPDIR=/tmp and the entry's own `env` (already in `req.env`).
+    pub fn isolate(&self, req: &mut Request, build: &Path, network: bool) {
+        if !(self.containment.namespaces && self.containment.isolate) {
+            return;
+        }
+        req.sandbox = Some(Sandbox {
+            writable: vec![build.to_path_buf()],
+            readable: [Some(req.cwd.clone()), req.readable_root.clone()]
+                .into_iter()
+                .flatten()
+                .collect(),
+            home: build.join(".home"),
+            network,
+        });
     }
 
     /// The spawner of the running langbench binary.
@@ -171,10 +302,55 @@ impl Spawner {
             let list: Vec<String> = cpus.iter().map(|c| c.to_string()).collect();
             cmd.arg("--cpus").arg(list.join(","));
         }
+        let c = &self.containment;
+        if c.namespaces {
+            cmd.arg("--contain");
+            if let Some(kb) = c.memory_limit_kb {
+                cmd.arg("--mem-kb").arg(kb.to_string());
+            }
+        }
+        if let (true, Some(sb)) = (c.namespaces, &req.sandbox) {
+            cmd.arg("--isolate");
+            if sb.network {
+                cmd.arg("--net");
+            }
+            for w in &sb.writable {
+                cmd.arg("--rw").arg(w);
+            }
+            for r in &sb.readable {
+                if !sb.writable.contains(r) {
+                    cmd.arg("--ro").arg(r);
+                }
+            }
+            for h in &c.hide {
+                cmd.arg("--hide").arg(h);
+            }
+            cmd.arg("--home").arg(&sb.home);
+            if let Some(real) = std::env::var_os("HOME") {
+                cmd.arg("--real-home").arg(real);
+            }
+            // The documented clean environment.
+            cmd.env_clear()
+                .env(
+                    "PATH",
+                    std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into()),
+                )
+                .env("HOME", &sb.home)
+                .env("LANG", "C.UTF-8")
+                .env("TMPDIR", "/tmp");
+        }
+        if c.namespaces {
+            // Only the command gets the entry's environment, not the agent
+            // or init.
+            for (k, v) in &req.env {
+                cmd.arg("--setenv").arg(format!("{k}={v}"));
+            }
+        } else {
+            cmd.envs(req.env.iter().map(|(k, v)| (k, v)));
+        }
         cmd.arg("--")
             .args(&req.argv)
             .current_dir(&req.cwd)
-            .envs(req.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null());
         if req.capture {
             cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
@@ -352,6 +528,23 @@ fn parse_done(rest: &str, stdout: Captured, stderr: Captured) -> Result<Outcome>
     let timed_out = get("timed_out")? != 0;
     let stopped = get("stopped")? != 0;
     let leftovers = get("leftovers")? as u32;
+    // Contained runs add the tree and the memory-limit verdict.
+    let tree = match (
+        get("tree_utime_us"),
+        get("tree_stime_us"),
+        get("tree_rss_kb"),
+        get("tree_single_kb"),
+    ) {
+        (Ok(u), Ok(s), Ok(r), Ok(single)) => Some(TreeUsage {
+            user: Duration::from_micros(u),
+            sys: Duration::from_micros(s),
+            max_rss_kb: r,
+            max_single_rss_kb: single,
+        }),
+        _ => None,
+    };
+    let oom = get("oom").unwrap_or(0) != 0;
+    let escaped = get("escaped").unwrap_or(0) != 0;
     Ok(Outcome {
         exit,
         wall,
@@ -361,6 +554,9 @@ fn parse_done(rest: &str, stdout: Captured, stderr: Captured) -> Result<Outcome>
         timed_out,
         stopped,
         leftovers,
+        tree,
+        oom,
+        escaped,
         stdout,
         stderr,
     })

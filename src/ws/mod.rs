@@ -359,6 +359,9 @@ impl Ctx<'_> {
         };
         let mut req = v.request(v.run.expand(&vars), &v.cwd(&vars));
         req.grace = Duration::from_secs(5);
+        // Sandboxed like the CPU runs, but on the host's network: the load
+        // client reaches it on 127.0.0.1.
+        self.spawner.isolate(&mut req, build.path(), true);
         if let Some((server_cpus, _)) = &self.split {
             req.cpus = Some(server_cpus.clone());
         }

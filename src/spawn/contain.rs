@@ -1,0 +1,805 @@
+//! Kernel-enforced containment (issue #9): the measured command runs in its
+//! own PID namespace (and, when isolated, mount and network namespaces),
+//! behind a tiny init of ours.
+//!
+//! ```text
+//! langbench ── agent (`__spawn`, outside) ── init (pid 1 inside) ── command (pid 2)
+//! ```
+//!
+//! - The agent `unshare`s the namespaces and forks init. It relays init's
+//!   report lines to langbench (translating the command's pid to the outer
+//!   pid namespace), forwards stop requests to init, and is the backstop: if
+//!   init does not report by the timeout plus a margin, it SIGKILLs init,
+//!   and the kernel then kills every process of the namespace.
+//! - init (pid 1 of the namespace) sets up the filesystem view, forks the
+//!   command into its own process group, and does what the agent did before:
+//!   `wait4` on the command itself (so its rusage — the table's figure — is
+//!   exactly what `/usr/bin/time` reports), the timeout, the stop request.
+//!   Being pid 1 it is the reaper of every orphan of the namespace; its own
+//!   RUSAGE_CHILDREN at the end is the CPU time of the *whole tree* (every
+//!   process of the namespace is reaped by it or by one of its descendants,
+//!   including the ones the kernel kills when init exits: those are reaped by
+//!   init in `zap_pid_ns_processes`, before the agent's `wait4`, so the
+//!   agent's rusage of init covers them too). It samples the tree's resident
+//!   memory from its own /proc (which lists only the namespace) every 50 ms,
+//!   and enforces `--mem-kb` on that sum.
+//! - Processes inside cannot signal init (the kernel drops signals to a
+//!   namespace's init that it has no handler for: ours are blocked and taken
+//!   with `sigtimedwait`, and init only obeys the ones whose `si_pid` is 0,
+//!   i.e. that came from outside the namespace), cannot see the agent or
+//!   langbench (the namespace's /proc), and die with init: when init exits
+//!   the kernel SIGKILLs everything left in the namespace, whatever process
+//!   group, session or parent it chose.
+//!
+//! Hand-written with libc rather than the nix crate: this is the agent's
+//! post-fork code (async-signal-safe calls only, nothing allocated between
+//! fork and exec), the rest of the agent is already plain libc, and
+//! `mount_setattr` (recursive read-only in one call) is not in nix.
+
+use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use super::agent::{Args, errno, now_ns, report};
+
+/// Directories under the maintainer's HOME that hold toolchain caches and
+/// stores. Each one that exists is mounted, inside the sandbox's HOME, as an
+/// overlay: the real directory is the read-only lower layer (so the cache is
+/// warm: `go run` does not rebuild its standard library, Maven does not
+/// download), and writes land in an upper layer on the run's private /tmp,
+/// thrown away when the run ends (so no program can poison the cache for
+/// the next variant).
+pub const CACHE_DIRS: &[&str] = &[
+    ".cache/go-build",
+    ".cache/crystal",
+    ".cache/nim",
+    ".cache/zig",
+    ".cache/deno",
+    ".cache/pip",
+    ".m2",
+    ".gradle",
+    ".npm",
+    ".nimble",
+    ".cargo",
+    ".rustup",
+    ".pyenv",
+    ".julia",
+    ".dotnet",
+    ".ghcup",
+    ".cabal",
+    ".stack",
+    "go",
+];
+
+/// Interval of the tree's memory sampling (and of the memory limit check).
+const SAMPLE_NS: u128 = 50_000_000;
+
+fn cstr(p: &Path) -> CString {
+    CString::new(p.as_os_str().as_bytes()).unwrap_or_default()
+}
+
+unsafe fn mount(src: &str, target: &Path, fstype: &str, flags: libc::c_ulong, data: &str) -> i32 {
+    let src = CString::new(src).unwrap_or_default();
+    let fstype = CString::new(fstype).unwrap_or_default();
+    let data = CString::new(data).unwrap_or_default();
+    let target = cstr(target);
+    // SAFETY: valid NUL-terminated strings.
+    unsafe {
+        libc::mount(
+            src.as_ptr(),
+            target.as_ptr(),
+            fstype.as_ptr(),
+            flags,
+            data.as_ptr().cast(),
+        )
+    }
+}
+
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+const MOUNT_ATTR_RDONLY: u64 = 0x1;
+const AT_RECURSIVE: libc::c_int = 0x8000;
+
+/// `mount_setattr(2)` (Linux 5.12): set or clear read-only on a mount, or on
+/// a whole tree of mounts in one call.
+fn set_readonly(path: &Path, readonly: bool, recursive: bool) -> i32 {
+    let attr = MountAttr {
+        attr_set: if readonly { MOUNT_ATTR_RDONLY } else { 0 },
+        attr_clr: if readonly { 0 } else { MOUNT_ATTR_RDONLY },
+        propagation: 0,
+        userns_fd: 0,
+    };
+    let p = cstr(path);
+    // SAFETY: plain syscall with a valid path and attribute struct.
+    unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            libc::AT_FDCWD,
+            p.as_ptr(),
+            if recursive { AT_RECURSIVE } else { 0 },
+            &attr as *const MountAttr,
+            std::mem::size_of::<MountAttr>(),
+        ) as i32
+    }
+}
+
+fn mkdir_p(p: &Path) {
+    let _ = std::fs::create_dir_all(p);
+}
+
+/// Builds the program's view of the filesystem, inside the new mount
+/// namespace (called by init, before the command is forked):
+/// everything read-only; a private tmpfs on /tmp and /dev/shm; the
+/// writable directories (the build directory) bound read-write at their own
+/// paths; HOME with the toolchain caches as throw-away overlays; the hidden
+/// paths (the results directory) covered by an empty read-only tmpfs; and a
+/// /proc that shows only the namespace.
+fn build_view(args: &Args) -> Result<(), String> {
+    let fail = |what: &str, p: &Path| {
+        format!(
+            "sandbox: {what} {}: {}",
+            p.display(),
+            std::io::Error::from_raw_os_error(errno())
+        )
+    };
+    let cwd = std::env::current_dir().map_err(|e| format!("sandbox: cwd: {e}"))?;
+    // SAFETY: mount(2) calls with valid arguments.
+    unsafe {
+        if mount(
+            "none",
+            Path::new("/"),
+            "",
+            libc::MS_REC | libc::MS_PRIVATE,
+            "",
+        ) != 0
+        {
+            return Err(fail("make private", Path::new("/")));
+        }
+        // The writable directories may lie under /tmp, which is about to be
+        // covered: hold them by fd and bind them back from there.
+        let mut held_ro = Vec::new();
+        for r in &args.ro {
+            let fd = libc::open(
+                cstr(r).as_ptr(),
+                libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+            );
+            if fd >= 0 {
+                held_ro.push((r.clone(), fd));
+            }
+        }
+        let mut held = Vec::new();
+        for w in &args.rw {
+            let fd = libc::open(
+                cstr(w).as_ptr(),
+                libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+            );
+            if fd < 0 {
+                return Err(fail("open writable dir", w));
+            }
+            held.push((w.clone(), fd));
+        }
+        if set_readonly(Path::new("/"), true, true) != 0 {
+            return Err(fail("make read-only", Path::new("/")));
+        }
+        let tmpfs_flags = libc::MS_NOSUID | libc::MS_NODEV;
+        if mount(
+            "tmpfs",
+            Path::new("/tmp"),
+            "tmpfs",
+            tmpfs_flags,
+            "mode=1777",
+        ) != 0
+        {
+            return Err(fail("mount tmpfs on", Path::new("/tmp")));
+        }
+        if Path::new("/dev/shm").is_dir() {
+            let _ = mount(
+                "tmpfs",
+                Path::new("/dev/shm"),
+                "tmpfs",
+                tmpfs_flags,
+                "mode=1777",
+            );
+        }
+        // Readable directories that lived under /tmp (a languages file in a
+        // temporary directory): bound back, read-only like their source.
+        for (r, fd) in &held_ro {
+            if r.starts_with("/tmp") || r.starts_with("/dev/shm") {
+                mkdir_p(r);
+                let src = format!("/proc/self/fd/{fd}");
+                if mount(&src, r, "", libc::MS_BIND | libc::MS_REC, "") != 0 {
+                    return Err(fail("bind readable dir", r));
+                }
+            }
+            libc::close(*fd);
+        }
+        for (w, fd) in &held {
+            mkdir_p(w);
+            let src = format!("/proc/self/fd/{fd}");
+            if mount(&src, w, "", libc::MS_BIND, "") != 0 {
+                return Err(fail("bind writable dir", w));
+            }
+            if set_readonly(w, false, false) != 0 {
+                return Err(fail("make writable", w));
+            }
+            libc::close(*fd);
+        }
+        if let (Some(home), Some(real)) = (&args.home, &args.real_home) {
+            mkdir_p(home);
+            for (i, dir) in CACHE_DIRS.iter().enumerate() {
+                let lower = real.join(dir);
+                let s = lower.to_string_lossy();
+                if !lower.is_dir() || s.contains([',', ':', '\\']) {
+                    continue;
+                }
+                let layer = PathBuf::from(format!("/tmp/.langbench-cache/{i}"));
+                let (up, work) = (layer.join("up"), layer.join("work"));
+                mkdir_p(&up);
+                mkdir_p(&work);
+                let target = home.join(dir);
+                mkdir_p(&target);
+                let opts = format!(
+                    "lowerdir={s},upperdir={},workdir={}",
+                    up.display(),
+                    work.display()
+                );
+                if mount("overlay", &target, "overlay", 0, &opts) != 0 {
+                    return Err(fail("overlay cache", &target));
+                }
+            }
+        }
+        for h in &args.hide {
+            if h.is_dir() {
+                let _ = mount(
+                    "tmpfs",
+                    h,
+                    "tmpfs",
+                    libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
+                    "size=4k,mode=0555",
+                );
+            }
+        }
+        if mount(
+            "proc",
+            Path::new("/proc"),
+            "proc",
+            libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+            "",
+        ) != 0
+        {
+            return Err(fail("mount", Path::new("/proc")));
+        }
+        // Resolve the working directory again through the new mounts (the
+        // old handle points into the now read-only /tmp).
+        if libc::chdir(cstr(&cwd).as_ptr()) != 0 {
+            return Err(fail("chdir", &cwd));
+        }
+    }
+    Ok(())
+}
+
+/// Brings the loopback interface of a fresh network namespace up, so that
+/// a program may still talk to itself on 127.0.0.1 (nothing else exists).
+fn loopback_up() {
+    // SAFETY: ioctl on a socket we own, with a zeroed ifreq naming "lo".
+    unsafe {
+        let s = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
+        if s < 0 {
+            return;
+        }
+        let mut ifr: libc::ifreq = std::mem::zeroed();
+        for (d, c) in ifr.ifr_name.iter_mut().zip(b"lo\0") {
+            *d = *c as libc::c_char;
+        }
+        if libc::ioctl(s, libc::SIOCGIFFLAGS, &mut ifr) == 0 {
+            ifr.ifr_ifru.ifru_flags |= libc::IFF_UP as libc::c_short;
+            libc::ioctl(s, libc::SIOCSIFFLAGS, &ifr);
+        }
+        libc::close(s);
+    }
+}
+
+/// Drops every capability for good (bounding set included, no new
+/// privileges), so that a command running as root inside the sandbox cannot
+/// undo it: no remount, no umount of the hiding tmpfs, no ptrace of init.
+/// Called in the command's child before exec; async-signal-safe syscalls.
+unsafe fn drop_capabilities() {
+    // SAFETY: prctl/capset with valid arguments.
+    unsafe {
+        for cap in 0..64 {
+            libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0);
+        }
+        libc::prctl(
+            libc::PR_CAP_AMBIENT,
+            libc::PR_CAP_AMBIENT_CLEAR_ALL,
+            0,
+            0,
+            0,
+        );
+        #[repr(C)]
+        struct Header {
+            version: u32,
+            pid: i32,
+        }
+        #[repr(C)]
+        struct Data {
+            effective: u32,
+            permitted: u32,
+            inheritable: u32,
+        }
+        let h = Header {
+            version: 0x2008_0522, // _LINUX_CAPABILITY_VERSION_3
+            pid: 0,
+        };
+        let d = [
+            Data {
+                effective: 0,
+                permitted: 0,
+                inheritable: 0,
+            },
+            Data {
+                effective: 0,
+                permitted: 0,
+                inheritable: 0,
+            },
+        ];
+        libc::syscall(libc::SYS_capset, &h as *const Header, d.as_ptr());
+        libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+    }
+}
+
+/// Sum of the resident memory (KB) of every process of the namespace but
+/// init: what the tree holds right now. Shared pages count once per process
+/// (as in `ps`), so this can overstate a tree that shares a lot.
+fn tree_rss_kb() -> u64 {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    let page_kb = (unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as u64 / 1024).max(1);
+    let mut sum = 0;
+    let mut buf = [0u8; 128];
+    for e in dir.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name.to_str().and_then(|s| s.parse::<i32>().ok()) else {
+            continue;
+        };
+        if pid == 1 {
+            continue;
+        }
+        let path = format!("/proc/{pid}/statm\0");
+        // SAFETY: open/read/close with a NUL-terminated path and our buffer.
+        let n = unsafe {
+            let fd = libc::open(path.as_ptr().cast(), libc::O_RDONLY | libc::O_CLOEXEC);
+            if fd < 0 {
+                continue;
+            }
+            let n = libc::read(fd, buf.as_mut_ptr().cast(), buf.len());
+            libc::close(fd);
+            n
+        };
+        if n <= 0 {
+            continue;
+        }
+        let text = std::str::from_utf8(&buf[..n as usize]).unwrap_or("");
+        if let Some(res) = text
+            .split_whitespace()
+            .nth(1)
+            .and_then(|r| r.parse::<u64>().ok())
+        {
+            sum += res * page_kb;
+        }
+    }
+    sum
+}
+
+/// Processes of the namespace still alive besides init (zombies excluded).
+fn alive_in_namespace() -> u32 {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    dir.flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| pid != 1)
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+                s.iter()
+                    .rposition(|&b| b == b')')
+                    .and_then(|i| s.get(i + 2))
+                    .is_some_and(|&st| st != b'Z' && st != b'X')
+            })
+        })
+        .count() as u32
+}
+
+/// The agent's side: unshare, fork init, relay, backstop. Returns the
+/// agent's exit code.
+pub(crate) fn agent(args: Args) -> i32 {
+    // SAFETY: libc calls with valid arguments; init's and the command's
+    // sides of fork only use what is allowed there (see `init`).
+    unsafe {
+        let mut flags = libc::CLONE_NEWPID | libc::CLONE_NEWNS;
+        if args.isolate {
+            flags |= libc::CLONE_NEWIPC | libc::CLONE_NEWUTS;
+            if !args.net {
+                flags |= libc::CLONE_NEWNET;
+            }
+        }
+        let (uid, gid) = (libc::geteuid(), libc::getegid());
+        if uid != 0 {
+            // Without root, a user namespace (where we are root) grants the
+            // right to create the others.
+            flags |= libc::CLONE_NEWUSER;
+        }
+        if libc::unshare(flags) != 0 {
+            report(&format!(
+                "error cannot create namespaces (try --no-sandbox): {}\n",
+                std::io::Error::from_raw_os_error(errno())
+            ));
+            return 2;
+        }
+        if uid != 0 {
+            let _ = std::fs::write("/proc/self/setgroups", "deny");
+            let _ = std::fs::write("/proc/self/uid_map", format!("{uid} {uid} 1"));
+            let _ = std::fs::write("/proc/self/gid_map", format!("{gid} {gid} 1"));
+        }
+        let mut relay = [0i32; 2];
+        if libc::pipe2(relay.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
+            report(&format!("error pipe2 failed: errno {}\n", errno()));
+            return 2;
+        }
+        let set = super::agent::handled_signals();
+        let init = libc::fork();
+        if init < 0 {
+            report(&format!("error fork failed: errno {}\n", errno()));
+            return 2;
+        }
+        if init == 0 {
+            libc::close(relay[0]);
+            libc::dup2(relay[1], super::agent::REPORT_FD);
+            libc::close(relay[1]);
+            // Dies (and with it the namespace) if the agent dies.
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            libc::prctl(libc::PR_SET_DUMPABLE, 0);
+            libc::_exit(init_main(&args, &set));
+        }
+        libc::close(relay[1]);
+        let code = relay_reports(&args, init, relay[0], &set);
+        libc::close(relay[0]);
+        code
+    }
+}
+
+/// Copies init's report lines to langbench, turning the command's pid inside
+/// the namespace into its pid outside; forwards stop requests; kills init if
+/// it overstays. Returns the agent's exit code.
+unsafe fn relay_reports(args: &Args, init: i32, fd: i32, set: &libc::sigset_t) -> i32 {
+    // SAFETY: plain syscalls on fds and pids we own.
+    unsafe {
+        let t0 = now_ns();
+        // Init enforces the timeout itself; this is the backstop should it
+        // be unable to (e.g. stuck in a mount).
+        let backstop = (args.timeout_ms > 0)
+            .then(|| t0 + (args.timeout_ms as u128 + args.grace_ms as u128 + 10_000) * 1_000_000);
+        let mut line: Vec<u8> = Vec::with_capacity(512);
+        let mut buf = [0u8; 512];
+        let mut got_done = false;
+        let mut killed = false;
+        loop {
+            let mut pfd = libc::pollfd {
+                fd,
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            let r = libc::poll(&mut pfd, 1, 100);
+            if r > 0 {
+                let n = libc::read(fd, buf.as_mut_ptr().cast(), buf.len());
+                if n <= 0 {
+                    break;
+                }
+                for &b in &buf[..n as usize] {
+                    line.push(b);
+                    if b == b'\n' {
+                        let text = String::from_utf8_lossy(&line).into_owned();
+                        if text.starts_with("pid ") {
+                            let outer = outer_pid(init).unwrap_or(init);
+                            report(&format!("pid {outer}\n"));
+                        } else {
+                            got_done |= text.starts_with("done ");
+                            report(&text);
+                        }
+                        line.clear();
+                    }
+                }
+            }
+            // Stop requests (SIGTERM/INT/HUP from langbench): pass to init.
+            let zero = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            };
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            let sig = libc::sigtimedwait(set, &mut info, &zero);
+            if sig == libc::SIGTERM || sig == libc::SIGINT || sig == libc::SIGHUP {
+                libc::kill(init, libc::SIGTERM);
+            }
+            if let Some(b) = backstop
+                && !killed
+                && now_ns() >= b
+            {
+                killed = true;
+                libc::kill(init, libc::SIGKILL);
+            }
+        }
+        let mut status = 0;
+        let mut ru: libc::rusage = std::mem::zeroed();
+        libc::wait4(init, &mut status, 0, &mut ru);
+        if !got_done {
+            // init was killed before it could report: the command escaped
+            // its supervision; the namespace is gone with init.
+            report(&format!(
+                "done signaled 9 wall_ns={} utime_us=0 stime_us=0 maxrss_kb=0 timed_out={} stopped=0 leftovers=0 tree_utime_us={} tree_stime_us={} tree_rss_kb={} tree_single_kb=0 oom=0 escaped=1\n",
+                now_ns() - t0,
+                killed as u8,
+                tv_us(ru.ru_utime),
+                tv_us(ru.ru_stime),
+                ru.ru_maxrss,
+            ));
+        }
+        0
+    }
+}
+
+pub fn tv_us(t: libc::timeval) -> u64 {
+    t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64
+}
+
+/// The command's pid in langbench's namespace: init's only child.
+fn outer_pid(init: i32) -> Option<i32> {
+    let s = std::fs::read_to_string(format!("/proc/{init}/task/{init}/children")).ok()?;
+    s.split_whitespace().next()?.parse().ok()
+}
+
+/// pid 1 of the namespace. Never returns normally: its exit code goes to
+/// `_exit`, and its exit makes the kernel kill the rest of the namespace.
+unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
+    // SAFETY: see `agent`.
+    unsafe {
+        if args.isolate {
+            if let Err(e) = build_view(args) {
+                report(&format!("error {e}\n"));
+                return 2;
+            }
+            if !args.net {
+                loopback_up();
+            }
+        } else if mount(
+            "none",
+            Path::new("/"),
+            "",
+            libc::MS_REC | libc::MS_PRIVATE,
+            "",
+        ) != 0
+            || mount(
+                "proc",
+                Path::new("/proc"),
+                "proc",
+                libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                "",
+            ) != 0
+        {
+            // Only the PID namespace: still a /proc of our own (in our own
+            // mount namespace) so that the tree is sampled, and counted, here.
+            report(&format!("error sandbox: mount /proc: errno {}\n", errno()));
+            return 2;
+        }
+        let mut argv_ptrs: Vec<*const libc::c_char> =
+            args.argv.iter().map(|c| c.as_ptr()).collect();
+        argv_ptrs.push(std::ptr::null());
+        // The command's environment: ours, with the entry's on top.
+        let keys: Vec<&[u8]> = args
+            .setenv
+            .iter()
+            .filter_map(|kv| kv.as_bytes().split(|&b| b == b'=').next())
+            .collect();
+        let inherited: Vec<CString> = std::env::vars_os()
+            .filter(|(k, _)| !keys.contains(&k.as_bytes()))
+            .filter_map(|(k, v)| {
+                let mut kv = k.as_bytes().to_vec();
+                kv.push(b'=');
+                kv.extend_from_slice(v.as_bytes());
+                CString::new(kv).ok()
+            })
+            .collect();
+        let mut envp: Vec<*const libc::c_char> = inherited
+            .iter()
+            .chain(&args.setenv)
+            .map(|c| c.as_ptr())
+            .collect();
+        envp.push(std::ptr::null());
+        let mut cpuset: libc::cpu_set_t = std::mem::zeroed();
+        for &c in &args.cpus {
+            libc::CPU_SET(c, &mut cpuset);
+        }
+        let mut errpipe = [0i32; 2];
+        if libc::pipe2(errpipe.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
+            report(&format!("error pipe2 failed: errno {}\n", errno()));
+            return 2;
+        }
+        let t0 = now_ns();
+        let pid = libc::fork();
+        if pid < 0 {
+            report(&format!("error fork failed: errno {}\n", errno()));
+            return 2;
+        }
+        if pid == 0 {
+            libc::setpgid(0, 0);
+            let mut empty: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut empty);
+            libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+            libc::prctl(libc::PR_SET_PDEATHSIG, 0);
+            if !args.cpus.is_empty()
+                && libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &cpuset) != 0
+            {
+                let e: i32 = errno();
+                libc::write(errpipe[1], (&e as *const i32).cast(), 4);
+                libc::_exit(127);
+            }
+            if args.isolate {
+                drop_capabilities();
+            }
+            libc::close(super::agent::REPORT_FD);
+            libc::close(errpipe[0]);
+            libc::execvpe(argv_ptrs[0], argv_ptrs.as_ptr(), envp.as_ptr());
+            let e: i32 = errno();
+            libc::write(errpipe[1], (&e as *const i32).cast(), 4);
+            libc::_exit(127);
+        }
+        libc::setpgid(pid, pid);
+        libc::close(errpipe[1]);
+        let mut e: i32 = 0;
+        let n = libc::read(errpipe[0], (&mut e as *mut i32).cast(), 4);
+        libc::close(errpipe[0]);
+        if n == 4 {
+            let mut status = 0;
+            libc::waitpid(pid, &mut status, 0);
+            let msg = std::io::Error::from_raw_os_error(e);
+            report(&format!(
+                "error cannot execute {}: {msg}\n",
+                args.argv[0].to_string_lossy()
+            ));
+            return 2;
+        }
+        report(&format!("pid {pid}\n"));
+
+        let deadline = (args.timeout_ms > 0).then(|| t0 + args.timeout_ms as u128 * 1_000_000);
+        let mut kill_deadline: Option<u128> = None;
+        let (mut timed_out, mut stopped, mut oom) = (false, false, false);
+        let mut rusage: libc::rusage = std::mem::zeroed();
+        let mut status = 0;
+        let mut t1 = 0;
+        let mut peak_tree = 0u64;
+        let mut next_sample = t0;
+        let mut killed_early = 0;
+        loop {
+            // Reap everything that died: the command (its rusage is the
+            // figure) and any orphan of the namespace.
+            loop {
+                let mut st = 0;
+                let mut ru: libc::rusage = std::mem::zeroed();
+                let r = libc::wait4(-1, &mut st, libc::WNOHANG, &mut ru);
+                if r <= 0 {
+                    break;
+                }
+                if r == pid {
+                    t1 = now_ns();
+                    status = st;
+                    rusage = ru;
+                }
+            }
+            if t1 != 0 {
+                break;
+            }
+            let now = now_ns();
+            if now >= next_sample {
+                let rss = tree_rss_kb();
+                peak_tree = peak_tree.max(rss);
+                if args.mem_kb > 0 && rss > args.mem_kb && !oom {
+                    oom = true;
+                    libc::kill(-1, libc::SIGKILL);
+                }
+                next_sample = now + SAMPLE_NS;
+            }
+            if let Some(d) = deadline
+                && !timed_out
+                && now >= d
+            {
+                timed_out = true;
+                // What else runs besides the command (counted as for a
+                // command that ended), then, from a namespace's init, -1 is
+                // every other process of it.
+                killed_early = alive_in_namespace().saturating_sub(1);
+                libc::kill(-1, libc::SIGKILL);
+            }
+            if let Some(k) = kill_deadline
+                && now >= k
+            {
+                libc::kill(-1, libc::SIGKILL);
+                kill_deadline = None;
+            }
+            let mut wake = next_sample;
+            for d in [deadline.filter(|_| !timed_out), kill_deadline]
+                .into_iter()
+                .flatten()
+            {
+                wake = wake.min(d);
+            }
+            let wait = wake.saturating_sub(now).max(100_000);
+            let ts = libc::timespec {
+                tv_sec: (wait / 1_000_000_000) as libc::time_t,
+                tv_nsec: (wait % 1_000_000_000) as libc::c_long,
+            };
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            let sig = libc::sigtimedwait(set, &mut info, &ts);
+            // Only a stop request from outside the namespace counts
+            // (si_pid is 0 for a sender our namespace cannot see).
+            if (sig == libc::SIGTERM || sig == libc::SIGINT || sig == libc::SIGHUP)
+                && info.si_pid() == 0
+                && !stopped
+            {
+                stopped = true;
+                libc::kill(-pid, libc::SIGTERM);
+                libc::kill(pid, libc::SIGTERM);
+                kill_deadline = Some(now_ns() + args.grace_ms as u128 * 1_000_000);
+            }
+        }
+        // The command has ended: whatever still runs in the namespace
+        // escaped it. Count it, kill it, reap it (so its CPU time is in our
+        // RUSAGE_CHILDREN).
+        let rss = tree_rss_kb();
+        peak_tree = peak_tree.max(rss);
+        let leftovers = alive_in_namespace().max(killed_early);
+        libc::kill(-1, libc::SIGKILL);
+        loop {
+            let mut st = 0;
+            if libc::waitpid(-1, &mut st, 0) <= 0 {
+                break;
+            }
+        }
+        let mut tree: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut tree);
+        // A short-lived process may fall between two samples: the tree held
+        // at least the largest peak of any one process. That largest peak
+        // (of the command with what it waited for, or of an orphan init
+        // reaped) is reported too: above the command's own, some process
+        // nobody waited for held more memory than the measured one.
+        let single = tree.ru_maxrss as u64;
+        peak_tree = peak_tree.max(single);
+        let (kind, code) = if libc::WIFEXITED(status) {
+            ("exited", libc::WEXITSTATUS(status))
+        } else if libc::WIFSIGNALED(status) {
+            ("signaled", libc::WTERMSIG(status))
+        } else {
+            ("unknown", status)
+        };
+        report(&format!(
+            "done {kind} {code} wall_ns={} utime_us={} stime_us={} maxrss_kb={} timed_out={} stopped={} leftovers={} tree_utime_us={} tree_stime_us={} tree_rss_kb={} tree_single_kb={single} oom={} escaped=0\n",
+            t1 - t0,
+            tv_us(rusage.ru_utime),
+            tv_us(rusage.ru_stime),
+            rusage.ru_maxrss,
+            timed_out as u8,
+            stopped as u8,
+            leftovers,
+            tv_us(tree.ru_utime),
+            tv_us(tree.ru_stime),
+            peak_tree,
+            oom as u8,
+        ));
+        0
+    }
+}

@@ -1,0 +1,332 @@
+//! Issue #9: hostile programs against the containment. Each program here is
+//! what a contributor's pull request could hide in a benchmark; each test
+//! fails if the kernel-enforced containment stops holding. Real processes,
+//! run through `langbench run` / `list` as a maintainer would.
+
+mod common;
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use common::*;
+
+/// The right answer of num-comb at tiny size (N = 1,000).
+const RIGHT: &str = "print('0 1 1000')";
+
+/// A languages file with one python3 variant per hostile program.
+fn fixture(marker: &str, programs: &[(&str, String)]) -> Fixture {
+    let mut toml = String::new();
+    let mut files = Vec::new();
+    for (id, body) in programs {
+        toml.push_str(&format!(
+            "[[variant]]\nid = \"{id}\"\nlanguage = \"{id}\"\nflags = \"python3 {id}\"\n\
+             needs = [\"python3\"]\nversion = \"python3 --version\"\nrun = \"python3 {{src}} {{n}}\"\n\
+             env = {{ LANGBENCH_TEST_MARKER = \"{marker}\" }}\n\
+             programs = {{ num-comb = \"programs/{id}.py\" }}\n\n"
+        ));
+        files.push((format!("programs/{id}.py"), body.clone()));
+    }
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    Fixture::new(&toml, &files)
+}
+
+fn run(f: &Fixture, extra: &[&str]) -> std::process::Output {
+    let langs = f.languages();
+    let out = f.out();
+    let mut args = vec![
+        "run",
+        "--languages",
+        &langs,
+        "--size",
+        "tiny",
+        "--runs",
+        "1",
+        "--out",
+        &out,
+    ];
+    args.extend_from_slice(extra);
+    langbench(&args)
+}
+
+fn records(f: &Fixture) -> HashMap<String, serde_json::Value> {
+    std::fs::read_to_string(f.path().join("results/runs.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .map(|r| (r["variant"].as_str().unwrap().to_string(), r))
+        .collect()
+}
+
+fn assert_nothing_left(marker: &str) {
+    // The namespace dies with its init; give the kernel a moment to reap.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let left = processes_with_env(&format!("LANGBENCH_TEST_MARKER={marker}"));
+        if left.is_empty() {
+            return;
+        }
+        assert!(Instant::now() < deadline, "left behind: {left:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Attacks 1–3: leave the process group, kill the supervisor, outrun the
+/// sweep. Each is killed at the timeout (or when the command ends) with
+/// everything it started, and a fork-walker is never a plain `ok`.
+#[test]
+fn no_program_outlives_its_run_whatever_group_or_parent_it_picks() {
+    let (_, m) = marker("escape");
+    let join_supervisor_group = "import os, time\n\
+        try:\n    os.setpgid(0, os.getpgid(os.getppid()))\nexcept OSError:\n    pass\n\
+        while True:\n    time.sleep(1)\n"
+        .to_string();
+    // Kill everything it can see but itself (its supervisor included), keep
+    // stdout open, and spin.
+    let kill_supervisor = "import os, signal, time\n\
+        for p in os.listdir('/proc'):\n    \
+        if p.isdigit() and int(p) != os.getpid():\n        \
+        for s in (signal.SIGKILL, signal.SIGSTOP):\n            \
+        try: os.kill(int(p), s)\n            except OSError: pass\n\
+        try: os.kill(os.getppid(), signal.SIGKILL)\nexcept OSError: pass\n\
+        while True:\n    time.sleep(1)\n"
+        .to_string();
+    // Fork, parent exits, child forks again: never more than 2 alive. Prints
+    // the right answer first, so only containment can tell it apart.
+    let fork_walker = format!(
+        "import os, sys, time\n{RIGHT}\nsys.stdout.flush()\nos.close(1)\n\
+         while True:\n    if os.fork() > 0:\n        os._exit(0)\n    time.sleep(0.001)\n"
+    );
+    let f = fixture(
+        &m,
+        &[
+            ("pgid", join_supervisor_group),
+            ("killer", kill_supervisor),
+            ("walker", fork_walker),
+        ],
+    );
+    let t = Instant::now();
+    let o = run(&f, &["--timeout", "2"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(t.elapsed() < Duration::from_secs(60), "{:?}", t.elapsed());
+    let recs = records(&f);
+    for id in ["pgid", "killer"] {
+        assert_eq!(recs[id]["status"], "timeout", "{id}: {}", recs[id]);
+        let wall = recs[id]["wall_s"].as_f64().unwrap();
+        assert!((2.0..5.0).contains(&wall), "{id}: wall {wall}");
+    }
+    // The walker is dead with its namespace; its record says it left
+    // processes behind (the sweep of old missed it in 1 run of 3).
+    let detail = recs["walker"]["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains("still running when it exited"),
+        "{}",
+        recs["walker"]
+    );
+    assert_nothing_left(&m);
+}
+
+/// Attack 4: CPU and memory spent in a child that is never waited for are
+/// in the tree's figures, and the run is flagged, not a plain number.
+#[test]
+fn work_hidden_in_an_unwaited_child_is_counted_and_flagged() {
+    let (_, m) = marker("hidden");
+    let hidden = format!(
+        "import os, time\n\
+         if os.fork() == 0:\n    \
+         b = b'x' * (300 << 20)\n    \
+         t = time.process_time()\n    \
+         while time.process_time() - t < 1.0: pass\n    \
+         os._exit(0)\n\
+         time.sleep(2.5)\n{RIGHT}\n"
+    );
+    let f = fixture(&m, &[("hidden", hidden)]);
+    let o = run(&f, &["--timeout", "60"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let r = &records(&f)["hidden"];
+    assert_eq!(r["status"], "escaped", "{r}");
+    let own_rss = r["max_rss_kb"].as_u64().unwrap();
+    let tree_rss = r["tree_max_rss_kb"].as_u64().unwrap();
+    let own_cpu = r["user_s"].as_f64().unwrap() + r["sys_s"].as_f64().unwrap();
+    let tree_cpu = r["tree_cpu_s"].as_f64().unwrap();
+    assert!(own_rss < 100 << 10, "{r}");
+    assert!(tree_rss > 250 << 10, "{r}");
+    assert!(own_cpu < 0.6 && tree_cpu > 0.9, "{r}");
+    let detail = r["detail"].as_str().unwrap();
+    assert!(detail.contains("process tree used"), "{detail}");
+    assert!(detail.contains("did not wait for peaked at"), "{detail}");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("ESCAPED"), "{stdout}");
+}
+
+/// Attack 5: the program cannot see langbench's command line or results
+/// directory, cannot write outside its build directory (nor poison the
+/// toolchain caches), has no network and a clean environment. It prints the
+/// right answer only if every attempt failed, and says which one worked
+/// otherwise.
+#[test]
+fn the_sandbox_hides_the_results_and_the_machine() {
+    let (_, m) = marker("sandbox");
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let home = std::env::var("HOME").unwrap();
+    let f = fixture(&m, &[("probe", String::new())]);
+    let results = f.path().join("results");
+    std::fs::create_dir_all(&results).unwrap();
+    let probe = format!(
+        r#"import os, socket, sys
+won = []
+for p in os.listdir('/proc'):
+    if p.isdigit():
+        try:
+            cmd = open(f'/proc/{{p}}/cmdline', 'rb').read()
+        except OSError:
+            continue
+        if b'--out' in cmd or b'{results}' in cmd and b'__spawn' not in cmd:
+            won.append('saw the command line of ' + p)
+for target in ['{results}/runs.jsonl', '{root}/forged', '/tmp/../{root}/x', '{home}/.cache/go-build/langbench-poison', os.path.expanduser('~/.cache/go-build/langbench-poison')]:
+    try:
+        with open(target, 'a') as f:
+            f.write('{{"forged": true}}\n')
+        if not target.startswith(os.path.expanduser('~')):
+            won.append('wrote ' + target)
+    except OSError:
+        pass
+if os.path.exists('{results}/sessions.jsonl'):
+    won.append('saw the results directory')
+try:
+    socket.create_connection(('127.0.0.1', {port}), timeout=2)
+    won.append('reached the host network')
+except OSError:
+    pass
+if os.environ.get('LANGBENCH_TEST_SECRET'):
+    won.append('saw the environment')
+if os.environ.get('HOME', '').startswith('{home}'):
+    won.append('HOME is the real one')
+print('; '.join(won) if won else '0 1 1000')
+"#,
+        results = results.display(),
+        root = f.path().display(),
+        home = home,
+    );
+    std::fs::write(f.path().join("programs/probe.py"), probe).unwrap();
+    let o = std::process::Command::new(bin())
+        .args([
+            "run",
+            "--languages",
+            &f.languages(),
+            "--size",
+            "tiny",
+            "--runs",
+            "1",
+            "--timeout",
+            "60",
+            "--out",
+            &f.out(),
+        ])
+        .env("LANGBENCH_TEST_SECRET", "x")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let r = &records(&f)["probe"];
+    assert_eq!(r["status"], "ok", "{r}");
+    let runs = std::fs::read_to_string(results.join("runs.jsonl")).unwrap();
+    assert!(!runs.contains("forged"), "{runs}");
+    assert!(!f.path().join("forged").exists());
+    // The cache overlay took the write and threw it away.
+    assert!(
+        !std::path::Path::new(&home)
+            .join(".cache/go-build/langbench-poison")
+            .exists()
+    );
+    drop(listener);
+    let session = std::fs::read_to_string(results.join("sessions.jsonl")).unwrap();
+    assert!(
+        session.contains("\"containment\":\"PID + mount namespace"),
+        "{session}"
+    );
+}
+
+/// Attack 5, version probes: `langbench list` runs every entry's `version`
+/// command, in the same sandbox: it cannot write anywhere that stays.
+#[test]
+fn listing_a_hostile_entry_runs_its_probe_in_the_sandbox() {
+    let (_, m) = marker("list");
+    let f = fixture(&m, &[]);
+    let pwned = f.path().join("pwned");
+    let toml = format!(
+        "[[variant]]\nid = \"probe\"\nlanguage = \"Probe\"\nflags = \"sh probe\"\nneeds = [\"sh\"]\n\
+         version = \"sh -c 'touch {p} || true; echo 1.2'\"\nrun = \"sh {{src}} {{n}}\"\n\
+         programs = {{ num-comb = \"x.sh\" }}\n",
+        p = pwned.display()
+    );
+    std::fs::write(f.path().join("languages.toml"), toml).unwrap();
+    std::fs::write(f.path().join("x.sh"), "").unwrap();
+    let o = langbench(&["list", "--languages", &f.languages()]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("1.2"),
+        "{}",
+        text(&o)
+    );
+    assert!(
+        !pwned.exists(),
+        "the version probe wrote outside its sandbox"
+    );
+    // Without the sandbox it would have (proves the probe really ran).
+    let o = langbench(&["list", "--no-sandbox", "--languages", &f.languages()]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(pwned.exists());
+}
+
+/// Attack 6: a program that eats memory is stopped by `--memory-limit`,
+/// recorded as `oom` (not `crashed`), and its cell shows the peak it
+/// reached; a crash also keeps its peak.
+#[test]
+fn memory_limit_kills_the_tree_and_the_cell_shows_its_peak() {
+    let (_, m) = marker("oom");
+    let eater = "import time\nchunks = []\nwhile True:\n    chunks.append(b'x' * (20 << 20))\n    time.sleep(0.01)\n".to_string();
+    let crash = "import os, signal\nb = b'x' * (150 << 20)\nos.kill(os.getpid(), signal.SIGSEGV)\n"
+        .to_string();
+    let f = fixture(&m, &[("eater", eater), ("crash", crash)]);
+    let o = run(&f, &["--timeout", "60", "--memory-limit", "300"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let recs = records(&f);
+    let r = &recs["eater"];
+    assert_eq!(r["status"], "oom", "{r}");
+    let peak = r["max_rss_kb"].as_u64().unwrap();
+    assert!(peak > 250 << 10 && peak < 1 << 20, "{r}");
+    assert_eq!(recs["crash"]["status"], "crashed");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("OOM"), "{stdout}");
+    // Both cells show the peak they reached, not '-'.
+    let mut csv = csv::Reader::from_path(f.path().join("results/summary.csv")).unwrap();
+    let col = csv
+        .headers()
+        .unwrap()
+        .iter()
+        .position(|h| h == "num_comb_rss_kb")
+        .unwrap();
+    for row in csv.records().map(Result::unwrap) {
+        let kb: u64 = row[col].parse().unwrap_or(0);
+        assert!(kb > 140 << 10, "{row:?}");
+    }
+    assert_nothing_left(&m);
+}
+
+/// `--no-sandbox` is recorded, and still measures.
+#[test]
+fn no_sandbox_is_recorded() {
+    let (_, m) = marker("nosandbox");
+    let f = fixture(&m, &[("plain", format!("{RIGHT}\n"))]);
+    let o = run(&f, &["--no-sandbox"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(records(&f)["plain"]["status"], "ok");
+    let session = std::fs::read_to_string(f.path().join("results/sessions.jsonl")).unwrap();
+    assert!(
+        session.contains("\"containment\":\"none (--no-sandbox)"),
+        "{session}"
+    );
+}
