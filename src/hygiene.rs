@@ -54,7 +54,11 @@ fn cpu_ticks() -> Vec<(i32, String, u64)> {
 /// Looks at the machine (takes about half a second).
 pub fn check() -> Hygiene {
     let mut h = Hygiene::default();
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // Every online CPU, not this thread's affinity (`ws` pins itself first).
+    // SAFETY: sysconf reads a constant.
+    let cpus = usize::try_from(unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) })
+        .unwrap_or(1)
+        .max(1);
     for c in 0..cpus {
         if let Some(g) = read(&format!(
             "/sys/devices/system/cpu/cpu{c}/cpufreq/scaling_governor"

@@ -387,7 +387,13 @@ impl Ctx<'_> {
         let mut rec = self.record(v, info, WsStatus::Ok, None);
         rec.server_rss_idle_kb = Some(sample::sample_tree(server.pid()).rss_kb);
         let client_cpus = self.split.as_ref().map(|s| s.1.clone()).unwrap_or_default();
-        let server_cpus = drive::affinity(server.pid()).unwrap_or_default();
+        // The CPUs the server was started on: under containment `pid()` is
+        // langbench's init in front of the server, which stays on
+        // langbench's own CPUs, so its affinity is not the server's.
+        let server_cpus = match &self.split {
+            Some((server_cpus, _)) => server_cpus.clone(),
+            None => drive::affinity(server.pid()).unwrap_or_default(),
+        };
         pb.set_message(format!(
             "{} · opening {} connections",
             v.id, self.opts.connections
