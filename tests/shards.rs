@@ -154,7 +154,10 @@ fn runs_auto_stops_on_quiet_cells_and_flags_noisy_ones() {
             ),
         ],
     );
+    // --no-sandbox: the noisy program keeps a run counter beside itself,
+    // which the sandbox (rightly) makes read-only.
     let o = langbench(&[
+        "--no-sandbox",
         "run",
         "--languages",
         &f.languages(),
@@ -199,6 +202,7 @@ fn runs_auto_stops_on_quiet_cells_and_flags_noisy_ones() {
     assert!(session.contains("\"hygiene\":"), "{session}");
     // --resume knows an auto cell that stopped early is complete.
     let o = langbench(&[
+        "--no-sandbox",
         "run",
         "--languages",
         &f.languages(),
