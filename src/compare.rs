@@ -642,17 +642,7 @@ fn cpu(
 
 /// ws-echo: per server and delay phase, rps and latency old → new.
 fn ws(langs: &Languages, old: &Edition, new: &Edition) -> Table {
-    let lib = |r: &WsRecord| {
-        let words: Vec<&str> = r.library.split_whitespace().collect();
-        match words.split_last() {
-            Some((last, rest))
-                if !rest.is_empty() && last.starts_with(|c: char| c.is_ascii_digit()) =>
-            {
-                rest.join(" ")
-            }
-            _ => r.library.clone(),
-        }
-    };
+    let lib = |r: &WsRecord| crate::import::library_name(&r.library);
     let keyed = |e: &Edition| -> Vec<(String, WsRecord)> {
         e.ws.iter()
             .map(|r| (key(langs, &r.variant, &r.language, &lib(r)), r.clone()))

@@ -373,7 +373,7 @@ fn check_totals(csv: &Csv) -> Result<Vec<String>> {
 }
 
 /// A published library name without its version: `nbio 1.3.16` → `nbio`.
-fn library_name(library: &str) -> String {
+pub fn library_name(library: &str) -> String {
     let words: Vec<&str> = library.split_whitespace().collect();
     match words.split_last() {
         Some((last, rest))
