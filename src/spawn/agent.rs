@@ -167,6 +167,37 @@ pub(crate) fn report(line: &str) {
     unsafe { libc::write(REPORT_FD, line.as_ptr().cast(), line.len()) };
 }
 
+/// The parent's side of fork + exec, shared by the plain agent and the
+/// contained init: puts the command in its own process group, waits for
+/// the exec's outcome (the close-on-exec `errpipe` closes on success, or
+/// carries the child's errno), and reports `pid N` or why it could not
+/// start. `false`: it did not start (already reaped).
+///
+/// # Safety
+/// `pid` is the child just forked, `errpipe` the pipe it was given.
+pub(crate) unsafe fn confirm_exec(pid: i32, errpipe: [i32; 2], argv0: &CString) -> bool {
+    // SAFETY: plain syscalls on our own child and pipe.
+    unsafe {
+        libc::setpgid(pid, pid);
+        libc::close(errpipe[1]);
+        let mut e: i32 = 0;
+        let n = libc::read(errpipe[0], (&mut e as *mut i32).cast(), 4);
+        libc::close(errpipe[0]);
+        if n == 4 {
+            let mut status = 0;
+            libc::waitpid(pid, &mut status, 0);
+            let msg = std::io::Error::from_raw_os_error(e);
+            report(&format!(
+                "error cannot execute {}: {msg}\n",
+                argv0.to_string_lossy()
+            ));
+            return false;
+        }
+        report(&format!("pid {pid}\n"));
+        true
+    }
+}
+
 pub(crate) fn errno() -> i32 {
     std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
 }
@@ -258,22 +289,9 @@ fn run(args: Args) -> i32 {
             libc::write(errpipe[1], (&e as *const i32).cast(), 4);
             libc::_exit(127);
         }
-        libc::setpgid(pid, pid);
-        libc::close(errpipe[1]);
-        let mut e: i32 = 0;
-        let n = libc::read(errpipe[0], (&mut e as *mut i32).cast(), 4);
-        libc::close(errpipe[0]);
-        if n == 4 {
-            let mut status = 0;
-            libc::waitpid(pid, &mut status, 0);
-            let msg = std::io::Error::from_raw_os_error(e);
-            report(&format!(
-                "error cannot execute {}: {msg}\n",
-                args.argv[0].to_string_lossy()
-            ));
+        if !confirm_exec(pid, errpipe, &args.argv[0]) {
             return 2;
         }
-        report(&format!("pid {pid}\n"));
 
         let deadline = (args.timeout_ms > 0).then(|| t0 + args.timeout_ms as u128 * 1_000_000);
         let mut kill_deadline: Option<u128> = None;

@@ -40,7 +40,7 @@ use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use super::agent::{Args, errno, now_ns, report};
+use super::agent::{Args, confirm_exec, errno, now_ns, report};
 
 /// Directories under the maintainer's HOME that hold toolchain caches and
 /// stores. Each one that exists is mounted, inside the sandbox's HOME, as an
@@ -659,22 +659,9 @@ unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
             libc::write(errpipe[1], (&e as *const i32).cast(), 4);
             libc::_exit(127);
         }
-        libc::setpgid(pid, pid);
-        libc::close(errpipe[1]);
-        let mut e: i32 = 0;
-        let n = libc::read(errpipe[0], (&mut e as *mut i32).cast(), 4);
-        libc::close(errpipe[0]);
-        if n == 4 {
-            let mut status = 0;
-            libc::waitpid(pid, &mut status, 0);
-            let msg = std::io::Error::from_raw_os_error(e);
-            report(&format!(
-                "error cannot execute {}: {msg}\n",
-                args.argv[0].to_string_lossy()
-            ));
+        if !confirm_exec(pid, errpipe, &args.argv[0]) {
             return 2;
         }
-        report(&format!("pid {pid}\n"));
 
         let deadline = (args.timeout_ms > 0).then(|| t0 + args.timeout_ms as u128 * 1_000_000);
         let mut kill_deadline: Option<u128> = None;
