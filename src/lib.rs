@@ -20,6 +20,8 @@ pub mod scratch;
 pub mod shard;
 pub mod spawn;
 pub mod store;
+#[cfg(test)]
+mod testing;
 pub mod toolchain;
 pub mod verify;
 pub mod ws;

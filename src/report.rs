@@ -801,37 +801,19 @@ pub fn thousands(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{SCHEMA, VariantInfo};
+    use crate::testing::{self, session, variant};
 
     fn rec(variant: &str, bench: Bench, run: u32, wall: f64, status: Status) -> RunRecord {
-        RunRecord {
-            schema: SCHEMA,
-            session: "s1".into(),
-            finished_at: String::new(),
-            variant: variant.into(),
-            language: variant.to_uppercase(),
-            flags: variant.into(),
-            version: "1.0".into(),
-            bench,
-            size: "tiny".into(),
-            n: 1000,
-            run,
-            wall_s: wall,
-            user_s: wall,
-            sys_s: 0.0,
-            max_rss_kb: (wall * 1000.0) as u64,
-            build_wall_s: None,
-            tree_cpu_s: None,
-            tree_max_rss_kb: None,
-            exit: Some(match status {
-                Status::BadExit => Exit::Exited(25),
-                Status::Crashed => Exit::Signaled(11),
-                _ => Exit::Exited(0),
-            }),
-            status,
-            detail: (!status.is_ok()).then(|| "why".into()),
-            origin: crate::record::Origin::Measured,
+        let r = testing::run(variant, bench)
+            .nth(run)
+            .wall(wall)
+            .rss((wall * 1000.0) as u64)
+            .status(status);
+        match status {
+            Status::BadExit => r.exit(Some(Exit::Exited(25))),
+            _ => r,
         }
+        .record()
     }
 
     #[test]
@@ -875,21 +857,8 @@ mod tests {
         let mut new = rec("a", Bench::Assoc, 1, 7.0, Status::Ok);
         new.session = "new".into();
         let other = rec("a", Bench::NumComb, 1, 1.0, Status::Ok);
-        let mk = |id: &str| SessionRecord {
-            schema: SCHEMA,
-            session: id.into(),
-            started_at: String::new(),
-            langbench_version: String::new(),
-            command_line: vec![],
-            size: "tiny".into(),
-            runs: 1,
-            timeout_s: 1.0,
-            machine: Machine::detect(),
-            variants: vec![],
-            ..Default::default()
-        };
         let stored = Stored {
-            sessions: vec![mk("s1"), mk("old"), mk("new")],
+            sessions: vec![session("s1"), session("old"), session("new")],
             runs: vec![other, new, old],
             ..Default::default()
         };
@@ -928,23 +897,9 @@ mod tests {
 
     #[test]
     fn rows_without_figures_skips_and_missing_programs_say_what_they_are() {
-        let s = VariantInfo {
-            id: "half".into(),
-            programs: vec![Bench::Assoc],
-            ..Default::default()
-        };
         let session = SessionRecord {
-            schema: SCHEMA,
-            session: "s1".into(),
-            started_at: String::new(),
-            langbench_version: String::new(),
-            command_line: vec![],
-            size: "tiny".into(),
-            runs: 3,
-            timeout_s: 1.0,
-            machine: Machine::detect(),
-            variants: vec![s],
-            ..Default::default()
+            variants: vec![variant("half", &[Bench::Assoc])],
+            ..session("s1")
         };
         let stored = Stored {
             sessions: vec![session],

@@ -212,33 +212,12 @@ impl Store {
 mod tests {
     use super::*;
     use crate::bench::Bench;
-    use crate::record::Status;
 
-    pub fn record(variant: &str, bench: Bench, run: u32, wall: f64) -> RunRecord {
-        RunRecord {
-            schema: SCHEMA,
-            session: "s1".into(),
-            finished_at: "2026-01-01T00:00:00Z".into(),
-            variant: variant.into(),
-            language: "L".into(),
-            flags: "l".into(),
-            version: "1".into(),
-            bench,
-            size: "tiny".into(),
-            n: 1000,
-            run,
-            wall_s: wall,
-            user_s: wall,
-            sys_s: 0.0,
-            max_rss_kb: 1000,
-            build_wall_s: None,
-            tree_cpu_s: None,
-            tree_max_rss_kb: None,
-            exit: Some(crate::spawn::Exit::Exited(0)),
-            status: Status::Ok,
-            detail: None,
-            origin: crate::record::Origin::Measured,
-        }
+    fn record(variant: &str, bench: Bench, run: u32, wall: f64) -> RunRecord {
+        crate::testing::run(variant, bench)
+            .nth(run)
+            .wall(wall)
+            .record()
     }
 
     #[test]

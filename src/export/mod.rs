@@ -14,6 +14,8 @@ pub mod markdown;
 pub mod runs;
 pub mod svg;
 pub mod terminal;
+#[cfg(test)]
+mod tests;
 pub mod xlsx;
 
 use anyhow::Result;
