@@ -247,30 +247,10 @@ impl Default for View {
 
 impl Summary {
     pub fn from_stored(stored: &Stored) -> Summary {
-        // Newest session per cell: sessions are appended in time order.
-        let order: BTreeMap<&str, usize> = stored
-            .sessions
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (s.session.as_str(), i))
-            .collect();
-        let rank = |s: &str| order.get(s).copied().unwrap_or(usize::MAX);
-        let mut newest: BTreeMap<(&str, Bench), &str> = BTreeMap::new();
-        for r in &stored.runs {
-            let e = newest
-                .entry((r.variant.as_str(), r.bench))
-                .or_insert(&r.session);
-            if rank(&r.session) >= rank(e) {
-                *e = &r.session;
-            }
-        }
         let mut rows: BTreeMap<&str, Row> = BTreeMap::new();
         let mut cell_runs: BTreeMap<(&str, Bench), Vec<RunRecord>> = BTreeMap::new();
         let mut benches: BTreeMap<Bench, u64> = BTreeMap::new();
-        for r in &stored.runs {
-            if newest.get(&(r.variant.as_str(), r.bench)) != Some(&r.session.as_str()) {
-                continue;
-            }
+        for r in stored.newest_runs() {
             benches.insert(r.bench, r.n);
             cell_runs
                 .entry((r.variant.as_str(), r.bench))

@@ -1,7 +1,7 @@
 //! `langbench run`: every selected variant × benchmark, N runs each, measured
 //! through the spawner, verified, stored as each run finishes.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -103,27 +103,31 @@ impl Runs {
 /// what `--resume` skips. A cell cut short (Ctrl-C, crash) is not complete
 /// and runs again from its first run.
 fn complete_cells(stored: &crate::store::Stored, runs: Runs) -> HashSet<(String, Bench)> {
-    let summary = Summary::from_stored(stored);
+    let mut cells: BTreeMap<(&str, Bench), Vec<&RunRecord>> = BTreeMap::new();
+    for r in stored.newest_runs() {
+        cells
+            .entry((r.variant.as_str(), r.bench))
+            .or_default()
+            .push(r);
+    }
     let mut done = HashSet::new();
-    for row in &summary.rows {
-        for (bench, cell) in &row.cells {
-            let numbers: Vec<u32> = cell.runs.iter().map(|r| r.run).collect();
-            let contiguous = numbers.iter().enumerate().all(|(i, k)| *k == i as u32 + 1);
-            let walls: Vec<f64> = cell
-                .runs
-                .iter()
-                .filter(|r| r.status.has_figures())
-                .map(|r| r.wall_s)
-                .collect();
-            let count = numbers.len() as u32;
-            let settled = cell.runs.iter().any(|r| r.status.settles_cell());
-            // Auto cells stop at a settling run; fixed ones record the
-            // skipped runs after it.
-            let auto_settled = settled && matches!(runs, Runs::Auto { .. });
-            let complete = count > 0 && contiguous && (runs.enough(count, &walls) || auto_settled);
-            if complete {
-                done.insert((row.variant.clone(), *bench));
-            }
+    for ((variant, bench), mut cell) in cells {
+        cell.sort_by_key(|r| r.run);
+        let numbers: Vec<u32> = cell.iter().map(|r| r.run).collect();
+        let contiguous = numbers.iter().enumerate().all(|(i, k)| *k == i as u32 + 1);
+        let walls: Vec<f64> = cell
+            .iter()
+            .filter(|r| r.status.has_figures())
+            .map(|r| r.wall_s)
+            .collect();
+        let count = numbers.len() as u32;
+        let settled = cell.iter().any(|r| r.status.settles_cell());
+        // Auto cells stop at a settling run; fixed ones record the
+        // skipped runs after it.
+        let auto_settled = settled && matches!(runs, Runs::Auto { .. });
+        let complete = count > 0 && contiguous && (runs.enough(count, &walls) || auto_settled);
+        if complete {
+            done.insert((variant.to_string(), bench));
         }
     }
     done

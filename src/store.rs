@@ -2,7 +2,9 @@
 //! truth: append-only, one JSON object per line, synced to disk as each run
 //! finishes, so Ctrl-C or a crash loses nothing that finished. The tables,
 //! CSV and JSON files beside them are derived and rewritten atomically.
+#![warn(missing_docs)]
 
+use std::collections::BTreeMap;
 use std::fs::OpenOptions;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -13,24 +15,93 @@ use serde::de::DeserializeOwned;
 
 use crate::record::{RunRecord, SCHEMA, SessionRecord};
 
+/// The session records ([`SessionRecord`], one JSON object per line).
 pub const SESSIONS: &str = "sessions.jsonl";
+/// The run records ([`RunRecord`], one JSON object per line).
 pub const RUNS: &str = "runs.jsonl";
 
 /// Everything stored in one results directory.
 #[derive(Debug, Default, Clone)]
 pub struct Stored {
+    /// `sessions.jsonl`, in file order (the order the sessions started).
     pub sessions: Vec<SessionRecord>,
+    /// `runs.jsonl`, in file order.
     pub runs: Vec<RunRecord>,
     /// Problems that were tolerated (a torn last line after a crash).
     pub warnings: Vec<String>,
 }
 
+impl Stored {
+    /// Each cell's runs from the newest session that ran it (a variant ×
+    /// benchmark re-run later shows only its later runs), in file order.
+    pub fn newest_runs(&self) -> Vec<&RunRecord> {
+        let order: BTreeMap<&str, usize> = self
+            .sessions
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.session.as_str(), i))
+            .collect();
+        Stored::newest_per_cell(
+            &self.runs,
+            |r| (r.variant.as_str(), r.bench),
+            |r| {
+                let session = r.session.as_str();
+                Some((order.get(session).copied().unwrap_or(usize::MAX), session))
+            },
+        )
+    }
+
+    /// The records of the newest session of each cell, in file order.
+    ///
+    /// `cell` names a record's cell; `session` gives its session and that
+    /// session's age: its place in `sessions.jsonl`, where sessions are
+    /// appended as they start (`merge` sorts them by start). A record whose
+    /// session is not there counts as newer than every session that is
+    /// (`usize::MAX`). Among equal ages the later line wins. `None` makes a
+    /// record its own session, aged by its line: the ws records use that,
+    /// since `ws merge` and `ws --target` write records of sessions that
+    /// `sessions.jsonl` does not hold, and their file order is their age.
+    pub fn newest_per_cell<'a, T, K: Ord>(
+        records: &'a [T],
+        cell: impl Fn(&'a T) -> K,
+        session: impl Fn(&'a T) -> Option<(usize, &'a str)>,
+    ) -> Vec<&'a T> {
+        /// The session a record belongs to.
+        #[derive(Clone, Copy, PartialEq)]
+        enum Of<'a> {
+            Session(&'a str),
+            Line(usize),
+        }
+        let of = |i: usize, r: &'a T| match session(r) {
+            Some((age, id)) => (age, Of::Session(id)),
+            None => (usize::MAX, Of::Line(i)),
+        };
+        let mut newest: BTreeMap<K, (usize, Of)> = BTreeMap::new();
+        for (i, r) in records.iter().enumerate() {
+            let this = of(i, r);
+            let e = newest.entry(cell(r)).or_insert(this);
+            if this.0 >= e.0 {
+                *e = this;
+            }
+        }
+        records
+            .iter()
+            .enumerate()
+            .filter(|&(i, r)| newest.get(&cell(r)).map(|(_, id)| id) == Some(&of(i, r).1))
+            .map(|(_, r)| r)
+            .collect()
+    }
+}
+
+/// A results directory: appends records, reads them back, writes derived
+/// files.
 #[derive(Debug, Clone)]
 pub struct Store {
     dir: PathBuf,
 }
 
 impl Store {
+    /// The results directory `dir`, created if missing.
     pub fn open(dir: &Path) -> Result<Store> {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create results directory {}", dir.display()))?;
@@ -39,14 +110,17 @@ impl Store {
         })
     }
 
+    /// Its path.
     pub fn dir(&self) -> &Path {
         &self.dir
     }
 
+    /// Appends a session record to `sessions.jsonl` and syncs it.
     pub fn append_session(&self, s: &SessionRecord) -> Result<()> {
         self.append(SESSIONS, s)
     }
 
+    /// Appends a run record to `runs.jsonl` and syncs it.
     pub fn append_run(&self, r: &RunRecord) -> Result<()> {
         self.append(RUNS, r)
     }
@@ -65,6 +139,9 @@ impl Store {
         read_lines(&self.dir.join(name), warnings)
     }
 
+    /// Reads the session and run records, tolerating torn and foreign
+    /// lines (see [`Stored::warnings`]); refuses records newer than
+    /// [`SCHEMA`].
     pub fn load(&self) -> Result<Stored> {
         let mut stored = Stored::default();
         stored.sessions = read_lines(&self.dir.join(SESSIONS), &mut stored.warnings)?;
@@ -166,6 +243,7 @@ pub struct Lock {
     _file: std::fs::File,
 }
 
+/// The lock file of a results directory (see [`Lock`]).
 pub const LOCK: &str = ".lock";
 
 impl Store {
@@ -218,6 +296,41 @@ mod tests {
             .nth(run)
             .wall(wall)
             .record()
+    }
+
+    #[test]
+    fn newest_session_per_cell_by_session_order_then_line() {
+        let run = |variant: &str, session: &str, wall: f64| {
+            crate::testing::run(variant, Bench::Assoc)
+                .session(session)
+                .wall(wall)
+                .record()
+        };
+        let stored = Stored {
+            // "late" started after "early", though its runs come first
+            // in the file (as after a merge).
+            sessions: vec![
+                crate::testing::session("early"),
+                crate::testing::session("late"),
+            ],
+            runs: vec![
+                run("a", "late", 1.0),
+                run("a", "late", 2.0),
+                run("a", "early", 3.0),
+                run("b", "early", 4.0),
+                // Sessions sessions.jsonl does not hold count as newest,
+                // the later line among them.
+                run("b", "gone-1", 5.0),
+                run("b", "gone-2", 6.0),
+                run("b", "early", 7.0),
+            ],
+            ..Default::default()
+        };
+        let walls = |rs: Vec<&RunRecord>| rs.iter().map(|r| r.wall_s).collect::<Vec<_>>();
+        assert_eq!(walls(stored.newest_runs()), [1.0, 2.0, 6.0]);
+        // Without sessions, the last line of each cell.
+        let last = Stored::newest_per_cell(&stored.runs, |r| r.variant.as_str(), |_| None);
+        assert_eq!(walls(last), [3.0, 7.0]);
     }
 
     #[test]

@@ -1,8 +1,6 @@
 //! The WebSocket table: one row per server and phase, built once as a
 //! [`Table`] and rendered by every format of [`crate::export`].
 
-use std::collections::BTreeMap;
-
 use anyhow::Result;
 
 use super::{Phase, WS_RECORDS, WsRecord, WsStatus};
@@ -12,13 +10,7 @@ use crate::store::Store;
 
 /// The newest record of each server, in the order they were run.
 pub fn latest(records: &[WsRecord]) -> Vec<&WsRecord> {
-    let mut by_variant: BTreeMap<&str, usize> = BTreeMap::new();
-    for (i, r) in records.iter().enumerate() {
-        by_variant.insert(&r.variant, i);
-    }
-    let mut idx: Vec<usize> = by_variant.into_values().collect();
-    idx.sort();
-    idx.into_iter().map(|i| &records[i]).collect()
+    crate::store::Stored::newest_per_cell(records, |r| r.variant.as_str(), |_| None)
 }
 
 fn notes(r: &WsRecord, p: &Phase) -> String {
