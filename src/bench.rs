@@ -1,36 +1,40 @@
 //! The benchmarks and their sizes (see `shared/spec/benchmarks.md`).
+#![warn(missing_docs)]
 
 use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+/// A benchmark. Its serde name (`num-comb`) is its name everywhere: in
+/// records, `languages.toml`, `programs/<name>/`, the command line and the
+/// tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Bench {
-    #[serde(rename = "assoc")]
+    /// String associative array: a map from string to float, set or
+    /// incremented under 3·N keys.
     Assoc,
-    #[serde(rename = "num-comb")]
+    /// Numeric comb sort.
     NumComb,
-    #[serde(rename = "str-comb")]
+    /// String comb sort.
     StrComb,
-    #[serde(rename = "ws-echo")]
+    /// WebSocket echo server, measured under load (`langbench ws`).
     WsEcho,
 }
 
 impl Bench {
+    /// Every benchmark, in table order.
     pub const ALL: [Bench; 4] = [Bench::Assoc, Bench::NumComb, Bench::StrComb, Bench::WsEcho];
     /// The benchmarks that run a program to completion and check its output.
     pub const CPU: [Bench; 3] = [Bench::Assoc, Bench::NumComb, Bench::StrComb];
 
+    /// The benchmark's name: its serde name, so the two cannot drift apart.
     pub fn name(self) -> &'static str {
-        match self {
-            Bench::Assoc => "assoc",
-            Bench::NumComb => "num-comb",
-            Bench::StrComb => "str-comb",
-            Bench::WsEcho => "ws-echo",
-        }
+        serde_variant::to_variant_name(&self).expect("Bench is a unit enum")
     }
 
+    /// Whether it runs a program to completion (not a server).
     pub fn is_cpu(self) -> bool {
         self != Bench::WsEcho
     }
@@ -80,10 +84,12 @@ pub enum Size {
     /// The 2021 edition and later: assoc 12,000,000, comb sorts 10,000,000.
     #[default]
     Ed2021,
+    /// This N for every benchmark.
     Explicit(u64),
 }
 
 impl Size {
+    /// The N this size means for `bench`.
     pub fn n(self, bench: Bench) -> u64 {
         match (self, bench) {
             (Size::Explicit(n), _) => n,
@@ -94,6 +100,7 @@ impl Size {
         }
     }
 
+    /// The name stored in records: `tiny`, `2020`, `2021` or N.
     pub fn label(self) -> String {
         match self {
             Size::Tiny => "tiny".into(),
@@ -146,8 +153,11 @@ mod tests {
 
     #[test]
     fn bench_names_round_trip() {
+        let names: Vec<&str> = Bench::ALL.iter().map(|b| b.name()).collect();
+        assert_eq!(names, ["assoc", "num-comb", "str-comb", "ws-echo"]);
         for b in Bench::ALL {
             assert_eq!(b.name().parse::<Bench>(), Ok(b));
+            assert_eq!(serde_json::to_string(&b).unwrap(), format!("\"{b}\""));
         }
         assert!("assocc".parse::<Bench>().unwrap_err().contains("num-comb"));
     }

@@ -3,6 +3,7 @@
 //! processes, swap in use, ASLR. Checked at the start of every session,
 //! warned about in the terminal and stored in the session record, so a
 //! reader can tell a quiet machine's figures from a busy one's.
+#![warn(missing_docs)]
 
 use std::time::Duration;
 
@@ -10,6 +11,8 @@ use procfs::Current;
 
 use serde::{Deserialize, Serialize};
 
+/// How quiet the machine was when a session started, as stored in its
+/// record ([`crate::record::SessionRecord::hygiene`]).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Hygiene {
     /// Distinct `scaling_governor` values of the CPUs (empty: no cpufreq,
@@ -22,6 +25,7 @@ pub struct Hygiene {
     /// Other processes that used more than 10% of a CPU over 0.5 s:
     /// "pid name cpu%".
     pub busy: Vec<String>,
+    /// Swap in use (`SwapTotal` − `SwapFree`), KB.
     pub swap_used_kb: u64,
     /// `kernel.randomize_va_space` (0 off, 2 full).
     pub aslr: Option<u8>,

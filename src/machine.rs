@@ -1,23 +1,34 @@
 //! The machine a run happened on, recorded with every session.
+#![warn(missing_docs)]
 
 use serde::{Deserialize, Serialize};
 
+/// The hardware and system of a session ([`crate::record::SessionRecord`]);
+/// for an imported edition what its publisher said, 0 or empty where it
+/// said nothing.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Machine {
+    /// `model name` of /proc/cpuinfo.
     pub cpu_model: String,
     /// Logical CPUs the kernel reports online.
     pub cpus: usize,
     /// CPUs this process may run on (cgroup / affinity), which is what a
     /// benchmark can actually use.
     pub usable_cpus: usize,
+    /// `MemTotal` of /proc/meminfo, KB.
     pub memory_kb: u64,
+    /// `PRETTY_NAME` of /etc/os-release.
     pub os: String,
+    /// The kernel release (`uname -r`).
     pub kernel: String,
+    /// The machine architecture (`uname -m`).
     pub arch: String,
+    /// The host name (`uname -n`).
     pub hostname: String,
 }
 
 impl Machine {
+    /// This machine.
     pub fn detect() -> Machine {
         let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
         let field = |text: &str, key: &str| {

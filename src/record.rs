@@ -1,6 +1,12 @@
 //! What is stored: one record per session (a `langbench run` invocation) and
 //! one per measured run. Records are versioned (`schema`) and only ever
 //! appended; everything else (tables, CSV, JSON) is derived from them.
+//!
+//! These types are the results format's contract (`results/README.md`
+//! describes the same fields for readers of the files): every field is
+//! documented, and a field's serialized name and meaning never change
+//! within a schema version.
+#![warn(missing_docs)]
 
 use serde::{Deserialize, Serialize};
 
@@ -29,6 +35,7 @@ pub enum Origin {
 }
 
 impl Origin {
+    /// Whether langbench measured it (the default, left out of records).
     pub fn is_measured(&self) -> bool {
         *self == Origin::Measured
     }
@@ -62,27 +69,34 @@ pub enum Status {
     /// Stopped by hand before it finished (a published edition's `999.99`
     /// sentinel): no time; `max_rss_kb` is the peak it reached, 0 if unknown.
     DidNotFinish,
-    /// Not run because an earlier run of the same cell timed out.
+    /// Not run because an earlier run of the same cell settled it (a
+    /// timeout, crash, memory kill or failure).
     Skipped,
     /// The toolchain's executables are not on PATH.
     NotInstalled,
 }
 
 impl Status {
+    /// Every status, in their order: a cell shows its worst (greatest)
+    /// status, skipped runs aside.
+    pub const ALL: [Status; 11] = [
+        Status::Ok,
+        Status::BadExit,
+        Status::WrongOutput,
+        Status::Escaped,
+        Status::Failed,
+        Status::Crashed,
+        Status::Oom,
+        Status::Timeout,
+        Status::DidNotFinish,
+        Status::Skipped,
+        Status::NotInstalled,
+    ];
+
+    /// The name stored in records and shown in CSV (`bad-exit`): the serde
+    /// name, so the two cannot drift apart.
     pub fn name(self) -> &'static str {
-        match self {
-            Status::Ok => "ok",
-            Status::BadExit => "bad-exit",
-            Status::WrongOutput => "wrong-output",
-            Status::Escaped => "escaped",
-            Status::Oom => "oom",
-            Status::Failed => "failed",
-            Status::Crashed => "crashed",
-            Status::Timeout => "timeout",
-            Status::DidNotFinish => "did-not-finish",
-            Status::Skipped => "skipped",
-            Status::NotInstalled => "not-installed",
-        }
+        serde_variant::to_variant_name(&self).expect("Status is a unit enum")
     }
 
     /// Whether the run's figures stand for a completed, correct run.
@@ -118,39 +132,59 @@ impl std::fmt::Display for Status {
 }
 
 /// One measured run (or, with `run == 0`, a cell that could not run at all).
+/// A line of `runs.jsonl`.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct RunRecord {
+    /// The record format version ([`SCHEMA`] when written).
     pub schema: u32,
+    /// The id of the session it belongs to ([`SessionRecord::session`]).
     pub session: String,
-    /// RFC 3339, UTC.
+    /// When the run finished: RFC 3339, UTC.
     pub finished_at: String,
+    /// The variant id of `languages.toml`; an imported row that no variant
+    /// stands for gets an id made from its name, and two rows of one
+    /// variant in one edition get `id@version`.
     pub variant: String,
+    /// The language, as shown in the table (for an import: as published).
     pub language: String,
+    /// The command flags that tell variants of one language apart.
     pub flags: String,
+    /// The toolchain's version at the time (empty if unknown).
     pub version: String,
+    /// The benchmark.
     pub bench: Bench,
     /// The size selection it ran under (`tiny`, `2020`, `2021` or N).
     pub size: String,
+    /// The N the size means for this benchmark.
     pub n: u64,
     /// 1-based run number within the cell; 0 for a cell-level record.
     pub run: u32,
-    /// Wall time of build + run, seconds.
+    /// Wall time of build + run, seconds (monotonic clock); 0 when there
+    /// is no time.
     pub wall_s: f64,
+    /// User CPU seconds from `wait4` rusage (0 in published records).
     pub user_s: f64,
+    /// System CPU seconds from `wait4` rusage (0 in published records).
     pub sys_s: f64,
-    /// Peak RSS in KB (the larger of the build's and the run's).
+    /// Peak RSS in KB (the larger of the build's and the run's); 0 if
+    /// unknown.
     pub max_rss_kb: u64,
-    /// The whole process tree's CPU (user + sys, seconds) and sampled peak
-    /// resident memory (KB), build and run: every process of the run's PID
-    /// namespace, waited for or not. Absent without containment.
+    /// The whole process tree's CPU (user + sys, seconds), build and run:
+    /// every process of the run's PID namespace, waited for or not.
+    /// Absent without containment.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tree_cpu_s: Option<f64>,
+    /// The whole process tree's sampled peak resident memory (KB), build
+    /// and run: the largest sum over the namespace's processes, at least
+    /// the largest single peak. Absent without containment.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tree_max_rss_kb: Option<u64>,
     /// The build step's share of `wall_s` (variants with a `build` step).
     #[serde(default)]
     pub build_wall_s: Option<f64>,
+    /// How the process ended; `None` when nothing ran or not published.
     pub exit: Option<Exit>,
+    /// How the run ended, judged from its exit, output and tree.
     pub status: Status,
     /// What went wrong, in a sentence (stderr tail, output difference).
     #[serde(default)]
@@ -160,18 +194,33 @@ pub struct RunRecord {
     pub origin: Origin,
 }
 
-/// One `langbench run` invocation: when, where, what with.
+/// One `langbench run`, `ws` or `import` invocation: when, where, what
+/// with. A line of `sessions.jsonl`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct SessionRecord {
+    /// The record format version ([`SCHEMA`] when written).
     pub schema: u32,
+    /// The id: start time and pid (`20261130T042441Z-14960`), `…-ws` for
+    /// ws sessions, `published-YEAR` for an import.
     pub session: String,
+    /// When it started: RFC 3339, UTC.
     pub started_at: String,
+    /// The langbench version that wrote it.
     pub langbench_version: String,
+    /// The exact command (argv).
     pub command_line: Vec<String>,
+    /// `tiny`, `2020`, `2021`, N, or `ws-echo c=CONNECTIONS`.
     pub size: String,
+    /// Runs per cell (best of N); for an import, the N of the published
+    /// best of N.
     pub runs: u32,
+    /// The per-run timeout in seconds (ws: the measured window); 0 for an
+    /// import.
     pub timeout_s: f64,
+    /// The machine it ran on; for an import what the edition said (0 or
+    /// empty where it said nothing).
     pub machine: Machine,
+    /// Every selected variant as it was at the time.
     pub variants: Vec<VariantInfo>,
     /// Measured here, or imported from a published edition (absent: measured).
     #[serde(default, skip_serializing_if = "Origin::is_measured")]
@@ -204,13 +253,20 @@ pub struct SessionRecord {
 /// A variant as it was at the time of a session.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct VariantInfo {
+    /// The variant id of `languages.toml`.
     pub id: String,
+    /// Its language.
     pub language: String,
+    /// Its command flags.
     pub flags: String,
+    /// The toolchain's version (empty if not installed or unknown).
     pub version: String,
+    /// Whether every executable and file it needs was there.
     pub installed: bool,
+    /// What it needs that was missing.
     #[serde(default)]
     pub missing: Vec<String>,
+    /// How to install it (`languages.toml`'s `install`).
     #[serde(default)]
     pub install_hint: String,
     /// The benchmarks it has a program for (absent in older records).
@@ -221,4 +277,39 @@ pub struct VariantInfo {
 /// Now, as stored in records.
 pub fn now_rfc3339() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The names are the results format's (`results/README.md`), derived
+    /// from serde: records, CSV and tables say the same.
+    #[test]
+    fn status_names_are_the_stored_ones() {
+        let names: Vec<&str> = Status::ALL.iter().map(|s| s.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "ok",
+                "bad-exit",
+                "wrong-output",
+                "escaped",
+                "failed",
+                "crashed",
+                "oom",
+                "timeout",
+                "did-not-finish",
+                "skipped",
+                "not-installed"
+            ]
+        );
+        for s in Status::ALL {
+            let json = format!("\"{}\"", s.name());
+            assert_eq!(serde_json::to_string(&s).unwrap(), json);
+            assert_eq!(serde_json::from_str::<Status>(&json).unwrap(), s);
+            assert_eq!(s.to_string(), s.name());
+        }
+        assert!(Status::ALL.is_sorted(), "ALL is in the order cells rank by");
+    }
 }

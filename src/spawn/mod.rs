@@ -164,7 +164,9 @@ impl Captured {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "kind", content = "code", rename_all = "lowercase")]
 pub enum Exit {
+    /// It exited with this status (stored as `{"kind":"exited","code":N}`).
     Exited(i32),
+    /// A signal killed it (stored as `{"kind":"signaled","code":SIGNAL}`).
     Signaled(i32),
 }
 
