@@ -2,12 +2,10 @@
 //! languages file in a temporary directory, a temporary git repository for
 //! `--changed-since`.
 
-mod common;
-
 use std::path::Path;
 use std::process::{Command, Output};
 
-use common::*;
+use crate::util::*;
 
 fn run_in(dir: &Path, args: &[&str]) -> Output {
     Command::new(bin())

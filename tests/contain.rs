@@ -3,12 +3,10 @@
 //! fails if the kernel-enforced containment stops holding. Real processes,
 //! run through `langbench run` / `list` as a maintainer would.
 
-mod common;
-
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::util::*;
 
 /// The right answer of num-comb at tiny size (N = 1,000).
 const RIGHT: &str = "print('0 1 1000')";
@@ -18,12 +16,15 @@ fn fixture(marker: &str, programs: &[(&str, String)]) -> Fixture {
     let mut toml = String::new();
     let mut files = Vec::new();
     for (id, body) in programs {
-        toml.push_str(&format!(
-            "[[variant]]\nid = \"{id}\"\nlanguage = \"{id}\"\nflags = \"python3 {id}\"\n\
-             needs = [\"python3\"]\nversion = \"python3 --version\"\nrun = \"python3 {{src}} {{n}}\"\n\
-             env = {{ LANGBENCH_TEST_MARKER = \"{marker}\" }}\n\
-             programs = {{ num-comb = \"programs/{id}.py\" }}\n\n"
-        ));
+        let entry = Entry::sh(id)
+            .language(id)
+            .flags(&format!("python3 {id}"))
+            .needs(&["python3"])
+            .version_command("python3 --version")
+            .run("python3 {src} {n}")
+            .env("LANGBENCH_TEST_MARKER", marker)
+            .program(&format!("programs/{id}.py"));
+        toml.push_str(&entry.toml());
         files.push((format!("programs/{id}.py"), body.clone()));
     }
     let files: Vec<(&str, &str)> = files
@@ -256,12 +257,13 @@ fn listing_a_hostile_entry_runs_its_probe_in_the_sandbox() {
     let (_, m) = marker("list");
     let f = fixture(&m, &[]);
     let pwned = f.path().join("pwned");
-    let toml = format!(
-        "[[variant]]\nid = \"probe\"\nlanguage = \"Probe\"\nflags = \"sh probe\"\nneeds = [\"sh\"]\n\
-         version = \"sh -c 'touch {p} || true; echo 1.2'\"\nrun = \"sh {{src}} {{n}}\"\n\
-         programs = {{ num-comb = \"x.sh\" }}\n",
-        p = pwned.display()
-    );
+    let toml = Entry::sh("probe")
+        .version_command(&format!(
+            "sh -c 'touch {} || true; echo 1.2'",
+            pwned.display()
+        ))
+        .program("x.sh")
+        .toml();
     std::fs::write(f.path().join("languages.toml"), toml).unwrap();
     std::fs::write(f.path().join("x.sh"), "").unwrap();
     let o = langbench(&["list", "--languages", &f.languages()]);

@@ -2,13 +2,11 @@
 //! `report`, `compare`, and the spreadsheet, charts and HTML report opened
 //! by the real programs (LibreOffice, Chromium) a reader would use.
 
-mod common;
-
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::*;
+use crate::util::*;
 
 fn shared_data(name: &str) -> PathBuf {
     repo().join("../shared/data").join(name)

@@ -1,11 +1,9 @@
 //! languages.toml as a reviewer reads it: the short file resolves to exactly
 //! the variants of the long one it replaced, and parsing stays linear.
 
-mod common;
-
 use std::path::Path;
 
-use common::*;
+use crate::util::*;
 use langbench::config::{Languages, Variant};
 
 /// Every field of a resolved variant that changes what langbench does or

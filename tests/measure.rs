@@ -2,12 +2,10 @@
 //! command's own: not inflated by langbench's memory, not kept alive past
 //! the run.
 
-mod common;
-
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::util::*;
 use langbench::spawn::{Containment, Exit, Request, Spawner};
 
 /// Contained and sandboxed, as `langbench run` spawns (issue #9): the

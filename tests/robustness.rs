@@ -2,25 +2,15 @@
 //! record of the wrong shape, a merge conflict, a killed langbench's
 //! leftovers, Ctrl-C before the first run, and bad options.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::*;
-
-const ONE: &str = r#"
-[[variant]]
-id = "ok"
-language = "Shell"
-flags = "sh ok"
-needs = ["sh"]
-version = "sh -c 'echo 1.0'"
-run = "sh {src} {n}"
-programs = { num-comb = "programs/num-comb/ok.sh" }
-"#;
+use crate::util::*;
 
 fn fixture() -> Fixture {
-    Fixture::new(ONE, &[("programs/num-comb/ok.sh", "echo 0 1 $1\n")])
+    Fixture::new(
+        &Entry::sh("ok").language("Shell").toml(),
+        &[("programs/num-comb/ok.sh", "echo 0 1 $1\n")],
+    )
 }
 
 fn run(f: &Fixture, extra: &[&str]) -> std::process::Output {
@@ -159,15 +149,19 @@ fn expected_outputs_are_computed_before_the_first_run_and_cached() {
 #[test]
 fn ctrl_c_during_version_probes_ends_the_session_at_once() {
     // Twenty variants whose version probe takes 2 s each: 40 s of probes.
-    let mut toml = String::new();
-    for i in 0..20 {
-        toml.push_str(&format!(
-            "[[variant]]\nid = \"slow{i}\"\nlanguage = \"Slow\"\nflags = \"slow {i}\"\nneeds = [\"sh\"]\n\
-             version = \"sh -c 'sleep 2; echo 1.0'\"\nrun = \"sh {{src}} {{n}}\"\n\
-             programs = {{ num-comb = \"programs/num-comb/ok.sh\" }}\n\n"
-        ));
-    }
-    let f = Fixture::new(&toml, &[("programs/num-comb/ok.sh", "echo 0 1 $1\n")]);
+    let slow: Vec<Entry> = (0..20)
+        .map(|i| {
+            Entry::sh(&format!("slow{i}"))
+                .language("Slow")
+                .flags(&format!("slow {i}"))
+                .version_command("sh -c 'sleep 2; echo 1.0'")
+                .program("programs/num-comb/ok.sh")
+        })
+        .collect();
+    let f = Fixture::new(
+        &languages_toml(&slow),
+        &[("programs/num-comb/ok.sh", "echo 0 1 $1\n")],
+    );
     let mut child = std::process::Command::new(bin())
         .args([
             "run",

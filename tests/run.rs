@@ -1,10 +1,8 @@
 //! `langbench run` end to end: real toolchains, real processes.
 
-mod common;
-
 use std::time::Duration;
 
-use common::*;
+use crate::util::*;
 
 /// Every variant of languages.toml that a registry here provides runs and is
 /// verified at tiny size (CI installs them all with `toolchains install`).

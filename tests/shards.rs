@@ -1,12 +1,10 @@
 //! Beyond one machine, and every figure with its spread: `run --shard`,
 //! `merge`, spread figures, the noisy flag and `--runs auto`.
 
-mod common;
-
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use common::*;
+use crate::util::*;
 
 /// (variant, bench, run, status) of every record of a directory.
 fn cells(dir: &Path) -> BTreeSet<(String, String, u64, String)> {
@@ -119,32 +117,16 @@ fn three_shards_merged_hold_exactly_the_unsharded_run() {
     assert!(md.contains("| #2 |"), "{md}");
 }
 
-const FAKES: &str = r#"
-[[variant]]
-id = "quiet"
-language = "Quiet"
-flags = "sh quiet"
-needs = ["sh"]
-version = "sh -c 'echo 1.0'"
-run = "sh {src} {n}"
-programs = { num-comb = "programs/num-comb/quiet.sh" }
-
-[[variant]]
-id = "noisy"
-language = "Noisy"
-flags = "sh noisy"
-needs = ["sh"]
-version = "sh -c 'echo 1.0'"
-run = "sh {src} {n}"
-programs = { num-comb = "programs/num-comb/noisy.sh" }
-"#;
+fn fakes() -> String {
+    languages_toml(&[Entry::sh("quiet"), Entry::sh("noisy")])
+}
 
 /// A deliberately noisy program (sleeps 0.05 s or 0.4 s, by turns) runs to
 /// the cap and is flagged; a quiet one stops after 3 runs.
 #[test]
 fn runs_auto_stops_on_quiet_cells_and_flags_noisy_ones() {
     let f = Fixture::new(
-        FAKES,
+        &fakes(),
         &[
             ("programs/num-comb/quiet.sh", "sleep 0.3\necho 0 1 $1\n"),
             (
@@ -223,7 +205,7 @@ fn runs_auto_stops_on_quiet_cells_and_flags_noisy_ones() {
 #[test]
 fn cpus_pins_every_measured_process() {
     let f = Fixture::new(
-        &FAKES.replace("quiet.sh", "pin.sh"),
+        &fakes().replace("quiet.sh", "pin.sh"),
         &[
             ("programs/num-comb/noisy.sh", ""),
             (

@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests: the built binary, throwaway
-//! languages files, and a look at /proc for processes left behind.
+//! languages files and their entries, and a look at /proc for processes
+//! left behind.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -27,6 +28,135 @@ pub fn text(o: &Output) -> String {
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
     )
+}
+
+/// One `[[variant]]` entry of a throwaway languages file. Defaults: a
+/// shell program for num-comb, `programs/num-comb/<id>.sh`, run as
+/// `sh {src} {n}`, needing `sh`, language = the id capitalized, flags
+/// `sh <id>`, version 1.0 (from `sh -c 'echo 1.0'`, no probe of a real
+/// toolchain). A test sets only what differs.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    id: String,
+    language: String,
+    flags: String,
+    needs: Vec<String>,
+    version: String,
+    run: String,
+    env: Vec<(String, String)>,
+    programs: Vec<(String, String)>,
+    install: Option<String>,
+}
+
+impl Entry {
+    pub fn sh(id: &str) -> Entry {
+        let mut c = id.chars();
+        let language = c
+            .next()
+            .map(|f| f.to_uppercase().chain(c).collect())
+            .unwrap_or_default();
+        Entry {
+            id: id.into(),
+            language,
+            flags: format!("sh {id}"),
+            needs: vec!["sh".into()],
+            version: "sh -c 'echo 1.0'".into(),
+            run: "sh {src} {n}".into(),
+            env: Vec::new(),
+            programs: vec![("num-comb".into(), format!("programs/num-comb/{id}.sh"))],
+            install: None,
+        }
+    }
+    pub fn language(mut self, language: &str) -> Entry {
+        self.language = language.into();
+        self
+    }
+    pub fn flags(mut self, flags: &str) -> Entry {
+        self.flags = flags.into();
+        self
+    }
+    /// What it needs on PATH (empty: derived from the commands).
+    pub fn needs(mut self, needs: &[&str]) -> Entry {
+        self.needs = needs.iter().map(|s| s.to_string()).collect();
+        self
+    }
+    /// The version its probe prints.
+    pub fn version(mut self, version: &str) -> Entry {
+        self.version = format!("sh -c 'echo {version}'");
+        self
+    }
+    /// The version probe's command.
+    pub fn version_command(mut self, command: &str) -> Entry {
+        self.version = command.into();
+        self
+    }
+    pub fn run(mut self, template: &str) -> Entry {
+        self.run = template.into();
+        self
+    }
+    pub fn env(mut self, key: &str, value: &str) -> Entry {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+    /// The num-comb program's path (replacing the default).
+    pub fn program(mut self, path: &str) -> Entry {
+        self.programs = vec![("num-comb".into(), path.into())];
+        self
+    }
+    /// The `install` table, as TOML (`{ apt = ["x"] }`).
+    pub fn install(mut self, table: &str) -> Entry {
+        self.install = Some(table.into());
+        self
+    }
+
+    /// The entry as TOML (a blank line after it).
+    pub fn toml(&self) -> String {
+        let q = |s: &str| toml_quote(s);
+        let mut t = format!(
+            "[[variant]]\nid = {}\nlanguage = {}\nflags = {}\n",
+            q(&self.id),
+            q(&self.language),
+            q(&self.flags)
+        );
+        if !self.needs.is_empty() {
+            let needs: Vec<String> = self.needs.iter().map(|n| q(n)).collect();
+            t.push_str(&format!("needs = [{}]\n", needs.join(", ")));
+        }
+        t.push_str(&format!(
+            "version = {}\nrun = {}\n",
+            q(&self.version),
+            q(&self.run)
+        ));
+        if !self.env.is_empty() {
+            let env: Vec<String> = self
+                .env
+                .iter()
+                .map(|(k, v)| format!("{k} = {}", q(v)))
+                .collect();
+            t.push_str(&format!("env = {{ {} }}\n", env.join(", ")));
+        }
+        let programs: Vec<String> = self
+            .programs
+            .iter()
+            .map(|(b, p)| format!("{b} = {}", q(p)))
+            .collect();
+        t.push_str(&format!("programs = {{ {} }}\n", programs.join(", ")));
+        if let Some(i) = &self.install {
+            t.push_str(&format!("install = {i}\n"));
+        }
+        t.push('\n');
+        t
+    }
+}
+
+/// A languages file of these entries.
+pub fn languages_toml(entries: &[Entry]) -> String {
+    entries.iter().map(Entry::toml).collect()
+}
+
+/// A TOML basic string.
+fn toml_quote(s: &str) -> String {
+    toml::Value::String(s.into()).to_string()
 }
 
 /// A directory with a languages.toml and program files.

@@ -3,11 +3,9 @@
 //! one that dies at start, one that crashes mid-phase, one that ignores
 //! SIGTERM. Each is a real process started through the spawner.
 
-mod common;
-
 use std::time::Duration;
 
-use common::*;
+use crate::util::*;
 use langbench::config::Languages;
 use langbench::spawn::{Exit, Spawner};
 use langbench::ws::{self, WsRecord, WsStatus};

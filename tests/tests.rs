@@ -1,0 +1,37 @@
+//! The integration tests: one binary (as ripgrep's `tests/tests.rs`), one
+//! module per area, helpers in `util`. Each test runs the real langbench
+//! binary (or its library) on real toolchains and processes.
+
+mod util;
+
+mod check;
+mod contain;
+mod edition;
+mod languages;
+mod measure;
+mod robustness;
+mod run;
+mod shards;
+mod ws;
+
+/// Cargo builds only this file (`autotests = false`): a test file that is
+/// not a module here would never run. Every `tests/*.rs` must be one.
+#[test]
+fn every_test_file_is_a_module_of_this_binary() {
+    let dir = util::repo().join("tests");
+    let this = std::fs::read_to_string(dir.join("tests.rs")).unwrap();
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(module) = name.strip_suffix(".rs") else {
+            continue;
+        };
+        if module == "tests" {
+            continue;
+        }
+        assert!(
+            this.lines().any(|l| l.trim() == format!("mod {module};")),
+            "tests/{name} is not a module of tests/tests.rs: add `mod {module};` there \
+             (with autotests = false, Cargo does not build it on its own)"
+        );
+    }
+}
