@@ -79,8 +79,25 @@ const S2: &str = "20260302T080000Z-200";
 /// cell, a row cut short, a variant without a program, one not installed,
 /// and a cell run again in a later session (the newer runs win).
 fn measured() -> (Vec<SessionRecord>, Vec<RunRecord>) {
+    let runs = [
+        correct(),
+        flagged(),
+        failed(),
+        contained(),
+        incomplete(),
+        rerun(),
+    ]
+    .concat();
+    (measured_sessions(), runs)
+}
+
+const GCC: (&str, &str, &str) = ("C", "gcc -O2", "14.2.0");
+
+/// The session that ran everything, and the later one that ran c-gcc
+/// assoc again.
+fn measured_sessions() -> Vec<SessionRecord> {
     let all = [Assoc, NumComb, StrComb];
-    let sessions = vec![
+    vec![
         SessionRecord {
             session: S1.into(),
             started_at: "2026-03-01T08:00:00Z".into(),
@@ -103,17 +120,28 @@ fn measured() -> (Vec<SessionRecord>, Vec<RunRecord>) {
             variants: vec![variant("c-gcc", &all)],
             ..session(S2)
         },
-    ];
-    let gcc = ("C", "gcc -O2", "14.2.0");
+    ]
+}
+
+/// Correct cells: c-gcc (its first assoc runs, superseded), python3 with a
+/// noisy assoc.
+fn correct() -> Vec<RunRecord> {
     let mut runs = Vec::new();
     // c-gcc: assoc first in S1, then again in S2 (faster: S2 is shown).
-    runs.extend(cell(S1, "c-gcc", gcc, Assoc, &[3.0, 3.1, 3.05], 401_000));
-    runs.extend(cell(S1, "c-gcc", gcc, NumComb, &[0.52, 0.51, 0.53], 1_800));
-    runs.extend(cell(S1, "c-gcc", gcc, StrComb, &[1.01, 1.02, 1.0], 2_500));
+    runs.extend(cell(S1, "c-gcc", GCC, Assoc, &[3.0, 3.1, 3.05], 401_000));
+    runs.extend(cell(S1, "c-gcc", GCC, NumComb, &[0.52, 0.51, 0.53], 1_800));
+    runs.extend(cell(S1, "c-gcc", GCC, StrComb, &[1.01, 1.02, 1.0], 2_500));
     let py = ("Python", "python3", "3.13.5");
     runs.extend(cell(S1, "python3", py, Assoc, &[9.1, 9.8, 11.2], 1_500_000));
     runs.extend(cell(S1, "python3", py, NumComb, &[6.0, 6.1, 6.05], 9_800));
     runs.extend(cell(S1, "python3", py, StrComb, &[8.1, 8.0, 8.2], 10_100));
+    runs
+}
+
+/// Flagged cells with figures: c-tcc exits 25 on assoc, wrong output on
+/// num-comb.
+fn flagged() -> Vec<RunRecord> {
+    let mut runs = Vec::new();
     let tcc = ("C", "tcc -run", "0.9.28rc");
     for (i, w) in [2.5, 2.6, 2.55].into_iter().enumerate() {
         runs.push(
@@ -145,6 +173,12 @@ fn measured() -> (Vec<SessionRecord>, Vec<RunRecord>) {
         );
     }
     runs.extend(cell(S1, "c-tcc", tcc, StrComb, &[1.3, 1.31, 1.32], 2_400));
+    runs
+}
+
+/// Cells that settle at their first run: ruby times out, crashes, fails.
+fn failed() -> Vec<RunRecord> {
+    let mut runs = Vec::new();
     let rb = |b: Bench| {
         run("ruby", b)
             .session(S1)
@@ -178,6 +212,13 @@ fn measured() -> (Vec<SessionRecord>, Vec<RunRecord>) {
             .record(),
         3,
     ));
+    runs
+}
+
+/// The containment statuses: java killed at the memory limit, its
+/// num-comb escaped, its str-comb with build time and tree figures.
+fn contained() -> Vec<RunRecord> {
+    let mut runs = Vec::new();
     let jv = |b: Bench| {
         run("java", b)
             .session(S1)
@@ -217,6 +258,13 @@ fn measured() -> (Vec<SessionRecord>, Vec<RunRecord>) {
                 .record(),
         );
     }
+    runs
+}
+
+/// Rows without every figure: zig cut short, half without programs, dart
+/// not installed.
+fn incomplete() -> Vec<RunRecord> {
+    let mut runs = Vec::new();
     // zig: cut short after its first benchmark (num-comb, str-comb: not run).
     let zig = ("Zig", "zig build-exe -O ReleaseFast", "0.14.1");
     runs.extend(cell(S1, "zig", zig, Assoc, &[1.9, 1.91, 1.92], 300_000));
@@ -243,9 +291,15 @@ fn measured() -> (Vec<SessionRecord>, Vec<RunRecord>) {
                 .record(),
         );
     }
+    runs
+}
+
+/// The newer c-gcc assoc runs (S2): these are shown.
+fn rerun() -> Vec<RunRecord> {
+    let mut runs = Vec::new();
     // The newer c-gcc assoc runs (S2).
     runs.extend(
-        cell(S2, "c-gcc", gcc, Assoc, &[2.1, 2.12, 2.11], 400_000)
+        cell(S2, "c-gcc", GCC, Assoc, &[2.1, 2.12, 2.11], 400_000)
             .into_iter()
             .map(|mut r| {
                 r.build_wall_s = Some(0.3);
@@ -254,7 +308,7 @@ fn measured() -> (Vec<SessionRecord>, Vec<RunRecord>) {
                 r
             }),
     );
-    (sessions, runs)
+    runs
 }
 
 /// A published 2021 edition as `langbench import` stores it: one record
