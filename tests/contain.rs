@@ -174,6 +174,15 @@ fn the_sandbox_hides_the_results_and_the_machine() {
     let home = std::env::var("HOME").unwrap();
     let f = fixture(&m, &[("probe", String::new())]);
     let results = f.path().join("results");
+    // A secret in the maintainer's real home (removed again at the end).
+    struct Remove(std::path::PathBuf);
+    impl Drop for Remove {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+    let secret = Remove(std::path::Path::new(&home).join(format!(".langbench-secret-{m}")));
+    std::fs::write(&secret.0, "token").unwrap();
     std::fs::create_dir_all(&results).unwrap();
     let probe = format!(
         r#"import os, socket, sys
@@ -184,8 +193,17 @@ for p in os.listdir('/proc'):
             cmd = open(f'/proc/{{p}}/cmdline', 'rb').read()
         except OSError:
             continue
-        if b'--out' in cmd or b'{results}' in cmd and b'__spawn' not in cmd:
+        if b'--out' in cmd or b'{results}' in cmd or b'__spawn' in cmd:
             won.append('saw the command line of ' + p)
+if os.path.exists('{secret}'):
+    won.append('read the real home')
+for d in ['{home}', '/root', '/home']:
+    try:
+        for e in os.listdir(d):
+            if e not in ('.cargo', '.rustup', '.pyenv', 'go', '.cache', '.m2', '.gradle', '.npm', '.nimble', '.julia', '.dotnet', '.ghcup', '.cabal', '.stack', '.local', '.bun', '.deno'):
+                won.append('listed ' + d + '/' + e)
+    except OSError:
+        pass
 for target in ['{results}/runs.jsonl', '{root}/forged', '/tmp/../{root}/x', '{home}/.cache/go-build/langbench-poison', os.path.expanduser('~/.cache/go-build/langbench-poison')]:
     try:
         with open(target, 'a') as f:
@@ -210,6 +228,7 @@ print('; '.join(won) if won else '0 1 1000')
         results = results.display(),
         root = f.path().display(),
         home = home,
+        secret = secret.0.display(),
     );
     std::fs::write(f.path().join("programs/probe.py"), probe).unwrap();
     let o = std::process::Command::new(bin())
