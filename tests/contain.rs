@@ -349,3 +349,64 @@ fn no_sandbox_is_recorded() {
         "{session}"
     );
 }
+
+/// ws servers run sandboxed in a network namespace of their own with only
+/// `lo`: the server cannot reach a port langbench's side listens on, yet
+/// langbench's load client (its sockets created in the server's namespace)
+/// measures it. The fixture corrupts every echo if it reached the host.
+#[test]
+fn a_ws_server_has_only_its_own_loopback_yet_is_measured() {
+    let (_, m) = marker("wsnet");
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let toml = format!(
+        "[[variant]]\nid = \"ws-fx\"\nlanguage = \"Fixture\"\nlibrary = \"stdlib\"\nflags = \"python3\"\n\
+         version = \"python3 --version\"\nrun = \"python3 {{src}} reach-host {{port}}\"\n\
+         env = {{ LANGBENCH_TEST_MARKER = \"{m}\", LANGBENCH_TEST_HOST_PORT = \"{port}\" }}\n\
+         programs = {{ ws-echo = \"ws_fixture.py\" }}\n"
+    );
+    let f = Fixture::new(
+        &toml,
+        &[("ws_fixture.py", include_str!("fixtures/ws_fixture.py"))],
+    );
+    let o = langbench(&[
+        "ws",
+        "--languages",
+        &f.languages(),
+        "--connections",
+        "20",
+        "--delays",
+        "1",
+        "--warmup",
+        "0.3",
+        "--duration",
+        "1",
+        "--startup-timeout",
+        "20",
+        "--share-cpus",
+        "--out",
+        &f.out(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let rec: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(f.path().join("results/ws.jsonl"))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(rec["status"], "ok", "{rec}");
+    assert_eq!(rec["opened"], 20, "{rec}");
+    let stats = &rec["phases"][0]["stats"];
+    assert!(stats["echoes"].as_u64().unwrap() > 100, "{rec}");
+    // Nothing reached langbench's side.
+    listener.set_nonblocking(true).unwrap();
+    assert!(listener.accept().is_err(), "the server reached the host");
+    let session = std::fs::read_to_string(f.path().join("results/sessions.jsonl")).unwrap();
+    assert!(
+        session.contains("ws servers too, the load client's sockets created in it"),
+        "{session}"
+    );
+    assert_nothing_left(&m);
+}

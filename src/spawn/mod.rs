@@ -65,7 +65,9 @@ pub struct Sandbox {
     /// HOME inside the sandbox (in the build directory); the toolchain
     /// caches of the real HOME appear in it as throw-away overlays.
     pub home: PathBuf,
-    /// Keep the host's network (WebSocket servers).
+    /// Keep the host's network (`prepare` steps: package registries).
+    /// `false`: a network namespace of its own with only `lo`
+    /// (`Running::netns` to reach it).
     pub network: bool,
 }
 
@@ -113,9 +115,15 @@ impl Containment {
         if self.isolate {
             s.push_str(
                 "; sandbox: read-only filesystem, private /tmp and /dev/shm, writable build dir, \
-                 HOME in the build dir with toolchain caches as throw-away overlays, results directory hidden, \
-                 no network (private loopback), clean environment, no capabilities",
+                 HOME in the build dir with toolchain caches as throw-away overlays, real homes covered (toolchains bound back), \
+                 results directory hidden, no network (a private network namespace with only lo; \
+                 ws servers too, the load client's sockets created in it), clean environment, no capabilities",
             );
+            if !can_enter_netns() {
+                s.push_str(
+                    "; ws servers on the host's network (not root: the load client cannot enter a server's network namespace)",
+                );
+            }
         }
         if let Some(kb) = self.memory_limit_kb {
             s.push_str(&format!(
@@ -230,6 +238,21 @@ pub struct TreeUsage {
     /// the descendants it waited for, or an orphan): above the command's
     /// own, a process nobody waited for held more than the measured one.
     pub max_single_rss_kb: u64,
+}
+
+/// Whether this process may enter another network namespace (`setns`
+/// needs CAP_SYS_ADMIN in its own user namespace: root, in practice). The
+/// ws load client does, to reach a sandboxed server that has only `lo`.
+pub fn can_enter_netns() -> bool {
+    const CAP_SYS_ADMIN: u32 = 21;
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("CapEff:"))
+                .and_then(|v| u64::from_str_radix(v.trim(), 16).ok())
+        })
+        .is_some_and(|caps| caps & (1 << CAP_SYS_ADMIN) != 0)
 }
 
 /// Starts agents. `exe` is the langbench binary (the running one, or the one
@@ -392,6 +415,7 @@ impl Spawner {
         let mut running = Running {
             agent: child,
             pid: 0,
+            netns: None,
             report,
             out_thread,
             err_thread,
@@ -399,6 +423,14 @@ impl Spawner {
         match line.trim_end().split_once(' ') {
             Some(("pid", p)) => {
                 running.pid = p.parse().context("bad pid from the spawn agent")?;
+                if c.namespaces && req.sandbox.as_ref().is_some_and(|s| !s.network) {
+                    // The agent unshared the network namespace for itself
+                    // (init and the command inherit it) before it reported.
+                    let path = format!("/proc/{}/ns/net", running.agent.id());
+                    let f = std::fs::File::open(&path)
+                        .with_context(|| format!("cannot open {path}"))?;
+                    running.netns = Some(OwnedFd::from(f));
+                }
                 Ok(running)
             }
             Some(("error", msg)) => {
@@ -427,6 +459,9 @@ impl Spawner {
 pub struct Running {
     agent: Child,
     pid: i32,
+    /// The command's own network namespace (a sandbox without the host's
+    /// network), held open.
+    netns: Option<OwnedFd>,
     report: BufReader<std::fs::File>,
     out_thread: Option<JoinHandle<Captured>>,
     err_thread: Option<JoinHandle<Captured>>,
@@ -436,6 +471,12 @@ impl Running {
     /// Pid of the command (also its process group id).
     pub fn pid(&self) -> i32 {
         self.pid
+    }
+
+    /// The command's network namespace, when the sandbox gave it its own
+    /// (only `lo`): enter it to reach the command on 127.0.0.1.
+    pub fn netns(&self) -> Option<&OwnedFd> {
+        self.netns.as_ref()
     }
 
     /// Pid of the agent process (signal it with SIGTERM to stop the command).
