@@ -513,9 +513,9 @@ fn tree_rss_kb() -> u64 {
 }
 
 /// Processes of the namespace still alive besides init (zombies excluded).
-fn alive_in_namespace() -> u32 {
+fn alive_in_namespace() -> Vec<i32> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
-        return 0;
+        return Vec::new();
     };
     dir.flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
@@ -528,7 +528,56 @@ fn alive_in_namespace() -> u32 {
                     .is_some_and(|&st| st != b'Z' && st != b'X')
             })
         })
-        .count() as u32
+        .collect()
+}
+
+/// How long init at most watches the processes a command left running
+/// before it kills them, and how many new ones they must start meanwhile to
+/// be a fork-walker (see `walkers`). The watch ends as soon as that many
+/// appeared; an idle daemon costs the whole window (after the command's
+/// figures were taken: its wall time is not affected). Long enough for a
+/// walker to show itself on a loaded CPU.
+pub const WALK_WATCH_MS: u64 = 500;
+pub const WALK_MIN_NEW: usize = 3;
+
+/// Processes a command left running (`left`, pids) are watched for
+/// `WALK_WATCH_MS`: an idle daemon (Erlang's epmd) starts nothing, a
+/// fork-walker (fork, parent exits, child forks again: the shape that
+/// outran the old sweep) keeps starting new processes. Returns how many new
+/// processes appeared (alive at the end, or reaped meanwhile), counting up
+/// to `WALK_MIN_NEW` at least.
+unsafe fn walkers(left: &[i32]) -> usize {
+    let until = now_ns() + WALK_WATCH_MS as u128 * 1_000_000;
+    let mut new: Vec<i32> = Vec::new();
+    // SAFETY: waitpid/nanosleep with valid arguments.
+    unsafe {
+        loop {
+            loop {
+                let mut st = 0;
+                let r = libc::waitpid(-1, &mut st, libc::WNOHANG);
+                if r <= 0 {
+                    break;
+                }
+                if !left.contains(&r) && !new.contains(&r) {
+                    new.push(r);
+                }
+            }
+            if now_ns() >= until || new.len() >= WALK_MIN_NEW {
+                break;
+            }
+            let ts = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 2_000_000,
+            };
+            libc::nanosleep(&ts, std::ptr::null_mut());
+        }
+    }
+    for p in alive_in_namespace() {
+        if !left.contains(&p) && !new.contains(&p) {
+            new.push(p);
+        }
+    }
+    new.len()
 }
 
 /// Overwrites the command line init inherited from the agent (`langbench
@@ -694,7 +743,7 @@ unsafe fn relay_reports(args: &Args, init: i32, fd: i32, set: &libc::sigset_t) -
             // init was killed before it could report: the command escaped
             // its supervision; the namespace is gone with init.
             report(&format!(
-                "done signaled 9 wall_ns={} utime_us=0 stime_us=0 maxrss_kb=0 timed_out={} stopped=0 leftovers=0 tree_utime_us={} tree_stime_us={} tree_rss_kb={} tree_single_kb=0 oom=0 escaped=1\n",
+                "done signaled 9 wall_ns={} utime_us=0 stime_us=0 maxrss_kb=0 timed_out={} stopped=0 leftovers=0 tree_utime_us={} tree_stime_us={} tree_rss_kb={} tree_single_kb=0 oom=0 escaped=1 forked_after=0\n",
                 now_ns() - t0,
                 killed as u8,
                 tv_us(ru.ru_utime),
@@ -862,7 +911,7 @@ unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
                 // What else runs besides the command (counted as for a
                 // command that ended), then, from a namespace's init, -1 is
                 // every other process of it.
-                killed_early = alive_in_namespace().saturating_sub(1);
+                killed_early = (alive_in_namespace().len() as u32).saturating_sub(1);
                 libc::kill(-1, libc::SIGKILL);
             }
             if let Some(k) = kill_deadline
@@ -902,7 +951,13 @@ unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
         // RUSAGE_CHILDREN).
         let rss = tree_rss_kb();
         peak_tree = peak_tree.max(rss);
-        let leftovers = alive_in_namespace().max(killed_early);
+        let left = alive_in_namespace();
+        let leftovers = (left.len() as u32).max(killed_early);
+        let walked = if left.is_empty() || timed_out || oom || stopped {
+            0
+        } else {
+            walkers(&left)
+        };
         libc::kill(-1, libc::SIGKILL);
         loop {
             let mut st = 0;
@@ -927,7 +982,7 @@ unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
             ("unknown", status)
         };
         report(&format!(
-            "done {kind} {code} wall_ns={} utime_us={} stime_us={} maxrss_kb={} timed_out={} stopped={} leftovers={} tree_utime_us={} tree_stime_us={} tree_rss_kb={} tree_single_kb={single} oom={} escaped=0\n",
+            "done {kind} {code} wall_ns={} utime_us={} stime_us={} maxrss_kb={} timed_out={} stopped={} leftovers={} tree_utime_us={} tree_stime_us={} tree_rss_kb={} tree_single_kb={single} oom={} escaped=0 forked_after={walked}\n",
             t1 - t0,
             tv_us(rusage.ru_utime),
             tv_us(rusage.ru_stime),

@@ -224,6 +224,10 @@ pub struct Outcome {
     pub oom: bool,
     /// The supervisor (init) lost control and was killed from outside.
     pub escaped: bool,
+    /// New processes the ones left running started in the moment after
+    /// the command ended (a fork-walker; contained runs only, see
+    /// `contain::walkers`).
+    pub forked_after: u32,
     pub stdout: Captured,
     pub stderr: Captured,
 }
@@ -586,6 +590,7 @@ fn parse_done(rest: &str, stdout: Captured, stderr: Captured) -> Result<Outcome>
     };
     let oom = get("oom").unwrap_or(0) != 0;
     let escaped = get("escaped").unwrap_or(0) != 0;
+    let forked_after = get("forked_after").unwrap_or(0) as u32;
     Ok(Outcome {
         exit,
         wall,
@@ -598,6 +603,7 @@ fn parse_done(rest: &str, stdout: Captured, stderr: Captured) -> Result<Outcome>
         tree,
         oom,
         escaped,
+        forked_after,
         stdout,
         stderr,
     })
