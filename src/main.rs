@@ -30,6 +30,13 @@ struct Cli {
     /// (status `oom`); sampled every 50 ms from the run's PID namespace.
     #[arg(long, global = true, value_name = "MB")]
     memory_limit: Option<u64>,
+    /// A cgroup v2 directory langbench may use: one child cgroup per run
+    /// (removed afterwards) measures the tree's CPU and, with the memory
+    /// controller, its peak memory, the memory limit and OOM kills.
+    /// Without it langbench uses its own cgroup only if that is a
+    /// delegated v2 subtree, else /proc sampling (recorded either way).
+    #[arg(long, global = true, value_name = "PATH")]
+    cgroup: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -572,6 +579,14 @@ fn real_main() -> Result<ExitCode> {
     if cli.no_sandbox && cli.memory_limit.is_some() {
         anyhow::bail!("--memory-limit needs containment (drop --no-sandbox)");
     }
+    if cli.no_sandbox && cli.cgroup.is_some() {
+        anyhow::bail!("--cgroup needs containment (drop --no-sandbox)");
+    }
+    containment.cgroup = match &cli.cgroup {
+        Some(p) => Some(langbench::spawn::cgroup::Base::given(p)?),
+        None if containment.namespaces => langbench::spawn::cgroup::Base::delegated(),
+        None => None,
+    };
     // No command may see the results directory it is measured into.
     if let Command::Run { out: Some(o), .. } | Command::Ws { out: Some(o), .. } = &cli.command {
         // Not created here (a bad languages file must leave no trace); it

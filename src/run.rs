@@ -319,7 +319,7 @@ impl Totals {
                     )
                 })
                 .unwrap_or_default();
-            format!("escaped: {}{tree}", why.join("; "))
+            format!("{}{tree}", why.join("; "))
         });
         (escaped, left)
     }
@@ -638,6 +638,7 @@ pub fn begin_session(
         runs_auto_cv: params.runs_auto_cv,
         hygiene: Some(hygiene),
         containment: Some(spawner.containment.describe()),
+        tree_measure: Some(spawner.containment.tree_measure().to_string()),
     })?;
     Ok((session, infos))
 }

@@ -648,6 +648,23 @@ pub(crate) fn agent(args: Args) -> i32 {
             let _ = std::fs::write("/proc/self/uid_map", format!("{uid} {uid} 1"));
             let _ = std::fs::write("/proc/self/gid_map", format!("{gid} {gid} 1"));
         }
+        // The run's cgroup, opened before the namespaces change the view
+        // of /sys; init writes itself into it.
+        let cgroup_fd = match &args.cgroup_procs {
+            Some(p) => {
+                let fd = libc::open(cstr(p).as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+                if fd < 0 {
+                    report(&format!(
+                        "error cannot open the run's cgroup {}: {}\n",
+                        p.display(),
+                        std::io::Error::from_raw_os_error(errno())
+                    ));
+                    return 2;
+                }
+                fd
+            }
+            None => -1,
+        };
         let mut relay = [0i32; 2];
         if libc::pipe2(relay.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
             report(&format!("error pipe2 failed: errno {}\n", errno()));
@@ -666,10 +683,25 @@ pub(crate) fn agent(args: Args) -> i32 {
             // Dies (and with it the namespace) if the agent dies.
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
             libc::prctl(libc::PR_SET_DUMPABLE, 0);
+            if cgroup_fd >= 0 {
+                // "0": the writing process (init); everything it starts
+                // is then in the run's cgroup.
+                if libc::write(cgroup_fd, b"0\n".as_ptr().cast(), 2) != 2 {
+                    report(&format!(
+                        "error cannot join the run's cgroup: {}\n",
+                        std::io::Error::from_raw_os_error(errno())
+                    ));
+                    libc::_exit(2);
+                }
+                libc::close(cgroup_fd);
+            }
             hide_cmdline();
             libc::_exit(init_main(&args, &set));
         }
         libc::close(relay[1]);
+        if cgroup_fd >= 0 {
+            libc::close(cgroup_fd);
+        }
         let code = relay_reports(&args, init, relay[0], &set);
         libc::close(relay[0]);
         code

@@ -8,6 +8,7 @@
 //! its rusage on a pipe (fd 3 in the agent).
 
 pub mod agent;
+pub mod cgroup;
 pub mod contain;
 
 use std::io::{BufRead, BufReader, Read};
@@ -83,8 +84,12 @@ pub struct Containment {
     pub isolate: bool,
     /// Paths no command may see (the results directory).
     pub hide: Vec<PathBuf>,
-    /// Kill a tree whose sampled resident memory passes this (KB).
+    /// Kill a tree whose resident memory passes this (KB): the cgroup's
+    /// memory.max with a memory controller, else init's sampling.
     pub memory_limit_kb: Option<u64>,
+    /// A cgroup v2 directory to measure (and limit) each run's tree in
+    /// (`--cgroup`, or langbench's own delegated one).
+    pub cgroup: Option<cgroup::Base>,
 }
 
 impl Containment {
@@ -96,6 +101,7 @@ impl Containment {
             isolate: true,
             hide: Vec::new(),
             memory_limit_kb: None,
+            cgroup: None,
         }
     }
 
@@ -109,9 +115,15 @@ impl Containment {
             return "none (--no-sandbox): process group + subreaper + sweep; no tree figures, no memory limit".into();
         }
         let mut s = String::from(
-            "PID + mount namespace behind langbench's init (the kernel kills the whole tree); \
-             tree CPU from init's RUSAGE_CHILDREN (exact), tree memory by sampling the namespace's /proc every 50 ms (sum of RSS); no cgroup",
+            "PID + mount namespace behind langbench's init (the kernel kills the whole tree); ",
         );
+        match &self.cgroup {
+            Some(cg) => s.push_str(&cg.describe()),
+            None => s.push_str(
+                "tree CPU from init's RUSAGE_CHILDREN (exact), tree memory by sampling the namespace's /proc \
+                 every 50 ms (sum of RSS); no cgroup (none given with --cgroup, and langbench's own is not a delegated cgroup v2)",
+            ),
+        }
         if self.isolate {
             s.push_str(
                 "; sandbox: read-only filesystem, private /tmp and /dev/shm, writable build dir, \
@@ -126,11 +138,28 @@ impl Containment {
             }
         }
         if let Some(kb) = self.memory_limit_kb {
-            s.push_str(&format!(
-                "; memory limit {kb} KB on the sampled tree RSS (killed within 50 ms of passing it)"
-            ));
+            if self.cgroup.as_ref().is_some_and(|c| c.memory) {
+                s.push_str(&format!(
+                    "; memory limit {kb} KB as the run cgroup's memory.max"
+                ));
+            } else {
+                s.push_str(&format!(
+                    "; memory limit {kb} KB on the sampled tree RSS (killed within 50 ms of passing it)"
+                ));
+            }
         }
         s
+    }
+
+    /// The method that measured the trees, for the session record's
+    /// `tree_measure`.
+    pub fn tree_measure(&self) -> &'static str {
+        match (&self.cgroup, self.namespaces) {
+            (_, false) => "none",
+            (Some(c), true) if c.memory => "cgroup v2",
+            (Some(_), true) => "cgroup v2 + /proc sampling",
+            (None, true) => "/proc sampling",
+        }
     }
 }
 
@@ -330,9 +359,16 @@ impl Spawner {
             cmd.arg("--cpus").arg(list.join(","));
         }
         let c = &self.containment;
+        let mut run_cgroup = None;
         if c.namespaces {
             cmd.arg("--contain");
-            if let Some(kb) = c.memory_limit_kb {
+            let cg_memory = c.cgroup.as_ref().is_some_and(|cg| cg.memory);
+            if let Some(cg) = &c.cgroup {
+                let run = cg.child(c.memory_limit_kb)?;
+                cmd.arg("--cgroup-procs").arg(run.procs());
+                run_cgroup = Some(run);
+            }
+            if let (Some(kb), false) = (c.memory_limit_kb, cg_memory) {
                 cmd.arg("--mem-kb").arg(kb.to_string());
             }
         }
@@ -420,6 +456,7 @@ impl Spawner {
             agent: child,
             pid: 0,
             netns: None,
+            cgroup: run_cgroup,
             report,
             out_thread,
             err_thread,
@@ -466,6 +503,8 @@ pub struct Running {
     /// The command's own network namespace (a sandbox without the host's
     /// network), held open.
     netns: Option<OwnedFd>,
+    /// The run's cgroup (removed when this is dropped).
+    cgroup: Option<cgroup::Run>,
     report: BufReader<std::fs::File>,
     out_thread: Option<JoinHandle<Captured>>,
     err_thread: Option<JoinHandle<Captured>>,
@@ -534,7 +573,22 @@ impl Running {
                 stderr.text()
             )
         })?;
-        parse_done(rest, stdout, stderr)
+        let mut o = parse_done(rest, stdout, stderr)?;
+        if let Some(cg) = &self.cgroup {
+            // The cgroup's figures replace init's where it has them: CPU
+            // always (exact either way), memory and OOM kills with the
+            // memory controller.
+            let u = cg.usage();
+            if let Some(t) = &mut o.tree {
+                t.user = u.user;
+                t.sys = u.sys;
+                if let Some(peak) = u.peak_kb {
+                    t.max_rss_kb = peak.max(t.max_single_rss_kb);
+                }
+            }
+            o.oom |= u.oom_kills > 0;
+        }
+        Ok(o)
     }
 }
 
