@@ -410,6 +410,8 @@ impl CellCtx<'_> {
                 Err(e) => {
                     rec.status = Status::Failed;
                     rec.detail = Some(format!("cannot run `{}`: {e:#}", t.text));
+                    // Not the build's outcome: the run never happened.
+                    last = None;
                     break;
                 }
             };

@@ -455,7 +455,7 @@ impl Spawner {
         let mut running = Running {
             agent: child,
             pid: 0,
-            netns: None,
+            private_net: false,
             cgroup: run_cgroup,
             report,
             out_thread,
@@ -464,14 +464,8 @@ impl Spawner {
         match line.trim_end().split_once(' ') {
             Some(("pid", p)) => {
                 running.pid = p.parse().context("bad pid from the spawn agent")?;
-                if c.namespaces && req.sandbox.as_ref().is_some_and(|s| !s.network) {
-                    // The agent unshared the network namespace for itself
-                    // (init and the command inherit it) before it reported.
-                    let path = format!("/proc/{}/ns/net", running.agent.id());
-                    let f = std::fs::File::open(&path)
-                        .with_context(|| format!("cannot open {path}"))?;
-                    running.netns = Some(OwnedFd::from(f));
-                }
+                running.private_net =
+                    c.namespaces && req.sandbox.as_ref().is_some_and(|s| !s.network);
                 Ok(running)
             }
             Some(("error", msg)) => {
@@ -500,9 +494,9 @@ impl Spawner {
 pub struct Running {
     agent: Child,
     pid: i32,
-    /// The command's own network namespace (a sandbox without the host's
-    /// network), held open.
-    netns: Option<OwnedFd>,
+    /// The command has a network namespace of its own (a sandbox without
+    /// the host's network).
+    private_net: bool,
     /// The run's cgroup (removed when this is dropped).
     cgroup: Option<cgroup::Run>,
     report: BufReader<std::fs::File>,
@@ -517,9 +511,17 @@ impl Running {
     }
 
     /// The command's network namespace, when the sandbox gave it its own
-    /// (only `lo`): enter it to reach the command on 127.0.0.1.
-    pub fn netns(&self) -> Option<&OwnedFd> {
-        self.netns.as_ref()
+    /// (only `lo`): enter it to reach the command on 127.0.0.1. Held open
+    /// from the agent, which unshared it for itself (init and the command
+    /// inherit it) before it reported the command's pid; an error once the
+    /// agent has ended.
+    pub fn netns(&self) -> Result<Option<OwnedFd>> {
+        if !self.private_net {
+            return Ok(None);
+        }
+        let path = format!("/proc/{}/ns/net", self.agent.id());
+        let f = std::fs::File::open(&path).with_context(|| format!("cannot open {path}"))?;
+        Ok(Some(OwnedFd::from(f)))
     }
 
     /// Pid of the agent process (signal it with SIGTERM to stop the command).

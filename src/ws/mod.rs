@@ -384,17 +384,24 @@ impl Ctx<'_> {
         };
         let addr: SocketAddr = ([127, 0, 0, 1], port).into();
         let target = client::Target {
-            netns: match server.netns().map(|f| f.try_clone()).transpose() {
+            netns: match server.netns() {
                 Ok(ns) => ns.map(std::sync::Arc::new),
                 Err(e) => {
+                    // Its agent is gone: the server ended at once.
                     server.stop();
-                    let _ = server.wait();
-                    return Ok(self.record(
+                    let o = server.wait()?;
+                    let mut rec = self.record(
                         v,
                         info,
-                        WsStatus::Failed,
-                        Some(format!("cannot hold the server's network namespace: {e}")),
-                    ));
+                        WsStatus::NeverListened,
+                        Some(format!(
+                            "the server exited before it listened ({e:#}; {}); {}",
+                            o.exit,
+                            stderr_tail(&o)
+                        )),
+                    );
+                    rec.server_exit = Some(o.exit);
+                    return Ok(rec);
                 }
             },
             ..client::Target::local(addr)
