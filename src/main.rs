@@ -596,6 +596,8 @@ fn real_main() -> Result<ExitCode> {
     containment
         .hide
         .extend(std::path::Path::new("results").canonicalize().ok());
+    let exe = std::env::current_exe().context("cannot locate the langbench executable")?;
+    containment.fall_back_if_refused(&exe);
     let spawner = Spawner::current()?.with_containment(containment);
     match cli.command {
         Command::Run {

@@ -412,6 +412,17 @@ fn a_ws_server_has_only_its_own_loopback_yet_is_measured() {
         &f.out(),
     ]);
     assert!(o.status.success(), "{}", text(&o));
+    let session = std::fs::read_to_string(f.path().join("results/sessions.jsonl")).unwrap();
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        // Without root the client cannot enter the server's namespace: the
+        // server keeps the host's network, and the session says so.
+        assert!(
+            session.contains("ws servers on the host's network (not root"),
+            "{session}"
+        );
+        return;
+    }
     let rec: serde_json::Value = serde_json::from_str(
         std::fs::read_to_string(f.path().join("results/ws.jsonl"))
             .unwrap()
@@ -427,7 +438,6 @@ fn a_ws_server_has_only_its_own_loopback_yet_is_measured() {
     // Nothing reached langbench's side.
     listener.set_nonblocking(true).unwrap();
     assert!(listener.accept().is_err(), "the server reached the host");
-    let session = std::fs::read_to_string(f.path().join("results/sessions.jsonl")).unwrap();
     assert!(
         session.contains("ws servers too, the load client's sockets created in it"),
         "{session}"
@@ -639,4 +649,97 @@ fn a_delegated_own_cgroup_is_used_an_undelegated_one_is_not() {
     );
     assert!(cg.children().is_empty(), "{:?}", cg.children());
     assert_nothing_left(&m);
+}
+
+/// Without root: langbench contains its runs in a user namespace of its
+/// own (where the kernel allows unprivileged ones, as Debian's does), and
+/// says so in the session; where the kernel refuses, it runs uncontained
+/// and says why (warned and recorded), never silently. Run as `nobody`
+/// (setpriv) when the suite runs as root.
+#[test]
+fn without_root_runs_are_contained_in_a_user_namespace_or_the_fallback_is_recorded() {
+    // SAFETY: geteuid cannot fail.
+    let root = unsafe { libc::geteuid() } == 0;
+    let toml = r#"
+[[variant]]
+id = "sleeper"
+language = "Shell"
+flags = "sh sleeper"
+needs = ["sh"]
+version = "sh -c 'echo 1.0'"
+run = "sh {src} {n}"
+programs = { num-comb = "sleeper.sh" }
+
+[[variant]]
+id = "probe"
+language = "Shell"
+flags = "sh probe"
+needs = ["sh"]
+version = "sh -c 'echo 1.0'"
+run = "sh {src} {n}"
+programs = { num-comb = "probe.sh" }
+"#;
+    let f = Fixture::new(toml, &[("sleeper.sh", "sleep 30 &\nsleep 30\n")]);
+    let forged = f.path().join("forged");
+    std::fs::write(
+        f.path().join("probe.sh"),
+        format!(
+            "if touch {} 2>/dev/null || grep -q results /proc/1/cmdline; then echo escaped; else echo 0 1 $1; fi\n",
+            forged.display()
+        ),
+    )
+    .unwrap();
+    let exe = f.path().join("langbench");
+    std::fs::copy(bin(), &exe).unwrap();
+    let mut cmd = if root {
+        use std::os::unix::fs::PermissionsExt;
+        // nobody must reach the fixture (tempdir is 0700, root's).
+        std::fs::set_permissions(f.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+        for e in std::fs::read_dir(f.path()).unwrap().flatten() {
+            std::os::unix::fs::chown(e.path(), Some(65534), Some(65534)).unwrap();
+        }
+        let mut c = std::process::Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(&exe);
+        c
+    } else {
+        std::process::Command::new(&exe)
+    };
+    let o = cmd
+        .args([
+            "run",
+            "--languages",
+            &f.languages(),
+            "--size",
+            "tiny",
+            "--runs",
+            "1",
+            "--timeout",
+            "2",
+            "--out",
+            &f.out(),
+        ])
+        .env("HOME", f.path())
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let session = session_of(&f);
+    let containment = session["containment"].as_str().unwrap();
+    let recs = records(&f);
+    if containment.starts_with("none (fallback:") {
+        eprintln!("unprivileged user namespaces refused here: {containment}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("warning: no containment"),
+            "{}",
+            text(&o)
+        );
+        return;
+    }
+    assert!(containment.contains("unprivileged (uid"), "{containment}");
+    assert_eq!(recs["probe"]["status"], "ok", "{}", recs["probe"]);
+    assert!(!forged.exists());
+    assert_eq!(recs["sleeper"]["status"], "timeout", "{}", recs["sleeper"]);
+    let wall = recs["sleeper"]["wall_s"].as_f64().unwrap();
+    assert!((1.9..5.0).contains(&wall), "{wall}");
 }

@@ -90,6 +90,9 @@ pub struct Containment {
     /// A cgroup v2 directory to measure (and limit) each run's tree in
     /// (`--cgroup`, or langbench's own delegated one).
     pub cgroup: Option<cgroup::Base>,
+    /// Why containment is off although `--no-sandbox` was not given (the
+    /// kernel refused the namespaces).
+    pub fallback: Option<String>,
 }
 
 impl Containment {
@@ -102,6 +105,7 @@ impl Containment {
             hide: Vec::new(),
             memory_limit_kb: None,
             cgroup: None,
+            fallback: None,
         }
     }
 
@@ -111,12 +115,24 @@ impl Containment {
 
     /// One line for the session record.
     pub fn describe(&self) -> String {
+        if let (false, Some(why)) = (self.namespaces, &self.fallback) {
+            return format!(
+                "none (fallback: {why}): process group + subreaper + sweep; no tree figures, no memory limit, no sandbox"
+            );
+        }
         if !self.namespaces {
             return "none (--no-sandbox): process group + subreaper + sweep; no tree figures, no memory limit".into();
         }
         let mut s = String::from(
             "PID + mount namespace behind langbench's init (the kernel kills the whole tree); ",
         );
+        // SAFETY: geteuid cannot fail.
+        let uid = unsafe { libc::geteuid() };
+        if uid != 0 {
+            s.push_str(&format!(
+                "unprivileged (uid {uid}): in a user namespace of its own that maps uid {uid} to itself; "
+            ));
+        }
         match &self.cgroup {
             Some(cg) => s.push_str(&cg.describe()),
             None => s.push_str(
@@ -149,6 +165,34 @@ impl Containment {
             }
         }
         s
+    }
+
+    /// Without root, containment needs unprivileged user namespaces. Tries
+    /// them once with `true`; where the kernel refuses, turns containment
+    /// off and says why (recorded in every session, warned on stderr).
+    pub fn fall_back_if_refused(&mut self, spawner_exe: &Path) {
+        // SAFETY: geteuid cannot fail.
+        if !self.namespaces || unsafe { libc::geteuid() } == 0 {
+            return;
+        }
+        let probe = Spawner::new(spawner_exe).with_containment(Containment {
+            namespaces: true,
+            isolate: false,
+            ..Containment::default()
+        });
+        let req = Request::new(vec!["true".into()], Path::new("/"));
+        if let Err(e) = probe.run(&req) {
+            let why = format!(
+                "the kernel refused namespaces to uid {} ({e:#}); run as root, enable unprivileged user namespaces \
+                 (sysctl user.max_user_namespaces, kernel.unprivileged_userns_clone), or pass --no-sandbox",
+                unsafe { libc::geteuid() }
+            );
+            eprintln!("warning: no containment: {why}");
+            *self = Containment {
+                fallback: Some(why),
+                ..Containment::none()
+            };
+        }
     }
 
     /// The method that measured the trees, for the session record's
