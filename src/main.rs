@@ -27,7 +27,8 @@ struct Cli {
     #[arg(long, global = true)]
     no_sandbox: bool,
     /// Kill a run whose process tree's resident memory passes this many MB
-    /// (status `oom`); sampled every 50 ms from the run's PID namespace.
+    /// (status `oom`): the run cgroup's memory.max with --cgroup and a memory
+    /// controller, else sampled every 50 ms from the run's PID namespace.
     #[arg(long, global = true, value_name = "MB")]
     memory_limit: Option<u64>,
     /// A cgroup v2 directory langbench may use: one child cgroup per run
