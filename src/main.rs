@@ -27,9 +27,17 @@ struct Cli {
     #[arg(long, global = true)]
     no_sandbox: bool,
     /// Kill a run whose process tree's resident memory passes this many MB
-    /// (status `oom`); sampled every 50 ms from the run's PID namespace.
+    /// (status `oom`): the run cgroup's memory.max with --cgroup and a memory
+    /// controller, else sampled every 50 ms from the run's PID namespace.
     #[arg(long, global = true, value_name = "MB")]
     memory_limit: Option<u64>,
+    /// A cgroup v2 directory langbench may use: one child cgroup per run
+    /// (removed afterwards) measures the tree's CPU and, with the memory
+    /// controller, its peak memory, the memory limit and OOM kills.
+    /// Without it langbench uses its own cgroup only if that is a
+    /// delegated v2 subtree, else /proc sampling (recorded either way).
+    #[arg(long, global = true, value_name = "PATH")]
+    cgroup: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -572,6 +580,14 @@ fn real_main() -> Result<ExitCode> {
     if cli.no_sandbox && cli.memory_limit.is_some() {
         anyhow::bail!("--memory-limit needs containment (drop --no-sandbox)");
     }
+    if cli.no_sandbox && cli.cgroup.is_some() {
+        anyhow::bail!("--cgroup needs containment (drop --no-sandbox)");
+    }
+    containment.cgroup = match &cli.cgroup {
+        Some(p) => Some(langbench::spawn::cgroup::Base::given(p)?),
+        None if containment.namespaces => langbench::spawn::cgroup::Base::delegated(),
+        None => None,
+    };
     // No command may see the results directory it is measured into.
     if let Command::Run { out: Some(o), .. } | Command::Ws { out: Some(o), .. } = &cli.command {
         // Not created here (a bad languages file must leave no trace); it
@@ -581,6 +597,8 @@ fn real_main() -> Result<ExitCode> {
     containment
         .hide
         .extend(std::path::Path::new("results").canonicalize().ok());
+    let exe = std::env::current_exe().context("cannot locate the langbench executable")?;
+    containment.fall_back_if_refused(&exe);
     let spawner = Spawner::current()?.with_containment(containment);
     match cli.command {
         Command::Run {

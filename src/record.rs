@@ -248,6 +248,13 @@ pub struct SessionRecord {
     /// from before containment.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub containment: Option<String>,
+    /// How the process trees were measured: `cgroup v2` (CPU, memory,
+    /// limit and OOM from a cgroup), `cgroup v2 + /proc sampling` (CPU from
+    /// a cgroup without a memory controller, memory sampled), `/proc
+    /// sampling` (no cgroup: CPU from init's RUSAGE_CHILDREN, memory
+    /// sampled), `none` (`--no-sandbox`). Absent in older sessions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tree_measure: Option<String>,
 }
 
 /// A variant as it was at the time of a session.

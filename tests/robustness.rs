@@ -186,3 +186,34 @@ fn ctrl_c_during_version_probes_ends_the_session_at_once() {
     assert!(!status.success());
     assert!(!f.path().join("results/runs.jsonl").exists());
 }
+
+/// A run step that cannot start after a build that succeeded is `failed`,
+/// never judged by the build's output (a build that printed the right
+/// answer was recorded `ok`).
+#[test]
+fn a_run_that_cannot_start_is_not_judged_by_its_builds_output() {
+    let toml = r#"
+[[variant]]
+id = "nobin"
+language = "Shell"
+flags = "sh nobin"
+needs = ["sh"]
+version = "sh -c 'echo 1.0'"
+build = "sh {src} {n}"
+run = "/nonexistent/langbench-prog {n}"
+programs = { num-comb = "programs/num-comb/ok.sh" }
+"#;
+    let f = Fixture::new(toml, &[("programs/num-comb/ok.sh", "echo 0 1 $1\n")]);
+    let o = run(&f, &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    let runs = std::fs::read_to_string(f.path().join("results/runs.jsonl")).unwrap();
+    let r: serde_json::Value = serde_json::from_str(runs.lines().last().unwrap()).unwrap();
+    assert_eq!(r["status"], "failed", "{r}");
+    assert!(
+        r["detail"]
+            .as_str()
+            .unwrap()
+            .contains("/nonexistent/langbench-prog"),
+        "{r}"
+    );
+}

@@ -52,6 +52,8 @@ pub(crate) struct Args {
     pub real_home: Option<PathBuf>,
     /// Kill the tree when its sampled resident memory passes this (KB).
     pub mem_kb: u64,
+    /// The run cgroup's `cgroup.procs`: init moves itself there first.
+    pub cgroup_procs: Option<PathBuf>,
     /// KEY=VALUE set for the command only (contained runs: neither the
     /// agent nor init carry the entry's environment).
     pub setenv: Vec<CString>,
@@ -66,6 +68,7 @@ fn parse(args: &[OsString]) -> Result<Args, String> {
     let (mut rw, mut ro, mut hide) = (Vec::new(), Vec::new(), Vec::new());
     let (mut home, mut real_home) = (None, None);
     let mut mem_kb = 0;
+    let mut cgroup_procs = None;
     let mut setenv = Vec::new();
     let mut i = 0;
     while i < args.len() {
@@ -97,6 +100,7 @@ fn parse(args: &[OsString]) -> Result<Args, String> {
             "--home" => home = Some(path(i + 1)?),
             "--real-home" => real_home = Some(path(i + 1)?),
             "--mem-kb" => mem_kb = num(i + 1)?,
+            "--cgroup-procs" => cgroup_procs = Some(path(i + 1)?),
             "--setenv" => setenv.push(
                 args.get(i + 1)
                     .and_then(|v| CString::new(v.as_bytes()).ok())
@@ -140,6 +144,7 @@ fn parse(args: &[OsString]) -> Result<Args, String> {
                     home,
                     real_home,
                     mem_kb,
+                    cgroup_procs,
                     setenv,
                 });
             }

@@ -132,11 +132,122 @@ fn mkdir_p(p: &Path) {
     let _ = std::fs::create_dir_all(p);
 }
 
+/// Credential files that may sit inside a toolchain directory the sandbox
+/// keeps visible (a registry token): covered by an empty file, in the real
+/// directory and in its cache overlay alike.
+const CREDENTIAL_FILES: &[&str] = &[
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".m2/settings-security.xml",
+];
+
+/// Home directories the sandbox covers with an empty read-only tmpfs: the
+/// real HOME (secrets: ~/.ssh, ~/.npmrc, tokens, shell history) and every
+/// user's. What a run needs from them is bound back read-only at its own
+/// path (see `build_view`).
+fn home_masks(real_home: Option<&Path>) -> Vec<PathBuf> {
+    let mut masks: Vec<PathBuf> = Vec::new();
+    for m in [
+        real_home,
+        Some(Path::new("/root")),
+        Some(Path::new("/home")),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        let Ok(m) = m.canonicalize() else { continue };
+        if m == Path::new("/") || !m.is_dir() {
+            continue;
+        }
+        masks.push(m);
+    }
+    // A mask inside another one is covered already.
+    let all = masks.clone();
+    masks.retain(|m| !all.iter().any(|o| o != m && m.starts_with(o)));
+    masks.dedup();
+    masks
+}
+
+/// What must stay visible inside a covered home, at its own path: the
+/// top-level directory of every PATH entry under it (`~/.cargo` for
+/// `~/.cargo/bin`, `~/.pyenv` for its shims: toolchains installed in the
+/// home keep working) and the toolchain caches of `CACHE_DIRS`.
+fn home_keeps(masks: &[PathBuf], real_home: Option<&Path>) -> Vec<PathBuf> {
+    let mut keep = Vec::new();
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for p in std::env::split_paths(&path) {
+        let Ok(p) = p.canonicalize() else { continue };
+        for m in masks {
+            if let Ok(rest) = p.strip_prefix(m)
+                && let Some(first) = rest.components().next()
+            {
+                keep.push(m.join(first));
+            }
+        }
+    }
+    if let Some(real) = real_home.and_then(|r| r.canonicalize().ok()) {
+        for dir in CACHE_DIRS {
+            let p = real.join(dir);
+            if p.is_dir() && masks.iter().any(|m| p.starts_with(m)) {
+                keep.push(p);
+            }
+        }
+    }
+    keep.sort();
+    keep.dedup();
+    keep
+}
+
+/// A directory held by an `O_PATH` fd, to be bound back at its own path
+/// after something covered it.
+struct Held {
+    path: PathBuf,
+    fd: i32,
+    writable: bool,
+}
+
+/// Covers `target` with a fresh tmpfs (`data`: its options) and binds back
+/// every held directory that lies under it, at its own path; `readonly`
+/// then makes the tmpfs itself read-only (the bound directories keep their
+/// own mode: read-only like their source, or writable).
+unsafe fn cover(target: &Path, data: &str, readonly: bool, held: &[Held]) -> Result<(), String> {
+    let fail = |what: &str, p: &Path| {
+        format!(
+            "sandbox: {what} {}: {}",
+            p.display(),
+            std::io::Error::from_raw_os_error(errno())
+        )
+    };
+    // SAFETY: mount(2) and mount_setattr(2) with valid arguments.
+    unsafe {
+        let flags = libc::MS_NOSUID | libc::MS_NODEV;
+        if mount("tmpfs", target, "tmpfs", flags, data) != 0 {
+            return Err(fail("mount tmpfs on", target));
+        }
+        for h in held.iter().filter(|h| h.path.starts_with(target)) {
+            mkdir_p(&h.path);
+            let src = format!("/proc/self/fd/{}", h.fd);
+            if mount(&src, &h.path, "", libc::MS_BIND | libc::MS_REC, "") != 0 {
+                return Err(fail("bind back", &h.path));
+            }
+            if h.writable && set_readonly(&h.path, false, false) != 0 {
+                return Err(fail("make writable", &h.path));
+            }
+        }
+        if readonly && set_readonly(target, true, false) != 0 {
+            return Err(fail("make read-only", target));
+        }
+    }
+    Ok(())
+}
+
 /// Builds the program's view of the filesystem, inside the new mount
 /// namespace (called by init, before the command is forked):
 /// everything read-only; a private tmpfs on /tmp and /dev/shm; the
 /// writable directories (the build directory) bound read-write at their own
-/// paths; HOME with the toolchain caches as throw-away overlays; the hidden
+/// paths; HOME with the toolchain caches as throw-away overlays; the real
+/// home directories (the maintainer's, /root, /home) covered by an empty
+/// read-only tmpfs with only the toolchains in them bound back; the hidden
 /// paths (the results directory) covered by an empty read-only tmpfs; and a
 /// /proc that shows only the namespace.
 fn build_view(args: &Args) -> Result<(), String> {
@@ -148,6 +259,7 @@ fn build_view(args: &Args) -> Result<(), String> {
         )
     };
     let cwd = std::env::current_dir().map_err(|e| format!("sandbox: cwd: {e}"))?;
+    let masks = home_masks(args.real_home.as_deref());
     // SAFETY: mount(2) calls with valid arguments.
     unsafe {
         if mount(
@@ -160,18 +272,9 @@ fn build_view(args: &Args) -> Result<(), String> {
         {
             return Err(fail("make private", Path::new("/")));
         }
-        // The writable directories may lie under /tmp, which is about to be
-        // covered: hold them by fd and bind them back from there.
-        let mut held_ro = Vec::new();
-        for r in &args.ro {
-            let fd = libc::open(
-                cstr(r).as_ptr(),
-                libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
-            );
-            if fd >= 0 {
-                held_ro.push((r.clone(), fd));
-            }
-        }
+        // What is about to be covered (/tmp, the homes) but must stay
+        // visible: the writable directories, the readable ones, the
+        // toolchains in a home. Held by fd, bound back from there.
         let mut held = Vec::new();
         for w in &args.rw {
             let fd = libc::open(
@@ -181,53 +284,56 @@ fn build_view(args: &Args) -> Result<(), String> {
             if fd < 0 {
                 return Err(fail("open writable dir", w));
             }
-            held.push((w.clone(), fd));
+            held.push(Held {
+                path: w.clone(),
+                fd,
+                writable: true,
+            });
+        }
+        let keeps = home_keeps(&masks, args.real_home.as_deref());
+        for r in args.ro.iter().chain(&keeps) {
+            let fd = libc::open(
+                cstr(r).as_ptr(),
+                libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+            );
+            if fd >= 0 {
+                held.push(Held {
+                    path: r.clone(),
+                    fd,
+                    writable: false,
+                });
+            }
         }
         if set_readonly(Path::new("/"), true, true) != 0 {
             return Err(fail("make read-only", Path::new("/")));
         }
-        let tmpfs_flags = libc::MS_NOSUID | libc::MS_NODEV;
-        if mount(
-            "tmpfs",
-            Path::new("/tmp"),
-            "tmpfs",
-            tmpfs_flags,
-            "mode=1777",
-        ) != 0
-        {
-            return Err(fail("mount tmpfs on", Path::new("/tmp")));
-        }
+        cover(Path::new("/tmp"), "mode=1777", false, &held)?;
         if Path::new("/dev/shm").is_dir() {
-            let _ = mount(
-                "tmpfs",
-                Path::new("/dev/shm"),
-                "tmpfs",
-                tmpfs_flags,
-                "mode=1777",
-            );
+            cover(Path::new("/dev/shm"), "mode=1777", false, &held)?;
         }
-        // Readable directories that lived under /tmp (a languages file in a
-        // temporary directory): bound back, read-only like their source.
-        for (r, fd) in &held_ro {
-            if r.starts_with("/tmp") || r.starts_with("/dev/shm") {
-                mkdir_p(r);
-                let src = format!("/proc/self/fd/{fd}");
-                if mount(&src, r, "", libc::MS_BIND | libc::MS_REC, "") != 0 {
-                    return Err(fail("bind readable dir", r));
-                }
+        // The writable directories elsewhere: bound at their own path, then
+        // made writable.
+        for h in held.iter().filter(|h| {
+            h.writable && !h.path.starts_with("/tmp") && !h.path.starts_with("/dev/shm")
+        }) {
+            let src = format!("/proc/self/fd/{}", h.fd);
+            if mount(&src, &h.path, "", libc::MS_BIND, "") != 0 {
+                return Err(fail("bind writable dir", &h.path));
             }
-            libc::close(*fd);
+            if set_readonly(&h.path, false, false) != 0 {
+                return Err(fail("make writable", &h.path));
+            }
         }
-        for (w, fd) in &held {
-            mkdir_p(w);
-            let src = format!("/proc/self/fd/{fd}");
-            if mount(&src, w, "", libc::MS_BIND, "") != 0 {
-                return Err(fail("bind writable dir", w));
-            }
-            if set_readonly(w, false, false) != 0 {
-                return Err(fail("make writable", w));
-            }
-            libc::close(*fd);
+        // The homes, with what a run needs from them bound back (the cache
+        // overlays below then take their lower layers from those binds).
+        for m in masks
+            .iter()
+            .filter(|m| !m.starts_with("/tmp") && !m.starts_with("/dev/shm"))
+        {
+            cover(m, "size=64k,mode=0755", true, &held)?;
+        }
+        for h in &held {
+            libc::close(h.fd);
         }
         if let (Some(home), Some(real)) = (&args.home, &args.real_home) {
             mkdir_p(home);
@@ -250,6 +356,15 @@ fn build_view(args: &Args) -> Result<(), String> {
                 );
                 if mount("overlay", &target, "overlay", 0, &opts) != 0 {
                     return Err(fail("overlay cache", &target));
+                }
+            }
+        }
+        let credentials = [args.home.as_deref(), args.real_home.as_deref()];
+        for base in credentials.into_iter().flatten() {
+            for c in CREDENTIAL_FILES {
+                let p = base.join(c);
+                if p.is_file() {
+                    let _ = mount("/dev/null", &p, "", libc::MS_BIND, "");
                 }
             }
         }
@@ -398,9 +513,9 @@ fn tree_rss_kb() -> u64 {
 }
 
 /// Processes of the namespace still alive besides init (zombies excluded).
-fn alive_in_namespace() -> u32 {
+fn alive_in_namespace() -> Vec<i32> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
-        return 0;
+        return Vec::new();
     };
     dir.flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
@@ -413,7 +528,93 @@ fn alive_in_namespace() -> u32 {
                     .is_some_and(|&st| st != b'Z' && st != b'X')
             })
         })
-        .count() as u32
+        .collect()
+}
+
+/// How long init at most watches the processes a command left running
+/// before it kills them, and how many new ones they must start meanwhile to
+/// be a fork-walker (see `walkers`). The watch ends as soon as that many
+/// appeared; an idle daemon costs the whole window (after the command's
+/// figures were taken: its wall time is not affected). Long enough for a
+/// walker to show itself on a loaded CPU.
+pub const WALK_WATCH_MS: u64 = 500;
+pub const WALK_MIN_NEW: usize = 3;
+
+/// Processes a command left running (`left`, pids) are watched for
+/// `WALK_WATCH_MS`: an idle daemon (Erlang's epmd) starts nothing, a
+/// fork-walker (fork, parent exits, child forks again: the shape that
+/// outran the old sweep) keeps starting new processes. Returns how many new
+/// processes appeared (alive at the end, or reaped meanwhile), counting up
+/// to `WALK_MIN_NEW` at least.
+unsafe fn walkers(left: &[i32]) -> usize {
+    let until = now_ns() + WALK_WATCH_MS as u128 * 1_000_000;
+    let mut new: Vec<i32> = Vec::new();
+    // SAFETY: waitpid/nanosleep with valid arguments.
+    unsafe {
+        loop {
+            loop {
+                let mut st = 0;
+                let r = libc::waitpid(-1, &mut st, libc::WNOHANG);
+                if r <= 0 {
+                    break;
+                }
+                if !left.contains(&r) && !new.contains(&r) {
+                    new.push(r);
+                }
+            }
+            if now_ns() >= until || new.len() >= WALK_MIN_NEW {
+                break;
+            }
+            let ts = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 2_000_000,
+            };
+            libc::nanosleep(&ts, std::ptr::null_mut());
+        }
+    }
+    for p in alive_in_namespace() {
+        if !left.contains(&p) && !new.contains(&p) {
+            new.push(p);
+        }
+    }
+    new.len()
+}
+
+/// Overwrites the command line init inherited from the agent (`langbench
+/// __spawn ... --hide RESULTS ... -- COMMAND`), which any process of the
+/// namespace could read as /proc/1/cmdline, with `langbench-init`. The
+/// kernel shows whatever lies between the process's `arg_start` and
+/// `arg_end` (from /proc/self/stat), so zeroing it there is enough; unlike
+/// `PR_SET_MM_ARG_START` it needs no capability. Init's copy of the memory
+/// is its own after the fork (the agent keeps its arguments).
+fn hide_cmdline() {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return;
+    };
+    let Some((_, rest)) = stat.rsplit_once(')') else {
+        return;
+    };
+    // Fields 48 and 49 of stat; `rest` starts at field 3.
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let (Some(start), Some(end)) = (
+        f.get(45).and_then(|v| v.parse::<usize>().ok()),
+        f.get(46).and_then(|v| v.parse::<usize>().ok()),
+    ) else {
+        return;
+    };
+    if end <= start {
+        return;
+    }
+    let name = b"langbench-init";
+    // SAFETY: [arg_start, arg_end) is this process's own argument area on
+    // its stack, mapped writable; nothing reads it after the agent parsed
+    // its arguments (they were copied into `Args`).
+    unsafe {
+        let p = start as *mut u8;
+        std::ptr::write_bytes(p, 0, end - start);
+        std::ptr::copy_nonoverlapping(name.as_ptr(), p, name.len().min(end - start - 1));
+        libc::prctl(libc::PR_SET_NAME, c"langbench-init".as_ptr());
+    }
 }
 
 /// The agent's side: unshare, fork init, relay, backstop. Returns the
@@ -447,6 +648,23 @@ pub(crate) fn agent(args: Args) -> i32 {
             let _ = std::fs::write("/proc/self/uid_map", format!("{uid} {uid} 1"));
             let _ = std::fs::write("/proc/self/gid_map", format!("{gid} {gid} 1"));
         }
+        // The run's cgroup, opened before the namespaces change the view
+        // of /sys; init writes itself into it.
+        let cgroup_fd = match &args.cgroup_procs {
+            Some(p) => {
+                let fd = libc::open(cstr(p).as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+                if fd < 0 {
+                    report(&format!(
+                        "error cannot open the run's cgroup {}: {}\n",
+                        p.display(),
+                        std::io::Error::from_raw_os_error(errno())
+                    ));
+                    return 2;
+                }
+                fd
+            }
+            None => -1,
+        };
         let mut relay = [0i32; 2];
         if libc::pipe2(relay.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
             report(&format!("error pipe2 failed: errno {}\n", errno()));
@@ -465,9 +683,25 @@ pub(crate) fn agent(args: Args) -> i32 {
             // Dies (and with it the namespace) if the agent dies.
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
             libc::prctl(libc::PR_SET_DUMPABLE, 0);
+            if cgroup_fd >= 0 {
+                // "0": the writing process (init); everything it starts
+                // is then in the run's cgroup.
+                if libc::write(cgroup_fd, b"0\n".as_ptr().cast(), 2) != 2 {
+                    report(&format!(
+                        "error cannot join the run's cgroup: {}\n",
+                        std::io::Error::from_raw_os_error(errno())
+                    ));
+                    libc::_exit(2);
+                }
+                libc::close(cgroup_fd);
+            }
+            hide_cmdline();
             libc::_exit(init_main(&args, &set));
         }
         libc::close(relay[1]);
+        if cgroup_fd >= 0 {
+            libc::close(cgroup_fd);
+        }
         let code = relay_reports(&args, init, relay[0], &set);
         libc::close(relay[0]);
         code
@@ -541,7 +775,7 @@ unsafe fn relay_reports(args: &Args, init: i32, fd: i32, set: &libc::sigset_t) -
             // init was killed before it could report: the command escaped
             // its supervision; the namespace is gone with init.
             report(&format!(
-                "done signaled 9 wall_ns={} utime_us=0 stime_us=0 maxrss_kb=0 timed_out={} stopped=0 leftovers=0 tree_utime_us={} tree_stime_us={} tree_rss_kb={} tree_single_kb=0 oom=0 escaped=1\n",
+                "done signaled 9 wall_ns={} utime_us=0 stime_us=0 maxrss_kb=0 timed_out={} stopped=0 leftovers=0 tree_utime_us={} tree_stime_us={} tree_rss_kb={} tree_single_kb=0 oom=0 escaped=1 forked_after=0\n",
                 now_ns() - t0,
                 killed as u8,
                 tv_us(ru.ru_utime),
@@ -709,7 +943,7 @@ unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
                 // What else runs besides the command (counted as for a
                 // command that ended), then, from a namespace's init, -1 is
                 // every other process of it.
-                killed_early = alive_in_namespace().saturating_sub(1);
+                killed_early = (alive_in_namespace().len() as u32).saturating_sub(1);
                 libc::kill(-1, libc::SIGKILL);
             }
             if let Some(k) = kill_deadline
@@ -749,7 +983,13 @@ unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
         // RUSAGE_CHILDREN).
         let rss = tree_rss_kb();
         peak_tree = peak_tree.max(rss);
-        let leftovers = alive_in_namespace().max(killed_early);
+        let left = alive_in_namespace();
+        let leftovers = (left.len() as u32).max(killed_early);
+        let walked = if left.is_empty() || timed_out || oom || stopped {
+            0
+        } else {
+            walkers(&left)
+        };
         libc::kill(-1, libc::SIGKILL);
         loop {
             let mut st = 0;
@@ -774,7 +1014,7 @@ unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
             ("unknown", status)
         };
         report(&format!(
-            "done {kind} {code} wall_ns={} utime_us={} stime_us={} maxrss_kb={} timed_out={} stopped={} leftovers={} tree_utime_us={} tree_stime_us={} tree_rss_kb={} tree_single_kb={single} oom={} escaped=0\n",
+            "done {kind} {code} wall_ns={} utime_us={} stime_us={} maxrss_kb={} timed_out={} stopped={} leftovers={} tree_utime_us={} tree_stime_us={} tree_rss_kb={} tree_single_kb={single} oom={} escaped=0 forked_after={walked}\n",
             t1 - t0,
             tv_us(rusage.ru_utime),
             tv_us(rusage.ru_stime),

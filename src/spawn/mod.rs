@@ -8,6 +8,7 @@
 //! its rusage on a pipe (fd 3 in the agent).
 
 pub mod agent;
+pub mod cgroup;
 pub mod contain;
 
 use std::io::{BufRead, BufReader, Read};
@@ -65,7 +66,9 @@ pub struct Sandbox {
     /// HOME inside the sandbox (in the build directory); the toolchain
     /// caches of the real HOME appear in it as throw-away overlays.
     pub home: PathBuf,
-    /// Keep the host's network (WebSocket servers).
+    /// Keep the host's network (`prepare` steps: package registries).
+    /// `false`: a network namespace of its own with only `lo`
+    /// (`Running::netns` to reach it).
     pub network: bool,
 }
 
@@ -81,8 +84,15 @@ pub struct Containment {
     pub isolate: bool,
     /// Paths no command may see (the results directory).
     pub hide: Vec<PathBuf>,
-    /// Kill a tree whose sampled resident memory passes this (KB).
+    /// Kill a tree whose resident memory passes this (KB): the cgroup's
+    /// memory.max with a memory controller, else init's sampling.
     pub memory_limit_kb: Option<u64>,
+    /// A cgroup v2 directory to measure (and limit) each run's tree in
+    /// (`--cgroup`, or langbench's own delegated one).
+    pub cgroup: Option<cgroup::Base>,
+    /// Why containment is off although `--no-sandbox` was not given (the
+    /// kernel refused the namespaces).
+    pub fallback: Option<String>,
 }
 
 impl Containment {
@@ -94,6 +104,8 @@ impl Containment {
             isolate: true,
             hide: Vec::new(),
             memory_limit_kb: None,
+            cgroup: None,
+            fallback: None,
         }
     }
 
@@ -103,26 +115,95 @@ impl Containment {
 
     /// One line for the session record.
     pub fn describe(&self) -> String {
+        if let (false, Some(why)) = (self.namespaces, &self.fallback) {
+            return format!(
+                "none (fallback: {why}): process group + subreaper + sweep; no tree figures, no memory limit, no sandbox"
+            );
+        }
         if !self.namespaces {
             return "none (--no-sandbox): process group + subreaper + sweep; no tree figures, no memory limit".into();
         }
         let mut s = String::from(
-            "PID + mount namespace behind langbench's init (the kernel kills the whole tree); \
-             tree CPU from init's RUSAGE_CHILDREN (exact), tree memory by sampling the namespace's /proc every 50 ms (sum of RSS); no cgroup",
+            "PID + mount namespace behind langbench's init (the kernel kills the whole tree); ",
         );
+        // SAFETY: geteuid cannot fail.
+        let uid = unsafe { libc::geteuid() };
+        if uid != 0 {
+            s.push_str(&format!(
+                "unprivileged (uid {uid}): in a user namespace of its own that maps uid {uid} to itself; "
+            ));
+        }
+        match &self.cgroup {
+            Some(cg) => s.push_str(&cg.describe()),
+            None => s.push_str(
+                "tree CPU from init's RUSAGE_CHILDREN (exact), tree memory by sampling the namespace's /proc \
+                 every 50 ms (sum of RSS); no cgroup (none given with --cgroup, and langbench's own is not a delegated cgroup v2)",
+            ),
+        }
         if self.isolate {
             s.push_str(
                 "; sandbox: read-only filesystem, private /tmp and /dev/shm, writable build dir, \
-                 HOME in the build dir with toolchain caches as throw-away overlays, results directory hidden, \
-                 no network (private loopback), clean environment, no capabilities",
+                 HOME in the build dir with toolchain caches as throw-away overlays, real homes covered (toolchains bound back), \
+                 results directory hidden, no network (a private network namespace with only lo; \
+                 ws servers too, the load client's sockets created in it), clean environment, no capabilities",
             );
+            if !can_enter_netns() {
+                s.push_str(
+                    "; ws servers on the host's network (not root: the load client cannot enter a server's network namespace)",
+                );
+            }
         }
         if let Some(kb) = self.memory_limit_kb {
-            s.push_str(&format!(
-                "; memory limit {kb} KB on the sampled tree RSS (killed within 50 ms of passing it)"
-            ));
+            if self.cgroup.as_ref().is_some_and(|c| c.memory) {
+                s.push_str(&format!(
+                    "; memory limit {kb} KB as the run cgroup's memory.max"
+                ));
+            } else {
+                s.push_str(&format!(
+                    "; memory limit {kb} KB on the sampled tree RSS (killed within 50 ms of passing it)"
+                ));
+            }
         }
         s
+    }
+
+    /// Without root, containment needs unprivileged user namespaces. Tries
+    /// them once with `true`; where the kernel refuses, turns containment
+    /// off and says why (recorded in every session, warned on stderr).
+    pub fn fall_back_if_refused(&mut self, spawner_exe: &Path) {
+        // SAFETY: geteuid cannot fail.
+        if !self.namespaces || unsafe { libc::geteuid() } == 0 {
+            return;
+        }
+        let probe = Spawner::new(spawner_exe).with_containment(Containment {
+            namespaces: true,
+            isolate: false,
+            ..Containment::default()
+        });
+        let req = Request::new(vec!["true".into()], Path::new("/"));
+        if let Err(e) = probe.run(&req) {
+            let why = format!(
+                "the kernel refused namespaces to uid {} ({e:#}); run as root, enable unprivileged user namespaces \
+                 (sysctl user.max_user_namespaces, kernel.unprivileged_userns_clone), or pass --no-sandbox",
+                unsafe { libc::geteuid() }
+            );
+            eprintln!("warning: no containment: {why}");
+            *self = Containment {
+                fallback: Some(why),
+                ..Containment::none()
+            };
+        }
+    }
+
+    /// The method that measured the trees, for the session record's
+    /// `tree_measure`.
+    pub fn tree_measure(&self) -> &'static str {
+        match (&self.cgroup, self.namespaces) {
+            (_, false) => "none",
+            (Some(c), true) if c.memory => "cgroup v2",
+            (Some(_), true) => "cgroup v2 + /proc sampling",
+            (None, true) => "/proc sampling",
+        }
     }
 }
 
@@ -218,6 +299,10 @@ pub struct Outcome {
     pub oom: bool,
     /// The supervisor (init) lost control and was killed from outside.
     pub escaped: bool,
+    /// New processes the ones left running started in the moment after
+    /// the command ended (a fork-walker; contained runs only, see
+    /// `contain::walkers`).
+    pub forked_after: u32,
     pub stdout: Captured,
     pub stderr: Captured,
 }
@@ -232,6 +317,21 @@ pub struct TreeUsage {
     /// the descendants it waited for, or an orphan): above the command's
     /// own, a process nobody waited for held more than the measured one.
     pub max_single_rss_kb: u64,
+}
+
+/// Whether this process may enter another network namespace (`setns`
+/// needs CAP_SYS_ADMIN in its own user namespace: root, in practice). The
+/// ws load client does, to reach a sandboxed server that has only `lo`.
+pub fn can_enter_netns() -> bool {
+    const CAP_SYS_ADMIN: u32 = 21;
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("CapEff:"))
+                .and_then(|v| u64::from_str_radix(v.trim(), 16).ok())
+        })
+        .is_some_and(|caps| caps & (1 << CAP_SYS_ADMIN) != 0)
 }
 
 /// Starts agents. `exe` is the langbench binary (the running one, or the one
@@ -305,9 +405,16 @@ impl Spawner {
             cmd.arg("--cpus").arg(list.join(","));
         }
         let c = &self.containment;
+        let mut run_cgroup = None;
         if c.namespaces {
             cmd.arg("--contain");
-            if let Some(kb) = c.memory_limit_kb {
+            let cg_memory = c.cgroup.as_ref().is_some_and(|cg| cg.memory);
+            if let Some(cg) = &c.cgroup {
+                let run = cg.child(c.memory_limit_kb)?;
+                cmd.arg("--cgroup-procs").arg(run.procs());
+                run_cgroup = Some(run);
+            }
+            if let (Some(kb), false) = (c.memory_limit_kb, cg_memory) {
                 cmd.arg("--mem-kb").arg(kb.to_string());
             }
         }
@@ -394,6 +501,8 @@ impl Spawner {
         let mut running = Running {
             agent: child,
             pid: 0,
+            private_net: false,
+            cgroup: run_cgroup,
             report,
             out_thread,
             err_thread,
@@ -401,6 +510,8 @@ impl Spawner {
         match line.trim_end().split_once(' ') {
             Some(("pid", p)) => {
                 running.pid = p.parse().context("bad pid from the spawn agent")?;
+                running.private_net =
+                    c.namespaces && req.sandbox.as_ref().is_some_and(|s| !s.network);
                 Ok(running)
             }
             Some(("error", msg)) => {
@@ -429,6 +540,11 @@ impl Spawner {
 pub struct Running {
     agent: Child,
     pid: i32,
+    /// The command has a network namespace of its own (a sandbox without
+    /// the host's network).
+    private_net: bool,
+    /// The run's cgroup (removed when this is dropped).
+    cgroup: Option<cgroup::Run>,
     report: BufReader<std::fs::File>,
     out_thread: Option<JoinHandle<Captured>>,
     err_thread: Option<JoinHandle<Captured>>,
@@ -438,6 +554,20 @@ impl Running {
     /// Pid of the command (also its process group id).
     pub fn pid(&self) -> i32 {
         self.pid
+    }
+
+    /// The command's network namespace, when the sandbox gave it its own
+    /// (only `lo`): enter it to reach the command on 127.0.0.1. Held open
+    /// from the agent, which unshared it for itself (init and the command
+    /// inherit it) before it reported the command's pid; an error once the
+    /// agent has ended.
+    pub fn netns(&self) -> Result<Option<OwnedFd>> {
+        if !self.private_net {
+            return Ok(None);
+        }
+        let path = format!("/proc/{}/ns/net", self.agent.id());
+        let f = std::fs::File::open(&path).with_context(|| format!("cannot open {path}"))?;
+        Ok(Some(OwnedFd::from(f)))
     }
 
     /// Pid of the agent process (signal it with SIGTERM to stop the command).
@@ -491,7 +621,22 @@ impl Running {
                 stderr.text()
             )
         })?;
-        parse_done(rest, stdout, stderr)
+        let mut o = parse_done(rest, stdout, stderr)?;
+        if let Some(cg) = &self.cgroup {
+            // The cgroup's figures replace init's where it has them: CPU
+            // always (exact either way), memory and OOM kills with the
+            // memory controller.
+            let u = cg.usage();
+            if let Some(t) = &mut o.tree {
+                t.user = u.user;
+                t.sys = u.sys;
+                if let Some(peak) = u.peak_kb {
+                    t.max_rss_kb = peak.max(t.max_single_rss_kb);
+                }
+            }
+            o.oom |= u.oom_kills > 0;
+        }
+        Ok(o)
     }
 }
 
@@ -547,6 +692,7 @@ fn parse_done(rest: &str, stdout: Captured, stderr: Captured) -> Result<Outcome>
     };
     let oom = get("oom").unwrap_or(0) != 0;
     let escaped = get("escaped").unwrap_or(0) != 0;
+    let forked_after = get("forked_after").unwrap_or(0) as u32;
     Ok(Outcome {
         exit,
         wall,
@@ -559,6 +705,7 @@ fn parse_done(rest: &str, stdout: Captured, stderr: Captured) -> Result<Outcome>
         tree,
         oom,
         escaped,
+        forked_after,
         stdout,
         stderr,
     })

@@ -64,6 +64,11 @@ pub struct Target {
     /// The Host header.
     pub host: String,
     pub path: String,
+    /// The network namespace `addr` lives in (a sandboxed server's, which
+    /// has only `lo`): every client thread enters it before it creates a
+    /// socket, since a socket belongs to the namespace it was created in.
+    /// `None`: this process's own network.
+    pub netns: Option<std::sync::Arc<std::os::fd::OwnedFd>>,
 }
 
 impl Target {
@@ -72,6 +77,7 @@ impl Target {
             addr,
             host: addr.to_string(),
             path: "/ws".into(),
+            netns: None,
         }
     }
 
@@ -99,6 +105,7 @@ impl Target {
             addr,
             host: hostport.to_string(),
             path: path.to_string(),
+            netns: None,
         })
     }
 
@@ -284,6 +291,35 @@ fn thread_cpu() -> Duration {
     Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }
 
+/// Moves the calling thread into the network namespace `ns` (an fd of
+/// `/proc/PID/ns/net`): the sockets it creates from now on live there. Only
+/// this thread moves (`setns` with `CLONE_NEWNET` is per thread); it needs
+/// CAP_SYS_ADMIN (root).
+pub fn enter_netns(ns: &std::os::fd::OwnedFd) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: setns on an fd we own, for the calling thread only.
+    if unsafe { libc::setns(ns.as_raw_fd(), libc::CLONE_NEWNET) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Runs `f` on a thread that first enters `target`'s network namespace (if
+/// it has one), e.g. to probe whether the server listens.
+pub fn in_netns<T: Send>(target: &Target, f: impl FnOnce() -> T + Send) -> std::io::Result<T> {
+    match &target.netns {
+        None => Ok(f()),
+        Some(ns) => std::thread::scope(|s| {
+            s.spawn(|| {
+                enter_netns(ns)?;
+                Ok(f())
+            })
+            .join()
+            .unwrap_or_else(|_| Err(std::io::Error::other("probe thread panicked")))
+        }),
+    }
+}
+
 /// Pins the calling thread to `cpus`.
 pub fn pin_thread(cpus: &[usize]) {
     // SAFETY: sched_setaffinity on the calling thread with a set we own.
@@ -336,7 +372,18 @@ impl Client {
                         if let Some(c) = cpu {
                             pin_thread(&[c]);
                         }
-                        let conns = handshake_all(&target, &ids, per_thread_handshakes, &control);
+                        let conns = match target.netns.as_deref().map(enter_netns) {
+                            Some(Err(e)) => {
+                                for _ in &ids {
+                                    handshake_error(
+                                        &control,
+                                        format!("cannot enter the server's network namespace: {e}"),
+                                    );
+                                }
+                                Vec::new()
+                            }
+                            _ => handshake_all(&target, &ids, per_thread_handshakes, &control),
+                        };
                         control.opened.fetch_add(ids.len(), Ordering::SeqCst);
                         // Start together: wait until every thread has opened.
                         while control.opened.load(Ordering::SeqCst) < total

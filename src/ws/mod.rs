@@ -197,10 +197,19 @@ fn free_port() -> Result<u16> {
 }
 
 /// Waits until the server accepts a TCP connection on `addr`.
-fn wait_listening(server: &mut Running, addr: SocketAddr, timeout: Duration) -> Result<(), String> {
+fn wait_listening(
+    server: &mut Running,
+    target: &client::Target,
+    timeout: Duration,
+) -> Result<(), String> {
     let t = Instant::now();
+    let addr = target.addr;
     loop {
-        if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
+        let listens = client::in_netns(target, || {
+            TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok()
+        })
+        .map_err(|e| format!("cannot enter the server's network namespace: {e}"))?;
+        if listens {
             return Ok(());
         }
         if server.has_exited() {
@@ -359,9 +368,12 @@ impl Ctx<'_> {
         };
         let mut req = v.request(v.run.expand(&vars), &v.cwd(&vars));
         req.grace = Duration::from_secs(5);
-        // Sandboxed like the CPU runs, but on the host's network: the load
-        // client reaches it on 127.0.0.1.
-        self.spawner.isolate(&mut req, build.path(), true);
+        // Sandboxed like the CPU runs: a network namespace of its own with
+        // only `lo`; the load client creates its sockets in that namespace
+        // (see `client::Target::netns`). Without root langbench cannot
+        // enter it, so the server keeps the host's network.
+        self.spawner
+            .isolate(&mut req, build.path(), !crate::spawn::can_enter_netns());
         if let Some((server_cpus, _)) = &self.split {
             req.cpus = Some(server_cpus.clone());
         }
@@ -371,7 +383,30 @@ impl Ctx<'_> {
             Err(e) => return Ok(self.record(v, info, WsStatus::Failed, Some(format!("{e:#}")))),
         };
         let addr: SocketAddr = ([127, 0, 0, 1], port).into();
-        if let Err(e) = wait_listening(&mut server, addr, self.opts.startup_timeout) {
+        let target = client::Target {
+            netns: match server.netns() {
+                Ok(ns) => ns.map(std::sync::Arc::new),
+                Err(e) => {
+                    // Its agent is gone: the server ended at once.
+                    server.stop();
+                    let o = server.wait()?;
+                    let mut rec = self.record(
+                        v,
+                        info,
+                        WsStatus::NeverListened,
+                        Some(format!(
+                            "the server exited before it listened ({e:#}; {}); {}",
+                            o.exit,
+                            stderr_tail(&o)
+                        )),
+                    );
+                    rec.server_exit = Some(o.exit);
+                    return Ok(rec);
+                }
+            },
+            ..client::Target::local(addr)
+        };
+        if let Err(e) = wait_listening(&mut server, &target, self.opts.startup_timeout) {
             server.stop();
             let o = server.wait()?;
             let mut rec = self.record(
@@ -398,10 +433,8 @@ impl Ctx<'_> {
             "{} · opening {} connections",
             v.id, self.opts.connections
         ));
-        let mut client = client::Client::open(
-            &client::Target::local(addr),
-            &drive::client_options(self.opts, &client_cpus),
-        );
+        let mut client =
+            client::Client::open(&target, &drive::client_options(self.opts, &client_cpus));
         rec.opened = client.alive();
         rec.handshake_failures = client.handshake_failures();
         rec.placement = Some(Placement {
