@@ -1642,6 +1642,71 @@ ext = "c"
         assert!(e.message.contains("the table name is the id"), "{e}");
     }
 
+    #[test]
+    fn maven_installs_are_checked_with_the_line() {
+        let d = c_files();
+        let entry = |install: &str| {
+            format!(
+                "[variant.tcc]\nlanguage = \"C\"\next = \"c\"\n\n[variant.tcc.install]\n{install}\n"
+            )
+        };
+        let good = entry(
+            "maven = [\"org.clojure:clojure:1.12.6\"]\nbin = { tcc = \"java -cp {home}/lib/* clojure.main\" }",
+        );
+        let l = parse(&good, &d).unwrap();
+        let v = &l.variants[0];
+        assert!(v.install.is_installable());
+        let home = v.maven_home.clone().unwrap();
+        assert!(home.ends_with(crate::maven::dir_name(&v.install.maven, &v.install.bin)));
+        assert!(
+            v.install
+                .describe()
+                .contains("Maven Central: org.clojure:clojure:1.12.6"),
+            "{}",
+            v.install.describe()
+        );
+        // The launcher is run by its full path, its bin/ first on PATH.
+        let req = v.request(vec!["tcc".into(), "x".into()], Path::new("/"));
+        assert_eq!(Path::new(&req.argv[0]), home.join("bin/tcc"));
+        let path = req.env.iter().find(|(k, _)| k == "PATH").unwrap();
+        assert!(path.1.starts_with(&home.join("bin").display().to_string()));
+        assert!(req.readable.contains(&home));
+        for (install, want) in [
+            (
+                "maven = [\"org.clojure:clojure\"]\nbin = { tcc = \"java\" }",
+                "is not `group:artifact:version`",
+            ),
+            (
+                "maven = [\"org.clojure:clojure:RELEASE\"]\nbin = { tcc = \"java\" }",
+                "moves",
+            ),
+            (
+                "maven = [\"org.clojure:clojure:1.12.6\"]",
+                "without `install.bin`",
+            ),
+            ("bin = { tcc = \"java\" }", "without `install.maven`"),
+            (
+                "maven = [\"org.clojure:clojure:1.12.6\"]\nbin = { tcc = \"java -cp {lib}\" }",
+                "unknown placeholder {lib}",
+            ),
+        ] {
+            let e = parse(&entry(install), &d).unwrap_err();
+            assert_eq!(e.line, 5, "{install}: {e}");
+            assert!(e.message.contains(want), "{install}: {e}");
+            assert!(e.to_string().contains("languages.toml:5:"), "{e}");
+        }
+        let e = parse(
+            &format!("[toolchain.j]\ninstall = {{ bin = {{ x = \"java\" }} }}\n{SHORT}"),
+            &d,
+        )
+        .unwrap_err();
+        assert_eq!(e.line, 2, "{e}");
+        assert!(
+            e.message.contains("toolchain \"j\": `install.bin` without"),
+            "{e}"
+        );
+    }
+
     /// issue #9: a placeholder inside `sh -c '…'` is substituted quoted, so
     /// a directory with a space, or with `$(…)` in its name, is one literal
     /// word of the script (checked by running the script with a real sh).

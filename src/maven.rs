@@ -290,6 +290,7 @@ fn mvn_failure(output: &str) -> String {
         .take(6)
         .collect();
     let text = if errors.is_empty() {
+        // -q prints only errors; without [ERROR] lines, the last words.
         output
             .trim()
             .lines()
@@ -310,10 +311,8 @@ fn mvn_failure(output: &str) -> String {
             .nth(1)
             .and_then(|s| s.split(" from/to").next())
             .unwrap_or("an artifact");
-        return format!(
-            "checksum mismatch for {what} (Maven's strict checksum policy): {}",
-            line[at..].trim()
-        );
+        let detail = line[at..].split(" -> [Help").next().unwrap_or("").trim();
+        return format!("checksum mismatch for {what} (Maven's strict checksum policy): {detail}");
     }
     text
 }
@@ -546,6 +545,6 @@ mod tests {
         let out = "[ERROR] Failed to execute goal on project toolchain: Could not resolve dependencies for project langbench.toolchain:toolchain:pom:0: Could not transfer artifact t:tiny:jar:1.0 from/to langbench-extra (http://127.0.0.1:1/): Checksum validation failed, expected 0000 but is 1234 -> [Help 1]";
         let m = mvn_failure(out);
         assert!(m.starts_with("checksum mismatch for t:tiny:jar:1.0"), "{m}");
-        assert!(m.contains("expected 0000 but is 1234"), "{m}");
+        assert!(m.ends_with("expected 0000 but is 1234"), "{m}");
     }
 }
