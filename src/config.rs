@@ -272,6 +272,9 @@ pub struct Vars {
     pub build: String,
     pub n: Option<u64>,
     pub port: Option<u16>,
+    /// The languages file's directory (files the programs share, such as
+    /// a host launcher).
+    pub root: String,
 }
 
 impl Vars {
@@ -283,6 +286,7 @@ impl Vars {
             "exe" => Some(format!("{}/prog", self.build)),
             "n" => self.n.map(|n| n.to_string()),
             "port" => self.port.map(|p| p.to_string()),
+            "root" => Some(self.root.clone()),
             _ => None,
         }
     }
@@ -535,6 +539,14 @@ impl Variant {
             .collect()
     }
 
+    /// The version command, `{root}` substituted.
+    pub fn version_argv(&self) -> Vec<String> {
+        self.version.expand(&Vars {
+            root: self.root.display().to_string(),
+            ..Default::default()
+        })
+    }
+
     /// Placeholder values for a run of `bench`.
     pub fn vars(&self, bench: Bench, build: &Path) -> Option<Vars> {
         let src = self.programs.get(&bench)?;
@@ -547,6 +559,7 @@ impl Variant {
             build: build.display().to_string(),
             n: None,
             port: None,
+            root: self.root.display().to_string(),
         })
     }
 
@@ -1304,8 +1317,12 @@ fn resolve_version(
         ),
     };
     let t = Template::parse(&text).map_err(|m| ctx.err(at, Some(id), m))?;
-    if !t.placeholders().is_empty() {
-        return Err(ctx.err(at, Some(id), "the version command takes no placeholders"));
+    if t.placeholders().iter().any(|p| p != "root") {
+        return Err(ctx.err(
+            at,
+            Some(id),
+            "the version command takes no placeholders but {root}",
+        ));
     }
     Ok(t)
 }

@@ -33,7 +33,7 @@ pub fn inspect(spawner: &Spawner, v: &Variant) -> VariantInfo {
 /// and picks the version out of its output.
 pub fn version(spawner: &Spawner, v: &Variant) -> Result<String> {
     let dir = crate::scratch::dir("probe")?;
-    let mut req = v.request(v.version.expand(&Default::default()), dir.path());
+    let mut req = v.request(v.version_argv(), dir.path());
     req.timeout = Some(Duration::from_secs(120));
     // A version probe runs the entry's code: same sandbox as its runs.
     spawner.isolate(&mut req, dir.path(), false);
