@@ -38,8 +38,8 @@ impl Bench {
     /// The placeholders a command template of this benchmark may use.
     pub fn placeholders(self) -> &'static [&'static str] {
         match self {
-            Bench::WsEcho => &["src", "dir", "build", "exe", "port", "root"],
-            _ => &["src", "dir", "build", "exe", "n", "root"],
+            Bench::WsEcho => &["src", "dir", "build", "exe", "port"],
+            _ => &["src", "dir", "build", "exe", "n"],
         }
     }
 }

@@ -203,6 +203,11 @@ pub struct Install {
     /// `{home}` is the toolchain's directory), first on the variant's PATH.
     #[serde(default)]
     pub bin: BTreeMap<String, String>,
+    /// Commands run once when the Maven toolchain is installed (compile a
+    /// host launcher): `{home}` its directory, `{root}` the languages
+    /// file's.
+    #[serde(default)]
+    pub setup: Vec<String>,
     /// One line for humans (resolved variants always have one: the file's,
     /// or the one derived from the package lists).
     pub hint: Option<String>,
@@ -217,9 +222,14 @@ impl Install {
             && self.maven.is_empty())
     }
 
-    /// The directory of its Maven toolchain (`None`: none).
-    pub fn maven_home(&self) -> Option<PathBuf> {
-        crate::maven::home(&self.maven, &self.bin)
+    /// Its Maven toolchain, `{root}` being `root`.
+    pub fn maven_spec<'a>(&'a self, root: &'a Path) -> crate::maven::Spec<'a> {
+        crate::maven::Spec {
+            maven: &self.maven,
+            bin: &self.bin,
+            setup: &self.setup,
+            root,
+        }
     }
 
     pub fn describe(&self) -> String {
@@ -272,9 +282,6 @@ pub struct Vars {
     pub build: String,
     pub n: Option<u64>,
     pub port: Option<u16>,
-    /// The languages file's directory (files the programs share, such as
-    /// a host launcher).
-    pub root: String,
 }
 
 impl Vars {
@@ -286,7 +293,6 @@ impl Vars {
             "exe" => Some(format!("{}/prog", self.build)),
             "n" => self.n.map(|n| n.to_string()),
             "port" => self.port.map(|p| p.to_string()),
-            "root" => Some(self.root.clone()),
             _ => None,
         }
     }
@@ -539,14 +545,6 @@ impl Variant {
             .collect()
     }
 
-    /// The version command, `{root}` substituted.
-    pub fn version_argv(&self) -> Vec<String> {
-        self.version.expand(&Vars {
-            root: self.root.display().to_string(),
-            ..Default::default()
-        })
-    }
-
     /// Placeholder values for a run of `bench`.
     pub fn vars(&self, bench: Bench, build: &Path) -> Option<Vars> {
         let src = self.programs.get(&bench)?;
@@ -559,7 +557,6 @@ impl Variant {
             build: build.display().to_string(),
             n: None,
             port: None,
-            root: self.root.display().to_string(),
         })
     }
 
@@ -737,7 +734,7 @@ impl Languages {
         }
         for (name, t) in &raw.toolchain {
             if let Some(i) = &t.get_ref().install {
-                crate::maven::validate(&i.get_ref().maven, &i.get_ref().bin).map_err(|m| {
+                crate::maven::validate(i.get_ref().maven_spec(&ctx.root)).map_err(|m| {
                     ctx.err(i.span().start, None, format!("toolchain {name:?}: {m}"))
                 })?;
             }
@@ -1190,7 +1187,7 @@ fn resolve_variant(
     };
 
     let install = resolve_install(ctx, &id, raw_install, shared)?;
-    let maven_home = install.maven_home();
+    let maven_home = crate::maven::home(install.maven_spec(&ctx.root));
     Ok(Variant {
         id,
         language,
@@ -1317,12 +1314,8 @@ fn resolve_version(
         ),
     };
     let t = Template::parse(&text).map_err(|m| ctx.err(at, Some(id), m))?;
-    if t.placeholders().iter().any(|p| p != "root") {
-        return Err(ctx.err(
-            at,
-            Some(id),
-            "the version command takes no placeholders but {root}",
-        ));
+    if !t.placeholders().is_empty() {
+        return Err(ctx.err(at, Some(id), "the version command takes no placeholders"));
     }
     Ok(t)
 }
@@ -1366,7 +1359,7 @@ fn resolve_install(
     let mut install = match raw {
         Some(s) => {
             let at = s.span().start;
-            crate::maven::validate(&s.get_ref().maven, &s.get_ref().bin)
+            crate::maven::validate(s.get_ref().maven_spec(&ctx.root))
                 .map_err(|m| ctx.err(at, Some(id), m))?;
             if shared.install == Some(s.get_ref()) {
                 ctx.delete_line(at, id, "install", "equals the toolchain's");
@@ -1674,7 +1667,7 @@ ext = "c"
         let v = &l.variants[0];
         assert!(v.install.is_installable());
         let home = v.maven_home.clone().unwrap();
-        assert!(home.ends_with(crate::maven::dir_name(&v.install.maven, &v.install.bin)));
+        assert!(home.ends_with(crate::maven::dir_name(v.install.maven_spec(v.root()))));
         assert!(
             v.install
                 .describe()

@@ -102,9 +102,77 @@ impl std::str::FromStr for Artifact {
     }
 }
 
-/// Checks an `install` table's `maven` and `bin` (the error says what is
-/// wrong; config.rs adds the file and line).
-pub fn validate(maven: &[String], bin: &BTreeMap<String, String>) -> Result<(), String> {
+/// One Maven toolchain: an `install` table's `maven`, `bin` and `setup`,
+/// and the directory `{root}` stands for (the languages file's).
+#[derive(Debug, Clone, Copy)]
+pub struct Spec<'a> {
+    pub maven: &'a [String],
+    pub bin: &'a BTreeMap<String, String>,
+    /// Commands run once at install, after the jars are in place (compile
+    /// a host launcher): `{home}` is the directory being built, `{root}`
+    /// the languages file's directory.
+    pub setup: &'a [String],
+    pub root: &'a Path,
+}
+
+/// The placeholders of a command's words outside `allowed`, as an error.
+fn check_placeholders(what: &str, words: &[String], allowed: &[&str]) -> Result<(), String> {
+    for w in words {
+        let mut rest = w.as_str();
+        while let Some(i) = rest.find('{') {
+            let tail = &rest[i..];
+            match allowed
+                .iter()
+                .find(|a| tail.starts_with(&format!("{{{a}}}")))
+            {
+                Some(a) => rest = &tail[a.len() + 2..],
+                None => {
+                    let end = tail.find('}').map_or(tail.len(), |e| e + 1);
+                    let list: Vec<String> = allowed.iter().map(|a| format!("{{{a}}}")).collect();
+                    return Err(format!(
+                        "{what}: unknown placeholder {} (allowed: {})",
+                        &tail[..end],
+                        list.join(" ")
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Replaces `{home}` and `{root}` in a command's words.
+fn expand(words: &[String], home: &Path, root: &Path) -> Vec<String> {
+    words
+        .iter()
+        .map(|w| {
+            w.replace("{home}", &home.display().to_string())
+                .replace("{root}", &root.display().to_string())
+        })
+        .collect()
+}
+
+/// Checks an `install` table's `maven`, `bin` and `setup` (the error says
+/// what is wrong; config.rs adds the file and line).
+pub fn validate(spec: Spec) -> Result<(), String> {
+    let Spec {
+        maven, bin, setup, ..
+    } = spec;
+    if maven.is_empty() && !setup.is_empty() {
+        return Err("`install.setup` without `install.maven`: setup runs after the Maven artifacts are installed".into());
+    }
+    for (i, command) in setup.iter().enumerate() {
+        let words = shell_words::split(command).map_err(|e| {
+            format!(
+                "`install.setup` command {}: cannot split {command:?}: {e}",
+                i + 1
+            )
+        })?;
+        if words.is_empty() {
+            return Err(format!("`install.setup` command {} is empty", i + 1));
+        }
+        check_placeholders("`install.setup`", &words, &["home", "root"])?;
+    }
     if maven.is_empty() && !bin.is_empty() {
         return Err("`install.bin` without `install.maven`: the launchers run the Maven artifacts; list them in `maven`".into());
     }
@@ -130,27 +198,22 @@ pub fn validate(maven: &[String], bin: &BTreeMap<String, String>) -> Result<(), 
         if words.is_empty() {
             return Err(format!("`install.bin.{name}` is empty"));
         }
-        for w in &words {
-            let mut rest = w.as_str();
-            while let Some(i) = rest.find('{') {
-                let tail = &rest[i..];
-                if !tail.starts_with("{home}") {
-                    let end = tail.find('}').map_or(tail.len(), |e| e + 1);
-                    return Err(format!(
-                        "`install.bin.{name}`: unknown placeholder {} (a launcher knows only {{home}}, the toolchain's directory)",
-                        &tail[..end]
-                    ));
-                }
-                rest = &tail["{home}".len()..];
-            }
-        }
+        check_placeholders(&format!("`install.bin.{name}`"), &words, &["home"])?;
     }
     Ok(())
 }
 
 /// The directory name of a toolchain: the first artifact's name and
-/// version, and a hash of the whole table (so any change installs anew).
-pub fn dir_name(maven: &[String], bin: &BTreeMap<String, String>) -> String {
+/// version, and a hash of the whole table and of the files its setup
+/// names through `{root}` (so any change, a host launcher's source
+/// included, installs anew).
+pub fn dir_name(spec: Spec) -> String {
+    let Spec {
+        maven,
+        bin,
+        setup,
+        root,
+    } = spec;
     let mut h = Sha1::new();
     for a in maven {
         h.update(a.as_bytes());
@@ -158,6 +221,15 @@ pub fn dir_name(maven: &[String], bin: &BTreeMap<String, String>) -> String {
     }
     for (k, v) in bin {
         h.update(format!("{k}={v}\n").as_bytes());
+    }
+    for command in setup {
+        h.update(format!("setup {command}\n").as_bytes());
+        for w in shell_words::split(command).unwrap_or_default() {
+            if w.contains("{root}") {
+                let path = expand(&[w], Path::new("/"), root).remove(0);
+                h.update(std::fs::read(&path).unwrap_or_default());
+            }
+        }
     }
     let hash: String = h.finalize()[..4]
         .iter()
@@ -170,8 +242,8 @@ pub fn dir_name(maven: &[String], bin: &BTreeMap<String, String>) -> String {
 }
 
 /// The installed toolchain's directory (`None`: not a Maven install).
-pub fn home(maven: &[String], bin: &BTreeMap<String, String>) -> Option<PathBuf> {
-    (!maven.is_empty()).then(|| toolchains_dir().join(dir_name(maven, bin)))
+pub fn home(spec: Spec) -> Option<PathBuf> {
+    (!spec.maven.is_empty()).then(|| toolchains_dir().join(dir_name(spec)))
 }
 
 /// Whether the toolchain at `home` is complete (every launcher is there;
@@ -343,15 +415,12 @@ fn remove_stale(dir: &Path, name: &str) {
 
 /// Installs one Maven toolchain (a no-op when it is installed). Returns
 /// what it did; on error nothing is left under the toolchain's name.
-pub fn install(
-    maven: &[String],
-    bin: &BTreeMap<String, String>,
-    dry_run: bool,
-) -> Result<String, String> {
-    validate(maven, bin)?;
+pub fn install(spec: Spec, dry_run: bool) -> Result<String, String> {
+    validate(spec)?;
+    let Spec { maven, bin, .. } = spec;
     let artifacts: Vec<Artifact> = maven.iter().map(|a| a.parse()).collect::<Result<_, _>>()?;
     let root = toolchains_dir();
-    let name = dir_name(maven, bin);
+    let name = dir_name(spec);
     let home = root.join(&name);
     let launchers = bin.keys().cloned().collect::<Vec<_>>().join(" ");
     if is_installed(&home, bin) {
@@ -375,7 +444,7 @@ pub fn install(
     })?;
     remove_stale(&root, &name);
     let _ = std::fs::remove_dir_all(&partial);
-    let result = build(&artifacts, bin, &partial, &home, &argv);
+    let result = build(&artifacts, spec, &partial, &home, &argv);
     let result = result.and_then(|count| match std::fs::rename(&partial, &home) {
         Ok(()) => Ok(count),
         // Another install finished first: its copy is as good as ours.
@@ -397,10 +466,11 @@ pub fn install(
     ))
 }
 
-/// Resolves into `dir` and writes the launchers (for their final `home`).
+/// Resolves into `dir`, writes the launchers (for their final `home`) and
+/// runs the setup commands there.
 fn build(
     artifacts: &[Artifact],
-    bin: &BTreeMap<String, String>,
+    spec: Spec,
     dir: &Path,
     home: &Path,
     argv: &[String],
@@ -436,13 +506,33 @@ fn build(
     let resolved = std::fs::read_to_string(dir.join("resolved.txt"))
         .map_err(|e| io("mvn wrote no", &dir.join("resolved.txt"), e))?;
     let count = check_names(&resolved)?;
-    for (name, command) in bin {
+    for (name, command) in spec.bin {
         let path = dir.join("bin").join(name);
         std::fs::write(&path, launcher(name, command, home)?)
             .map_err(|e| io("cannot write", &path, e))?;
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
             .map_err(|e| io("cannot chmod", &path, e))?;
+    }
+    for command in spec.setup {
+        let words = shell_words::split(command).map_err(|e| e.to_string())?;
+        let argv = expand(&words, dir, spec.root);
+        eprintln!("$ {}", shell_words::join(&argv));
+        let out = std::process::Command::new(&argv[0])
+            .args(&argv[1..])
+            .current_dir(dir)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|e| format!("setup `{command}`: cannot run {}: {e}", argv[0]))?;
+        if !out.status.success() {
+            let err = String::from_utf8_lossy(&out.stderr);
+            let tail: Vec<&str> = err.trim().lines().rev().take(4).collect();
+            return Err(format!(
+                "setup `{command}` failed ({}): {}",
+                out.status,
+                tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
+            ));
+        }
     }
     Ok(count)
 }
@@ -480,6 +570,57 @@ mod tests {
     }
 
     #[test]
+    fn spec<'a>(
+        maven: &'a [String],
+        bin: &'a BTreeMap<String, String>,
+        setup: &'a [String],
+    ) -> Spec<'a> {
+        Spec {
+            maven,
+            bin,
+            setup,
+            root: Path::new("/nonexistent"),
+        }
+    }
+
+    fn validate(maven: &[String], bin: &BTreeMap<String, String>) -> Result<(), String> {
+        super::validate(spec(maven, bin, &[]))
+    }
+
+    #[test]
+    fn validation_of_setup() {
+        let m = vec!["org.clojure:clojure:1.12.6".to_string()];
+        let b = bin(&[("c", "java -cp {home}/lib/* clojure.main")]);
+        let ok = vec!["javac -d {home}/classes {root}/Host.java".to_string()];
+        assert!(super::validate(spec(&m, &b, &ok)).is_ok());
+        let bad = vec!["javac {n}".to_string()];
+        let e = super::validate(spec(&m, &b, &bad)).unwrap_err();
+        assert!(
+            e.contains("unknown placeholder {n} (allowed: {home} {root})"),
+            "{e}"
+        );
+        let e = super::validate(spec(&[], &BTreeMap::new(), &ok)).unwrap_err();
+        assert!(e.contains("`install.setup` without `install.maven`"), "{e}");
+    }
+
+    #[test]
+    fn a_file_the_setup_names_is_part_of_the_toolchain() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("Host.java"), "class Host {}").unwrap();
+        let m = vec!["org.clojure:clojure:1.12.6".to_string()];
+        let b = bin(&[("c", "java -cp {home}/classes Host")]);
+        let setup = vec!["javac -d {home}/classes {root}/Host.java".to_string()];
+        let s = Spec {
+            root: d.path(),
+            ..spec(&m, &b, &setup)
+        };
+        let before = dir_name(s);
+        assert_ne!(before, dir_name(spec(&m, &b, &[])));
+        std::fs::write(d.path().join("Host.java"), "class Host { }").unwrap();
+        assert_ne!(before, dir_name(s), "an edited host installs anew");
+    }
+
+    #[test]
     fn validation_of_bin() {
         let m = vec!["org.clojure:clojure:1.12.6".to_string()];
         assert!(
@@ -496,13 +637,18 @@ mod tests {
         let e = validate(&m, &bin(&[("a/b", "java")])).unwrap_err();
         assert!(e.contains("launcher name"), "{e}");
         let e = validate(&m, &bin(&[("c", "java -cp {lib}/*")])).unwrap_err();
-        assert!(e.contains("unknown placeholder {lib}"), "{e}");
+        assert!(
+            e.contains("unknown placeholder {lib} (allowed: {home})"),
+            "{e}"
+        );
     }
 
     #[test]
     fn dir_name_changes_with_the_table() {
         let m = vec!["org.clojure:clojure:1.12.6".to_string()];
         let b = bin(&[("clojure", "java -cp {home}/lib/* clojure.main")]);
+        let dir_name =
+            |m: &[String], b: &BTreeMap<String, String>| super::dir_name(spec(m, b, &[]));
         let n = dir_name(&m, &b);
         assert!(
             n.starts_with("clojure-1.12.6-") && n.len() == "clojure-1.12.6-".len() + 8,

@@ -33,7 +33,7 @@ pub fn inspect(spawner: &Spawner, v: &Variant) -> VariantInfo {
 /// and picks the version out of its output.
 pub fn version(spawner: &Spawner, v: &Variant) -> Result<String> {
     let dir = crate::scratch::dir("probe")?;
-    let mut req = v.request(v.version_argv(), dir.path());
+    let mut req = v.request(v.version.expand(&Default::default()), dir.path());
     req.timeout = Some(Duration::from_secs(120));
     // A version probe runs the entry's code: same sandbox as its runs.
     spawner.isolate(&mut req, dir.path(), false);
@@ -169,8 +169,7 @@ pub fn install(variants: &[&Variant], dry_run: bool) -> Vec<InstallResult> {
                 }
                 if !v.install.maven.is_empty() {
                     done.push(crate::maven::install(
-                        &v.install.maven,
-                        &v.install.bin,
+                        v.install.maven_spec(v.root()),
                         dry_run,
                     )?);
                 }

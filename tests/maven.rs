@@ -55,6 +55,7 @@ programs = { num-comb = "programs/num-comb/junit.sh" }
 [variant.junit-sh.install]
 maven = ["junit:junit:4.13.2"]
 bin = { junit = "java -cp {home}/lib/* org.junit.runner.JUnitCore" }
+setup = ["cp {root}/programs/num-comb/junit.sh {home}/setup-copy.sh"]
 "#;
 
 #[test]

@@ -1,6 +1,7 @@
 // The host of the graaljs row: GraalJS has no command-line launcher on Maven
 // Central, so this evaluates one JavaScript file in a polyglot Context and
-// does nothing else. Arguments: FILE ARGS...; the script sees them as Node
+// does nothing else (compiled once by `langbench toolchains install`, see
+// install.setup in languages.toml). Arguments: FILE ARGS...; the script sees them as Node
 // does, in process.argv (["graaljs", FILE, ARGS...]), and prints with
 // GraalJS's own console.log to this process's stdout. `--version` prints the
 // GraalJS version and which runtime runs it ("Interpreted" when the Graal
