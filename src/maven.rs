@@ -569,7 +569,6 @@ mod tests {
         }
     }
 
-    #[test]
     fn spec<'a>(
         maven: &'a [String],
         bin: &'a BTreeMap<String, String>,
