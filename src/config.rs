@@ -194,6 +194,20 @@ pub struct Install {
     /// PyPI packages.
     #[serde(default)]
     pub pip: Vec<String>,
+    /// Maven Central artifacts (`group:artifact:version[:type]`), resolved
+    /// with their dependencies into a toolchain directory of their own (see
+    /// `maven.rs`).
+    #[serde(default)]
+    pub maven: Vec<String>,
+    /// Launchers written into that directory's `bin/` (name → command;
+    /// `{home}` is the toolchain's directory), first on the variant's PATH.
+    #[serde(default)]
+    pub bin: BTreeMap<String, String>,
+    /// Commands run once when the Maven toolchain is installed (compile a
+    /// host launcher): `{home}` its directory, `{root}` the languages
+    /// file's.
+    #[serde(default)]
+    pub setup: Vec<String>,
     /// One line for humans (resolved variants always have one: the file's,
     /// or the one derived from the package lists).
     pub hint: Option<String>,
@@ -202,7 +216,20 @@ pub struct Install {
 impl Install {
     /// Whether a package registry reachable by `toolchains install` provides it.
     pub fn is_installable(&self) -> bool {
-        !(self.apt.is_empty() && self.npm.is_empty() && self.pip.is_empty())
+        !(self.apt.is_empty()
+            && self.npm.is_empty()
+            && self.pip.is_empty()
+            && self.maven.is_empty())
+    }
+
+    /// Its Maven toolchain, `{root}` being `root`.
+    pub fn maven_spec<'a>(&'a self, root: &'a Path) -> crate::maven::Spec<'a> {
+        crate::maven::Spec {
+            maven: &self.maven,
+            bin: &self.bin,
+            setup: &self.setup,
+            root,
+        }
     }
 
     pub fn describe(&self) -> String {
@@ -220,6 +247,12 @@ impl Install {
         }
         if !self.pip.is_empty() {
             parts.push(format!("pip install {}", self.pip.join(" ")));
+        }
+        if !self.maven.is_empty() {
+            parts.push(format!(
+                "langbench toolchains install (Maven Central: {})",
+                self.maven.join(" ")
+            ));
         }
         if parts.is_empty() {
             "no install instructions".into()
@@ -429,6 +462,9 @@ pub struct Variant {
     pub library: Option<String>,
     pub programs: BTreeMap<Bench, PathBuf>,
     pub install: Install,
+    /// The directory of its Maven toolchain (`install.maven`), whose `bin/`
+    /// comes first on the PATH of its commands.
+    pub maven_home: Option<PathBuf>,
     /// Names the editions used for this variant (see [`Alias`]).
     pub aliases: Vec<Alias>,
     /// Line of the entry in languages.toml.
@@ -457,26 +493,50 @@ impl Variant {
     }
 
     /// A spawn request for `argv` in `cwd` with the variant's environment.
-    pub fn request(&self, argv: Vec<String>, cwd: &Path) -> crate::spawn::Request {
+    /// With a Maven toolchain, its `bin/` comes first on PATH (so scripts
+    /// find its launchers) and a launcher as the program is started by its
+    /// full path (the agent looks programs up on langbench's own PATH).
+    pub fn request(&self, mut argv: Vec<String>, cwd: &Path) -> crate::spawn::Request {
+        let bin = self.maven_home.as_ref().map(|h| h.join("bin"));
+        if let (Some(bin), Some(program)) = (&bin, argv.first_mut())
+            && self.install.bin.contains_key(program.as_str())
+        {
+            *program = bin.join(&*program).display().to_string();
+        }
         let mut req = crate::spawn::Request::new(argv, cwd);
-        req.readable_root = Some(self.root.clone());
-        req.env = self
-            .env
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
+        req.readable = vec![self.root.clone()];
+        if let (Some(home), Some(bin)) = (&self.maven_home, &bin) {
+            req.readable.push(home.clone());
+            if !self.env.contains_key("PATH") {
+                let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into());
+                let mut dirs = vec![bin.clone()];
+                dirs.extend(std::env::split_paths(&path));
+                if let Ok(joined) = std::env::join_paths(dirs) {
+                    req.env
+                        .push(("PATH".into(), joined.to_string_lossy().into_owned()));
+                }
+            }
+        }
+        req.env
+            .extend(self.env.iter().map(|(k, v)| (k.clone(), v.clone())));
         req
     }
 
     /// Entries of `needs` that are not there: executables not on PATH, and
     /// files (entries with a '/', e.g. a header; relative ones resolve
-    /// against the languages file's directory) that do not exist.
+    /// against the languages file's directory) that do not exist. A
+    /// launcher of the variant's Maven toolchain counts only in that
+    /// toolchain (an older one of the same name on PATH is not it).
     pub fn missing(&self) -> Vec<String> {
         self.needs
             .iter()
             .filter(|n| {
                 if n.contains('/') {
                     !path_exists(&self.root.join(n))
+                } else if let Some(home) = &self.maven_home
+                    && self.install.bin.contains_key(n.as_str())
+                {
+                    !crate::maven::is_installed(home, &self.install.bin)
                 } else {
                     which::which(n).is_err()
                 }
@@ -671,6 +731,13 @@ impl Languages {
         ctx.root = root_of(path).map_err(|m| ctx.err(0, None, m))?;
         if raw.variant.0.is_empty() {
             return Err(ctx.err(0, None, "no [variant.ID] entries"));
+        }
+        for (name, t) in &raw.toolchain {
+            if let Some(i) = &t.get_ref().install {
+                crate::maven::validate(i.get_ref().maven_spec(&ctx.root)).map_err(|m| {
+                    ctx.err(i.span().start, None, format!("toolchain {name:?}: {m}"))
+                })?;
+            }
         }
         let mut seen: BTreeMap<String, usize> = BTreeMap::new();
         let mut used = BTreeSet::new();
@@ -1119,7 +1186,8 @@ fn resolve_variant(
         None => default_cwd,
     };
 
-    let install = resolve_install(ctx, &id, raw_install, shared);
+    let install = resolve_install(ctx, &id, raw_install, shared)?;
+    let maven_home = crate::maven::home(install.maven_spec(&ctx.root));
     Ok(Variant {
         id,
         language,
@@ -1136,6 +1204,7 @@ fn resolve_variant(
         library,
         programs,
         install,
+        maven_home,
         aliases,
         line: ctx.lines.position(ctx.text, entry).0,
         root: ctx.root.clone(),
@@ -1286,10 +1355,12 @@ fn resolve_install(
     id: &str,
     raw: Option<Spanned<Install>>,
     shared: &Shared,
-) -> Install {
+) -> Result<Install, ConfigError> {
     let mut install = match raw {
         Some(s) => {
             let at = s.span().start;
+            crate::maven::validate(s.get_ref().maven_spec(&ctx.root))
+                .map_err(|m| ctx.err(at, Some(id), m))?;
             if shared.install == Some(s.get_ref()) {
                 ctx.delete_line(at, id, "install", "equals the toolchain's");
             } else if s.get_ref().hint.as_deref() == Some(&s.get_ref().derived_hint()) {
@@ -1305,7 +1376,7 @@ fn resolve_install(
         None => shared.install.cloned().unwrap_or_default(),
     };
     install.hint = Some(install.describe());
-    install
+    Ok(install)
 }
 
 /// A languages file of `n` shell variants (`v0`, `v1`, …; four lines each),
@@ -1579,6 +1650,71 @@ ext = "c"
         )
         .unwrap_err();
         assert!(e.message.contains("the table name is the id"), "{e}");
+    }
+
+    #[test]
+    fn maven_installs_are_checked_with_the_line() {
+        let d = c_files();
+        let entry = |install: &str| {
+            format!(
+                "[variant.tcc]\nlanguage = \"C\"\next = \"c\"\n\n[variant.tcc.install]\n{install}\n"
+            )
+        };
+        let good = entry(
+            "maven = [\"org.clojure:clojure:1.12.6\"]\nbin = { tcc = \"java -cp {home}/lib/* clojure.main\" }",
+        );
+        let l = parse(&good, &d).unwrap();
+        let v = &l.variants[0];
+        assert!(v.install.is_installable());
+        let home = v.maven_home.clone().unwrap();
+        assert!(home.ends_with(crate::maven::dir_name(v.install.maven_spec(v.root()))));
+        assert!(
+            v.install
+                .describe()
+                .contains("Maven Central: org.clojure:clojure:1.12.6"),
+            "{}",
+            v.install.describe()
+        );
+        // The launcher is run by its full path, its bin/ first on PATH.
+        let req = v.request(vec!["tcc".into(), "x".into()], Path::new("/"));
+        assert_eq!(Path::new(&req.argv[0]), home.join("bin/tcc"));
+        let path = req.env.iter().find(|(k, _)| k == "PATH").unwrap();
+        assert!(path.1.starts_with(&home.join("bin").display().to_string()));
+        assert!(req.readable.contains(&home));
+        for (install, want) in [
+            (
+                "maven = [\"org.clojure:clojure\"]\nbin = { tcc = \"java\" }",
+                "is not `group:artifact:version`",
+            ),
+            (
+                "maven = [\"org.clojure:clojure:RELEASE\"]\nbin = { tcc = \"java\" }",
+                "moves",
+            ),
+            (
+                "maven = [\"org.clojure:clojure:1.12.6\"]",
+                "without `install.bin`",
+            ),
+            ("bin = { tcc = \"java\" }", "without `install.maven`"),
+            (
+                "maven = [\"org.clojure:clojure:1.12.6\"]\nbin = { tcc = \"java -cp {lib}\" }",
+                "unknown placeholder {lib}",
+            ),
+        ] {
+            let e = parse(&entry(install), &d).unwrap_err();
+            assert_eq!(e.line, 5, "{install}: {e}");
+            assert!(e.message.contains(want), "{install}: {e}");
+            assert!(e.to_string().contains("languages.toml:5:"), "{e}");
+        }
+        let e = parse(
+            &format!("[toolchain.j]\ninstall = {{ bin = {{ x = \"java\" }} }}\n{SHORT}"),
+            &d,
+        )
+        .unwrap_err();
+        assert_eq!(e.line, 2, "{e}");
+        assert!(
+            e.message.contains("toolchain \"j\": `install.bin` without"),
+            "{e}"
+        );
     }
 
     /// issue #9: a placeholder inside `sh -c '…'` is substituted quoted, so

@@ -10,6 +10,7 @@ pub mod hygiene;
 pub mod import;
 pub mod list;
 pub mod machine;
+pub mod maven;
 pub mod measure;
 pub mod merge;
 pub mod record;

@@ -499,7 +499,7 @@ enum CompareFormat {
 #[derive(Subcommand)]
 enum ToolchainsAction {
     /// Install every variant's toolchain that a registry here provides
-    /// (Debian packages, npm, PyPI); idempotent, safe to re-run.
+    /// (Debian packages, npm, PyPI, Maven Central); idempotent, safe to re-run.
     Install {
         #[command(flatten)]
         languages: LanguagesArg,

@@ -88,6 +88,16 @@ fn dpkg_installed(pkg: &str) -> bool {
         .unwrap_or(false)
 }
 
+/// The Debian packages a variant's install needs: its `apt` list, and
+/// Maven itself for a Maven toolchain when `mvn` is not on PATH.
+fn apt_packages(v: &Variant) -> Vec<String> {
+    let mut pkgs = v.install.apt.clone();
+    if !v.install.maven.is_empty() && which::which("mvn").is_err() {
+        pkgs.push("maven".into());
+    }
+    pkgs
+}
+
 fn apt_install_args(pkgs: &[String]) -> Vec<String> {
     let mut args = vec!["install".to_string(), "-y".into()];
     args.extend(pkgs.iter().cloned());
@@ -95,7 +105,9 @@ fn apt_install_args(pkgs: &[String]) -> Vec<String> {
 }
 
 /// Installs the toolchains of `variants` from their `install` tables:
-/// Debian packages, then global npm packages, then PyPI packages. A variant
+/// Debian packages, then global npm packages, then PyPI packages, then
+/// Maven Central artifacts (see `maven.rs`; Debian's `maven` is installed
+/// first when `mvn` is missing). A variant
 /// whose `needs` are all present is left alone, so it is safe to re-run and
 /// never replaces a toolchain installed another way. One variant's failure
 /// does not stop the others.
@@ -112,7 +124,7 @@ pub fn install(variants: &[&Variant], dry_run: bool) -> Vec<InstallResult> {
         .collect();
     let mut apt: Vec<String> = variants
         .iter()
-        .flat_map(|v| v.install.apt.iter().cloned())
+        .flat_map(|v| apt_packages(v))
         .filter(|p| !dpkg_installed(p))
         .collect();
     apt.sort();
@@ -128,12 +140,9 @@ pub fn install(variants: &[&Variant], dry_run: bool) -> Vec<InstallResult> {
         .map(|v| {
             let mut done = Vec::new();
             let result = (|| -> Result<(), String> {
-                let missing_apt: Vec<String> = v
-                    .install
-                    .apt
-                    .iter()
+                let missing_apt: Vec<String> = apt_packages(v)
+                    .into_iter()
                     .filter(|p| !dry_run && !dpkg_installed(p))
-                    .cloned()
                     .collect();
                 if !missing_apt.is_empty() {
                     sh("apt-get", &apt_install_args(&missing_apt), dry_run)?;
@@ -157,6 +166,12 @@ pub fn install(variants: &[&Variant], dry_run: bool) -> Vec<InstallResult> {
                     args.extend(v.install.pip.iter().cloned());
                     sh("python3", &args, dry_run)?;
                     done.push(format!("pip: {}", v.install.pip.join(" ")));
+                }
+                if !v.install.maven.is_empty() {
+                    done.push(crate::maven::install(
+                        v.install.maven_spec(v.root()),
+                        dry_run,
+                    )?);
                 }
                 if !v.install.is_installable() {
                     return Err(format!(

@@ -49,8 +49,9 @@ pub struct Request {
     /// command sees the machine (still in its own PID namespace when the
     /// spawner contains).
     pub sandbox: Option<Sandbox>,
-    /// The languages file's directory: kept readable in the sandbox.
-    pub readable_root: Option<PathBuf>,
+    /// Kept readable in the sandbox even under /tmp: the languages file's
+    /// directory, a Maven toolchain's directory.
+    pub readable: Vec<PathBuf>,
 }
 
 /// What a sandboxed command may touch. Everything else is read-only, /tmp
@@ -218,7 +219,7 @@ impl Request {
             capture: true,
             cpus: None,
             sandbox: None,
-            readable_root: None,
+            readable: Vec::new(),
         }
     }
 }
@@ -366,9 +367,8 @@ impl Spawner {
         }
         req.sandbox = Some(Sandbox {
             writable: vec![build.to_path_buf()],
-            readable: [Some(req.cwd.clone()), req.readable_root.clone()]
-                .into_iter()
-                .flatten()
+            readable: std::iter::once(req.cwd.clone())
+                .chain(req.readable.iter().cloned())
                 .collect(),
             home: build.join(".home"),
             network,
