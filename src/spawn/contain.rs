@@ -56,6 +56,7 @@ pub const CACHE_DIRS: &[&str] = &[
     ".cache/zig",
     ".cache/deno",
     ".cache/pip",
+    ".cache/org.graalvm.polyglot",
     ".m2",
     ".gradle",
     ".npm",
