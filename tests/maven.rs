@@ -5,14 +5,12 @@
 //! Maven local repository (MAVEN_OPTS=-Dmaven.repo.local), so every jar is
 //! really downloaded and checked, and ~/.m2 is left alone.
 
-mod common;
-
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::*;
+use crate::util::*;
 
 /// langbench with the test's toolchains directory and local repository.
 fn langbench_in(home: &Path, extra_env: &[(&str, String)], args: &[&str]) -> Output {

@@ -8,6 +8,7 @@ mod check;
 mod contain;
 mod edition;
 mod languages;
+mod maven;
 mod measure;
 mod robustness;
 mod run;
