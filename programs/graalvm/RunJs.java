@@ -5,7 +5,7 @@
 // does, in process.argv (["graaljs", FILE, ARGS...]), and prints with
 // GraalJS's own console.log to this process's stdout. `--version` prints the
 // GraalJS version and which runtime runs it ("Interpreted" when the Graal
-// compiler is not in use).
+// compiler is not in use); `--require-jit` fails unless it is in use.
 import java.io.File;
 import org.graalvm.polyglot.Context;
 import org.graalvm.polyglot.Engine;
@@ -14,6 +14,20 @@ import org.graalvm.polyglot.Source;
 
 public class RunJs {
     public static void main(String[] args) throws Exception {
+        if (args.length == 1 && args[0].equals("--require-jit")) {
+            // Run once at install: extracts Truffle's native support library
+            // into the resource cache (read-only in langbench's sandbox),
+            // and fails unless the optimizing runtime is in use.
+            try (Engine engine = Engine.newBuilder("js").build()) {
+                String runtime = engine.getImplementationName();
+                if (runtime.equals("Interpreted")) {
+                    System.err.println("GraalJS runs interpreted only: the Graal compiler is not in use");
+                    System.exit(1);
+                }
+                System.out.println("GraalJS runtime: " + runtime);
+            }
+            return;
+        }
         if (args.length == 1 && args[0].equals("--version")) {
             try (Engine engine = Engine.newBuilder("js").build()) {
                 // GraalJS's jar says its version; Engine.getVersion() says
