@@ -56,7 +56,6 @@ pub const CACHE_DIRS: &[&str] = &[
     ".cache/zig",
     ".cache/deno",
     ".cache/pip",
-    ".cache/org.graalvm.polyglot",
     ".m2",
     ".gradle",
     ".npm",
