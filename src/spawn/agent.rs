@@ -26,8 +26,18 @@ use std::ffi::{CString, OsString};
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicI32, Ordering};
 
+/// The agent's report fd as langbench sets it up.
 pub(crate) const REPORT_FD: i32 = 3;
+
+/// Where `report` writes: fd 3 in an agent process, a pipe when the agent's
+/// work runs inside langbench itself (`run_here`).
+static REPORT_TO: AtomicI32 = AtomicI32::new(REPORT_FD);
+
+pub(crate) fn report_fd() -> i32 {
+    REPORT_TO.load(Ordering::Relaxed)
+}
 
 pub(crate) struct Args {
     pub cpus: Vec<usize>,
@@ -57,7 +67,7 @@ pub(crate) struct Args {
     pub setenv: Vec<CString>,
 }
 
-fn parse(args: &[OsString]) -> Result<Args, String> {
+pub(crate) fn parse(args: &[OsString]) -> Result<Args, String> {
     let mut timeout_ms = 0;
     let mut grace_ms = 2000;
     let mut parent = 0;
@@ -164,7 +174,7 @@ pub(crate) fn report(line: &str) {
     // fd 3 is set up by langbench; writing the whole line at once keeps
     // lines atomic (they are far below PIPE_BUF).
     // SAFETY: plain write(2) of a valid buffer.
-    unsafe { libc::write(REPORT_FD, line.as_ptr().cast(), line.len()) };
+    unsafe { libc::write(report_fd(), line.as_ptr().cast(), line.len()) };
 }
 
 /// The parent's side of fork + exec, shared by the plain agent and the
@@ -215,6 +225,60 @@ pub fn main(args: &[OsString]) -> ! {
     std::process::exit(run(args))
 }
 
+/// The agent's work done by the calling process itself: it forks the
+/// command (or, contained, unshares and forks init) and returns the final
+/// report line (`done ...` without the prefix) or why the command did not
+/// run. For `langbench measure`, which calls it first thing in `main`,
+/// before langbench has touched more memory than the agent would have:
+/// the command's peak RSS gets the same floor as from an agent, without
+/// the agent's exec.
+///
+/// Needs a single-threaded caller (fork, unshare) that may become a child
+/// subreaper and, contained, enter new namespaces for good. stdin becomes
+/// /dev/null, as for an agent.
+pub(crate) fn run_here(mut args: Args) -> Result<String, String> {
+    args.parent = 0;
+    let mut fds = [0i32; 2];
+    // SAFETY: plain syscalls on fds we own.
+    unsafe {
+        if libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
+            return Err(format!("pipe2 failed: errno {}", errno()));
+        }
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC);
+        if null >= 0 {
+            libc::dup2(null, 0);
+            libc::close(null);
+        }
+    }
+    REPORT_TO.store(fds[1], Ordering::Relaxed);
+    run(args);
+    REPORT_TO.store(REPORT_FD, Ordering::Relaxed);
+    // SAFETY: closing our write end, then reading our pipe to its end.
+    let lines = unsafe {
+        libc::close(fds[1]);
+        let mut out = Vec::new();
+        let mut buf = [0u8; 1024];
+        loop {
+            let n = libc::read(fds[0], buf.as_mut_ptr().cast(), buf.len());
+            if n <= 0 {
+                break;
+            }
+            out.extend_from_slice(&buf[..n as usize]);
+        }
+        libc::close(fds[0]);
+        String::from_utf8_lossy(&out).into_owned()
+    };
+    for line in lines.lines() {
+        if let Some(done) = line.strip_prefix("done ") {
+            return Ok(done.to_string());
+        }
+        if let Some(e) = line.strip_prefix("error ") {
+            return Err(e.to_string());
+        }
+    }
+    Err(format!("the command ended without a report: {lines:?}"))
+}
+
 /// The signals the agent (and init) take with `sigtimedwait`.
 pub(crate) fn handled_signals() -> libc::sigset_t {
     // SAFETY: sigset manipulation on a value we own.
@@ -232,10 +296,14 @@ fn run(args: Args) -> i32 {
     // SAFETY: all libc calls below follow their documented contracts; the
     // child side of fork only calls async-signal-safe functions.
     unsafe {
-        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
-        if args.parent != 0 && libc::getppid() != args.parent {
-            // langbench died before we could arm PDEATHSIG.
-            return 1;
+        // An agent dies with langbench; langbench itself (`run_here`)
+        // outlives its own parent, as /usr/bin/time does.
+        if args.parent != 0 {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+            if libc::getppid() != args.parent {
+                // langbench died before we could arm PDEATHSIG.
+                return 1;
+            }
         }
         libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1);
 
@@ -243,7 +311,9 @@ fn run(args: Args) -> i32 {
         let mut old: libc::sigset_t = std::mem::zeroed();
         libc::sigprocmask(libc::SIG_BLOCK, &set, &mut old);
         if args.contain {
-            return super::contain::agent(args);
+            let code = super::contain::agent(args);
+            libc::sigprocmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+            return code;
         }
 
         let mut argv_ptrs: Vec<*const libc::c_char> =
@@ -282,7 +352,7 @@ fn run(args: Args) -> i32 {
                 libc::write(errpipe[1], (&e as *const i32).cast(), 4);
                 libc::_exit(127);
             }
-            libc::close(REPORT_FD);
+            libc::close(report_fd());
             libc::close(errpipe[0]);
             libc::execvp(argv_ptrs[0], argv_ptrs.as_ptr());
             let e: i32 = errno();
@@ -342,6 +412,7 @@ fn run(args: Args) -> i32 {
             }
         }
         let leftovers = sweep(pid);
+        libc::sigprocmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
 
         let (kind, code) = if libc::WIFEXITED(status) {
             ("exited", libc::WEXITSTATUS(status))
@@ -370,6 +441,9 @@ fn run(args: Args) -> i32 {
 /// including ones that called setsid() to daemonize. Returns how many
 /// processes had to be killed.
 fn sweep(pgid: i32) -> u32 {
+    if nothing_left(pgid) {
+        return 0;
+    }
     let me = std::process::id() as i32;
     let mut killed = 0;
     for _round in 0..200 {
@@ -400,6 +474,20 @@ fn sweep(pgid: i32) -> u32 {
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     killed
+}
+
+/// Whether the command left nothing behind, known without reading every
+/// process's /proc entry (which costs more than running `true` on a busy
+/// machine): its process group is empty and we have no child. Every
+/// process it left is one or the other: an orphan is reparented to us (a
+/// subreaper) before `wait4` returns the command, and every other
+/// descendant has a live parent in the group or among our children.
+/// `false` when unsure (no /proc/thread-self/children).
+fn nothing_left(pgid: i32) -> bool {
+    // SAFETY: signal 0 only checks that the group exists.
+    let group_gone = unsafe { libc::kill(-pgid, 0) } != 0 && errno() == libc::ESRCH;
+    group_gone
+        && std::fs::read("/proc/thread-self/children").is_ok_and(|c| c.trim_ascii().is_empty())
 }
 
 fn is_zombie(pid: i32) -> bool {

@@ -460,7 +460,7 @@ pub(crate) fn agent(args: Args) -> i32 {
         }
         if init == 0 {
             libc::close(relay[0]);
-            libc::dup2(relay[1], super::agent::REPORT_FD);
+            libc::dup2(relay[1], super::agent::report_fd());
             libc::close(relay[1]);
             // Dies (and with it the namespace) if the agent dies.
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
@@ -652,7 +652,7 @@ unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
             if args.isolate {
                 drop_capabilities();
             }
-            libc::close(super::agent::REPORT_FD);
+            libc::close(super::agent::report_fd());
             libc::close(errpipe[0]);
             libc::execvpe(argv_ptrs[0], argv_ptrs.as_ptr(), envp.as_ptr());
             let e: i32 = errno();

@@ -10,6 +10,7 @@
 pub mod agent;
 pub mod contain;
 
+use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
@@ -288,47 +289,9 @@ impl Spawner {
         let (report_r, report_w) = pipe().context("pipe for the spawn agent")?;
         let mut cmd = Command::new(&self.exe);
         cmd.arg(AGENT_ARG)
-            .arg("--timeout-ms")
-            .arg(
-                req.timeout
-                    .map_or(0, |t| t.as_millis().max(1) as u64)
-                    .to_string(),
-            )
-            .arg("--grace-ms")
-            .arg(req.grace.as_millis().to_string())
-            .arg("--parent")
-            .arg(std::process::id().to_string());
-        if let Some(cpus) = &req.cpus {
-            let list: Vec<String> = cpus.iter().map(|c| c.to_string()).collect();
-            cmd.arg("--cpus").arg(list.join(","));
-        }
+            .args(agent_args(&self.containment, req, std::process::id()));
         let c = &self.containment;
-        if c.namespaces {
-            cmd.arg("--contain");
-            if let Some(kb) = c.memory_limit_kb {
-                cmd.arg("--mem-kb").arg(kb.to_string());
-            }
-        }
         if let (true, Some(sb)) = (c.namespaces, &req.sandbox) {
-            cmd.arg("--isolate");
-            if sb.network {
-                cmd.arg("--net");
-            }
-            for w in &sb.writable {
-                cmd.arg("--rw").arg(w);
-            }
-            for r in &sb.readable {
-                if !sb.writable.contains(r) {
-                    cmd.arg("--ro").arg(r);
-                }
-            }
-            for h in &c.hide {
-                cmd.arg("--hide").arg(h);
-            }
-            cmd.arg("--home").arg(&sb.home);
-            if let Some(real) = std::env::var_os("HOME") {
-                cmd.arg("--real-home").arg(real);
-            }
             // The documented clean environment.
             cmd.env_clear()
                 .env(
@@ -339,19 +302,10 @@ impl Spawner {
                 .env("LANG", "C.UTF-8")
                 .env("TMPDIR", "/tmp");
         }
-        if c.namespaces {
-            // Only the command gets the entry's environment, not the agent
-            // or init.
-            for (k, v) in &req.env {
-                cmd.arg("--setenv").arg(format!("{k}={v}"));
-            }
-        } else {
+        if !c.namespaces {
             cmd.envs(req.env.iter().map(|(k, v)| (k, v)));
         }
-        cmd.arg("--")
-            .args(&req.argv)
-            .current_dir(&req.cwd)
-            .stdin(Stdio::null());
+        cmd.current_dir(&req.cwd).stdin(Stdio::null());
         if req.capture {
             cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
         }
@@ -421,6 +375,92 @@ impl Spawner {
     pub fn run(&self, req: &Request) -> Result<Outcome> {
         self.start(req)?.wait()
     }
+}
+
+/// The agent's command line (after `__spawn`) for `req`: what it runs and
+/// how it contains it. `parent` is langbench's pid (the agent dies with it).
+fn agent_args(c: &Containment, req: &Request, parent: u32) -> Vec<OsString> {
+    let mut a: Vec<OsString> = Vec::new();
+    let mut arg = |s: &dyn AsRef<std::ffi::OsStr>| a.push(s.as_ref().to_os_string());
+    arg(&"--timeout-ms");
+    arg(&req
+        .timeout
+        .map_or(0, |t| t.as_millis().max(1) as u64)
+        .to_string());
+    arg(&"--grace-ms");
+    arg(&req.grace.as_millis().to_string());
+    arg(&"--parent");
+    arg(&parent.to_string());
+    if let Some(cpus) = &req.cpus {
+        let list: Vec<String> = cpus.iter().map(|c| c.to_string()).collect();
+        arg(&"--cpus");
+        arg(&list.join(","));
+    }
+    if c.namespaces {
+        arg(&"--contain");
+        if let Some(kb) = c.memory_limit_kb {
+            arg(&"--mem-kb");
+            arg(&kb.to_string());
+        }
+    }
+    if let (true, Some(sb)) = (c.namespaces, &req.sandbox) {
+        arg(&"--isolate");
+        if sb.network {
+            arg(&"--net");
+        }
+        for w in &sb.writable {
+            arg(&"--rw");
+            arg(w);
+        }
+        for r in &sb.readable {
+            if !sb.writable.contains(r) {
+                arg(&"--ro");
+                arg(r);
+            }
+        }
+        for h in &c.hide {
+            arg(&"--hide");
+            arg(h);
+        }
+        arg(&"--home");
+        arg(&sb.home);
+        if let Some(real) = std::env::var_os("HOME") {
+            arg(&"--real-home");
+            arg(&real);
+        }
+    }
+    if c.namespaces {
+        // Only the command gets the entry's environment, not the agent
+        // or init.
+        for (k, v) in &req.env {
+            arg(&"--setenv");
+            arg(&format!("{k}={v}"));
+        }
+    }
+    arg(&"--");
+    for s in &req.argv {
+        arg(s);
+    }
+    a
+}
+
+/// Runs `req` to completion from this very process, which does the
+/// agent's work itself (`agent::run_here`): no agent to exec, so a
+/// measurement costs about what `/usr/bin/time` costs. Only for a caller
+/// that is still as small as a fresh agent (the command's peak RSS starts
+/// at what the forking process holds), single-threaded, and done after
+/// this: `langbench measure`, first thing in `main`. The command runs in
+/// the current directory with stdin from /dev/null and langbench's
+/// stdout/stderr; `req.cwd`, `req.env`, `req.sandbox` and `req.capture`
+/// are not supported here.
+pub fn run_here(c: &Containment, req: &Request) -> Result<Outcome> {
+    if req.argv.is_empty() {
+        bail!("empty command");
+    }
+    debug_assert!(req.env.is_empty() && req.sandbox.is_none() && !req.capture);
+    let args = agent::parse(&agent_args(c, req, 0)).map_err(|e| anyhow!("{e}"))?;
+    let done = agent::run_here(args).map_err(|e| anyhow!("{e}"))?;
+    parse_done(&done, Captured::default(), Captured::default())
 }
 
 /// A started command.
