@@ -65,6 +65,9 @@ pub(crate) struct Args {
     /// KEY=VALUE set for the command only (contained runs: neither the
     /// agent nor init carry the entry's environment).
     pub setenv: Vec<CString>,
+    /// langbench itself does the agent's work (`run_here`): nobody needs
+    /// the command's pid before the end, so nobody waits for its exec.
+    pub here: bool,
 }
 
 pub(crate) fn parse(args: &[OsString]) -> Result<Args, String> {
@@ -151,6 +154,7 @@ pub(crate) fn parse(args: &[OsString]) -> Result<Args, String> {
                     real_home,
                     mem_kb,
                     setenv,
+                    here: false,
                 });
             }
             other => return Err(format!("unknown agent argument {other}")),
@@ -183,27 +187,56 @@ pub(crate) fn report(line: &str) {
 /// carries the child's errno), and reports `pid N` or why it could not
 /// start. `false`: it did not start (already reaped).
 ///
+/// With `late` it neither waits nor reports: `exec_failed` reads the
+/// outcome once the command has been reaped. That spares the parent one
+/// sleep and wake-up per run, which on a busy CPU is a turn given to
+/// every other runnable process (`langbench measure`'s case).
+///
 /// # Safety
 /// `pid` is the child just forked, `errpipe` the pipe it was given.
-pub(crate) unsafe fn confirm_exec(pid: i32, errpipe: [i32; 2], argv0: &CString) -> bool {
+pub(crate) unsafe fn confirm_exec(
+    pid: i32,
+    errpipe: [i32; 2],
+    argv0: &CString,
+    late: bool,
+) -> bool {
     // SAFETY: plain syscalls on our own child and pipe.
     unsafe {
         libc::setpgid(pid, pid);
         libc::close(errpipe[1]);
-        let mut e: i32 = 0;
-        let n = libc::read(errpipe[0], (&mut e as *mut i32).cast(), 4);
-        libc::close(errpipe[0]);
-        if n == 4 {
+        if late {
+            return true;
+        }
+        if exec_failed(errpipe[0], argv0) {
             let mut status = 0;
             libc::waitpid(pid, &mut status, 0);
-            let msg = std::io::Error::from_raw_os_error(e);
-            report(&format!(
-                "error cannot execute {}: {msg}\n",
-                argv0.to_string_lossy()
-            ));
             return false;
         }
         report(&format!("pid {pid}\n"));
+        true
+    }
+}
+
+/// Reads the exec's outcome from the read end of `errpipe` (blocking
+/// until the exec or the child's end) and closes it; `true` (reported as
+/// an error) if the command could not be executed.
+///
+/// # Safety
+/// `errfd` is the read end of the pipe whose write end the child holds.
+pub(crate) unsafe fn exec_failed(errfd: i32, argv0: &CString) -> bool {
+    // SAFETY: plain syscalls on our own pipe.
+    unsafe {
+        let mut e: i32 = 0;
+        let n = libc::read(errfd, (&mut e as *mut i32).cast(), 4);
+        libc::close(errfd);
+        if n != 4 {
+            return false;
+        }
+        let msg = std::io::Error::from_raw_os_error(e);
+        report(&format!(
+            "error cannot execute {}: {msg}\n",
+            argv0.to_string_lossy()
+        ));
         true
     }
 }
@@ -238,6 +271,7 @@ pub fn main(args: &[OsString]) -> ! {
 /// /dev/null, as for an agent.
 pub(crate) fn run_here(mut args: Args) -> Result<String, String> {
     args.parent = 0;
+    args.here = true;
     let mut fds = [0i32; 2];
     // SAFETY: plain syscalls on fds we own.
     unsafe {
@@ -359,7 +393,7 @@ fn run(args: Args) -> i32 {
             libc::write(errpipe[1], (&e as *const i32).cast(), 4);
             libc::_exit(127);
         }
-        if !confirm_exec(pid, errpipe, &args.argv[0]) {
+        if !confirm_exec(pid, errpipe, &args.argv[0], args.here) {
             return 2;
         }
 
@@ -413,6 +447,9 @@ fn run(args: Args) -> i32 {
         }
         let leftovers = sweep(pid);
         libc::sigprocmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+        if args.here && exec_failed(errpipe[0], &args.argv[0]) {
+            return 2;
+        }
 
         let (kind, code) = if libc::WIFEXITED(status) {
             ("exited", libc::WEXITSTATUS(status))
@@ -486,8 +523,13 @@ fn sweep(pgid: i32) -> u32 {
 fn nothing_left(pgid: i32) -> bool {
     // SAFETY: signal 0 only checks that the group exists.
     let group_gone = unsafe { libc::kill(-pgid, 0) } != 0 && errno() == libc::ESRCH;
-    group_gone
-        && std::fs::read("/proc/thread-self/children").is_ok_and(|c| c.trim_ascii().is_empty())
+    group_gone && no_child()
+}
+
+/// Whether the calling thread has no child, alive or zombie (`false` when
+/// /proc cannot tell).
+pub(crate) fn no_child() -> bool {
+    std::fs::read("/proc/thread-self/children").is_ok_and(|c| c.trim_ascii().is_empty())
 }
 
 fn is_zombie(pid: i32) -> bool {

@@ -40,7 +40,7 @@ use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use super::agent::{Args, confirm_exec, errno, now_ns, report};
+use super::agent::{Args, confirm_exec, errno, exec_failed, now_ns, report};
 
 /// Directories under the maintainer's HOME that hold toolchain caches and
 /// stores. Each one that exists is mounted, inside the sandbox's HOME, as an
@@ -489,6 +489,43 @@ unsafe fn relay_reports(args: &Args, init: i32, fd: i32, set: &libc::sigset_t) -
         let mut buf = [0u8; 512];
         let mut got_done = false;
         let mut killed = false;
+        let mut reaped: Option<libc::rusage> = None;
+        if args.here {
+            loop {
+                // langbench itself (`run_here`): nobody needs the pid before
+                // the end, so sleep until init is gone (or a stop request, or
+                // the backstop), then pass its lines on: one wake-up per run
+                // instead of one per line. init's two lines fit in the pipe.
+                let now = now_ns();
+                let wait = match backstop {
+                    Some(b) if !killed => b.saturating_sub(now),
+                    _ => 1_000_000_000,
+                }
+                .clamp(1_000_000, 1_000_000_000);
+                let ts = libc::timespec {
+                    tv_sec: (wait / 1_000_000_000) as libc::time_t,
+                    tv_nsec: (wait % 1_000_000_000) as libc::c_long,
+                };
+                let mut info: libc::siginfo_t = std::mem::zeroed();
+                let sig = libc::sigtimedwait(set, &mut info, &ts);
+                if sig == libc::SIGTERM || sig == libc::SIGINT || sig == libc::SIGHUP {
+                    libc::kill(init, libc::SIGTERM);
+                }
+                if let Some(b) = backstop
+                    && !killed
+                    && now_ns() >= b
+                {
+                    killed = true;
+                    libc::kill(init, libc::SIGKILL);
+                }
+                let mut st = 0;
+                let mut ru: libc::rusage = std::mem::zeroed();
+                if libc::wait4(init, &mut st, libc::WNOHANG, &mut ru) == init {
+                    reaped = Some(ru);
+                    break;
+                }
+            }
+        }
         loop {
             let mut pfd = libc::pollfd {
                 fd,
@@ -534,9 +571,12 @@ unsafe fn relay_reports(args: &Args, init: i32, fd: i32, set: &libc::sigset_t) -
                 libc::kill(init, libc::SIGKILL);
             }
         }
-        let mut status = 0;
-        let mut ru: libc::rusage = std::mem::zeroed();
-        libc::wait4(init, &mut status, 0, &mut ru);
+        let ru = reaped.unwrap_or_else(|| {
+            let mut status = 0;
+            let mut ru: libc::rusage = std::mem::zeroed();
+            libc::wait4(init, &mut status, 0, &mut ru);
+            ru
+        });
         if !got_done {
             // init was killed before it could report: the command escaped
             // its supervision; the namespace is gone with init.
@@ -659,7 +699,7 @@ unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
             libc::write(errpipe[1], (&e as *const i32).cast(), 4);
             libc::_exit(127);
         }
-        if !confirm_exec(pid, errpipe, &args.argv[0]) {
+        if !confirm_exec(pid, errpipe, &args.argv[0], args.here) {
             return 2;
         }
 
@@ -670,7 +710,9 @@ unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
         let mut status = 0;
         let mut t1 = 0;
         let mut peak_tree = 0u64;
-        let mut next_sample = t0;
+        // The first sample after 50 ms: one at the fork would only see the
+        // command as a copy of init, less than its own peak (`single`).
+        let mut next_sample = t0 + SAMPLE_NS;
         let mut killed_early = 0;
         loop {
             // Reap everything that died: the command (its rusage is the
@@ -747,10 +789,17 @@ unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
         // The command has ended: whatever still runs in the namespace
         // escaped it. Count it, kill it, reap it (so its CPU time is in our
         // RUSAGE_CHILDREN).
-        let rss = tree_rss_kb();
-        peak_tree = peak_tree.max(rss);
-        let leftovers = alive_in_namespace().max(killed_early);
-        libc::kill(-1, libc::SIGKILL);
+        // Usually nothing is: init has no child left (every process of the
+        // namespace descends from init, orphans are reparented to it), and
+        // neither the namespace's /proc nor kill(-1) (which walks every
+        // process of the machine) is needed.
+        let mut leftovers = killed_early;
+        if !super::agent::no_child() {
+            let rss = tree_rss_kb();
+            peak_tree = peak_tree.max(rss);
+            leftovers = leftovers.max(alive_in_namespace());
+            libc::kill(-1, libc::SIGKILL);
+        }
         loop {
             let mut st = 0;
             if libc::waitpid(-1, &mut st, 0) <= 0 {
@@ -766,6 +815,9 @@ unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
         // nobody waited for held more memory than the measured one.
         let single = tree.ru_maxrss as u64;
         peak_tree = peak_tree.max(single);
+        if args.here && exec_failed(errpipe[0], &args.argv[0]) {
+            return 2;
+        }
         let (kind, code) = if libc::WIFEXITED(status) {
             ("exited", libc::WEXITSTATUS(status))
         } else if libc::WIFSIGNALED(status) {

@@ -553,13 +553,17 @@ fn parse_done(rest: &str, stdout: Captured, stderr: Captured) -> Result<Outcome>
         "signaled" => Exit::Signaled(code),
         other => bail!("unknown exit kind {other}"),
     };
-    let mut get = |key: &str| -> Result<u64> {
-        let kv = it.next().ok_or_else(|| anyhow!("missing {key}"))?;
-        let v = kv
-            .strip_prefix(key)
-            .and_then(|v| v.strip_prefix('='))
-            .ok_or_else(|| anyhow!("expected {key}=, got {kv}"))?;
-        Ok(v.parse()?)
+    let fields: Vec<(&str, &str)> = it.filter_map(|kv| kv.split_once('=')).collect();
+    // Only the required fields make errors: an anyhow error captures a
+    // backtrace under RUST_BACKTRACE=1, which costs more than a short run.
+    let field = |key: &str| -> Option<u64> {
+        fields
+            .iter()
+            .find(|(k, _)| *k == key)
+            .and_then(|(_, v)| v.parse().ok())
+    };
+    let get = |key: &str| -> Result<u64> {
+        field(key).ok_or_else(|| anyhow!("missing or bad {key}= in {rest:?}"))
     };
     let wall = Duration::from_nanos(get("wall_ns")?);
     let user = Duration::from_micros(get("utime_us")?);
@@ -570,12 +574,12 @@ fn parse_done(rest: &str, stdout: Captured, stderr: Captured) -> Result<Outcome>
     let leftovers = get("leftovers")? as u32;
     // Contained runs add the tree and the memory-limit verdict.
     let tree = match (
-        get("tree_utime_us"),
-        get("tree_stime_us"),
-        get("tree_rss_kb"),
-        get("tree_single_kb"),
+        field("tree_utime_us"),
+        field("tree_stime_us"),
+        field("tree_rss_kb"),
+        field("tree_single_kb"),
     ) {
-        (Ok(u), Ok(s), Ok(r), Ok(single)) => Some(TreeUsage {
+        (Some(u), Some(s), Some(r), Some(single)) => Some(TreeUsage {
             user: Duration::from_micros(u),
             sys: Duration::from_micros(s),
             max_rss_kb: r,
@@ -583,8 +587,8 @@ fn parse_done(rest: &str, stdout: Captured, stderr: Captured) -> Result<Outcome>
         }),
         _ => None,
     };
-    let oom = get("oom").unwrap_or(0) != 0;
-    let escaped = get("escaped").unwrap_or(0) != 0;
+    let oom = field("oom").unwrap_or(0) != 0;
+    let escaped = field("escaped").unwrap_or(0) != 0;
     Ok(Outcome {
         exit,
         wall,
@@ -686,5 +690,26 @@ mod tests {
         assert_eq!(o.max_rss_kb, 1024);
         assert!(o.timed_out && !o.stopped);
         assert_eq!(o.leftovers, 2);
+        assert!(o.tree.is_none() && !o.oom && !o.escaped);
+
+        let o = parse_done(
+            "exited 0 wall_ns=1 utime_us=2 stime_us=3 maxrss_kb=4 timed_out=0 stopped=0 leftovers=0 tree_utime_us=5 tree_stime_us=6 tree_rss_kb=7 tree_single_kb=8 oom=1 escaped=0",
+            Captured::default(),
+            Captured::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            o.tree.map(|t| (t.max_rss_kb, t.max_single_rss_kb)),
+            Some((7, 8))
+        );
+        assert!(o.oom && !o.escaped);
+
+        let e = parse_done(
+            "exited 0 wall_ns=1 utime_us=x",
+            Captured::default(),
+            Captured::default(),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("utime_us"), "{e}");
     }
 }
