@@ -761,6 +761,9 @@ fn real_main() -> Result<ExitCode> {
             json,
             command,
         } => {
+            // Only a spelling `measure::fast_args` does not take gets here
+            // (none the unit test knows of): measured through an agent,
+            // as `run` does, since clap has grown this process.
             let m = measure::measure(&spawner, command, timeout.map(timeout_seconds).transpose()?)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&m)?);
