@@ -560,6 +560,18 @@ fn main() -> ExitCode {
     {
         langbench::spawn::agent::main(&args[2..]);
     }
+    // `measure` forks its command right here, while langbench is as small
+    // as a fresh agent (see `measure::fast_args`); clap reads whatever this
+    // does not take (help, errors).
+    if let Some(m) = langbench::measure::fast_args(&args[1..]) {
+        return match langbench::measure::measure_here(m) {
+            Ok(code) => ExitCode::from(code as u8),
+            Err(e) => {
+                eprintln!("langbench: error: {e:#}");
+                ExitCode::from(2)
+            }
+        };
+    }
     match real_main() {
         Ok(code) => code,
         Err(e) => {
@@ -767,6 +779,9 @@ fn real_main() -> Result<ExitCode> {
             json,
             command,
         } => {
+            // Only a spelling `measure::fast_args` does not take gets here
+            // (none the unit test knows of): measured through an agent,
+            // as `run` does, since clap has grown this process.
             let m = measure::measure(&spawner, command, timeout.map(timeout_seconds).transpose()?)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&m)?);
@@ -1044,6 +1059,91 @@ fn real_main() -> Result<ExitCode> {
                 .with_context(|| format!("{bench} has no expected output"))?;
             print!("{out}");
             Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use langbench::measure::{FastArgs, fast_args};
+
+    /// What clap makes of a `measure` command line, in `FastArgs` terms.
+    fn clap_reads(line: &[&str]) -> Option<FastArgs> {
+        let cli =
+            Cli::try_parse_from(std::iter::once("langbench").chain(line.iter().copied())).ok()?;
+        let Command::Measure {
+            timeout,
+            json,
+            command,
+        } = cli.command
+        else {
+            return None;
+        };
+        let timeout = match timeout.map(timeout_seconds) {
+            Some(Ok(t)) => Some(t),
+            Some(Err(_)) => return None,
+            None => None,
+        };
+        if cli.no_sandbox && cli.memory_limit.is_some() {
+            return None;
+        }
+        Some(FastArgs {
+            json,
+            timeout,
+            no_sandbox: cli.no_sandbox,
+            memory_limit_mb: cli.memory_limit,
+            command,
+        })
+    }
+
+    /// `measure`'s hand-written reader takes every command line clap takes,
+    /// reads it alike, and leaves every other one to clap.
+    #[test]
+    fn the_fast_measure_reader_agrees_with_clap() {
+        let lines: &[&[&str]] = &[
+            &["measure", "--", "true"],
+            &["measure", "--json", "--", "sh", "-c", "exit 3"],
+            &["measure", "--timeout", "0.5", "--", "sleep", "30"],
+            &["measure", "--timeout=2", "--json", "--", "a", "--json"],
+            &["--no-sandbox", "measure", "--", "true"],
+            &["measure", "--no-sandbox", "--json", "--", "true"],
+            &["--memory-limit", "100", "measure", "--", "x"],
+            &["measure", "--memory-limit=100", "--", "x", "--", "y"],
+            // Every one of these is clap's to read (and refuse, or help).
+            &["measure", "--", "--no-sandbox"],
+            &["measure"],
+            &["measure", "--"],
+            &["measure", "true"],
+            &["measure", "--help"],
+            &["measure", "-h", "--", "true"],
+            &["--json", "measure", "--", "true"],
+            &["--timeout", "1", "measure", "--", "true"],
+            &["measure", "--timeout", "0", "--", "true"],
+            &["measure", "--timeout", "-1", "--", "true"],
+            &["measure", "--timeout", "nan", "--", "true"],
+            &["measure", "--timeout", "inf", "--", "true"],
+            &["measure", "--timeout", "--", "true"],
+            &["measure", "--timeout", "1", "--timeout", "2", "--", "true"],
+            &["measure", "--json", "--json", "--", "true"],
+            &["measure", "--json=true", "--", "true"],
+            &["measure", "--memory-limit", "x", "--", "true"],
+            &[
+                "--no-sandbox",
+                "--memory-limit",
+                "5",
+                "measure",
+                "--",
+                "true",
+            ],
+            &["measure", "measure", "--", "true"],
+            &["run", "--", "true"],
+            &["list"],
+            &["--version"],
+        ];
+        for line in lines {
+            let args: Vec<std::ffi::OsString> = line.iter().map(|s| s.into()).collect();
+            assert_eq!(fast_args(&args), clap_reads(line), "{line:?}");
         }
     }
 }

@@ -8,7 +8,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::report::thousands;
-use crate::spawn::{Exit, Outcome, Request, Spawner};
+use crate::spawn::{Containment, Exit, Outcome, Request, Spawner};
 
 #[derive(Serialize)]
 pub struct Measurement {
@@ -75,4 +75,95 @@ pub fn measure(
     req.capture = false;
     let o = spawner.run(&req)?;
     Ok(Measurement::new(argv, &o))
+}
+
+/// A `langbench measure` command line, read by `fast_args`.
+#[derive(Debug, PartialEq)]
+pub struct FastArgs {
+    pub json: bool,
+    pub timeout: Option<Duration>,
+    pub no_sandbox: bool,
+    pub memory_limit_mb: Option<u64>,
+    pub command: Vec<String>,
+}
+
+/// Reads a well-formed `langbench [--no-sandbox] [--memory-limit MB]
+/// measure [--json] [--timeout S] -- CMD...` (the options in any order,
+/// `--opt=value` too) without clap; `None` for anything else (help, a bad
+/// value, an unknown option), which clap then reads and reports.
+///
+/// Hand-written because `measure` forks the command from this process
+/// (`run_here`) and a child's peak RSS starts at what its parent holds:
+/// clap builds the whole command line's definitions on the heap first
+/// (every subcommand's), which would raise the floor of every figure, and
+/// costs a good part of the start-up that `measure` should not pay. The
+/// options mirror `Command::Measure` and `Cli` in main.rs; a test checks
+/// that both read the same command lines alike.
+pub fn fast_args(args: &[std::ffi::OsString]) -> Option<FastArgs> {
+    let mut a = FastArgs {
+        json: false,
+        timeout: None,
+        no_sandbox: false,
+        memory_limit_mb: None,
+        command: Vec::new(),
+    };
+    let mut in_measure = false;
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let arg = arg.to_str()?;
+        if arg == "--" {
+            if !in_measure {
+                return None;
+            }
+            a.command = it
+                .map(|s| s.to_str().map(str::to_string))
+                .collect::<Option<_>>()?;
+            // The one combination clap takes that langbench refuses: its
+            // error is main's.
+            let conflict = a.no_sandbox && a.memory_limit_mb.is_some();
+            return (!a.command.is_empty() && !conflict).then_some(a);
+        }
+        let (name, inline) = match arg.split_once('=') {
+            Some((n, v)) if n.starts_with("--") => (n, Some(v)),
+            _ => (arg, None),
+        };
+        let mut value = || inline.or_else(|| it.next()?.to_str());
+        match name {
+            "measure" if !in_measure => in_measure = true,
+            "--json" if in_measure && !a.json && inline.is_none() => a.json = true,
+            "--no-sandbox" if !a.no_sandbox && inline.is_none() => a.no_sandbox = true,
+            "--timeout" if in_measure && a.timeout.is_none() => {
+                let s: f64 = value()?.parse().ok()?;
+                a.timeout = Some(Duration::try_from_secs_f64(s).ok().filter(|_| s > 0.0)?);
+            }
+            "--memory-limit" if a.memory_limit_mb.is_none() => {
+                a.memory_limit_mb = Some(value()?.parse().ok()?);
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// `langbench measure` as `main` runs it first thing, with the agent's
+/// work done by langbench itself (`spawn::run_here`): prints the
+/// measurement and returns langbench's exit status.
+pub fn measure_here(a: FastArgs) -> Result<i32> {
+    let mut c = if a.no_sandbox {
+        Containment::none()
+    } else {
+        Containment::full()
+    };
+    c.memory_limit_kb = a.memory_limit_mb.map(|mb| mb * 1024);
+    let mut req = Request::new(a.command.clone(), std::path::Path::new("."));
+    req.timeout = a.timeout;
+    req.capture = false;
+    let o = crate::spawn::run_here(&c, &req)?;
+    let m = Measurement::new(a.command, &o);
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&m)?);
+    } else {
+        eprintln!("{}", m.text());
+    }
+    Ok(m.exit_code().clamp(0, 255))
 }

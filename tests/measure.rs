@@ -198,3 +198,183 @@ fn measure_cli_prints_json_and_passes_the_exit_status_on() {
         text(&o)
     );
 }
+
+/// `langbench measure --json EXTRA -- ARGS` with `env` added: its JSON.
+fn measure_cli(extra: &[&str], args: &[&str], env: &[(String, String)]) -> serde_json::Value {
+    let o = Command::new(bin())
+        .arg("measure")
+        .arg("--json")
+        .args(extra)
+        .arg("--")
+        .args(args)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .output()
+        .unwrap();
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&o)))
+}
+
+/// A 129-byte static executable that exits 0 at once (an ELF header, one
+/// loadable segment, `exit(0)`): its peak RSS is nothing but what the
+/// measuring process's fork leaves in it, the floor of every figure.
+fn exit_at_once(dir: &std::path::Path) -> String {
+    const BASE: u64 = 0x40_0000;
+    let code: [u8; 9] = [0xb8, 60, 0, 0, 0, 0x31, 0xff, 0x0f, 0x05]; // mov eax,60; xor edi,edi; syscall
+    let size = (64 + 56 + code.len()) as u64;
+    let mut elf = Vec::new();
+    elf.extend_from_slice(b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0"); // 64-bit, little-endian
+    elf.extend_from_slice(&2u16.to_le_bytes()); // ET_EXEC
+    elf.extend_from_slice(&62u16.to_le_bytes()); // x86-64
+    elf.extend_from_slice(&1u32.to_le_bytes());
+    elf.extend_from_slice(&(BASE + 64 + 56).to_le_bytes()); // entry: the code
+    elf.extend_from_slice(&64u64.to_le_bytes()); // program headers right after
+    elf.extend_from_slice(&0u64.to_le_bytes());
+    elf.extend_from_slice(&0u32.to_le_bytes());
+    for v in [64u16, 56, 1, 64, 0, 0] {
+        elf.extend_from_slice(&v.to_le_bytes());
+    }
+    elf.extend_from_slice(&1u32.to_le_bytes()); // PT_LOAD
+    elf.extend_from_slice(&5u32.to_le_bytes()); // R+X
+    for v in [0, BASE, BASE, size, size, 0x1000] {
+        elf.extend_from_slice(&v.to_le_bytes());
+    }
+    elf.extend_from_slice(&code);
+    let path = dir.join("exit-at-once");
+    std::fs::write(&path, elf).unwrap();
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    path.display().to_string()
+}
+
+/// `langbench measure` forks the command from langbench itself (no agent):
+/// its figures must still be /usr/bin/time's, contained or not.
+#[test]
+fn measure_cli_peak_rss_of_200_mb_agrees_with_gnu_time_within_2_percent() {
+    let args = ["python3", "-c", TOUCH_200MB];
+    let theirs = median((0..3).map(|_| gnu_time_rss(&args)).collect());
+    for extra in [&[][..], &["--no-sandbox"]] {
+        let ours = median(
+            (0..3)
+                .map(|_| {
+                    measure_cli(extra, &args, &[])["max_rss_kb"]
+                        .as_u64()
+                        .unwrap()
+                })
+                .collect(),
+        );
+        let diff = (ours as f64 - theirs as f64).abs() / theirs as f64;
+        assert!(
+            ours > 200 * 1024 && diff < 0.02,
+            "measure {extra:?}: {ours} KB vs /usr/bin/time {theirs} KB"
+        );
+    }
+}
+
+/// The floor a fork leaves in the command's peak RSS (the pages the forking
+/// process had mapped privately, and the code the child runs until exec):
+/// /usr/bin/time's is ~450 KB; `measure`, forking before it reads its
+/// command line with clap or touches anything else, ~600-800 KB here (a
+/// re-executed PIE agent left ~850-1,000 KB). Forking from a langbench
+/// that has grown passes the bound.
+#[test]
+fn measure_cli_leaves_about_the_floor_gnu_time_leaves() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = exit_at_once(dir.path());
+    let theirs = median((0..5).map(|_| gnu_time_rss(&[&exe])).collect());
+    assert!(theirs < 2048, "/usr/bin/time: {theirs} KB");
+    for extra in [&[][..], &["--no-sandbox"]] {
+        let ours = median(
+            (0..5)
+                .map(|_| {
+                    measure_cli(extra, &[&exe], &[])["max_rss_kb"]
+                        .as_u64()
+                        .unwrap()
+                })
+                .collect(),
+        );
+        assert!(
+            ours < theirs + 512,
+            "measure {extra:?}: a program of one page peaked at {ours} KB; /usr/bin/time says {theirs} KB"
+        );
+    }
+}
+
+/// `measure` contains by default: the command is pid 2 of its own PID
+/// namespace (pid 1 is langbench's init); `--no-sandbox` does not.
+#[test]
+fn measure_cli_runs_the_command_in_its_own_pid_namespace_by_default() {
+    let pid_of = |extra: &[&str]| {
+        let o = Command::new(bin())
+            .arg("measure")
+            .args(extra)
+            .args(["--", "sh", "-c", "echo $$"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+        String::from_utf8_lossy(&o.stdout).trim().to_string()
+    };
+    assert_eq!(pid_of(&[]), "2");
+    assert_ne!(pid_of(&["--no-sandbox"]), "2");
+}
+
+/// Whatever the command leaves behind (a daemon that called setsid, a
+/// member of its group) is killed and counted, contained or not.
+#[test]
+fn measure_cli_kills_and_counts_leftovers_in_both_modes() {
+    for extra in [&[][..], &["--no-sandbox"]] {
+        let (k, v) = marker("measure-leftover");
+        let j = measure_cli(
+            extra,
+            &["sh", "-c", "setsid sleep 300 & sleep 301 &"],
+            &[(k.clone(), v.clone())],
+        );
+        assert_eq!(j["exit"]["code"], 0, "{j}");
+        assert_eq!(j["leftovers"], 2, "measure {extra:?}: {j}");
+        let left = processes_with_env(&format!("{k}={v}"));
+        assert!(left.is_empty(), "measure {extra:?}: left {left:?}");
+        // Nothing left: nothing counted.
+        let j = measure_cli(extra, &["true"], &[]);
+        assert_eq!(j["leftovers"], 0, "measure {extra:?}: {j}");
+    }
+}
+
+/// The timeout kills the command's whole tree (with --no-sandbox: its
+/// group, and the daemon through the subreaper sweep).
+#[test]
+fn measure_cli_timeout_kills_everything_in_both_modes() {
+    for extra in [&["--timeout", "1"][..], &["--timeout", "1", "--no-sandbox"]] {
+        let (k, v) = marker("measure-timeout");
+        let t = Instant::now();
+        let j = measure_cli(
+            extra,
+            &["sh", "-c", "setsid sleep 300 & sleep 301"],
+            &[(k.clone(), v.clone())],
+        );
+        assert_eq!(j["timed_out"], true, "{j}");
+        assert!(t.elapsed() < Duration::from_secs(10));
+        assert!(j["leftovers"].as_u64().unwrap() >= 1, "{extra:?}: {j}");
+        let left = processes_with_env(&format!("{k}={v}"));
+        assert!(left.is_empty(), "measure {extra:?}: left {left:?}");
+    }
+}
+
+/// The agent without containment (`--no-sandbox` runs) sweeps what a
+/// command left behind too, and counts nothing when nothing is left.
+#[test]
+fn uncontained_agent_kills_and_counts_leftovers() {
+    let s = Spawner::new(bin()).with_containment(Containment::none());
+    let (k, v) = marker("agent-leftover");
+    let mut req = Request::new(
+        vec![
+            "sh".into(),
+            "-c".into(),
+            "setsid sleep 300 & sleep 301 & echo done".into(),
+        ],
+        &repo(),
+    );
+    req.env = vec![(k.clone(), v.clone())];
+    let o = s.run(&req).unwrap();
+    assert_eq!(o.exit, Exit::Exited(0));
+    assert_eq!(o.leftovers, 2, "{o:?}");
+    assert!(processes_with_env(&format!("{k}={v}")).is_empty());
+    let o = s.run(&Request::new(vec!["true".into()], &repo())).unwrap();
+    assert_eq!(o.leftovers, 0, "{o:?}");
+}

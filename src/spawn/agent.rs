@@ -26,8 +26,18 @@ use std::ffi::{CString, OsString};
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicI32, Ordering};
 
+/// The agent's report fd as langbench sets it up.
 pub(crate) const REPORT_FD: i32 = 3;
+
+/// Where `report` writes: fd 3 in an agent process, a pipe when the agent's
+/// work runs inside langbench itself (`run_here`).
+static REPORT_TO: AtomicI32 = AtomicI32::new(REPORT_FD);
+
+pub(crate) fn report_fd() -> i32 {
+    REPORT_TO.load(Ordering::Relaxed)
+}
 
 pub(crate) struct Args {
     pub cpus: Vec<usize>,
@@ -57,9 +67,12 @@ pub(crate) struct Args {
     /// KEY=VALUE set for the command only (contained runs: neither the
     /// agent nor init carry the entry's environment).
     pub setenv: Vec<CString>,
+    /// langbench itself does the agent's work (`run_here`): nobody needs
+    /// the command's pid before the end, so nobody waits for its exec.
+    pub here: bool,
 }
 
-fn parse(args: &[OsString]) -> Result<Args, String> {
+pub(crate) fn parse(args: &[OsString]) -> Result<Args, String> {
     let mut timeout_ms = 0;
     let mut grace_ms = 2000;
     let mut parent = 0;
@@ -146,6 +159,7 @@ fn parse(args: &[OsString]) -> Result<Args, String> {
                     mem_kb,
                     cgroup_procs,
                     setenv,
+                    here: false,
                 });
             }
             other => return Err(format!("unknown agent argument {other}")),
@@ -169,7 +183,7 @@ pub(crate) fn report(line: &str) {
     // fd 3 is set up by langbench; writing the whole line at once keeps
     // lines atomic (they are far below PIPE_BUF).
     // SAFETY: plain write(2) of a valid buffer.
-    unsafe { libc::write(REPORT_FD, line.as_ptr().cast(), line.len()) };
+    unsafe { libc::write(report_fd(), line.as_ptr().cast(), line.len()) };
 }
 
 /// The parent's side of fork + exec, shared by the plain agent and the
@@ -178,27 +192,56 @@ pub(crate) fn report(line: &str) {
 /// carries the child's errno), and reports `pid N` or why it could not
 /// start. `false`: it did not start (already reaped).
 ///
+/// With `late` it neither waits nor reports: `exec_failed` reads the
+/// outcome once the command has been reaped. That spares the parent one
+/// sleep and wake-up per run, which on a busy CPU is a turn given to
+/// every other runnable process (`langbench measure`'s case).
+///
 /// # Safety
 /// `pid` is the child just forked, `errpipe` the pipe it was given.
-pub(crate) unsafe fn confirm_exec(pid: i32, errpipe: [i32; 2], argv0: &CString) -> bool {
+pub(crate) unsafe fn confirm_exec(
+    pid: i32,
+    errpipe: [i32; 2],
+    argv0: &CString,
+    late: bool,
+) -> bool {
     // SAFETY: plain syscalls on our own child and pipe.
     unsafe {
         libc::setpgid(pid, pid);
         libc::close(errpipe[1]);
-        let mut e: i32 = 0;
-        let n = libc::read(errpipe[0], (&mut e as *mut i32).cast(), 4);
-        libc::close(errpipe[0]);
-        if n == 4 {
+        if late {
+            return true;
+        }
+        if exec_failed(errpipe[0], argv0) {
             let mut status = 0;
             libc::waitpid(pid, &mut status, 0);
-            let msg = std::io::Error::from_raw_os_error(e);
-            report(&format!(
-                "error cannot execute {}: {msg}\n",
-                argv0.to_string_lossy()
-            ));
             return false;
         }
         report(&format!("pid {pid}\n"));
+        true
+    }
+}
+
+/// Reads the exec's outcome from the read end of `errpipe` (blocking
+/// until the exec or the child's end) and closes it; `true` (reported as
+/// an error) if the command could not be executed.
+///
+/// # Safety
+/// `errfd` is the read end of the pipe whose write end the child holds.
+pub(crate) unsafe fn exec_failed(errfd: i32, argv0: &CString) -> bool {
+    // SAFETY: plain syscalls on our own pipe.
+    unsafe {
+        let mut e: i32 = 0;
+        let n = libc::read(errfd, (&mut e as *mut i32).cast(), 4);
+        libc::close(errfd);
+        if n != 4 {
+            return false;
+        }
+        let msg = std::io::Error::from_raw_os_error(e);
+        report(&format!(
+            "error cannot execute {}: {msg}\n",
+            argv0.to_string_lossy()
+        ));
         true
     }
 }
@@ -220,6 +263,61 @@ pub fn main(args: &[OsString]) -> ! {
     std::process::exit(run(args))
 }
 
+/// The agent's work done by the calling process itself: it forks the
+/// command (or, contained, unshares and forks init) and returns the final
+/// report line (`done ...` without the prefix) or why the command did not
+/// run. For `langbench measure`, which calls it first thing in `main`,
+/// before langbench has touched more memory than the agent would have:
+/// the command's peak RSS gets the same floor as from an agent, without
+/// the agent's exec.
+///
+/// Needs a single-threaded caller (fork, unshare) that may become a child
+/// subreaper and, contained, enter new namespaces for good. stdin becomes
+/// /dev/null, as for an agent.
+pub(crate) fn run_here(mut args: Args) -> Result<String, String> {
+    args.parent = 0;
+    args.here = true;
+    let mut fds = [0i32; 2];
+    // SAFETY: plain syscalls on fds we own.
+    unsafe {
+        if libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
+            return Err(format!("pipe2 failed: errno {}", errno()));
+        }
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC);
+        if null >= 0 {
+            libc::dup2(null, 0);
+            libc::close(null);
+        }
+    }
+    REPORT_TO.store(fds[1], Ordering::Relaxed);
+    run(args);
+    REPORT_TO.store(REPORT_FD, Ordering::Relaxed);
+    // SAFETY: closing our write end, then reading our pipe to its end.
+    let lines = unsafe {
+        libc::close(fds[1]);
+        let mut out = Vec::new();
+        let mut buf = [0u8; 1024];
+        loop {
+            let n = libc::read(fds[0], buf.as_mut_ptr().cast(), buf.len());
+            if n <= 0 {
+                break;
+            }
+            out.extend_from_slice(&buf[..n as usize]);
+        }
+        libc::close(fds[0]);
+        String::from_utf8_lossy(&out).into_owned()
+    };
+    for line in lines.lines() {
+        if let Some(done) = line.strip_prefix("done ") {
+            return Ok(done.to_string());
+        }
+        if let Some(e) = line.strip_prefix("error ") {
+            return Err(e.to_string());
+        }
+    }
+    Err(format!("the command ended without a report: {lines:?}"))
+}
+
 /// The signals the agent (and init) take with `sigtimedwait`.
 pub(crate) fn handled_signals() -> libc::sigset_t {
     // SAFETY: sigset manipulation on a value we own.
@@ -237,10 +335,14 @@ fn run(args: Args) -> i32 {
     // SAFETY: all libc calls below follow their documented contracts; the
     // child side of fork only calls async-signal-safe functions.
     unsafe {
-        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
-        if args.parent != 0 && libc::getppid() != args.parent {
-            // langbench died before we could arm PDEATHSIG.
-            return 1;
+        // An agent dies with langbench; langbench itself (`run_here`)
+        // outlives its own parent, as /usr/bin/time does.
+        if args.parent != 0 {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+            if libc::getppid() != args.parent {
+                // langbench died before we could arm PDEATHSIG.
+                return 1;
+            }
         }
         libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1);
 
@@ -248,7 +350,9 @@ fn run(args: Args) -> i32 {
         let mut old: libc::sigset_t = std::mem::zeroed();
         libc::sigprocmask(libc::SIG_BLOCK, &set, &mut old);
         if args.contain {
-            return super::contain::agent(args);
+            let code = super::contain::agent(args);
+            libc::sigprocmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+            return code;
         }
 
         let mut argv_ptrs: Vec<*const libc::c_char> =
@@ -287,14 +391,14 @@ fn run(args: Args) -> i32 {
                 libc::write(errpipe[1], (&e as *const i32).cast(), 4);
                 libc::_exit(127);
             }
-            libc::close(REPORT_FD);
+            libc::close(report_fd());
             libc::close(errpipe[0]);
             libc::execvp(argv_ptrs[0], argv_ptrs.as_ptr());
             let e: i32 = errno();
             libc::write(errpipe[1], (&e as *const i32).cast(), 4);
             libc::_exit(127);
         }
-        if !confirm_exec(pid, errpipe, &args.argv[0]) {
+        if !confirm_exec(pid, errpipe, &args.argv[0], args.here) {
             return 2;
         }
 
@@ -347,6 +451,10 @@ fn run(args: Args) -> i32 {
             }
         }
         let leftovers = sweep(pid);
+        libc::sigprocmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+        if args.here && exec_failed(errpipe[0], &args.argv[0]) {
+            return 2;
+        }
 
         let (kind, code) = if libc::WIFEXITED(status) {
             ("exited", libc::WEXITSTATUS(status))
@@ -375,6 +483,9 @@ fn run(args: Args) -> i32 {
 /// including ones that called setsid() to daemonize. Returns how many
 /// processes had to be killed.
 fn sweep(pgid: i32) -> u32 {
+    if nothing_left(pgid) {
+        return 0;
+    }
     let me = std::process::id() as i32;
     let mut killed = 0;
     for _round in 0..200 {
@@ -405,6 +516,25 @@ fn sweep(pgid: i32) -> u32 {
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     killed
+}
+
+/// Whether the command left nothing behind, known without reading every
+/// process's /proc entry (which costs more than running `true` on a busy
+/// machine): its process group is empty and we have no child. Every
+/// process it left is one or the other: an orphan is reparented to us (a
+/// subreaper) before `wait4` returns the command, and every other
+/// descendant has a live parent in the group or among our children.
+/// `false` when unsure (no /proc/thread-self/children).
+fn nothing_left(pgid: i32) -> bool {
+    // SAFETY: signal 0 only checks that the group exists.
+    let group_gone = unsafe { libc::kill(-pgid, 0) } != 0 && errno() == libc::ESRCH;
+    group_gone && no_child()
+}
+
+/// Whether the calling thread has no child, alive or zombie (`false` when
+/// /proc cannot tell).
+pub(crate) fn no_child() -> bool {
+    std::fs::read("/proc/thread-self/children").is_ok_and(|c| c.trim_ascii().is_empty())
 }
 
 fn is_zombie(pid: i32) -> bool {

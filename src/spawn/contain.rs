@@ -40,7 +40,7 @@ use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use super::agent::{Args, confirm_exec, errno, now_ns, report};
+use super::agent::{Args, confirm_exec, errno, exec_failed, now_ns, report};
 
 /// Directories under the maintainer's HOME that hold toolchain caches and
 /// stores. Each one that exists is mounted, inside the sandbox's HOME, as an
@@ -678,7 +678,7 @@ pub(crate) fn agent(args: Args) -> i32 {
         }
         if init == 0 {
             libc::close(relay[0]);
-            libc::dup2(relay[1], super::agent::REPORT_FD);
+            libc::dup2(relay[1], super::agent::report_fd());
             libc::close(relay[1]);
             // Dies (and with it the namespace) if the agent dies.
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
@@ -723,6 +723,43 @@ unsafe fn relay_reports(args: &Args, init: i32, fd: i32, set: &libc::sigset_t) -
         let mut buf = [0u8; 512];
         let mut got_done = false;
         let mut killed = false;
+        let mut reaped: Option<libc::rusage> = None;
+        if args.here {
+            loop {
+                // langbench itself (`run_here`): nobody needs the pid before
+                // the end, so sleep until init is gone (or a stop request, or
+                // the backstop), then pass its lines on: one wake-up per run
+                // instead of one per line. init's two lines fit in the pipe.
+                let now = now_ns();
+                let wait = match backstop {
+                    Some(b) if !killed => b.saturating_sub(now),
+                    _ => 1_000_000_000,
+                }
+                .clamp(1_000_000, 1_000_000_000);
+                let ts = libc::timespec {
+                    tv_sec: (wait / 1_000_000_000) as libc::time_t,
+                    tv_nsec: (wait % 1_000_000_000) as libc::c_long,
+                };
+                let mut info: libc::siginfo_t = std::mem::zeroed();
+                let sig = libc::sigtimedwait(set, &mut info, &ts);
+                if sig == libc::SIGTERM || sig == libc::SIGINT || sig == libc::SIGHUP {
+                    libc::kill(init, libc::SIGTERM);
+                }
+                if let Some(b) = backstop
+                    && !killed
+                    && now_ns() >= b
+                {
+                    killed = true;
+                    libc::kill(init, libc::SIGKILL);
+                }
+                let mut st = 0;
+                let mut ru: libc::rusage = std::mem::zeroed();
+                if libc::wait4(init, &mut st, libc::WNOHANG, &mut ru) == init {
+                    reaped = Some(ru);
+                    break;
+                }
+            }
+        }
         loop {
             let mut pfd = libc::pollfd {
                 fd,
@@ -768,9 +805,12 @@ unsafe fn relay_reports(args: &Args, init: i32, fd: i32, set: &libc::sigset_t) -
                 libc::kill(init, libc::SIGKILL);
             }
         }
-        let mut status = 0;
-        let mut ru: libc::rusage = std::mem::zeroed();
-        libc::wait4(init, &mut status, 0, &mut ru);
+        let ru = reaped.unwrap_or_else(|| {
+            let mut status = 0;
+            let mut ru: libc::rusage = std::mem::zeroed();
+            libc::wait4(init, &mut status, 0, &mut ru);
+            ru
+        });
         if !got_done {
             // init was killed before it could report: the command escaped
             // its supervision; the namespace is gone with init.
@@ -886,14 +926,14 @@ unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
             if args.isolate {
                 drop_capabilities();
             }
-            libc::close(super::agent::REPORT_FD);
+            libc::close(super::agent::report_fd());
             libc::close(errpipe[0]);
             libc::execvpe(argv_ptrs[0], argv_ptrs.as_ptr(), envp.as_ptr());
             let e: i32 = errno();
             libc::write(errpipe[1], (&e as *const i32).cast(), 4);
             libc::_exit(127);
         }
-        if !confirm_exec(pid, errpipe, &args.argv[0]) {
+        if !confirm_exec(pid, errpipe, &args.argv[0], args.here) {
             return 2;
         }
 
@@ -904,7 +944,9 @@ unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
         let mut status = 0;
         let mut t1 = 0;
         let mut peak_tree = 0u64;
-        let mut next_sample = t0;
+        // The first sample after 50 ms: one at the fork would only see the
+        // command as a copy of init, less than its own peak (`single`).
+        let mut next_sample = t0 + SAMPLE_NS;
         let mut killed_early = 0;
         loop {
             // Reap everything that died: the command (its rusage is the
@@ -981,16 +1023,22 @@ unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
         // The command has ended: whatever still runs in the namespace
         // escaped it. Count it, kill it, reap it (so its CPU time is in our
         // RUSAGE_CHILDREN).
-        let rss = tree_rss_kb();
-        peak_tree = peak_tree.max(rss);
-        let left = alive_in_namespace();
-        let leftovers = (left.len() as u32).max(killed_early);
-        let walked = if left.is_empty() || timed_out || oom || stopped {
-            0
-        } else {
-            walkers(&left)
-        };
-        libc::kill(-1, libc::SIGKILL);
+        // Usually nothing is: init has no child left (every process of the
+        // namespace descends from init, orphans are reparented to it), and
+        // neither the namespace's /proc nor kill(-1) (which walks every
+        // process of the machine) is needed.
+        let mut leftovers = killed_early;
+        let mut walked = 0;
+        if !super::agent::no_child() {
+            let rss = tree_rss_kb();
+            peak_tree = peak_tree.max(rss);
+            let left = alive_in_namespace();
+            leftovers = leftovers.max(left.len() as u32);
+            if !(left.is_empty() || timed_out || oom || stopped) {
+                walked = walkers(&left);
+            }
+            libc::kill(-1, libc::SIGKILL);
+        }
         loop {
             let mut st = 0;
             if libc::waitpid(-1, &mut st, 0) <= 0 {
@@ -1006,6 +1054,9 @@ unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
         // nobody waited for held more memory than the measured one.
         let single = tree.ru_maxrss as u64;
         peak_tree = peak_tree.max(single);
+        if args.here && exec_failed(errpipe[0], &args.argv[0]) {
+            return 2;
+        }
         let (kind, code) = if libc::WIFEXITED(status) {
             ("exited", libc::WEXITSTATUS(status))
         } else if libc::WIFSIGNALED(status) {

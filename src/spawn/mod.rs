@@ -11,6 +11,7 @@ pub mod agent;
 pub mod cgroup;
 pub mod contain;
 
+use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
@@ -388,56 +389,16 @@ impl Spawner {
             bail!("empty command");
         }
         let (report_r, report_w) = pipe().context("pipe for the spawn agent")?;
+        let c = &self.containment;
+        let run_cgroup = match (&c.cgroup, c.namespaces) {
+            (Some(cg), true) => Some(cg.child(c.memory_limit_kb)?),
+            _ => None,
+        };
+        let procs = run_cgroup.as_ref().map(|r| r.procs());
         let mut cmd = Command::new(&self.exe);
         cmd.arg(AGENT_ARG)
-            .arg("--timeout-ms")
-            .arg(
-                req.timeout
-                    .map_or(0, |t| t.as_millis().max(1) as u64)
-                    .to_string(),
-            )
-            .arg("--grace-ms")
-            .arg(req.grace.as_millis().to_string())
-            .arg("--parent")
-            .arg(std::process::id().to_string());
-        if let Some(cpus) = &req.cpus {
-            let list: Vec<String> = cpus.iter().map(|c| c.to_string()).collect();
-            cmd.arg("--cpus").arg(list.join(","));
-        }
-        let c = &self.containment;
-        let mut run_cgroup = None;
-        if c.namespaces {
-            cmd.arg("--contain");
-            let cg_memory = c.cgroup.as_ref().is_some_and(|cg| cg.memory);
-            if let Some(cg) = &c.cgroup {
-                let run = cg.child(c.memory_limit_kb)?;
-                cmd.arg("--cgroup-procs").arg(run.procs());
-                run_cgroup = Some(run);
-            }
-            if let (Some(kb), false) = (c.memory_limit_kb, cg_memory) {
-                cmd.arg("--mem-kb").arg(kb.to_string());
-            }
-        }
+            .args(agent_args(c, req, std::process::id(), procs.as_deref()));
         if let (true, Some(sb)) = (c.namespaces, &req.sandbox) {
-            cmd.arg("--isolate");
-            if sb.network {
-                cmd.arg("--net");
-            }
-            for w in &sb.writable {
-                cmd.arg("--rw").arg(w);
-            }
-            for r in &sb.readable {
-                if !sb.writable.contains(r) {
-                    cmd.arg("--ro").arg(r);
-                }
-            }
-            for h in &c.hide {
-                cmd.arg("--hide").arg(h);
-            }
-            cmd.arg("--home").arg(&sb.home);
-            if let Some(real) = std::env::var_os("HOME") {
-                cmd.arg("--real-home").arg(real);
-            }
             // The documented clean environment.
             cmd.env_clear()
                 .env(
@@ -448,19 +409,10 @@ impl Spawner {
                 .env("LANG", "C.UTF-8")
                 .env("TMPDIR", "/tmp");
         }
-        if c.namespaces {
-            // Only the command gets the entry's environment, not the agent
-            // or init.
-            for (k, v) in &req.env {
-                cmd.arg("--setenv").arg(format!("{k}={v}"));
-            }
-        } else {
+        if !c.namespaces {
             cmd.envs(req.env.iter().map(|(k, v)| (k, v)));
         }
-        cmd.arg("--")
-            .args(&req.argv)
-            .current_dir(&req.cwd)
-            .stdin(Stdio::null());
+        cmd.current_dir(&req.cwd).stdin(Stdio::null());
         if req.capture {
             cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
         }
@@ -534,6 +486,103 @@ impl Spawner {
     pub fn run(&self, req: &Request) -> Result<Outcome> {
         self.start(req)?.wait()
     }
+}
+
+/// The agent's command line (after `__spawn`) for `req`: what it runs and
+/// how it contains it. `parent` is langbench's pid (the agent dies with it).
+fn agent_args(
+    c: &Containment,
+    req: &Request,
+    parent: u32,
+    cgroup_procs: Option<&Path>,
+) -> Vec<OsString> {
+    let mut a: Vec<OsString> = Vec::new();
+    let mut arg = |s: &dyn AsRef<std::ffi::OsStr>| a.push(s.as_ref().to_os_string());
+    arg(&"--timeout-ms");
+    arg(&req
+        .timeout
+        .map_or(0, |t| t.as_millis().max(1) as u64)
+        .to_string());
+    arg(&"--grace-ms");
+    arg(&req.grace.as_millis().to_string());
+    arg(&"--parent");
+    arg(&parent.to_string());
+    if let Some(cpus) = &req.cpus {
+        let list: Vec<String> = cpus.iter().map(|c| c.to_string()).collect();
+        arg(&"--cpus");
+        arg(&list.join(","));
+    }
+    if c.namespaces {
+        arg(&"--contain");
+        if let Some(procs) = cgroup_procs {
+            arg(&"--cgroup-procs");
+            arg(&procs);
+        }
+        // With a memory controller the cgroup enforces the limit itself.
+        let cg_memory = c.cgroup.as_ref().is_some_and(|cg| cg.memory);
+        if let (Some(kb), false) = (c.memory_limit_kb, cg_memory) {
+            arg(&"--mem-kb");
+            arg(&kb.to_string());
+        }
+    }
+    if let (true, Some(sb)) = (c.namespaces, &req.sandbox) {
+        arg(&"--isolate");
+        if sb.network {
+            arg(&"--net");
+        }
+        for w in &sb.writable {
+            arg(&"--rw");
+            arg(w);
+        }
+        for r in &sb.readable {
+            if !sb.writable.contains(r) {
+                arg(&"--ro");
+                arg(r);
+            }
+        }
+        for h in &c.hide {
+            arg(&"--hide");
+            arg(h);
+        }
+        arg(&"--home");
+        arg(&sb.home);
+        if let Some(real) = std::env::var_os("HOME") {
+            arg(&"--real-home");
+            arg(&real);
+        }
+    }
+    if c.namespaces {
+        // Only the command gets the entry's environment, not the agent
+        // or init.
+        for (k, v) in &req.env {
+            arg(&"--setenv");
+            arg(&format!("{k}={v}"));
+        }
+    }
+    arg(&"--");
+    for s in &req.argv {
+        arg(s);
+    }
+    a
+}
+
+/// Runs `req` to completion from this very process, which does the
+/// agent's work itself (`agent::run_here`): no agent to exec, so a
+/// measurement costs about what `/usr/bin/time` costs. Only for a caller
+/// that is still as small as a fresh agent (the command's peak RSS starts
+/// at what the forking process holds), single-threaded, and done after
+/// this: `langbench measure`, first thing in `main`. The command runs in
+/// the current directory with stdin from /dev/null and langbench's
+/// stdout/stderr; `req.cwd`, `req.env`, `req.sandbox` and `req.capture`
+/// are not supported here.
+pub fn run_here(c: &Containment, req: &Request) -> Result<Outcome> {
+    if req.argv.is_empty() {
+        bail!("empty command");
+    }
+    debug_assert!(req.env.is_empty() && req.sandbox.is_none() && !req.capture);
+    let args = agent::parse(&agent_args(c, req, 0, None)).map_err(|e| anyhow!("{e}"))?;
+    let done = agent::run_here(args).map_err(|e| anyhow!("{e}"))?;
+    parse_done(&done, Captured::default(), Captured::default())
 }
 
 /// A started command.
@@ -660,13 +709,17 @@ fn parse_done(rest: &str, stdout: Captured, stderr: Captured) -> Result<Outcome>
         "signaled" => Exit::Signaled(code),
         other => bail!("unknown exit kind {other}"),
     };
-    let mut get = |key: &str| -> Result<u64> {
-        let kv = it.next().ok_or_else(|| anyhow!("missing {key}"))?;
-        let v = kv
-            .strip_prefix(key)
-            .and_then(|v| v.strip_prefix('='))
-            .ok_or_else(|| anyhow!("expected {key}=, got {kv}"))?;
-        Ok(v.parse()?)
+    let fields: Vec<(&str, &str)> = it.filter_map(|kv| kv.split_once('=')).collect();
+    // Only the required fields make errors: an anyhow error captures a
+    // backtrace under RUST_BACKTRACE=1, which costs more than a short run.
+    let field = |key: &str| -> Option<u64> {
+        fields
+            .iter()
+            .find(|(k, _)| *k == key)
+            .and_then(|(_, v)| v.parse().ok())
+    };
+    let get = |key: &str| -> Result<u64> {
+        field(key).ok_or_else(|| anyhow!("missing or bad {key}= in {rest:?}"))
     };
     let wall = Duration::from_nanos(get("wall_ns")?);
     let user = Duration::from_micros(get("utime_us")?);
@@ -677,12 +730,12 @@ fn parse_done(rest: &str, stdout: Captured, stderr: Captured) -> Result<Outcome>
     let leftovers = get("leftovers")? as u32;
     // Contained runs add the tree and the memory-limit verdict.
     let tree = match (
-        get("tree_utime_us"),
-        get("tree_stime_us"),
-        get("tree_rss_kb"),
-        get("tree_single_kb"),
+        field("tree_utime_us"),
+        field("tree_stime_us"),
+        field("tree_rss_kb"),
+        field("tree_single_kb"),
     ) {
-        (Ok(u), Ok(s), Ok(r), Ok(single)) => Some(TreeUsage {
+        (Some(u), Some(s), Some(r), Some(single)) => Some(TreeUsage {
             user: Duration::from_micros(u),
             sys: Duration::from_micros(s),
             max_rss_kb: r,
@@ -690,9 +743,9 @@ fn parse_done(rest: &str, stdout: Captured, stderr: Captured) -> Result<Outcome>
         }),
         _ => None,
     };
-    let oom = get("oom").unwrap_or(0) != 0;
-    let escaped = get("escaped").unwrap_or(0) != 0;
-    let forked_after = get("forked_after").unwrap_or(0) as u32;
+    let oom = field("oom").unwrap_or(0) != 0;
+    let escaped = field("escaped").unwrap_or(0) != 0;
+    let forked_after = field("forked_after").unwrap_or(0) as u32;
     Ok(Outcome {
         exit,
         wall,
@@ -795,5 +848,26 @@ mod tests {
         assert_eq!(o.max_rss_kb, 1024);
         assert!(o.timed_out && !o.stopped);
         assert_eq!(o.leftovers, 2);
+        assert!(o.tree.is_none() && !o.oom && !o.escaped);
+
+        let o = parse_done(
+            "exited 0 wall_ns=1 utime_us=2 stime_us=3 maxrss_kb=4 timed_out=0 stopped=0 leftovers=0 tree_utime_us=5 tree_stime_us=6 tree_rss_kb=7 tree_single_kb=8 oom=1 escaped=0",
+            Captured::default(),
+            Captured::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            o.tree.map(|t| (t.max_rss_kb, t.max_single_rss_kb)),
+            Some((7, 8))
+        );
+        assert!(o.oom && !o.escaped);
+
+        let e = parse_done(
+            "exited 0 wall_ns=1 utime_us=x",
+            Captured::default(),
+            Captured::default(),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("utime_us"), "{e}");
     }
 }
