@@ -562,8 +562,11 @@ fn main() -> ExitCode {
     }
     // `measure` forks its command right here, while langbench is as small
     // as a fresh agent (see `measure::fast_args`); clap reads whatever this
-    // does not take (help, errors).
-    if let Some(m) = langbench::measure::fast_args(&args[1..]) {
+    // does not take (help, errors, --cgroup). A memory limit is a delegated
+    // cgroup's to enforce where langbench has one: that is the agent's way.
+    if let Some(m) = langbench::measure::fast_args(&args[1..])
+        && (m.memory_limit_mb.is_none() || langbench::spawn::cgroup::Base::delegated().is_none())
+    {
         return match langbench::measure::measure_here(m) {
             Ok(code) => ExitCode::from(code as u8),
             Err(e) => {
@@ -779,9 +782,10 @@ fn real_main() -> Result<ExitCode> {
             json,
             command,
         } => {
-            // Only a spelling `measure::fast_args` does not take gets here
-            // (none the unit test knows of): measured through an agent,
-            // as `run` does, since clap has grown this process.
+            // Only what `measure::fast_args` leaves to clap gets here
+            // (--cgroup, or a memory limit with a delegated cgroup):
+            // measured through an agent, as `run` does, since clap has
+            // grown this process.
             let m = measure::measure(&spawner, command, timeout.map(timeout_seconds).transpose()?)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&m)?);
@@ -1085,7 +1089,7 @@ mod tests {
             Some(Err(_)) => return None,
             None => None,
         };
-        if cli.no_sandbox && cli.memory_limit.is_some() {
+        if cli.no_sandbox && cli.memory_limit.is_some() || cli.cgroup.is_some() {
             return None;
         }
         Some(FastArgs {
@@ -1128,6 +1132,8 @@ mod tests {
             &["measure", "--json", "--json", "--", "true"],
             &["measure", "--json=true", "--", "true"],
             &["measure", "--memory-limit", "x", "--", "true"],
+            &["--cgroup", "/sys/fs/cgroup/x", "measure", "--", "true"],
+            &["measure", "--cgroup=/sys/fs/cgroup/x", "--", "true"],
             &[
                 "--no-sandbox",
                 "--memory-limit",

@@ -158,7 +158,17 @@ pub fn measure_here(a: FastArgs) -> Result<i32> {
     let mut req = Request::new(a.command.clone(), std::path::Path::new("."));
     req.timeout = a.timeout;
     req.capture = false;
-    let o = crate::spawn::run_here(&c, &req)?;
+    let o = match crate::spawn::run_here(&c, &req) {
+        // Without root, where the kernel refuses user namespaces: as every
+        // other command does (`Containment::fall_back_if_refused`), run
+        // uncontained and say why. Nothing ran: the namespaces come first.
+        // SAFETY: geteuid cannot fail.
+        Err(e) if c.namespaces && unsafe { libc::geteuid() } != 0 && Containment::refused(&e) => {
+            c.fall_back(&e);
+            crate::spawn::run_here(&c, &req)?
+        }
+        r => r?,
+    };
     let m = Measurement::new(a.command, &o);
     if a.json {
         println!("{}", serde_json::to_string_pretty(&m)?);

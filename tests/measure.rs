@@ -315,6 +315,112 @@ fn measure_cli_runs_the_command_in_its_own_pid_namespace_by_default() {
     assert_ne!(pid_of(&["--no-sandbox"]), "2");
 }
 
+/// Without root `measure` contains the command in a user namespace of its
+/// own, or, where the kernel refuses one, runs it uncontained and says why
+/// (as every other command does). Run as `nobody` when the suite is root.
+#[test]
+fn measure_cli_without_root_is_contained_or_says_why_not() {
+    // SAFETY: geteuid cannot fail.
+    let root = unsafe { libc::geteuid() } == 0;
+    let dir = tempfile::tempdir().unwrap();
+    let exe = dir.path().join("langbench");
+    std::fs::copy(bin(), &exe).unwrap();
+    let mut cmd = if root {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(&exe);
+        c
+    } else {
+        Command::new(&exe)
+    };
+    let o = cmd
+        .args([
+            "measure",
+            "--json",
+            "--",
+            "sh",
+            "-c",
+            "echo $$ >&2; id -u >&2",
+        ])
+        .current_dir("/")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let mut lines = err.lines();
+    let (pid, uid) = (lines.next(), lines.next());
+    if err.contains("warning: no containment: the kernel refused namespaces") {
+        eprintln!("unprivileged user namespaces refused here: {err}");
+        assert_ne!(pid, Some("2"), "{}", text(&o));
+    } else {
+        assert_eq!(pid, Some("2"), "{}", text(&o));
+    }
+    // The command runs as the caller, not as root of the user namespace.
+    let me = if root {
+        65534
+    } else {
+        unsafe { libc::geteuid() }
+    };
+    assert_eq!(uid, Some(me.to_string().as_str()), "{}", text(&o));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["exit"]["code"], 0);
+}
+
+/// Where the kernel refuses user namespaces, `measure` without root runs the
+/// command uncontained and warns, instead of failing. The refusal is real:
+/// `nobody` inside a user namespace whose user.max_user_namespaces is 0
+/// (set up by a root-only helper; skipped without root).
+#[test]
+fn measure_cli_falls_back_where_the_kernel_refuses_namespaces() {
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: needs root to build a user namespace that refuses nested ones");
+        return;
+    }
+    const REFUSE: &str = r#"
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+r, w = os.pipe(); r2, w2 = os.pipe()
+pid = os.fork()
+if pid == 0:
+    if libc.unshare(0x10000000) != 0:  # CLONE_NEWUSER
+        os._exit(90)
+    os.write(w, b"x"); os.read(r2, 1)
+    open("/proc/sys/user/max_user_namespaces", "w").write("0")
+    os.setgroups([]); os.setresgid(65534, 65534, 65534); os.setresuid(65534, 65534, 65534)
+    os.execv(sys.argv[1], sys.argv[1:])
+os.read(r, 1)
+for m in ("uid_map", "gid_map"):
+    open(f"/proc/{pid}/{m}", "w").write("0 0 65536")
+os.write(w2, b"x")
+_, st = os.waitpid(pid, 0)
+sys.exit(os.waitstatus_to_exitcode(st))
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let exe = dir.path().join("langbench");
+    std::fs::copy(bin(), &exe).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let o = Command::new("python3")
+        .args(["-c", REFUSE])
+        .arg(&exe)
+        .args(["measure", "--", "sh", "-c", "echo $$"])
+        .current_dir("/")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("warning: no containment: the kernel refused namespaces to uid 65534"),
+        "{}",
+        text(&o)
+    );
+    let pid = String::from_utf8_lossy(&o.stdout).trim().to_string();
+    assert!(pid.parse::<u32>().is_ok_and(|p| p != 2), "{}", text(&o));
+}
+
 /// Whatever the command leaves behind (a daemon that called setsid, a
 /// member of its group) is killed and counted, contained or not.
 #[test]

@@ -71,6 +71,9 @@ pub const CACHE_DIRS: &[&str] = &[
     "go",
 ];
 
+/// How the agent's error begins when the kernel refuses the namespaces.
+pub(crate) const REFUSED: &str = "cannot create namespaces";
+
 /// Interval of the tree's memory sampling (and of the memory limit check).
 const SAMPLE_NS: u128 = 50_000_000;
 
@@ -638,7 +641,7 @@ pub(crate) fn agent(args: Args) -> i32 {
         }
         if libc::unshare(flags) != 0 {
             report(&format!(
-                "error cannot create namespaces (try --no-sandbox): {}\n",
+                "error {REFUSED} (try --no-sandbox): {}\n",
                 std::io::Error::from_raw_os_error(errno())
             ));
             return 2;

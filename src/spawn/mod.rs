@@ -184,17 +184,30 @@ impl Containment {
         });
         let req = Request::new(vec!["true".into()], Path::new("/"));
         if let Err(e) = probe.run(&req) {
-            let why = format!(
-                "the kernel refused namespaces to uid {} ({e:#}); run as root, enable unprivileged user namespaces \
-                 (sysctl user.max_user_namespaces, kernel.unprivileged_userns_clone), or pass --no-sandbox",
-                unsafe { libc::geteuid() }
-            );
-            eprintln!("warning: no containment: {why}");
-            *self = Containment {
-                fallback: Some(why),
-                ..Containment::none()
-            };
+            self.fall_back(&e);
         }
+    }
+
+    /// Turns containment off because the kernel refused the namespaces
+    /// (`e`), and says why on stderr.
+    pub fn fall_back(&mut self, e: &anyhow::Error) {
+        let why = format!(
+            "the kernel refused namespaces to uid {} ({e:#}); run as root, enable unprivileged user namespaces \
+             (sysctl user.max_user_namespaces, kernel.unprivileged_userns_clone), or pass --no-sandbox",
+            // SAFETY: geteuid cannot fail.
+            unsafe { libc::geteuid() }
+        );
+        eprintln!("warning: no containment: {why}");
+        *self = Containment {
+            fallback: Some(why),
+            ..Containment::none()
+        };
+    }
+
+    /// Whether `e`, from running a command, is the kernel refusing the
+    /// namespaces (not the command failing).
+    pub fn refused(e: &anyhow::Error) -> bool {
+        e.to_string().starts_with(contain::REFUSED)
     }
 
     /// The method that measured the trees, for the session record's
