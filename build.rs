@@ -10,9 +10,16 @@
 //! stay position-independent (only the final link changes), so the test
 //! binaries and proc-macros are unaffected; the cost is ASLR for
 //! langbench's own code (libraries, heap and stack stay randomized).
+//!
+//! A static build (`-C target-feature=+crt-static`, README) is left to
+//! rustc: `-no-pie` on top of its `-static-pie` links a binary that
+//! crashes at start; `-C relocation-model=static` makes it non-PIE.
 fn main() {
-    let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
-    if os == "linux" {
+    let var = |k: &str| std::env::var(k).unwrap_or_default();
+    let crt_static = var("CARGO_CFG_TARGET_FEATURE")
+        .split(',')
+        .any(|f| f == "crt-static");
+    if var("CARGO_CFG_TARGET_OS") == "linux" && !crt_static {
         println!("cargo:rustc-link-arg-bins=-no-pie");
     }
     println!("cargo:rerun-if-changed=build.rs");
