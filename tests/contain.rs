@@ -34,24 +34,6 @@ fn fixture(marker: &str, programs: &[(&str, String)]) -> Fixture {
     Fixture::new(&toml, &files)
 }
 
-fn run(f: &Fixture, extra: &[&str]) -> std::process::Output {
-    let langs = f.languages();
-    let out = f.out();
-    let mut args = vec![
-        "run",
-        "--languages",
-        &langs,
-        "--size",
-        "tiny",
-        "--runs",
-        "1",
-        "--out",
-        &out,
-    ];
-    args.extend_from_slice(extra);
-    langbench(&args)
-}
-
 fn records(f: &Fixture) -> HashMap<String, serde_json::Value> {
     std::fs::read_to_string(f.path().join("results/runs.jsonl"))
         .unwrap()
@@ -116,7 +98,7 @@ fn no_program_outlives_its_run_whatever_group_or_parent_it_picks() {
         ],
     );
     let t = Instant::now();
-    let o = run(&f, &["--timeout", "2"]);
+    let o = f.run(&["--timeout", "2"]);
     assert!(o.status.success(), "{}", text(&o));
     assert!(t.elapsed() < Duration::from_secs(60), "{:?}", t.elapsed());
     let recs = records(&f);
@@ -167,7 +149,7 @@ fn work_hidden_in_an_unwaited_child_is_counted_and_flagged() {
          os.read(r, 1)\n{RIGHT}\n"
     );
     let f = fixture(&m, &[("hidden", hidden)]);
-    let o = run(&f, &["--timeout", "60"]);
+    let o = f.run(&["--timeout", "60"]);
     assert!(o.status.success(), "{}", text(&o));
     let r = &records(&f)["hidden"];
     assert_eq!(r["status"], "escaped", "{r}");
@@ -257,19 +239,7 @@ print('; '.join(won) if won else '0 1 1000')
     );
     std::fs::write(f.path().join("programs/probe.py"), probe).unwrap();
     let o = std::process::Command::new(bin())
-        .args([
-            "run",
-            "--languages",
-            &f.languages(),
-            "--size",
-            "tiny",
-            "--runs",
-            "1",
-            "--timeout",
-            "60",
-            "--out",
-            &f.out(),
-        ])
+        .args(f.run_args(&["--timeout", "60"]))
         .env("LANGBENCH_TEST_SECRET", "x")
         .output()
         .unwrap();
@@ -336,7 +306,7 @@ fn memory_limit_kills_the_tree_and_the_cell_shows_its_peak() {
     let crash = "import os, signal\nb = b'x' * (150 << 20)\nos.kill(os.getpid(), signal.SIGSEGV)\n"
         .to_string();
     let f = fixture(&m, &[("eater", eater), ("crash", crash)]);
-    let o = run(&f, &["--timeout", "60", "--memory-limit", "300"]);
+    let o = f.run(&["--timeout", "60", "--memory-limit", "300"]);
     assert!(o.status.success(), "{}", text(&o));
     let recs = records(&f);
     let r = &recs["eater"];
@@ -366,7 +336,7 @@ fn memory_limit_kills_the_tree_and_the_cell_shows_its_peak() {
 fn no_sandbox_is_recorded() {
     let (_, m) = marker("nosandbox");
     let f = fixture(&m, &[("plain", format!("{RIGHT}\n"))]);
-    let o = run(&f, &["--no-sandbox"]);
+    let o = f.run(&["--no-sandbox"]);
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(records(&f)["plain"]["status"], "ok");
     let session = std::fs::read_to_string(f.path().join("results/sessions.jsonl")).unwrap();
@@ -533,7 +503,7 @@ fn a_given_cgroup_measures_each_run_and_is_left_clean() {
     let (_, m) = marker("cgroup");
     let f = fixture(&m, &[("probe", cgroup_probe(&cg.0))]);
     let path = cg.0.display().to_string();
-    let o = run(&f, &["--timeout", "60", "--cgroup", &path]);
+    let o = f.run(&["--timeout", "60", "--cgroup", &path]);
     assert!(o.status.success(), "{}", text(&o));
     let r = &records(&f)["probe"];
     assert_eq!(r["status"], "escaped", "{r}");
@@ -558,7 +528,7 @@ fn a_given_cgroup_measures_each_run_and_is_left_clean() {
         );
     }
     // A cgroup v1 directory or a plain one is refused, naming it.
-    let o = run(&f, &["--cgroup", "/tmp"]);
+    let o = f.run(&["--cgroup", "/tmp"]);
     assert!(!o.status.success());
     assert!(
         String::from_utf8_lossy(&o.stderr).contains("--cgroup /tmp: not a cgroup v2 directory"),
@@ -587,19 +557,7 @@ fn a_delegated_own_cgroup_is_used_an_undelegated_one_is_not() {
         std::process::Command::new("sh")
             .args(["-c", &script])
             .arg(bin())
-            .args([
-                "run",
-                "--languages",
-                &f.languages(),
-                "--size",
-                "tiny",
-                "--runs",
-                "1",
-                "--timeout",
-                "60",
-                "--out",
-                &f.out(),
-            ])
+            .args(f.run_args(&["--timeout", "60"]))
             .output()
             .unwrap()
     };
@@ -662,26 +620,11 @@ fn a_delegated_own_cgroup_is_used_an_undelegated_one_is_not() {
 fn without_root_runs_are_contained_in_a_user_namespace_or_the_fallback_is_recorded() {
     // SAFETY: geteuid cannot fail.
     let root = unsafe { libc::geteuid() } == 0;
-    let toml = r#"
-[[variant]]
-id = "sleeper"
-language = "Shell"
-flags = "sh sleeper"
-needs = ["sh"]
-version = "sh -c 'echo 1.0'"
-run = "sh {src} {n}"
-programs = { num-comb = "sleeper.sh" }
-
-[[variant]]
-id = "probe"
-language = "Shell"
-flags = "sh probe"
-needs = ["sh"]
-version = "sh -c 'echo 1.0'"
-run = "sh {src} {n}"
-programs = { num-comb = "probe.sh" }
-"#;
-    let f = Fixture::new(toml, &[("sleeper.sh", "sleep 30 &\nsleep 30\n")]);
+    let toml = languages_toml(&[
+        Entry::sh("sleeper").language("Shell").program("sleeper.sh"),
+        Entry::sh("probe").language("Shell").program("probe.sh"),
+    ]);
+    let f = Fixture::new(&toml, &[("sleeper.sh", "sleep 30 &\nsleep 30\n")]);
     let forged = f.path().join("forged");
     std::fs::write(
         f.path().join("probe.sh"),
@@ -708,19 +651,7 @@ programs = { num-comb = "probe.sh" }
         std::process::Command::new(&exe)
     };
     let o = cmd
-        .args([
-            "run",
-            "--languages",
-            &f.languages(),
-            "--size",
-            "tiny",
-            "--runs",
-            "1",
-            "--timeout",
-            "2",
-            "--out",
-            &f.out(),
-        ])
+        .args(f.run_args(&["--timeout", "2"]))
         .env("HOME", f.path())
         .env("PATH", "/usr/local/bin:/usr/bin:/bin")
         .output()

@@ -12,21 +12,6 @@ fn shared_data(name: &str) -> PathBuf {
     repo().join("../shared/data").join(name)
 }
 
-fn read_csv(path: &Path) -> Vec<HashMap<String, String>> {
-    let mut r = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let headers = r.headers().unwrap().clone();
-    r.records()
-        .map(|rec| {
-            let rec = rec.unwrap();
-            headers
-                .iter()
-                .zip(rec.iter())
-                .map(|(h, v)| (h.to_string(), v.to_string()))
-                .collect()
-        })
-        .collect()
-}
-
 fn import(file: &Path, out: &Path, edition: &str, size: &str) -> std::process::Output {
     import_on(file, out, edition, size, "Test CPU")
 }

@@ -13,33 +13,15 @@ fn fixture() -> Fixture {
     )
 }
 
-fn run(f: &Fixture, extra: &[&str]) -> std::process::Output {
-    let languages = f.languages();
-    let out = f.out();
-    let mut args = vec![
-        "run",
-        "--languages",
-        &languages,
-        "--size",
-        "tiny",
-        "--runs",
-        "1",
-        "--out",
-        &out,
-    ];
-    args.extend_from_slice(extra);
-    langbench(&args)
-}
-
 #[test]
 fn a_second_langbench_on_a_locked_directory_is_refused_and_changes_nothing() {
     let f = fixture();
-    assert!(run(&f, &[]).status.success());
+    assert!(f.run(&[]).status.success());
     let dir = f.path().join("results");
     let before = std::fs::read(dir.join("runs.jsonl")).unwrap();
     let store = langbench::store::Store::open(&dir).unwrap();
     let lock = store.lock().unwrap();
-    let o = run(&f, &[]);
+    let o = f.run(&[]);
     assert!(!o.status.success());
     let t = text(&o);
     assert!(t.contains("is in use by another langbench"), "{t}");
@@ -48,13 +30,13 @@ fn a_second_langbench_on_a_locked_directory_is_refused_and_changes_nothing() {
     let o = langbench(&["report", dir.to_str().unwrap()]);
     assert!(text(&o).contains("in use"), "{}", text(&o));
     drop(lock);
-    assert!(run(&f, &[]).status.success(), "released with the lock");
+    assert!(f.run(&[]).status.success(), "released with the lock");
 }
 
 #[test]
 fn records_of_the_wrong_shape_and_conflict_markers_are_skipped_and_reported() {
     let f = fixture();
-    assert!(run(&f, &[]).status.success());
+    assert!(f.run(&[]).status.success());
     let dir = f.path().join("results");
     let runs = dir.join("runs.jsonl");
     let good = std::fs::read_to_string(&runs).unwrap();
@@ -86,7 +68,7 @@ fn records_of_the_wrong_shape_and_conflict_markers_are_skipped_and_reported() {
     assert_eq!(summary.lines().count(), 2, "{summary}");
     assert!(!summary.contains("forged"));
     // A later run on the directory works and keeps the good record.
-    let o = run(&f, &["--resume"]);
+    let o = f.run(&["--resume"]);
     assert!(o.status.success(), "{}", text(&o));
     assert!(
         text(&o).contains("skipped a record of the wrong shape"),
@@ -98,7 +80,7 @@ fn records_of_the_wrong_shape_and_conflict_markers_are_skipped_and_reported() {
 #[test]
 fn bad_options_are_refused_before_anything_runs() {
     let f = fixture();
-    let o = run(&f, &["--timeout", "0"]);
+    let o = f.run(&["--timeout", "0"]);
     assert!(!o.status.success());
     assert!(
         text(&o).contains("--timeout must be more than 0"),
@@ -117,7 +99,7 @@ fn a_killed_langbench_leaves_no_build_directories_behind_for_long() {
     let stale = std::env::temp_dir().join("langbench-build-99999999-test");
     std::fs::create_dir_all(stale.join("sub")).unwrap();
     let f = fixture();
-    let o = run(&f, &[]);
+    let o = f.run(&[]);
     assert!(o.status.success(), "{}", text(&o));
     assert!(!stale.exists(), "the next run removes it");
 }
@@ -204,7 +186,7 @@ run = "/nonexistent/langbench-prog {n}"
 programs = { num-comb = "programs/num-comb/ok.sh" }
 "#;
     let f = Fixture::new(toml, &[("programs/num-comb/ok.sh", "echo 0 1 $1\n")]);
-    let o = run(&f, &[]);
+    let o = f.run(&[]);
     assert!(o.status.success(), "{}", text(&o));
     let runs = std::fs::read_to_string(f.path().join("results/runs.jsonl")).unwrap();
     let r: serde_json::Value = serde_json::from_str(runs.lines().last().unwrap()).unwrap();

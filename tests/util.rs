@@ -188,21 +188,55 @@ impl Fixture {
         self.dir.path()
     }
 
+    /// The arguments of `langbench run` on this fixture at tiny size, one
+    /// run per cell, into `out()`, then `extra`.
+    pub fn run_args(&self, extra: &[&str]) -> Vec<String> {
+        let mut args: Vec<String> = [
+            "run",
+            "--languages",
+            &self.languages(),
+            "--size",
+            "tiny",
+            "--runs",
+            "1",
+            "--out",
+            &self.out(),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args
+    }
+
+    /// `langbench run` on this fixture (`run_args`).
+    pub fn run(&self, extra: &[&str]) -> Output {
+        Command::new(bin())
+            .args(self.run_args(extra))
+            .output()
+            .expect("langbench runs")
+    }
+
     /// runs.csv as (header -> value) maps.
     pub fn runs(&self) -> Vec<std::collections::HashMap<String, String>> {
-        let mut r = csv::Reader::from_path(self.dir.path().join("results/runs.csv")).unwrap();
-        let headers = r.headers().unwrap().clone();
-        r.records()
-            .map(|rec| {
-                let rec = rec.unwrap();
-                headers
-                    .iter()
-                    .zip(rec.iter())
-                    .map(|(h, v)| (h.to_string(), v.to_string()))
-                    .collect()
-            })
-            .collect()
+        read_csv(&self.dir.path().join("results/runs.csv"))
     }
+}
+
+/// A CSV file as (header -> value) maps, one per row.
+pub fn read_csv(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
+    let mut r = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let headers = r.headers().unwrap().clone();
+    r.records()
+        .map(|rec| {
+            let rec = rec.unwrap();
+            headers
+                .iter()
+                .zip(rec.iter())
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
 }
 
 /// Pids of live processes whose environment holds `marker`.
