@@ -711,6 +711,37 @@ pub(crate) fn agent(args: Args) -> i32 {
     }
 }
 
+/// Waits up to `wait_ns` for a stop request (SIGTERM/INT/HUP from
+/// langbench) and passes it to init as SIGTERM; then kills init if the
+/// backstop has passed (once: `killed` remembers it).
+unsafe fn relay_stop(
+    set: &libc::sigset_t,
+    init: i32,
+    wait_ns: u128,
+    backstop: Option<u128>,
+    killed: &mut bool,
+) {
+    // SAFETY: sigtimedwait on our own blocked set, kill on our own child.
+    unsafe {
+        let ts = libc::timespec {
+            tv_sec: (wait_ns / 1_000_000_000) as libc::time_t,
+            tv_nsec: (wait_ns % 1_000_000_000) as libc::c_long,
+        };
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        let sig = libc::sigtimedwait(set, &mut info, &ts);
+        if sig == libc::SIGTERM || sig == libc::SIGINT || sig == libc::SIGHUP {
+            libc::kill(init, libc::SIGTERM);
+        }
+        if let Some(b) = backstop
+            && !*killed
+            && now_ns() >= b
+        {
+            *killed = true;
+            libc::kill(init, libc::SIGKILL);
+        }
+    }
+}
+
 /// Copies init's report lines to langbench, turning the command's pid inside
 /// the namespace into its pid outside; forwards stop requests; kills init if
 /// it overstays. Returns the agent's exit code.
@@ -739,22 +770,7 @@ unsafe fn relay_reports(args: &Args, init: i32, fd: i32, set: &libc::sigset_t) -
                     _ => 1_000_000_000,
                 }
                 .clamp(1_000_000, 1_000_000_000);
-                let ts = libc::timespec {
-                    tv_sec: (wait / 1_000_000_000) as libc::time_t,
-                    tv_nsec: (wait % 1_000_000_000) as libc::c_long,
-                };
-                let mut info: libc::siginfo_t = std::mem::zeroed();
-                let sig = libc::sigtimedwait(set, &mut info, &ts);
-                if sig == libc::SIGTERM || sig == libc::SIGINT || sig == libc::SIGHUP {
-                    libc::kill(init, libc::SIGTERM);
-                }
-                if let Some(b) = backstop
-                    && !killed
-                    && now_ns() >= b
-                {
-                    killed = true;
-                    libc::kill(init, libc::SIGKILL);
-                }
+                relay_stop(set, init, wait, backstop, &mut killed);
                 let mut st = 0;
                 let mut ru: libc::rusage = std::mem::zeroed();
                 if libc::wait4(init, &mut st, libc::WNOHANG, &mut ru) == init {
@@ -790,23 +806,7 @@ unsafe fn relay_reports(args: &Args, init: i32, fd: i32, set: &libc::sigset_t) -
                     }
                 }
             }
-            // Stop requests (SIGTERM/INT/HUP from langbench): pass to init.
-            let zero = libc::timespec {
-                tv_sec: 0,
-                tv_nsec: 0,
-            };
-            let mut info: libc::siginfo_t = std::mem::zeroed();
-            let sig = libc::sigtimedwait(set, &mut info, &zero);
-            if sig == libc::SIGTERM || sig == libc::SIGINT || sig == libc::SIGHUP {
-                libc::kill(init, libc::SIGTERM);
-            }
-            if let Some(b) = backstop
-                && !killed
-                && now_ns() >= b
-            {
-                killed = true;
-                libc::kill(init, libc::SIGKILL);
-            }
+            relay_stop(set, init, 0, backstop, &mut killed);
         }
         let ru = reaped.unwrap_or_else(|| {
             let mut status = 0;
