@@ -348,27 +348,30 @@ fn interrupting_a_run_keeps_the_finished_runs() {
     );
 }
 
-/// GraalJS must run with the optimizing Graal compiler inside the sandbox
-/// (its row says "Graal JIT"): without the attach library Truffle unpacks at
-/// install, it silently falls back to the interpreter and its version probe
-/// says `runtime: Interpreted`.
+/// The GraalVM rows (GraalJS, GraalPy) must run with the
+/// optimizing Graal compiler inside the sandbox (their rows say "Graal
+/// JIT"): without the native library Truffle unpacks at install, it
+/// silently falls back to the interpreter and the version probe says
+/// `runtime: Interpreted`.
 #[test]
-fn graaljs_runs_jit_compiled_in_the_sandbox() {
+fn graalvm_rows_run_jit_compiled_in_the_sandbox() {
     let o = langbench(&["list", "--json"]);
     assert!(o.status.success(), "{}", text(&o));
     let all: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let Some(g) = all
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|v| v["id"] == "graaljs" && v["installed"] == true)
-    else {
-        eprintln!("graaljs not installed: nothing to check");
-        return;
-    };
-    let version = g["version"].as_str().unwrap();
-    assert!(
-        version.contains("runtime: GraalVM"),
-        "graaljs runs without its JIT in the sandbox: version {version:?}"
-    );
+    for id in ["graaljs", "graalpy"] {
+        let Some(g) = all
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["id"] == id && v["installed"] == true)
+        else {
+            eprintln!("{id} not installed: nothing to check");
+            continue;
+        };
+        let version = g["version"].as_str().unwrap();
+        assert!(
+            version.contains("runtime: GraalVM"),
+            "{id} runs without its JIT in the sandbox: version {version:?}"
+        );
+    }
 }
