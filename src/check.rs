@@ -7,6 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
@@ -446,4 +447,59 @@ fn git(dir: &Path, args: &[&str]) -> Result<String> {
         );
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// `langbench check`: every problem, variant not installed, not run and
+/// passed, one a line, then the count; exit 1 on any problem. A languages
+/// file that does not load is the one problem reported: `opts` is read
+/// only once it has. With `ids_only`, the selected ids and nothing run.
+pub fn command(
+    spawner: &Spawner,
+    languages: &Path,
+    ids_only: bool,
+    opts: impl FnOnce() -> Result<Options>,
+) -> Result<ExitCode> {
+    let langs = match load(languages) {
+        Ok(l) => l,
+        Err(p) => {
+            println!("{p}");
+            println!("check: 1 problem");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    let opts = opts()?;
+    if ids_only {
+        for id in selection(&langs, &opts)? {
+            println!("{id}");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let report = check(spawner, &langs, &opts)?;
+    for p in &report.problems {
+        println!("{p}");
+    }
+    for (id, missing, hint) in &report.not_installed {
+        println!(
+            "not installed: {id} (missing {}); install: {hint}",
+            missing.join(", ")
+        );
+    }
+    for (id, why) in &report.not_run {
+        println!("not run: {id}: {why}");
+    }
+    for id in &report.passed {
+        println!("ok: {id}");
+    }
+    println!(
+        "check: {} problem(s); {} variant(s) right at N={}, {} not installed",
+        report.problems.len(),
+        report.passed.len(),
+        SIZES.map(|n| n.to_string()).join(" and N="),
+        report.not_installed.len()
+    );
+    Ok(if report.ok() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

@@ -761,3 +761,35 @@ fn ws(langs: &Languages, old: &Edition, new: &Edition) -> Table {
         data_only: false,
     }
 }
+
+/// What `compare` prints.
+#[derive(Clone, Copy)]
+pub enum Format {
+    Terminal,
+    Markdown,
+    Csv,
+}
+
+/// `langbench compare OLD NEW`: the comparison printed in `format`, and
+/// with `out` also written there in every format.
+pub fn command(
+    langs: &Languages,
+    old: &Path,
+    new: &Path,
+    opts: &Options,
+    format: Format,
+    out: Option<&Path>,
+) -> Result<std::process::ExitCode> {
+    use crate::export::{Exporter, csv::Csv, markdown::Markdown, terminal};
+    let doc = compare(langs, &Edition::load(old)?, &Edition::load(new)?, opts)?;
+    match format {
+        Format::Terminal => print!("{}", terminal::document(&doc)),
+        Format::Markdown => print!("{}", String::from_utf8_lossy(&Markdown.render(&doc)?)),
+        Format::Csv => print!("{}", String::from_utf8_lossy(&Csv.render(&doc)?)),
+    }
+    if let Some(out) = out {
+        crate::export::write_comparison(out, &doc)?;
+        eprintln!("Wrote the comparison to {}", out.display());
+    }
+    Ok(std::process::ExitCode::SUCCESS)
+}

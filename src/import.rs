@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail, ensure};
 
@@ -479,6 +480,29 @@ fn ws_records(langs: &Languages, csv: &Csv, opts: &Options) -> Result<Vec<WsReco
             server_rss_idle_kb: None,
         })
         .collect())
+}
+
+/// `langbench import`: [`import`], then what matched which variant (on
+/// stderr) and the count.
+pub fn command(langs: &Languages, opts: &Options) -> Result<ExitCode> {
+    let done = import(langs, opts)?;
+    for w in &done.warnings {
+        eprintln!("warning: {w}");
+    }
+    for (row, id) in &done.matched {
+        eprintln!("matched   {row} -> {id}");
+    }
+    for id in &done.unmatched {
+        eprintln!("no variant {id} (kept under this id)");
+    }
+    println!(
+        "Imported {} records into {} ({} rows matched to variants, {} without one)",
+        done.records,
+        opts.out.display(),
+        done.matched.len(),
+        done.unmatched.len()
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 #[cfg(test)]

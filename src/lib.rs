@@ -3,6 +3,7 @@
 
 pub mod bench;
 pub mod check;
+pub mod cli;
 pub mod compare;
 pub mod config;
 pub mod export;

@@ -2,6 +2,8 @@
 //! table that fits 100 columns; `--long` adds how to install each and the
 //! notes, `list ID` shows one variant in full, `--json` is for scripts.
 
+use std::process::ExitCode;
+
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{ContentArrangement, Table};
 
@@ -190,4 +192,30 @@ pub fn notes(variants: &[&Variant]) -> String {
         .iter()
         .filter_map(|v| v.note.as_ref().map(|n| format!("- {}: {n}\n", v.id)))
         .collect()
+}
+
+/// `langbench list`: the variants named by `ids` (default: all) as JSON,
+/// in full when named, as the long table, or as the short one.
+pub fn command(
+    spawner: &Spawner,
+    langs: &Languages,
+    ids: &[String],
+    long: bool,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let variants = langs.select(ids)?;
+    let rows = inspect(spawner, &variants);
+    if json {
+        println!("{}", serde_json::to_string_pretty(&self::json(&rows))?);
+    } else if !ids.is_empty() {
+        for (v, info) in &rows {
+            print!("{}", detail(langs, v, info));
+        }
+    } else if long {
+        println!("{}", self::long(&rows));
+        print!("Notes:\n{}", notes(&variants));
+    } else {
+        print!("{}", short(&rows));
+    }
+    Ok(ExitCode::SUCCESS)
 }

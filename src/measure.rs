@@ -2,6 +2,7 @@
 //! kernel figures, plus wall time on the monotonic clock, a timeout that
 //! kills the whole process group, and JSON for scripts.
 
+use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Result;
@@ -54,6 +55,17 @@ impl Measurement {
         s
     }
 
+    /// Prints the measurement: JSON on stdout, or one line on stderr (the
+    /// command's own output has gone to stdout).
+    pub fn print(&self, json: bool) -> Result<()> {
+        if json {
+            println!("{}", serde_json::to_string_pretty(self)?);
+        } else {
+            eprintln!("{}", self.text());
+        }
+        Ok(())
+    }
+
     /// The exit status langbench itself should return, like `time` does.
     pub fn exit_code(&self) -> i32 {
         match self.exit {
@@ -77,6 +89,22 @@ pub fn measure(
     Ok(Measurement::new(argv, &o))
 }
 
+/// `langbench measure` as clap reads it: only what [`fast_args`] leaves to
+/// clap gets here (--cgroup, or a memory limit with a delegated cgroup),
+/// measured through an agent, as `run` does, since clap has grown this
+/// process. Prints the measurement; the command's exit status is
+/// langbench's.
+pub fn command(
+    spawner: &Spawner,
+    argv: Vec<String>,
+    timeout: Option<Duration>,
+    json: bool,
+) -> Result<ExitCode> {
+    let m = measure(spawner, argv, timeout)?;
+    m.print(json)?;
+    Ok(ExitCode::from(m.exit_code().clamp(0, 255) as u8))
+}
+
 /// A `langbench measure` command line, read by `fast_args`.
 #[derive(Debug, PartialEq)]
 pub struct FastArgs {
@@ -97,7 +125,7 @@ pub struct FastArgs {
 /// clap builds the whole command line's definitions on the heap first
 /// (every subcommand's), which would raise the floor of every figure, and
 /// costs a good part of the start-up that `measure` should not pay. The
-/// options mirror `Command::Measure` and `Cli` in main.rs; a test checks
+/// options mirror `cli::MeasureArgs` and `cli::Cli`; a test checks
 /// that both read the same command lines alike.
 pub fn fast_args(args: &[std::ffi::OsString]) -> Option<FastArgs> {
     let mut a = FastArgs {
@@ -170,10 +198,6 @@ pub fn measure_here(a: FastArgs) -> Result<i32> {
         r => r?,
     };
     let m = Measurement::new(a.command, &o);
-    if a.json {
-        println!("{}", serde_json::to_string_pretty(&m)?);
-    } else {
-        eprintln!("{}", m.text());
-    }
+    m.print(a.json)?;
     Ok(m.exit_code().clamp(0, 255))
 }

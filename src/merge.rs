@@ -7,6 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail, ensure};
 
@@ -215,4 +216,30 @@ fn same_dir(a: &Path, b: &Path) -> bool {
         (Ok(a), Ok(b)) => a == b,
         _ => a == b,
     }
+}
+
+/// `langbench merge OUT DIR...`: [`merge`], then its warnings and what was
+/// preferred (on stderr) and the count.
+pub fn command(out: &Path, dirs: &[PathBuf], prefer: Option<&Path>) -> Result<ExitCode> {
+    let m = merge(out, dirs, prefer)?;
+    for w in &m.warnings {
+        eprintln!("warning: {w}");
+    }
+    for o in &m.overridden {
+        eprintln!("preferred {o}");
+    }
+    if m.machines > 1 {
+        eprintln!(
+            "warning: the shards ran on {} different machines: the table flags it (Machine column)",
+            m.machines
+        );
+    }
+    println!(
+        "Merged {} sessions, {} runs and {} ws records into {}",
+        m.sessions,
+        m.runs,
+        m.ws,
+        out.display()
+    );
+    Ok(ExitCode::SUCCESS)
 }

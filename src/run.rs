@@ -833,6 +833,48 @@ pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<S
     Ok(summary)
 }
 
+/// `langbench run`: the CPU benchmarks of the variants that have one
+/// ([`run`]), then ws-echo if it was selected and no Ctrl-C came, each
+/// table on the terminal, and where the results are. `ws` gives ws-echo's
+/// options; it is called only when ws-echo runs, so a run of the CPU
+/// benchmarks never reads them.
+pub fn command(
+    spawner: &Spawner,
+    variants: &[&Variant],
+    opts: &Options,
+    ws: impl FnOnce() -> Result<crate::ws::Options>,
+) -> Result<std::process::ExitCode> {
+    install_interrupt_handler();
+    let cpu_variants: Vec<&Variant> = variants
+        .iter()
+        .copied()
+        .filter(|v| {
+            opts.benches
+                .iter()
+                .any(|b| b.is_cpu() && v.programs.contains_key(b))
+        })
+        .collect();
+    if !cpu_variants.is_empty() {
+        let summary = run(spawner, &cpu_variants, opts)?;
+        println!("{}", summary.terminal_text());
+    }
+    if opts.benches.contains(&Bench::WsEcho) && !interrupted() {
+        let records = crate::ws::run(spawner, variants, &ws()?)?;
+        crate::ws::report::print(&records);
+    }
+    Ok(finish(&opts.out))
+}
+
+/// Says where the results are; 130 after Ctrl-C, like a shell.
+pub fn finish(out: &std::path::Path) -> std::process::ExitCode {
+    println!("Results: {}", out.display());
+    if interrupted() {
+        std::process::ExitCode::from(130)
+    } else {
+        std::process::ExitCode::SUCCESS
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,6 +5,7 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail, ensure};
 
@@ -259,4 +260,29 @@ fn toml_key(id: &str) -> String {
     } else {
         toml_str(id)
     }
+}
+
+/// `langbench new`: [`new`], then what it added, wrote and kept, and what
+/// to do next.
+pub fn command(languages: &Path, opts: &Options) -> Result<ExitCode> {
+    let done = new(languages, opts)?;
+    println!("Added to {}:{}", languages.display(), done.entry.trim_end());
+    for p in &done.written {
+        println!("wrote stub {}", p.display());
+    }
+    for p in &done.kept {
+        println!("kept existing {}", p.display());
+    }
+    if done.no_stub_for_ext {
+        println!(
+            "no stub template for .{} (templates: {}): write the programs above yourself",
+            opts.ext,
+            known_exts()
+        );
+    }
+    println!(
+        "Next: add install = {{ apt = [...] }} (or npm, pip, hint) to the entry, implement the programs (the TODO(langbench) lines say what), then `langbench check {}`.",
+        opts.id
+    );
+    Ok(ExitCode::SUCCESS)
 }

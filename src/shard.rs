@@ -7,6 +7,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::config::Variant;
+
 /// Shard `k` of `n` (1-based).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shard {
@@ -48,6 +50,21 @@ impl Shard {
             .filter(|(i, _)| i % self.n == self.k - 1)
             .map(|(_, t)| t)
             .collect()
+    }
+
+    /// `run --shard K/N`: this shard's variants, named on stderr (so each
+    /// machine's log says what it ran).
+    pub fn variants<'a>(&self, variants: &[&'a Variant]) -> Vec<&'a Variant> {
+        let mine = self.select(variants, |v| v.id.as_str());
+        eprintln!(
+            "shard {self}: {} of the selected variants: {}",
+            mine.len(),
+            mine.iter()
+                .map(|v| v.id.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        mine
     }
 }
 

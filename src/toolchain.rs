@@ -1,6 +1,7 @@
 //! What is installed: executables on PATH, toolchain versions, and the
 //! installer driven by the `install` tables of languages.toml.
 
+use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Result, bail};
@@ -197,4 +198,29 @@ pub fn install(variants: &[&Variant], dry_run: bool) -> Vec<InstallResult> {
     results.extend(installed);
     results.sort_by_key(|r| all.iter().position(|v| v.id == r.id));
     results
+}
+
+/// `langbench toolchains install`: [`install`], then one line per variant
+/// and the tally, on stderr.
+pub fn install_command(variants: &[&Variant], dry_run: bool) -> ExitCode {
+    let results = install(variants, dry_run);
+    let mut failed = 0;
+    for (r, v) in results.iter().zip(variants) {
+        match &r.outcome {
+            Ok(what) => eprintln!("ok      {:<28} {what}", r.id),
+            // Expected: no registry here has it; `list` shows the hint.
+            Err(e) if !v.install.is_installable() => eprintln!("n/a     {:<28} {e}", r.id),
+            Err(e) => {
+                failed += 1;
+                eprintln!("FAILED  {:<28} {e}", r.id)
+            }
+        }
+    }
+    let ok = results.iter().filter(|r| r.outcome.is_ok()).count();
+    eprintln!(
+        "{ok} of {} variants' toolchains installed, {failed} failed, {} not provided by any registry here; `langbench list` shows what is on PATH",
+        results.len(),
+        results.len() - ok - failed
+    );
+    ExitCode::SUCCESS
 }

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use crate::bench::Bench;
+use crate::bench::{Bench, Size};
 
 /// The exact stdout a correct program prints for `bench` at size `n`.
 /// Kept in memory for the life of the process and on disk between sessions
@@ -164,6 +164,15 @@ pub fn str_comb(n: u64) -> String {
         .max()
         .expect("at least one candidate");
     format!("0 1 {last}\n")
+}
+
+/// `langbench expected BENCH --size S`: the expected output, printed.
+pub fn expected_command(bench: Bench, size: Size) -> anyhow::Result<std::process::ExitCode> {
+    use anyhow::Context;
+    let out = expected(bench, size.n(bench))
+        .with_context(|| format!("{bench} has no expected output"))?;
+    print!("{out}");
+    Ok(std::process::ExitCode::SUCCESS)
 }
 
 #[cfg(test)]

@@ -156,3 +156,18 @@ pub fn write_comparison(dir: &std::path::Path, doc: &Document) -> Result<()> {
     store.write_derived("compare.html", &html::Html.render(doc)?)?;
     write_charts(&store, doc)
 }
+
+/// `langbench report DIR`: [`rewrite`], then the tables on the terminal,
+/// the warnings, and what was rewritten.
+pub fn report_command(
+    dir: &std::path::Path,
+    view: crate::report::View,
+) -> Result<std::process::ExitCode> {
+    let derived = rewrite(dir, view)?;
+    print!("{}", terminal::document(&derived.report));
+    for w in &derived.warnings {
+        eprintln!("warning: {w}");
+    }
+    println!("Rewrote the derived files of {}", dir.display());
+    Ok(std::process::ExitCode::SUCCESS)
+}

@@ -560,3 +560,16 @@ pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<V
     pb.finish_and_clear();
     Ok(records)
 }
+
+/// `langbench ws`: every selected server under the load client ([`run`]),
+/// the table on the terminal, and where the results are.
+pub fn command(
+    spawner: &Spawner,
+    variants: &[&Variant],
+    opts: &Options,
+) -> Result<std::process::ExitCode> {
+    crate::run::install_interrupt_handler();
+    let records = run(spawner, variants, opts)?;
+    report::print(&records);
+    Ok(crate::run::finish(&opts.out))
+}

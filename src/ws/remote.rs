@@ -10,6 +10,7 @@
 //! histograms (carried as non-empty buckets), so percentiles are over all
 //! echoes of all hosts.
 
+use std::process::ExitCode;
 use std::time::{Duration, SystemTime};
 
 use anyhow::{Context, Result, bail, ensure};
@@ -344,4 +345,83 @@ pub fn store(out: &std::path::Path, rec: &WsRecord) -> Result<()> {
     store.append(WS_RECORDS, rec)?;
     crate::export::write_all(&store)?;
     Ok(())
+}
+
+/// The client's CPUs against a server langbench did not start: every CPU
+/// (the server is elsewhere), unless it runs here (`server_pid`) or
+/// --client-cpus says otherwise; --share-cpus: unpinned.
+fn target_cpus(opts: &Options, server_pid: Option<i32>) -> Vec<usize> {
+    if !opts.pin {
+        return Vec::new();
+    }
+    match (opts.client_cpus, server_pid) {
+        (None, None) => drive::own_cpus(),
+        (n, _) => drive::split_cpus(n).1,
+    }
+}
+
+/// `langbench ws-client`: the load client alone against `target`, from
+/// `start_at` on ([`parse_start`]) if given; its report as JSON on stdout
+/// or into `out`, its progress on stderr unless `quiet`.
+pub fn client_command(
+    target: &str,
+    server_pid: Option<i32>,
+    start_at: Option<&str>,
+    opts: &Options,
+    out: Option<&std::path::Path>,
+    quiet: bool,
+) -> Result<ExitCode> {
+    let target = Target::parse(target)?;
+    let start = start_at.map(parse_start).transpose()?;
+    crate::run::install_interrupt_handler();
+    let report = run_client(
+        &target,
+        opts,
+        &target_cpus(opts, server_pid),
+        server_pid,
+        start,
+        &|m| {
+            if !quiet {
+                eprintln!("{m}")
+            }
+        },
+    )?;
+    let json = serde_json::to_string_pretty(&report)?;
+    match out {
+        Some(f) => {
+            std::fs::write(f, json + "\n").with_context(|| format!("writing {}", f.display()))?
+        }
+        None => println!("{json}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `langbench ws --target`: the load client here against a server started
+/// elsewhere, stored as one row like [`merge_command`].
+pub fn target_command(
+    target: &str,
+    server_pid: Option<i32>,
+    name: &str,
+    opts: &Options,
+) -> Result<ExitCode> {
+    let target = Target::parse(target)?;
+    crate::run::install_interrupt_handler();
+    let report = run_client(
+        &target,
+        opts,
+        &target_cpus(opts, server_pid),
+        server_pid,
+        None,
+        &|m| eprintln!("{m}"),
+    )?;
+    merge_command(&[report], name, opts)
+}
+
+/// `langbench ws merge`: the reports as one row named `name`, stored into
+/// `opts.out`, the table on the terminal, and where the results are.
+pub fn merge_command(reports: &[ClientReport], name: &str, opts: &Options) -> Result<ExitCode> {
+    let rec = merge(reports, name, opts)?;
+    store(&opts.out, &rec)?;
+    super::report::print(std::slice::from_ref(&rec));
+    Ok(crate::run::finish(&opts.out))
 }

@@ -422,6 +422,13 @@ pub fn document(records: &[&WsRecord]) -> Document {
     }
 }
 
+/// The table of `records` on the terminal (after `ws`, `ws merge`, `ws
+/// --target` and `run --bench ws-echo`).
+pub fn print(records: &[WsRecord]) {
+    let shown: Vec<&WsRecord> = records.iter().collect();
+    println!("{}", crate::export::terminal::document(&document(&shown)));
+}
+
 /// Reads `ws.jsonl` of a store (no file: no records).
 pub fn load(store: &Store) -> Result<(Vec<WsRecord>, Vec<String>)> {
     let mut warnings = Vec::new();

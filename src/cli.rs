@@ -1,0 +1,827 @@
+//! The command line: clap's definition of every subcommand and option, and
+//! the conversions from them to what the modules take (`run::Options`,
+//! `ws::Options`, the contained [`Spawner`], ...). No command's work is
+//! done here: `main` parses, then hands each subcommand to its module's
+//! `command` function (or `<name>_command`), which does the work and
+//! prints what it did.
+
+// The doc comments on clap's fields are the `--help` text, where
+// `results/<year>` is a placeholder, not an HTML tag.
+#![allow(rustdoc::invalid_html_tags)]
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+
+use crate::bench::{Bench, Size};
+use crate::config::{Languages, Variant};
+use crate::spawn::{Containment, Spawner};
+use crate::{check, compare, import, report, run, scaffold, ws};
+
+#[derive(Parser)]
+#[command(
+    name = "langbench",
+    version,
+    about = "Cross-language performance comparison: run, measure, verify, tabulate"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+    /// Run commands as before containment: process group + subreaper, no
+    /// namespaces, no sandbox, no tree figures (recorded in the session).
+    #[arg(long, global = true)]
+    pub no_sandbox: bool,
+    /// Kill a run whose process tree's resident memory passes this many MB
+    /// (status `oom`): the run cgroup's memory.max with --cgroup and a memory
+    /// controller, else sampled every 50 ms from the run's PID namespace.
+    #[arg(long, global = true, value_name = "MB")]
+    pub memory_limit: Option<u64>,
+    /// A cgroup v2 directory langbench may use: one child cgroup per run
+    /// (removed afterwards) measures the tree's CPU and, with the memory
+    /// controller, its peak memory, the memory limit and OOM kills.
+    /// Without it langbench uses its own cgroup only if that is a
+    /// delegated v2 subtree, else /proc sampling (recorded either way).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub cgroup: Option<PathBuf>,
+}
+
+impl Cli {
+    /// The spawner every command runs through, contained as the global
+    /// options say: a given or delegated cgroup, the memory limit, the
+    /// results directories hidden from every command, and no containment
+    /// (with a warning) where the kernel refuses it to a user without root.
+    pub fn spawner(&self) -> Result<Spawner> {
+        let mut containment = if self.no_sandbox {
+            Containment::none()
+        } else {
+            Containment::full()
+        };
+        containment.memory_limit_kb = self.memory_limit.map(|mb| mb * 1024);
+        if self.no_sandbox && self.memory_limit.is_some() {
+            anyhow::bail!("--memory-limit needs containment (drop --no-sandbox)");
+        }
+        if self.no_sandbox && self.cgroup.is_some() {
+            anyhow::bail!("--cgroup needs containment (drop --no-sandbox)");
+        }
+        containment.cgroup = match &self.cgroup {
+            Some(p) => Some(crate::spawn::cgroup::Base::given(p)?),
+            None if containment.namespaces => crate::spawn::cgroup::Base::delegated(),
+            None => None,
+        };
+        // No command may see the results directory it is measured into.
+        if let Command::Run(RunArgs { out: Some(o), .. })
+        | Command::Ws(WsCommandArgs { out: Some(o), .. }) = &self.command
+        {
+            // Not created here (a bad languages file must leave no trace); it
+            // exists by the time a command starts.
+            containment.hide.extend(std::path::absolute(o).ok());
+        }
+        containment
+            .hide
+            .extend(std::path::Path::new("results").canonicalize().ok());
+        let exe = std::env::current_exe().context("cannot locate the langbench executable")?;
+        containment.fall_back_if_refused(&exe);
+        Ok(Spawner::current()?.with_containment(containment))
+    }
+}
+
+#[derive(clap::Args)]
+pub struct LanguagesArg {
+    /// The languages file; program paths resolve relative to its directory.
+    #[arg(long, default_value = "languages.toml", env = "LANGBENCH_LANGUAGES")]
+    pub languages: PathBuf,
+}
+
+impl LanguagesArg {
+    pub fn load(&self) -> Result<Languages> {
+        Languages::load(&self.languages)
+    }
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Run the benchmarks, verify every output, store and tabulate the results.
+    Run(RunArgs),
+    /// The WebSocket echo benchmark: each ws-echo server under langbench's load client
+    /// (or, with --target, a server started elsewhere).
+    #[command(args_conflicts_with_subcommands = true)]
+    Ws(WsCommandArgs),
+    /// The load client alone against a server started elsewhere; prints one
+    /// JSON report (combine several hosts' reports with `ws merge`).
+    WsClient(WsClientArgs),
+    /// Measure one command like /usr/bin/time: wall, user, sys, peak RSS, exit.
+    Measure(MeasureArgs),
+    /// Show every variant: installed or not, and its version (fits 100 columns).
+    List(ListArgs),
+    /// Check the languages file and run the named variants' programs (default:
+    /// every installed one) at two small sizes; exit 1 on any problem.
+    Check(CheckArgs),
+    /// Scaffold a new variant: its languages.toml entry and three program
+    /// stubs that print the right shape and say what to implement.
+    New(NewArgs),
+    /// Install toolchains from the `install` tables of the languages file.
+    Toolchains {
+        #[command(subcommand)]
+        action: ToolchainsAction,
+    },
+    /// Convert a published edition's CSV into a results directory (records
+    /// marked as published; every derived file written).
+    Import(ImportArgs),
+    /// Compare two results directories (editions): old and new figures per
+    /// variant and benchmark, ratio, rank and version; added and dropped.
+    Compare(CompareArgs),
+    /// Combine shard directories (`run --shard K/N` on N machines) into one
+    /// results directory, with every derived file.
+    Merge(MergeArgs),
+    /// Rewrite every derived file of a results directory (tables, CSV, JSON,
+    /// spreadsheet, charts, HTML report) from its stored records; runs nothing.
+    Report(ReportArgs),
+    /// Print the expected output of a benchmark at a size (langbench's own reference).
+    Expected(ExpectedArgs),
+}
+
+/// `langbench run`.
+#[derive(clap::Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub languages: LanguagesArg,
+    /// Variant ids to run (repeatable; default: all).
+    #[arg(long = "lang", value_name = "ID")]
+    pub lang: Vec<String>,
+    /// Benchmarks to run (repeatable; default: assoc, num-comb, str-comb).
+    #[arg(long = "bench", value_name = "NAME")]
+    pub bench: Vec<Bench>,
+    /// tiny, 2020 (the 2020 edition's sizes), 2021 (2021+ sizes) or N.
+    #[arg(long, default_value = "2021")]
+    pub size: Size,
+    /// Runs per cell (the fastest is the cell's figure), or `auto`: at
+    /// least 3, then until the runs spread no more than
+    /// --noise-threshold, at most --max-runs.
+    #[arg(long, default_value = "3", value_parser = parse_runs)]
+    pub runs: RunsArg,
+    /// With --runs auto: the most runs a cell gets.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(3..))]
+    pub max_runs: u32,
+    /// Run only this shard of the selected variants: K/N (machine K of N).
+    #[arg(long)]
+    pub shard: Option<crate::shard::Shard>,
+    /// Pin every measured process to these CPUs (e.g. 1 or 0-1,3).
+    #[arg(long, value_parser = parse_cpus)]
+    pub cpus: Option<CpuList>,
+    #[command(flatten)]
+    pub view: ViewArgs,
+    /// Seconds before a run's process group is killed.
+    #[arg(long, default_value_t = 1000.0)]
+    pub timeout: f64,
+    /// Results directory (default: results/<year>, or results/<year>-<size>).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Skip cells the results directory already holds complete (after a
+    /// Ctrl-C, a crash, or to finish an edition over several sittings).
+    #[arg(long)]
+    pub resume: bool,
+    #[command(flatten)]
+    pub ws: WsArgs,
+}
+
+impl RunArgs {
+    /// The selected variants; with --shard, this machine's part of them
+    /// (named on stderr).
+    pub fn variants<'a>(&self, langs: &'a Languages) -> Result<Vec<&'a Variant>> {
+        let variants = langs.select(&self.lang)?;
+        Ok(match self.shard {
+            Some(s) => s.variants(&variants),
+            None => variants,
+        })
+    }
+
+    /// The CPU benchmarks' options (ws-echo's are [`WsArgs::options`]).
+    pub fn options(&self) -> Result<run::Options> {
+        let benches = if self.bench.is_empty() {
+            Bench::CPU.to_vec()
+        } else {
+            self.bench.clone()
+        };
+        let view = self.view.view()?;
+        Ok(run::Options {
+            benches,
+            size: self.size,
+            runs: match self.runs {
+                RunsArg::Fixed(n) => run::Runs::Fixed(n),
+                RunsArg::Auto => run::Runs::Auto {
+                    cv: view.noise_cv,
+                    max: self.max_runs,
+                },
+            },
+            timeout: timeout_seconds(self.timeout)?,
+            out: self
+                .out
+                .clone()
+                .unwrap_or_else(|| run::default_out(self.size)),
+            command_line: std::env::args().collect(),
+            resume: self.resume,
+            view,
+            shard: self.shard.map(|s| s.to_string()),
+            cpus: self.cpus.as_ref().map(|c| c.0.clone()),
+        })
+    }
+}
+
+/// `langbench ws`: the servers of the languages file, or with --target one
+/// started elsewhere, or `ws merge`.
+#[derive(clap::Args)]
+pub struct WsCommandArgs {
+    #[command(subcommand)]
+    pub action: Option<WsAction>,
+    /// Drive a server langbench did not start: ws://HOST:PORT/PATH.
+    #[arg(long, value_name = "URL")]
+    pub target: Option<String>,
+    /// With --target: the server's pid on this machine, for its CPU and
+    /// memory (without it the server columns stay blank).
+    #[arg(long, value_name = "PID", requires = "target")]
+    pub server_pid: Option<i32>,
+    /// With --target: the row's name (default: target).
+    #[arg(long, default_value = "target", requires = "target")]
+    pub name: String,
+    #[command(flatten)]
+    pub languages: LanguagesArg,
+    /// Variant ids (repeatable; default: every variant with a ws-echo program).
+    #[arg(long = "lang", value_name = "ID")]
+    pub lang: Vec<String>,
+    #[command(flatten)]
+    pub ws: WsArgs,
+    /// Results directory (default: results/<year>-ws).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+impl WsCommandArgs {
+    /// The options, with the results directory (default: `results/<year>-ws`).
+    pub fn options(&self) -> Result<ws::Options> {
+        self.ws
+            .options(self.out.clone().unwrap_or_else(default_ws_out))
+    }
+}
+
+/// `langbench ws-client`.
+#[derive(clap::Args)]
+pub struct WsClientArgs {
+    /// The server: ws://HOST:PORT/PATH.
+    #[arg(long, value_name = "URL")]
+    pub target: String,
+    /// The server's pid, if it runs on this machine (server CPU and memory).
+    #[arg(long, value_name = "PID")]
+    pub server_pid: Option<i32>,
+    /// When phase 1 begins, the same on every host: RFC 3339, Unix
+    /// seconds, or +SECONDS from now. Phase i begins at
+    /// start + i·(warmup + duration).
+    #[arg(long, value_name = "TIME")]
+    pub start_at: Option<String>,
+    #[command(flatten)]
+    pub ws: WsArgs,
+    /// Write the report here instead of stdout.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// No progress lines on stderr (when logs mix stdout and stderr,
+    /// as `kubectl logs` does).
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// `langbench measure`; what `measure::fast_args` reads by hand (a test
+/// below checks that both read a command line alike).
+#[derive(clap::Args)]
+pub struct MeasureArgs {
+    /// Seconds before the command's process group is killed.
+    #[arg(long)]
+    pub timeout: Option<f64>,
+    /// Print the measurement as JSON on stdout (the command's own output
+    /// still goes to its stdout/stderr).
+    #[arg(long)]
+    pub json: bool,
+    /// The command and its arguments (after `--`).
+    #[arg(required = true, last = true)]
+    pub command: Vec<String>,
+}
+
+impl MeasureArgs {
+    pub fn timeout(&self) -> Result<Option<Duration>> {
+        self.timeout.map(timeout_seconds).transpose()
+    }
+}
+
+/// `langbench list`.
+#[derive(clap::Args)]
+pub struct ListArgs {
+    #[command(flatten)]
+    pub languages: LanguagesArg,
+    /// Show these variants in full (every field, install hint, note).
+    pub ids: Vec<String>,
+    /// Also how to install each variant, its benchmarks, and the notes.
+    #[arg(long)]
+    pub long: bool,
+    /// Print JSON (for scripts).
+    #[arg(long, conflicts_with = "long")]
+    pub json: bool,
+}
+
+/// `langbench check`.
+#[derive(clap::Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub languages: LanguagesArg,
+    /// Variant ids (default: all; not-installed ones are reported, not failed).
+    pub ids: Vec<String>,
+    /// Only the variants whose entry or program files changed since this
+    /// git revision (what a pull request's CI runs).
+    #[arg(long, value_name = "REV")]
+    pub changed_since: Option<String>,
+    /// Print the selected variant ids, one a line, and stop (for CI).
+    #[arg(long)]
+    pub ids_only: bool,
+    /// Seconds a build + run may take.
+    #[arg(long, default_value_t = 300.0)]
+    pub timeout: f64,
+}
+
+impl CheckArgs {
+    pub fn options(&self) -> Result<check::Options> {
+        Ok(check::Options {
+            ids: self.ids.clone(),
+            changed_since: self.changed_since.clone(),
+            timeout: seconds(self.timeout)?,
+        })
+    }
+}
+
+/// `langbench new`.
+#[derive(clap::Args)]
+pub struct NewArgs {
+    #[command(flatten)]
+    pub languages: LanguagesArg,
+    /// The variant id (lowercase letters, digits, '-' or '.').
+    pub id: String,
+    /// The language, as the tables show it.
+    #[arg(long)]
+    pub language: String,
+    /// The programs' file extension (programs/<bench>/<stem>.<ext>).
+    #[arg(long)]
+    pub ext: String,
+    /// The Command Flags column (default: the id).
+    #[arg(long)]
+    pub flags: Option<String>,
+    /// Build command, timed with the run (e.g. "gcc -O2 -o {exe} {src}").
+    #[arg(long)]
+    pub build: Option<String>,
+    /// Run command; must pass {n} (e.g. "{exe} {n}" or "python3 {src} {n}").
+    #[arg(long)]
+    pub run: String,
+}
+
+impl NewArgs {
+    pub fn options(&self) -> scaffold::Options {
+        scaffold::Options {
+            id: self.id.clone(),
+            language: self.language.clone(),
+            ext: self.ext.clone(),
+            flags: self.flags.clone(),
+            build: self.build.clone(),
+            run: self.run.clone(),
+        }
+    }
+}
+
+#[derive(Subcommand)]
+pub enum ToolchainsAction {
+    /// Install every variant's toolchain that a registry here provides
+    /// (Debian packages, npm, PyPI, Maven Central); idempotent, safe to re-run.
+    Install(InstallArgs),
+}
+
+/// `langbench toolchains install`.
+#[derive(clap::Args)]
+pub struct InstallArgs {
+    #[command(flatten)]
+    pub languages: LanguagesArg,
+    /// Only these variant ids (repeatable; default: all).
+    #[arg(long = "lang", value_name = "ID")]
+    pub lang: Vec<String>,
+    /// Print the commands without running them.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// `langbench import`.
+#[derive(clap::Args)]
+pub struct ImportArgs {
+    #[command(flatten)]
+    pub languages: LanguagesArg,
+    /// The edition's CSV (CPU table or ws-echo table).
+    pub file: PathBuf,
+    /// The new results directory (must not hold records yet).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// The edition's year (names the session: published-YEAR).
+    #[arg(long)]
+    pub edition: String,
+    /// The sizes its CPU benchmarks ran at: 2020 or 2021 (or N).
+    #[arg(long)]
+    pub size: Option<Size>,
+    /// The machine's CPU, as the edition described it.
+    #[arg(long, default_value = "not published")]
+    pub cpu: String,
+    /// The machine's CPU count, if published (0: not published).
+    #[arg(long, default_value_t = 0)]
+    pub cpus: usize,
+    /// The machine's operating system, as the edition described it.
+    #[arg(long, default_value = "")]
+    pub os: String,
+    /// Runs per published figure (best of N).
+    #[arg(long, default_value_t = 3)]
+    pub runs: u32,
+    /// ws-echo: connections per server in that edition.
+    #[arg(long, default_value_t = 10_000)]
+    pub connections: usize,
+    /// How the figures were measured, in a sentence.
+    #[arg(
+        long,
+        default_value = "published edition, measured by hand with /usr/bin/time"
+    )]
+    pub source: String,
+}
+
+impl ImportArgs {
+    pub fn options(&self) -> import::Options {
+        import::Options {
+            file: self.file.clone(),
+            out: self.out.clone(),
+            edition: self.edition.clone(),
+            size: self.size,
+            cpu: self.cpu.clone(),
+            cpus: self.cpus,
+            os: self.os.clone(),
+            runs: self.runs,
+            connections: self.connections,
+            source: self.source.clone(),
+            command_line: std::env::args().collect(),
+        }
+    }
+}
+
+/// `langbench compare`.
+#[derive(clap::Args)]
+pub struct CompareArgs {
+    #[command(flatten)]
+    pub languages: LanguagesArg,
+    /// The older results directory (e.g. results/2021).
+    pub old: PathBuf,
+    /// The newer results directory (e.g. results/2026).
+    pub new: PathBuf,
+    /// Divide every figure by this variant's in the same edition
+    /// (relative speed: for editions measured on different machines).
+    #[arg(long, value_name = "VARIANT")]
+    pub relative_to: Option<String>,
+    /// What to print: terminal, markdown or csv.
+    #[arg(long, default_value = "terminal")]
+    pub format: CompareFormat,
+    /// Also write compare.md, compare*.csv, compare.xlsx, compare.html
+    /// and charts/ into this directory.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+impl CompareArgs {
+    pub fn options(&self) -> compare::Options {
+        compare::Options {
+            relative_to: self.relative_to.clone(),
+        }
+    }
+}
+
+/// `langbench merge`.
+#[derive(clap::Args)]
+pub struct MergeArgs {
+    /// The new results directory.
+    pub out: PathBuf,
+    /// The shard directories.
+    #[arg(required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// Where two directories hold the same cell, keep this one's.
+    #[arg(long)]
+    pub prefer: Option<PathBuf>,
+}
+
+/// `langbench report`.
+#[derive(clap::Args)]
+pub struct ReportArgs {
+    /// The results directory.
+    pub dir: PathBuf,
+    #[command(flatten)]
+    pub view: ViewArgs,
+}
+
+/// `langbench expected`.
+#[derive(clap::Args)]
+pub struct ExpectedArgs {
+    pub bench: Bench,
+    #[arg(long, default_value = "2021")]
+    pub size: Size,
+}
+
+#[derive(Subcommand)]
+pub enum WsAction {
+    /// Combine the JSON reports of several `ws-client` processes (one target,
+    /// same phases, same --start-at) into one row of a results directory.
+    Merge(WsMergeArgs),
+}
+
+/// `langbench ws merge`.
+#[derive(clap::Args)]
+pub struct WsMergeArgs {
+    /// ws-client reports.
+    #[arg(required = true)]
+    pub reports: Vec<PathBuf>,
+    /// The row's name.
+    #[arg(long, default_value = "target")]
+    pub name: String,
+    /// Results directory (default: results/<year>-ws).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+impl WsMergeArgs {
+    pub fn out(&self) -> PathBuf {
+        self.out.clone().unwrap_or_else(default_ws_out)
+    }
+}
+
+/// Options of the WebSocket benchmark (`ws`, and `run --bench ws-echo`).
+#[derive(clap::Args)]
+pub struct WsArgs {
+    /// Concurrent WebSocket connections.
+    #[arg(long, default_value_t = 10_000)]
+    connections: usize,
+    /// Per-loop sleeps in ms, one phase each.
+    #[arg(long, value_delimiter = ',', default_value = "1000,100,10,1")]
+    delays: Vec<f64>,
+    /// Warm-up seconds before each measured window.
+    #[arg(long, default_value_t = 2.0)]
+    warmup: f64,
+    /// Measured window in seconds, per phase.
+    #[arg(long, default_value_t = 10.0)]
+    duration: f64,
+    /// At most this many handshakes in flight while connecting.
+    #[arg(long, default_value_t = 256)]
+    max_handshakes: usize,
+    /// Seconds to wait for a server to listen.
+    #[arg(long, default_value_t = 120.0)]
+    startup_timeout: f64,
+    /// Client and server on separate CPUs: the default (kept for old
+    /// command lines).
+    #[arg(long, hide = true, conflicts_with = "share_cpus")]
+    pin: bool,
+    /// Let client and server share every CPU (default: the client gets its
+    /// own CPUs, one thread each, and the server the rest).
+    #[arg(long)]
+    share_cpus: bool,
+    /// CPUs for the client when they are split (default: half, at least
+    /// one; the server gets the rest). With --target / ws-client and no
+    /// --server-pid: every CPU.
+    #[arg(long, value_name = "N")]
+    client_cpus: Option<usize>,
+    /// Seconds a connection waits for an echo before counting it lost.
+    #[arg(long, default_value_t = 10.0)]
+    echo_timeout: f64,
+}
+
+impl WsArgs {
+    /// The options, writing into `out`.
+    pub fn options(&self, out: PathBuf) -> Result<ws::Options> {
+        anyhow::ensure!(self.connections >= 1, "--connections must be at least 1");
+        anyhow::ensure!(!self.delays.is_empty(), "--delays needs at least one delay");
+        anyhow::ensure!(
+            self.max_handshakes >= 1,
+            "--max-handshakes must be at least 1"
+        );
+        Ok(ws::Options {
+            connections: self.connections,
+            delays: self
+                .delays
+                .iter()
+                .map(|d| seconds(d / 1000.0))
+                .collect::<Result<_>>()?,
+            warmup: seconds(self.warmup)?,
+            duration: seconds(self.duration)?,
+            max_handshakes: self.max_handshakes,
+            startup_timeout: seconds(self.startup_timeout)?,
+            pin: !self.share_cpus,
+            client_cpus: self.client_cpus,
+            echo_timeout: seconds(self.echo_timeout)?,
+            out,
+            command_line: std::env::args().collect(),
+            ..Default::default()
+        })
+    }
+}
+
+/// How tables are shown (`run`, `report`).
+#[derive(clap::Args)]
+pub struct ViewArgs {
+    /// Add a spread column (coefficient of variation per benchmark) to the
+    /// terminal and Markdown tables (CSV, JSON and xlsx always carry it).
+    #[arg(long)]
+    spread: bool,
+    /// Flag a cell whose runs' coefficient of variation exceeds this, in %.
+    #[arg(long, default_value_t = 5.0)]
+    noise_threshold: f64,
+}
+
+impl ViewArgs {
+    pub fn view(&self) -> Result<report::View> {
+        anyhow::ensure!(
+            self.noise_threshold > 0.0 && self.noise_threshold < 100.0,
+            "--noise-threshold is a percentage between 0 and 100, got {}",
+            self.noise_threshold
+        );
+        Ok(report::View {
+            show_spread: self.spread,
+            noise_cv: self.noise_threshold / 100.0,
+        })
+    }
+}
+
+#[derive(Clone, Copy)]
+pub enum RunsArg {
+    Fixed(u32),
+    Auto,
+}
+
+fn parse_runs(s: &str) -> Result<RunsArg, String> {
+    match s {
+        "auto" => Ok(RunsArg::Auto),
+        _ => match s.parse::<u32>() {
+            Ok(n) if n >= 1 => Ok(RunsArg::Fixed(n)),
+            _ => Err(format!(
+                "expected a number of runs (1 or more) or `auto`, got {s:?}"
+            )),
+        },
+    }
+}
+
+/// A list of CPU numbers (one clap value).
+#[derive(Clone)]
+pub struct CpuList(pub Vec<usize>);
+
+/// `0-1,3` -> [0, 1, 3].
+fn parse_cpus(s: &str) -> Result<CpuList, String> {
+    let bad = || format!("bad CPU list {s:?}: expected e.g. 1 or 0-1,3");
+    let mut cpus = Vec::new();
+    for part in s.split(',') {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (usize, usize) = (
+                    a.trim().parse().map_err(|_| bad())?,
+                    b.trim().parse().map_err(|_| bad())?,
+                );
+                if a > b {
+                    return Err(bad());
+                }
+                cpus.extend(a..=b);
+            }
+            None => cpus.push(part.trim().parse().map_err(|_| bad())?),
+        }
+    }
+    let online = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if let Some(c) = cpus.iter().find(|&&c| c >= online) {
+        return Err(format!(
+            "CPU {c} is not one this process may use (0..{online})"
+        ));
+    }
+    cpus.sort();
+    cpus.dedup();
+    Ok(CpuList(cpus))
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum CompareFormat {
+    Terminal,
+    Markdown,
+    Csv,
+}
+
+impl From<CompareFormat> for compare::Format {
+    fn from(f: CompareFormat) -> Self {
+        match f {
+            CompareFormat::Terminal => compare::Format::Terminal,
+            CompareFormat::Markdown => compare::Format::Markdown,
+            CompareFormat::Csv => compare::Format::Csv,
+        }
+    }
+}
+
+/// A timeout: more than 0 seconds (0 would kill every run at once).
+fn timeout_seconds(s: f64) -> Result<Duration> {
+    anyhow::ensure!(
+        s > 0.0,
+        "--timeout must be more than 0 seconds (got {s}); use a large value for no practical limit"
+    );
+    seconds(s)
+}
+
+fn default_ws_out() -> PathBuf {
+    PathBuf::from("results").join(format!("{}-ws", chrono::Utc::now().format("%Y")))
+}
+
+fn seconds(s: f64) -> Result<Duration> {
+    Duration::try_from_secs_f64(s)
+        .with_context(|| format!("expected a non-negative number of seconds, got {s}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::{FastArgs, fast_args};
+
+    /// What clap makes of a `measure` command line, in `FastArgs` terms.
+    fn clap_reads(line: &[&str]) -> Option<FastArgs> {
+        let cli =
+            Cli::try_parse_from(std::iter::once("langbench").chain(line.iter().copied())).ok()?;
+        let Command::Measure(MeasureArgs {
+            timeout,
+            json,
+            command,
+        }) = cli.command
+        else {
+            return None;
+        };
+        let timeout = match timeout.map(timeout_seconds) {
+            Some(Ok(t)) => Some(t),
+            Some(Err(_)) => return None,
+            None => None,
+        };
+        if cli.no_sandbox && cli.memory_limit.is_some() || cli.cgroup.is_some() {
+            return None;
+        }
+        Some(FastArgs {
+            json,
+            timeout,
+            no_sandbox: cli.no_sandbox,
+            memory_limit_mb: cli.memory_limit,
+            command,
+        })
+    }
+
+    /// `measure`'s hand-written reader takes every command line clap takes,
+    /// reads it alike, and leaves every other one to clap.
+    #[test]
+    fn the_fast_measure_reader_agrees_with_clap() {
+        let lines: &[&[&str]] = &[
+            &["measure", "--", "true"],
+            &["measure", "--json", "--", "sh", "-c", "exit 3"],
+            &["measure", "--timeout", "0.5", "--", "sleep", "30"],
+            &["measure", "--timeout=2", "--json", "--", "a", "--json"],
+            &["--no-sandbox", "measure", "--", "true"],
+            &["measure", "--no-sandbox", "--json", "--", "true"],
+            &["--memory-limit", "100", "measure", "--", "x"],
+            &["measure", "--memory-limit=100", "--", "x", "--", "y"],
+            // Every one of these is clap's to read (and refuse, or help).
+            &["measure", "--", "--no-sandbox"],
+            &["measure"],
+            &["measure", "--"],
+            &["measure", "true"],
+            &["measure", "--help"],
+            &["measure", "-h", "--", "true"],
+            &["--json", "measure", "--", "true"],
+            &["--timeout", "1", "measure", "--", "true"],
+            &["measure", "--timeout", "0", "--", "true"],
+            &["measure", "--timeout", "-1", "--", "true"],
+            &["measure", "--timeout", "nan", "--", "true"],
+            &["measure", "--timeout", "inf", "--", "true"],
+            &["measure", "--timeout", "--", "true"],
+            &["measure", "--timeout", "1", "--timeout", "2", "--", "true"],
+            &["measure", "--json", "--json", "--", "true"],
+            &["measure", "--json=true", "--", "true"],
+            &["measure", "--memory-limit", "x", "--", "true"],
+            &["--cgroup", "/sys/fs/cgroup/x", "measure", "--", "true"],
+            &["measure", "--cgroup=/sys/fs/cgroup/x", "--", "true"],
+            &[
+                "--no-sandbox",
+                "--memory-limit",
+                "5",
+                "measure",
+                "--",
+                "true",
+            ],
+            &["measure", "measure", "--", "true"],
+            &["run", "--", "true"],
+            &["list"],
+            &["--version"],
+        ];
+        for line in lines {
+            let args: Vec<std::ffi::OsString> = line.iter().map(|s| s.into()).collect();
+            assert_eq!(fast_args(&args), clap_reads(line), "{line:?}");
+        }
+    }
+}
