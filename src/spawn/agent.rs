@@ -28,6 +28,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicI32, Ordering};
 
+use super::procstat::Stat;
+
 /// The agent's report fd as langbench sets it up.
 pub(crate) const REPORT_FD: i32 = 3;
 
@@ -538,28 +540,15 @@ pub(crate) fn no_child() -> bool {
 }
 
 fn is_zombie(pid: i32) -> bool {
-    stat_fields(pid).is_some_and(|(state, _, _)| state == b'Z')
+    Stat::of(pid).is_some_and(|s| s.is_zombie())
 }
 
-/// (state, ppid, pgrp) from /proc/PID/stat.
-fn stat_fields(pid: i32) -> Option<(u8, i32, i32)> {
-    let stat = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
-    // The command name is in parentheses and may contain spaces: parse after
-    // the last ')'.
-    let close = stat.iter().rposition(|&b| b == b')')?;
-    let rest = std::str::from_utf8(&stat[close + 1..]).ok()?;
-    let mut it = rest.split_ascii_whitespace();
-    let state = it.next()?.as_bytes()[0];
-    let ppid = it.next()?.parse().ok()?;
-    let pgrp = it.next()?.parse().ok()?;
-    Some((state, ppid, pgrp))
-}
-
+/// (pid, ppid, pgrp) of every process.
 fn processes() -> Vec<(i32, i32, i32)> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
     dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-        .filter_map(|pid| stat_fields(pid).map(|(_, ppid, pgrp)| (pid, ppid, pgrp)))
+        .filter_map(|pid| Stat::of(pid).map(|s| (pid, s.ppid, s.pgrp)))
         .collect()
 }

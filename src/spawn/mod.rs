@@ -10,6 +10,7 @@
 pub mod agent;
 pub mod cgroup;
 pub mod contain;
+pub mod procstat;
 
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read};
@@ -21,6 +22,8 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow, bail};
+
+use procstat::Stat;
 
 /// Hidden first argument that turns the langbench binary into the agent.
 pub const AGENT_ARG: &str = "__spawn";
@@ -641,12 +644,7 @@ impl Running {
     pub fn has_exited(&mut self) -> bool {
         // The command's pid stays a zombie child of the agent until it is
         // reaped, and /proc/PID/stat shows it as 'Z' until then.
-        match std::fs::read_to_string(format!("/proc/{}/stat", self.pid)) {
-            Ok(s) => s
-                .rsplit_once(')')
-                .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
-            Err(_) => true,
-        }
+        Stat::of(self.pid).is_none_or(|s| s.is_zombie())
     }
 
     /// Asks the agent to stop the command: SIGTERM to its process group,
