@@ -16,7 +16,7 @@
 //!   process it left behind (group members and daemonized orphans alike);
 //! - dies with langbench (PR_SET_PDEATHSIG), cleaning up the same way.
 //!
-//! It reports on fd 3, one line per event (see `Report` in `mod.rs`):
+//! It reports on fd 3, one line per event (see `Report` in `report.rs`):
 //! `pid <pid>` once the command runs, then the final `done ...` line.
 //!
 //! Everything is allocated before `fork`, and nothing big is ever allocated,
@@ -28,7 +28,10 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicI32, Ordering};
 
+use std::time::Duration;
+
 use super::procstat::Stat;
+use super::report::{BadReport, Done, Ended, Report};
 
 /// The agent's report fd as langbench sets it up.
 pub(crate) const REPORT_FD: i32 = 3;
@@ -188,6 +191,11 @@ pub(crate) fn report(line: &str) {
     unsafe { libc::write(report_fd(), line.as_ptr().cast(), line.len()) };
 }
 
+/// Writes one report line.
+pub(crate) fn send(r: &Report) {
+    report(&format!("{r}\n"));
+}
+
 /// The parent's side of fork + exec, shared by the plain agent and the
 /// contained init: puts the command in its own process group, waits for
 /// the exec's outcome (the close-on-exec `errpipe` closes on success, or
@@ -219,7 +227,7 @@ pub(crate) unsafe fn confirm_exec(
             libc::waitpid(pid, &mut status, 0);
             return false;
         }
-        report(&format!("pid {pid}\n"));
+        send(&Report::Pid(pid));
         true
     }
 }
@@ -240,10 +248,10 @@ pub(crate) unsafe fn exec_failed(errfd: i32, argv0: &CString) -> bool {
             return false;
         }
         let msg = std::io::Error::from_raw_os_error(e);
-        report(&format!(
-            "error cannot execute {}: {msg}\n",
+        send(&Report::Error(format!(
+            "cannot execute {}: {msg}",
             argv0.to_string_lossy()
-        ));
+        )));
         true
     }
 }
@@ -258,7 +266,7 @@ pub fn main(args: &[OsString]) -> ! {
         Ok(a) => a,
         Err(e) => {
             let _ = writeln!(std::io::stderr(), "langbench __spawn: {e}");
-            report(&format!("error {e}\n"));
+            send(&Report::Error(e));
             std::process::exit(2);
         }
     };
@@ -266,17 +274,17 @@ pub fn main(args: &[OsString]) -> ! {
 }
 
 /// The agent's work done by the calling process itself: it forks the
-/// command (or, contained, unshares and forks init) and returns the final
-/// report line (`done ...` without the prefix) or why the command did not
-/// run. For `langbench measure`, which calls it first thing in `main`,
-/// before langbench has touched more memory than the agent would have:
+/// command (or, contained, unshares and forks init) and returns its final
+/// report (`done ...`) or why the command did not run. For `langbench
+/// measure`, which calls it first thing in `main`, before langbench has
+/// touched more memory than the agent would have:
 /// the command's peak RSS gets the same floor as from an agent, without
 /// the agent's exec.
 ///
 /// Needs a single-threaded caller (fork, unshare) that may become a child
 /// subreaper and, contained, enter new namespaces for good. stdin becomes
 /// /dev/null, as for an agent.
-pub(crate) fn run_here(mut args: Args) -> Result<String, String> {
+pub(crate) fn run_here(mut args: Args) -> Result<Done, String> {
     args.parent = 0;
     args.here = true;
     let mut fds = [0i32; 2];
@@ -310,11 +318,11 @@ pub(crate) fn run_here(mut args: Args) -> Result<String, String> {
         String::from_utf8_lossy(&out).into_owned()
     };
     for line in lines.lines() {
-        if let Some(done) = line.strip_prefix("done ") {
-            return Ok(done.to_string());
-        }
-        if let Some(e) = line.strip_prefix("error ") {
-            return Err(e.to_string());
+        match line.parse::<Report>() {
+            Ok(Report::Done(done)) => return Ok(done),
+            Ok(Report::Error(e)) => return Err(e),
+            Err(BadReport::Done(e)) => return Err(e.to_string()),
+            Ok(Report::Pid(_)) | Err(BadReport::Pid(_) | BadReport::Other) => {}
         }
     }
     Err(format!("the command ended without a report: {lines:?}"))
@@ -368,14 +376,14 @@ fn run(args: Args) -> i32 {
 
         let mut errpipe = [0i32; 2];
         if libc::pipe2(errpipe.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
-            report(&format!("error pipe2 failed: errno {}\n", errno()));
+            send(&Report::Error(format!("pipe2 failed: errno {}", errno())));
             return 2;
         }
 
         let t0 = now_ns();
         let pid = libc::fork();
         if pid < 0 {
-            report(&format!("error fork failed: errno {}\n", errno()));
+            send(&Report::Error(format!("fork failed: errno {}", errno())));
             return 2;
         }
         if pid == 0 {
@@ -458,24 +466,23 @@ fn run(args: Args) -> i32 {
             return 2;
         }
 
-        let (kind, code) = if libc::WIFEXITED(status) {
-            ("exited", libc::WEXITSTATUS(status))
-        } else if libc::WIFSIGNALED(status) {
-            ("signaled", libc::WTERMSIG(status))
-        } else {
-            ("unknown", status)
+        let micros = |t: libc::timeval| {
+            Duration::from_micros(t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64)
         };
-        let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
-        report(&format!(
-            "done {kind} {code} wall_ns={} utime_us={} stime_us={} maxrss_kb={} timed_out={} stopped={} leftovers={}\n",
-            t1 - t0,
-            tv(rusage.ru_utime),
-            tv(rusage.ru_stime),
-            rusage.ru_maxrss,
-            timed_out as u8,
-            stopped as u8,
-            leftovers
-        ));
+        send(&Report::Done(Done {
+            exit: Ended::from_wait_status(status),
+            wall: Duration::from_nanos((t1 - t0) as u64),
+            user: micros(rusage.ru_utime),
+            sys: micros(rusage.ru_stime),
+            max_rss_kb: rusage.ru_maxrss as u64,
+            timed_out,
+            stopped,
+            leftovers,
+            tree: None,
+            oom: false,
+            escaped: false,
+            forked_after: 0,
+        }));
         0
     }
 }
