@@ -5,6 +5,7 @@
 
 pub mod client;
 pub mod drive;
+mod record;
 pub mod remote;
 pub mod report;
 pub mod sample;
@@ -13,9 +14,9 @@ use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
 pub use drive::skipped;
+pub use record::{Phase, WsRecord, WsStatus};
 
 use anyhow::{Context, Result};
-use serde::{Deserialize, Serialize};
 
 use crate::bench::Bench;
 use crate::config::{Variant, Vars};
@@ -25,7 +26,6 @@ use crate::run::{
 };
 use crate::spawn::{Exit, Running, Spawner};
 use crate::store::Store;
-use client::{ClientLoad, WindowStats};
 pub use drive::{Placement, client_bound};
 
 pub const WS_RECORDS: &str = "ws.jsonl";
@@ -75,106 +75,6 @@ impl Default for Options {
             command_line: Vec::new(),
         }
     }
-}
-
-/// How a server run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum WsStatus {
-    Ok,
-    /// Some echoes were wrong, lost, or connections failed.
-    Errors,
-    /// The server died while being measured.
-    Crashed,
-    /// It never accepted connections within the startup timeout.
-    NeverListened,
-    /// It could not be prepared or started.
-    Failed,
-    NotInstalled,
-    /// The phase was not run (the server had died, or Ctrl-C).
-    Skipped,
-}
-
-impl WsStatus {
-    pub fn name(self) -> &'static str {
-        match self {
-            WsStatus::Ok => "ok",
-            WsStatus::Errors => "errors",
-            WsStatus::Crashed => "crashed",
-            WsStatus::NeverListened => "never-listened",
-            WsStatus::Failed => "failed",
-            WsStatus::NotInstalled => "not-installed",
-            WsStatus::Skipped => "skipped",
-        }
-    }
-}
-
-/// One delay phase of one server.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Phase {
-    pub delay_ms: f64,
-    pub status: WsStatus,
-    pub window_s: f64,
-    pub stats: Option<WindowStats>,
-    /// Peak RSS of the server's process tree in the window (`None`: not
-    /// published, or the phase did not run).
-    #[serde(default)]
-    pub server_rss_peak_kb: Option<u64>,
-    #[serde(default)]
-    pub server_rss_avg_kb: Option<u64>,
-    /// Server CPU seconds per second of the window.
-    #[serde(default)]
-    pub server_cores: Option<f64>,
-    #[serde(default)]
-    pub client_cores: Option<f64>,
-    /// The client's CPUs were saturated: rps is the client's limit, not
-    /// necessarily the server's.
-    pub client_bound: bool,
-    pub detail: Option<String>,
-    /// How hard the client worked (absent in records before the mio
-    /// client): `saturated` marks the latencies as client-limited.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub client: Option<ClientLoad>,
-    /// Server threads' run-queue wait per second of the window: CPU the
-    /// server wanted but did not get (other processes on its CPUs).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub server_waiting_cores: Option<f64>,
-}
-
-/// One server's run through all phases.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct WsRecord {
-    pub schema: u32,
-    pub session: String,
-    pub finished_at: String,
-    pub variant: String,
-    pub language: String,
-    pub library: String,
-    pub version: String,
-    pub connections: usize,
-    pub opened: usize,
-    pub handshake_failures: u64,
-    pub warmup_s: f64,
-    pub pinned: bool,
-    pub status: WsStatus,
-    pub detail: Option<String>,
-    pub phases: Vec<Phase>,
-    /// The server's own accounting at exit (wait4).
-    pub server_exit: Option<Exit>,
-    pub server_max_rss_kb: Option<u64>,
-    pub server_user_s: Option<f64>,
-    pub server_sys_s: Option<f64>,
-    /// It exited by itself after SIGTERM (rather than needing SIGKILL).
-    pub clean_shutdown: Option<bool>,
-    /// Measured here, or imported from a published edition (absent: measured).
-    #[serde(default, skip_serializing_if = "Origin::is_measured")]
-    pub origin: Origin,
-    /// Where the client and the server ran (absent in older records).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub placement: Option<Placement>,
-    /// The server's RSS with no connection open (for KB per connection).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub server_rss_idle_kb: Option<u64>,
 }
 
 /// Raises RLIMIT_NOFILE to its hard limit (inherited by servers started
