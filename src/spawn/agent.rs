@@ -16,7 +16,7 @@
 //!   process it left behind (group members and daemonized orphans alike);
 //! - dies with langbench (PR_SET_PDEATHSIG), cleaning up the same way.
 //!
-//! It reports on fd 3, one line per event (see `Report` in `mod.rs`):
+//! It reports on fd 3, one line per event (see `Report` in `report.rs`):
 //! `pid <pid>` once the command runs, then the final `done ...` line.
 //!
 //! Everything is allocated before `fork`, and nothing big is ever allocated,
@@ -27,6 +27,10 @@ use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicI32, Ordering};
+use std::time::Duration;
+
+use super::procstat::Stat;
+use super::report::{BadReport, Done, Ended, Report};
 
 /// The agent's report fd as langbench sets it up.
 pub(crate) const REPORT_FD: i32 = 3;
@@ -186,6 +190,11 @@ pub(crate) fn report(line: &str) {
     unsafe { libc::write(report_fd(), line.as_ptr().cast(), line.len()) };
 }
 
+/// Writes one report line.
+pub(crate) fn send(r: &Report) {
+    report(&format!("{r}\n"));
+}
+
 /// The parent's side of fork + exec, shared by the plain agent and the
 /// contained init: puts the command in its own process group, waits for
 /// the exec's outcome (the close-on-exec `errpipe` closes on success, or
@@ -217,7 +226,7 @@ pub(crate) unsafe fn confirm_exec(
             libc::waitpid(pid, &mut status, 0);
             return false;
         }
-        report(&format!("pid {pid}\n"));
+        send(&Report::Pid(pid));
         true
     }
 }
@@ -238,10 +247,10 @@ pub(crate) unsafe fn exec_failed(errfd: i32, argv0: &CString) -> bool {
             return false;
         }
         let msg = std::io::Error::from_raw_os_error(e);
-        report(&format!(
-            "error cannot execute {}: {msg}\n",
+        send(&Report::Error(format!(
+            "cannot execute {}: {msg}",
             argv0.to_string_lossy()
-        ));
+        )));
         true
     }
 }
@@ -256,7 +265,7 @@ pub fn main(args: &[OsString]) -> ! {
         Ok(a) => a,
         Err(e) => {
             let _ = writeln!(std::io::stderr(), "langbench __spawn: {e}");
-            report(&format!("error {e}\n"));
+            send(&Report::Error(e));
             std::process::exit(2);
         }
     };
@@ -264,17 +273,17 @@ pub fn main(args: &[OsString]) -> ! {
 }
 
 /// The agent's work done by the calling process itself: it forks the
-/// command (or, contained, unshares and forks init) and returns the final
-/// report line (`done ...` without the prefix) or why the command did not
-/// run. For `langbench measure`, which calls it first thing in `main`,
-/// before langbench has touched more memory than the agent would have:
+/// command (or, contained, unshares and forks init) and returns its final
+/// report (`done ...`) or why the command did not run. For `langbench
+/// measure`, which calls it first thing in `main`, before langbench has
+/// touched more memory than the agent would have:
 /// the command's peak RSS gets the same floor as from an agent, without
 /// the agent's exec.
 ///
 /// Needs a single-threaded caller (fork, unshare) that may become a child
 /// subreaper and, contained, enter new namespaces for good. stdin becomes
 /// /dev/null, as for an agent.
-pub(crate) fn run_here(mut args: Args) -> Result<String, String> {
+pub(crate) fn run_here(mut args: Args) -> Result<Done, String> {
     args.parent = 0;
     args.here = true;
     let mut fds = [0i32; 2];
@@ -308,11 +317,11 @@ pub(crate) fn run_here(mut args: Args) -> Result<String, String> {
         String::from_utf8_lossy(&out).into_owned()
     };
     for line in lines.lines() {
-        if let Some(done) = line.strip_prefix("done ") {
-            return Ok(done.to_string());
-        }
-        if let Some(e) = line.strip_prefix("error ") {
-            return Err(e.to_string());
+        match line.parse::<Report>() {
+            Ok(Report::Done(done)) => return Ok(done),
+            Ok(Report::Error(e)) => return Err(e),
+            Err(BadReport::Done(e)) => return Err(e.to_string()),
+            Ok(Report::Pid(_)) | Err(BadReport::Pid(_) | BadReport::Other) => {}
         }
     }
     Err(format!("the command ended without a report: {lines:?}"))
@@ -331,89 +340,220 @@ pub(crate) fn handled_signals() -> libc::sigset_t {
     }
 }
 
+/// The agent's work: fork the command (contained: unshare and fork init,
+/// `contain::agent`), supervise it, sweep what it left behind, report.
+/// Returns the agent's exit code.
 fn run(args: Args) -> i32 {
-    // SAFETY: all libc calls below follow their documented contracts; the
-    // child side of fork only calls async-signal-safe functions.
+    if !arm(args.parent) {
+        // langbench died before we could arm PDEATHSIG.
+        return 1;
+    }
+    let (set, old) = block_signals();
+    if args.contain {
+        let code = super::contain::agent(args);
+        restore_signals(&old);
+        return code;
+    }
+    // SAFETY: single-threaded (an agent, or `run_here`'s caller) with the
+    // handled signals blocked, as these require.
     unsafe {
-        // An agent dies with langbench; langbench itself (`run_here`)
-        // outlives its own parent, as /usr/bin/time does.
-        if args.parent != 0 {
+        let Some(cmd) = fork_command(&args, &old) else {
+            return 2;
+        };
+        let waited = supervise(cmd.pid, cmd.t0, &args, &set);
+        let leftovers = sweep(cmd.pid);
+        restore_signals(&old);
+        if args.here && exec_failed(cmd.errfd, &args.argv[0]) {
+            return 2;
+        }
+        send(&Report::Done(waited.done(leftovers)));
+    }
+    0
+}
+
+/// An agent dies with langbench (`parent`); langbench itself (`run_here`,
+/// `parent` 0) outlives its own parent, as /usr/bin/time does. Either
+/// becomes the reaper of whatever the command orphans. `false`: langbench
+/// is gone already.
+fn arm(parent: i32) -> bool {
+    // SAFETY: prctl and getppid with valid arguments.
+    unsafe {
+        if parent != 0 {
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
-            if libc::getppid() != args.parent {
-                // langbench died before we could arm PDEATHSIG.
-                return 1;
+            if libc::getppid() != parent {
+                return false;
             }
         }
         libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1);
+    }
+    true
+}
 
-        let set = handled_signals();
+/// Blocks the handled signals (they are taken with `sigtimedwait`).
+/// Returns them and the mask before.
+fn block_signals() -> (libc::sigset_t, libc::sigset_t) {
+    let set = handled_signals();
+    // SAFETY: sigprocmask with sets we own.
+    unsafe {
         let mut old: libc::sigset_t = std::mem::zeroed();
         libc::sigprocmask(libc::SIG_BLOCK, &set, &mut old);
-        if args.contain {
-            let code = super::contain::agent(args);
-            libc::sigprocmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
-            return code;
-        }
+        (set, old)
+    }
+}
 
-        let mut argv_ptrs: Vec<*const libc::c_char> =
-            args.argv.iter().map(|c| c.as_ptr()).collect();
-        argv_ptrs.push(std::ptr::null());
+fn restore_signals(old: &libc::sigset_t) {
+    // SAFETY: sigprocmask with a set we own.
+    unsafe { libc::sigprocmask(libc::SIG_SETMASK, old, std::ptr::null_mut()) };
+}
 
+/// The command, started.
+struct Forked {
+    pid: i32,
+    /// When it was forked (monotonic clock, ns).
+    t0: u128,
+    /// Read end of the exec's error pipe (closed already unless `here`).
+    errfd: i32,
+}
+
+/// Forks the command into its own process group and execs it, then waits
+/// for the exec's outcome (`confirm_exec`). `None` (reported): it did not
+/// start.
+///
+/// # Safety
+/// A single-threaded caller with the handled signals blocked; `old` is
+/// the mask to restore in the command.
+unsafe fn fork_command(args: &Args, old: &libc::sigset_t) -> Option<Forked> {
+    // Everything the child needs is allocated before the fork.
+    let mut argv_ptrs: Vec<*const libc::c_char> = args.argv.iter().map(|c| c.as_ptr()).collect();
+    argv_ptrs.push(std::ptr::null());
+    // SAFETY: a zeroed cpu_set_t is the empty set; plain syscalls after.
+    unsafe {
         let mut cpuset: libc::cpu_set_t = std::mem::zeroed();
         for &c in &args.cpus {
             libc::CPU_SET(c, &mut cpuset);
         }
-
         let mut errpipe = [0i32; 2];
         if libc::pipe2(errpipe.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
-            report(&format!("error pipe2 failed: errno {}\n", errno()));
-            return 2;
+            send(&Report::Error(format!("pipe2 failed: errno {}", errno())));
+            return None;
         }
-
         let t0 = now_ns();
         let pid = libc::fork();
         if pid < 0 {
-            report(&format!("error fork failed: errno {}\n", errno()));
-            return 2;
+            send(&Report::Error(format!("fork failed: errno {}", errno())));
+            return None;
         }
         if pid == 0 {
-            // Child: own process group, default signal state, no fd 3.
-            libc::setpgid(0, 0);
-            libc::sigprocmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
-            let mut empty: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut empty);
-            libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
-            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-            if !args.cpus.is_empty()
-                && libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &cpuset) != 0
-            {
-                let e: i32 = errno();
-                libc::write(errpipe[1], (&e as *const i32).cast(), 4);
-                libc::_exit(127);
-            }
-            libc::close(report_fd());
-            libc::close(errpipe[0]);
-            libc::execvp(argv_ptrs[0], argv_ptrs.as_ptr());
+            let cpus = (!args.cpus.is_empty()).then_some(&cpuset);
+            exec_command(&argv_ptrs, cpus, old, errpipe);
+        }
+        confirm_exec(pid, errpipe, &args.argv[0], args.here).then_some(Forked {
+            pid,
+            t0,
+            errfd: errpipe[0],
+        })
+    }
+}
+
+/// The command's side of the fork: its own process group, default signal
+/// state, pinned to `cpus`, no report fd; then exec. If that fails, the
+/// errno goes to the error pipe.
+///
+/// # Safety
+/// Only in the child just forked: async-signal-safe calls, nothing
+/// allocated (`argv` is NULL-terminated and was built before the fork).
+unsafe fn exec_command(
+    argv: &[*const libc::c_char],
+    cpus: Option<&libc::cpu_set_t>,
+    old: &libc::sigset_t,
+    errpipe: [i32; 2],
+) -> ! {
+    // SAFETY: see above.
+    unsafe {
+        libc::setpgid(0, 0);
+        libc::sigprocmask(libc::SIG_SETMASK, old, std::ptr::null_mut());
+        let mut empty: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut empty);
+        libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        if let Some(set) = cpus
+            && libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) != 0
+        {
             let e: i32 = errno();
             libc::write(errpipe[1], (&e as *const i32).cast(), 4);
             libc::_exit(127);
         }
-        if !confirm_exec(pid, errpipe, &args.argv[0], args.here) {
-            return 2;
-        }
+        libc::close(report_fd());
+        libc::close(errpipe[0]);
+        libc::execvp(argv[0], argv.as_ptr());
+        let e: i32 = errno();
+        libc::write(errpipe[1], (&e as *const i32).cast(), 4);
+        libc::_exit(127);
+    }
+}
 
-        let deadline = (args.timeout_ms > 0).then(|| t0 + args.timeout_ms as u128 * 1_000_000);
-        let mut kill_deadline: Option<u128> = None;
-        let mut timed_out = false;
-        let mut stopped = false;
+/// What waiting for the command gave.
+struct Waited {
+    status: i32,
+    rusage: libc::rusage,
+    /// Fork to reap.
+    wall: Duration,
+    timed_out: bool,
+    stopped: bool,
+}
+
+impl Waited {
+    /// The plain agent's report: the command's own figures (the tree's
+    /// take init, `contain`).
+    fn done(&self, leftovers: u32) -> Done {
+        Done {
+            exit: Ended::from_wait_status(self.status),
+            wall: self.wall,
+            user: micros(self.rusage.ru_utime),
+            sys: micros(self.rusage.ru_stime),
+            max_rss_kb: self.rusage.ru_maxrss as u64,
+            timed_out: self.timed_out,
+            stopped: self.stopped,
+            leftovers,
+            tree: None,
+            oom: false,
+            escaped: false,
+            forked_after: 0,
+        }
+    }
+}
+
+fn micros(t: libc::timeval) -> Duration {
+    Duration::from_micros(t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64)
+}
+
+/// Waits for the command (`wait4`, for its rusage). At the timeout it
+/// kills the command's group; on a stop request (SIGTERM, SIGINT, SIGHUP)
+/// it sends the group SIGTERM, then SIGKILL after the grace period.
+///
+/// # Safety
+/// `pid` is our child, forked at `t0`; `set` holds the handled signals,
+/// blocked.
+unsafe fn supervise(pid: i32, t0: u128, args: &Args, set: &libc::sigset_t) -> Waited {
+    let deadline = (args.timeout_ms > 0).then(|| t0 + args.timeout_ms as u128 * 1_000_000);
+    let mut kill_deadline: Option<u128> = None;
+    let mut timed_out = false;
+    let mut stopped = false;
+    // SAFETY: wait4 on our child into values we own, kill on its group.
+    unsafe {
         let mut rusage: libc::rusage = std::mem::zeroed();
         let mut status = 0;
-        let t1;
         loop {
             let r = libc::wait4(pid, &mut status, libc::WNOHANG, &mut rusage);
             if r == pid {
-                t1 = now_ns();
-                break;
+                let wall = Duration::from_nanos((now_ns() - t0) as u64);
+                return Waited {
+                    status,
+                    rusage,
+                    wall,
+                    timed_out,
+                    stopped,
+                };
             }
             let now = now_ns();
             if let Some(d) = deadline
@@ -437,45 +577,33 @@ fn run(args: Args) -> i32 {
             {
                 wake = wake.min(d);
             }
-            let wait = wake.saturating_sub(now).max(100_000);
-            let ts = libc::timespec {
-                tv_sec: (wait / 1_000_000_000) as libc::time_t,
-                tv_nsec: (wait % 1_000_000_000) as libc::c_long,
-            };
-            let mut info: libc::siginfo_t = std::mem::zeroed();
-            let sig = libc::sigtimedwait(&set, &mut info, &ts);
-            if (sig == libc::SIGTERM || sig == libc::SIGINT || sig == libc::SIGHUP) && !stopped {
+            let sig = wait_signal(set, wake.saturating_sub(now).max(100_000));
+            if is_stop_request(sig) && !stopped {
                 stopped = true;
                 libc::kill(-pid, libc::SIGTERM);
                 kill_deadline = Some(now_ns() + args.grace_ms as u128 * 1_000_000);
             }
         }
-        let leftovers = sweep(pid);
-        libc::sigprocmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
-        if args.here && exec_failed(errpipe[0], &args.argv[0]) {
-            return 2;
-        }
-
-        let (kind, code) = if libc::WIFEXITED(status) {
-            ("exited", libc::WEXITSTATUS(status))
-        } else if libc::WIFSIGNALED(status) {
-            ("signaled", libc::WTERMSIG(status))
-        } else {
-            ("unknown", status)
-        };
-        let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
-        report(&format!(
-            "done {kind} {code} wall_ns={} utime_us={} stime_us={} maxrss_kb={} timed_out={} stopped={} leftovers={}\n",
-            t1 - t0,
-            tv(rusage.ru_utime),
-            tv(rusage.ru_stime),
-            rusage.ru_maxrss,
-            timed_out as u8,
-            stopped as u8,
-            leftovers
-        ));
-        0
     }
+}
+
+/// Waits up to `wait_ns` for one of the (blocked) signals of `set`: the
+/// signal taken, or -1 when none came.
+fn wait_signal(set: &libc::sigset_t, wait_ns: u128) -> i32 {
+    let ts = libc::timespec {
+        tv_sec: (wait_ns / 1_000_000_000) as libc::time_t,
+        tv_nsec: (wait_ns % 1_000_000_000) as libc::c_long,
+    };
+    // SAFETY: sigtimedwait into a siginfo we own.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        libc::sigtimedwait(set, &mut info, &ts)
+    }
+}
+
+/// How langbench asks the agent to stop the command.
+fn is_stop_request(sig: i32) -> bool {
+    sig == libc::SIGTERM || sig == libc::SIGINT || sig == libc::SIGHUP
 }
 
 /// Kills and reaps everything the command left behind: members of its
@@ -538,28 +666,15 @@ pub(crate) fn no_child() -> bool {
 }
 
 fn is_zombie(pid: i32) -> bool {
-    stat_fields(pid).is_some_and(|(state, _, _)| state == b'Z')
+    Stat::of(pid).is_some_and(|s| s.is_zombie())
 }
 
-/// (state, ppid, pgrp) from /proc/PID/stat.
-fn stat_fields(pid: i32) -> Option<(u8, i32, i32)> {
-    let stat = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
-    // The command name is in parentheses and may contain spaces: parse after
-    // the last ')'.
-    let close = stat.iter().rposition(|&b| b == b')')?;
-    let rest = std::str::from_utf8(&stat[close + 1..]).ok()?;
-    let mut it = rest.split_ascii_whitespace();
-    let state = it.next()?.as_bytes()[0];
-    let ppid = it.next()?.parse().ok()?;
-    let pgrp = it.next()?.parse().ok()?;
-    Some((state, ppid, pgrp))
-}
-
+/// (pid, ppid, pgrp) of every process.
 fn processes() -> Vec<(i32, i32, i32)> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
     dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-        .filter_map(|pid| stat_fields(pid).map(|(_, ppid, pgrp)| (pid, ppid, pgrp)))
+        .filter_map(|pid| Stat::of(pid).map(|s| (pid, s.ppid, s.pgrp)))
         .collect()
 }

@@ -523,14 +523,7 @@ fn alive_in_namespace() -> Vec<i32> {
     dir.flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
         .filter(|&pid| pid != 1)
-        .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/stat")).is_ok_and(|s| {
-                s.iter()
-                    .rposition(|&b| b == b')')
-                    .and_then(|i| s.get(i + 2))
-                    .is_some_and(|&st| st != b'Z' && st != b'X')
-            })
-        })
+        .filter(|&pid| super::procstat::Stat::of(pid).is_some_and(|s| s.is_alive()))
         .collect()
 }
 
@@ -591,18 +584,12 @@ unsafe fn walkers(left: &[i32]) -> usize {
 /// `PR_SET_MM_ARG_START` it needs no capability. Init's copy of the memory
 /// is its own after the fork (the agent keeps its arguments).
 fn hide_cmdline() {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
-        return;
-    };
-    let Some((_, rest)) = stat.rsplit_once(')') else {
-        return;
-    };
-    // Fields 48 and 49 of stat; `rest` starts at field 3.
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let (Some(start), Some(end)) = (
-        f.get(45).and_then(|v| v.parse::<usize>().ok()),
-        f.get(46).and_then(|v| v.parse::<usize>().ok()),
-    ) else {
+    let Some(super::procstat::Stat {
+        arg_start: Some(start),
+        arg_end: Some(end),
+        ..
+    }) = super::procstat::Stat::of_self()
+    else {
         return;
     };
     if end <= start {

@@ -10,6 +10,8 @@
 pub mod agent;
 pub mod cgroup;
 pub mod contain;
+pub mod procstat;
+mod report;
 
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read};
@@ -21,6 +23,9 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow, bail};
+
+use procstat::Stat;
+use report::{BadReport, Report};
 
 /// Hidden first argument that turns the langbench binary into the agent.
 pub const AGENT_ARG: &str = "__spawn";
@@ -472,19 +477,19 @@ impl Spawner {
             out_thread,
             err_thread,
         };
-        match line.trim_end().split_once(' ') {
-            Some(("pid", p)) => {
-                running.pid = p.parse().context("bad pid from the spawn agent")?;
+        match line.trim_end().parse::<Report>() {
+            Ok(Report::Pid(pid)) => {
+                running.pid = pid;
                 running.private_net =
                     c.namespaces && req.sandbox.as_ref().is_some_and(|s| !s.network);
                 Ok(running)
             }
-            Some(("error", msg)) => {
-                let msg = msg.to_string();
+            Err(e @ BadReport::Pid(_)) => Err(e.into()),
+            Ok(Report::Error(msg)) => {
                 let _ = running.agent.wait();
                 Err(anyhow!("{msg}"))
             }
-            _ => {
+            Ok(Report::Done(_)) | Err(BadReport::Done(_) | BadReport::Other) => {
                 let status = running.agent.wait();
                 let err = running.join_stderr();
                 Err(anyhow!(
@@ -595,7 +600,7 @@ pub fn run_here(c: &Containment, req: &Request) -> Result<Outcome> {
     debug_assert!(req.env.is_empty() && req.sandbox.is_none() && !req.capture);
     let args = agent::parse(&agent_args(c, req, 0, None)).map_err(|e| anyhow!("{e}"))?;
     let done = agent::run_here(args).map_err(|e| anyhow!("{e}"))?;
-    parse_done(&done, Captured::default(), Captured::default())
+    Ok(done.outcome(Captured::default(), Captured::default())?)
 }
 
 /// A started command.
@@ -641,12 +646,7 @@ impl Running {
     pub fn has_exited(&mut self) -> bool {
         // The command's pid stays a zombie child of the agent until it is
         // reaped, and /proc/PID/stat shows it as 'Z' until then.
-        match std::fs::read_to_string(format!("/proc/{}/stat", self.pid)) {
-            Ok(s) => s
-                .rsplit_once(')')
-                .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
-            Err(_) => true,
-        }
+        Stat::of(self.pid).is_none_or(|s| s.is_zombie())
     }
 
     /// Asks the agent to stop the command: SIGTERM to its process group,
@@ -677,13 +677,17 @@ impl Running {
             .unwrap_or_default();
         let stderr = self.join_stderr();
         let line = line.trim_end();
-        let rest = line.strip_prefix("done ").ok_or_else(|| {
-            anyhow!(
-                "spawn agent ended without a result ({status}): {line:?} {}",
-                stderr.text()
-            )
-        })?;
-        let mut o = parse_done(rest, stdout, stderr)?;
+        let done = match line.parse::<Report>() {
+            Ok(Report::Done(done)) => done,
+            Err(BadReport::Done(e)) => return Err(e.into()),
+            Ok(Report::Pid(_) | Report::Error(_)) | Err(BadReport::Pid(_) | BadReport::Other) => {
+                bail!(
+                    "spawn agent ended without a result ({status}): {line:?} {}",
+                    stderr.text()
+                )
+            }
+        };
+        let mut o = done.outcome(stdout, stderr)?;
         if let Some(cg) = &self.cgroup {
             // The cgroup's figures replace init's where it has them: CPU
             // always (exact either way), memory and OOM kills with the
@@ -711,70 +715,6 @@ impl Drop for Running {
             let _ = self.agent.wait();
         }
     }
-}
-
-fn parse_done(rest: &str, stdout: Captured, stderr: Captured) -> Result<Outcome> {
-    let mut it = rest.split(' ');
-    let kind = it.next().unwrap_or_default();
-    let code: i32 = it.next().unwrap_or_default().parse()?;
-    let exit = match kind {
-        "exited" => Exit::Exited(code),
-        "signaled" => Exit::Signaled(code),
-        other => bail!("unknown exit kind {other}"),
-    };
-    let fields: Vec<(&str, &str)> = it.filter_map(|kv| kv.split_once('=')).collect();
-    // Only the required fields make errors: an anyhow error captures a
-    // backtrace under RUST_BACKTRACE=1, which costs more than a short run.
-    let field = |key: &str| -> Option<u64> {
-        fields
-            .iter()
-            .find(|(k, _)| *k == key)
-            .and_then(|(_, v)| v.parse().ok())
-    };
-    let get = |key: &str| -> Result<u64> {
-        field(key).ok_or_else(|| anyhow!("missing or bad {key}= in {rest:?}"))
-    };
-    let wall = Duration::from_nanos(get("wall_ns")?);
-    let user = Duration::from_micros(get("utime_us")?);
-    let sys = Duration::from_micros(get("stime_us")?);
-    let max_rss_kb = get("maxrss_kb")?;
-    let timed_out = get("timed_out")? != 0;
-    let stopped = get("stopped")? != 0;
-    let leftovers = get("leftovers")? as u32;
-    // Contained runs add the tree and the memory-limit verdict.
-    let tree = match (
-        field("tree_utime_us"),
-        field("tree_stime_us"),
-        field("tree_rss_kb"),
-        field("tree_single_kb"),
-    ) {
-        (Some(u), Some(s), Some(r), Some(single)) => Some(TreeUsage {
-            user: Duration::from_micros(u),
-            sys: Duration::from_micros(s),
-            max_rss_kb: r,
-            max_single_rss_kb: single,
-        }),
-        _ => None,
-    };
-    let oom = field("oom").unwrap_or(0) != 0;
-    let escaped = field("escaped").unwrap_or(0) != 0;
-    let forked_after = field("forked_after").unwrap_or(0) as u32;
-    Ok(Outcome {
-        exit,
-        wall,
-        user,
-        sys,
-        max_rss_kb,
-        timed_out,
-        stopped,
-        leftovers,
-        tree,
-        oom,
-        escaped,
-        forked_after,
-        stdout,
-        stderr,
-    })
 }
 
 fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
@@ -846,41 +786,5 @@ mod tests {
         let c = capture_tail(&data[..], 100);
         assert_eq!(c.bytes.len(), 100);
         assert!(c.text().ends_with("the error"));
-    }
-
-    #[test]
-    fn parses_the_done_line() {
-        let o = parse_done(
-            "signaled 9 wall_ns=1500000000 utime_us=20 stime_us=30 maxrss_kb=1024 timed_out=1 stopped=0 leftovers=2",
-            Captured::default(),
-            Captured::default(),
-        )
-        .unwrap();
-        assert_eq!(o.exit, Exit::Signaled(9));
-        assert_eq!(o.wall, Duration::from_millis(1500));
-        assert_eq!(o.max_rss_kb, 1024);
-        assert!(o.timed_out && !o.stopped);
-        assert_eq!(o.leftovers, 2);
-        assert!(o.tree.is_none() && !o.oom && !o.escaped);
-
-        let o = parse_done(
-            "exited 0 wall_ns=1 utime_us=2 stime_us=3 maxrss_kb=4 timed_out=0 stopped=0 leftovers=0 tree_utime_us=5 tree_stime_us=6 tree_rss_kb=7 tree_single_kb=8 oom=1 escaped=0",
-            Captured::default(),
-            Captured::default(),
-        )
-        .unwrap();
-        assert_eq!(
-            o.tree.map(|t| (t.max_rss_kb, t.max_single_rss_kb)),
-            Some((7, 8))
-        );
-        assert!(o.oom && !o.escaped);
-
-        let e = parse_done(
-            "exited 0 wall_ns=1 utime_us=x",
-            Captured::default(),
-            Captured::default(),
-        )
-        .unwrap_err();
-        assert!(e.to_string().contains("utime_us"), "{e}");
     }
 }

@@ -5,17 +5,19 @@
 
 pub mod client;
 pub mod drive;
+mod record;
 pub mod remote;
 pub mod report;
 pub mod sample;
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 pub use drive::skipped;
+pub use record::{Phase, WsRecord, WsStatus};
 
 use anyhow::{Context, Result};
-use serde::{Deserialize, Serialize};
 
 use crate::bench::Bench;
 use crate::config::{Variant, Vars};
@@ -23,9 +25,8 @@ use crate::record::{Origin, SCHEMA, VariantInfo, now_rfc3339};
 use crate::run::{
     SessionParams, begin_session, interrupted, prepare, progress_bar, say, stderr_tail,
 };
-use crate::spawn::{Exit, Running, Spawner};
+use crate::spawn::{Exit, Outcome, Request, Running, Spawner};
 use crate::store::Store;
-use client::{ClientLoad, WindowStats};
 pub use drive::{Placement, client_bound};
 
 pub const WS_RECORDS: &str = "ws.jsonl";
@@ -77,106 +78,6 @@ impl Default for Options {
     }
 }
 
-/// How a server run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum WsStatus {
-    Ok,
-    /// Some echoes were wrong, lost, or connections failed.
-    Errors,
-    /// The server died while being measured.
-    Crashed,
-    /// It never accepted connections within the startup timeout.
-    NeverListened,
-    /// It could not be prepared or started.
-    Failed,
-    NotInstalled,
-    /// The phase was not run (the server had died, or Ctrl-C).
-    Skipped,
-}
-
-impl WsStatus {
-    pub fn name(self) -> &'static str {
-        match self {
-            WsStatus::Ok => "ok",
-            WsStatus::Errors => "errors",
-            WsStatus::Crashed => "crashed",
-            WsStatus::NeverListened => "never-listened",
-            WsStatus::Failed => "failed",
-            WsStatus::NotInstalled => "not-installed",
-            WsStatus::Skipped => "skipped",
-        }
-    }
-}
-
-/// One delay phase of one server.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Phase {
-    pub delay_ms: f64,
-    pub status: WsStatus,
-    pub window_s: f64,
-    pub stats: Option<WindowStats>,
-    /// Peak RSS of the server's process tree in the window (`None`: not
-    /// published, or the phase did not run).
-    #[serde(default)]
-    pub server_rss_peak_kb: Option<u64>,
-    #[serde(default)]
-    pub server_rss_avg_kb: Option<u64>,
-    /// Server CPU seconds per second of the window.
-    #[serde(default)]
-    pub server_cores: Option<f64>,
-    #[serde(default)]
-    pub client_cores: Option<f64>,
-    /// The client's CPUs were saturated: rps is the client's limit, not
-    /// necessarily the server's.
-    pub client_bound: bool,
-    pub detail: Option<String>,
-    /// How hard the client worked (absent in records before the mio
-    /// client): `saturated` marks the latencies as client-limited.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub client: Option<ClientLoad>,
-    /// Server threads' run-queue wait per second of the window: CPU the
-    /// server wanted but did not get (other processes on its CPUs).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub server_waiting_cores: Option<f64>,
-}
-
-/// One server's run through all phases.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct WsRecord {
-    pub schema: u32,
-    pub session: String,
-    pub finished_at: String,
-    pub variant: String,
-    pub language: String,
-    pub library: String,
-    pub version: String,
-    pub connections: usize,
-    pub opened: usize,
-    pub handshake_failures: u64,
-    pub warmup_s: f64,
-    pub pinned: bool,
-    pub status: WsStatus,
-    pub detail: Option<String>,
-    pub phases: Vec<Phase>,
-    /// The server's own accounting at exit (wait4).
-    pub server_exit: Option<Exit>,
-    pub server_max_rss_kb: Option<u64>,
-    pub server_user_s: Option<f64>,
-    pub server_sys_s: Option<f64>,
-    /// It exited by itself after SIGTERM (rather than needing SIGKILL).
-    pub clean_shutdown: Option<bool>,
-    /// Measured here, or imported from a published edition (absent: measured).
-    #[serde(default, skip_serializing_if = "Origin::is_measured")]
-    pub origin: Origin,
-    /// Where the client and the server ran (absent in older records).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub placement: Option<Placement>,
-    /// The server's RSS with no connection open (for KB per connection).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub server_rss_idle_kb: Option<u64>,
-}
-
 /// Raises RLIMIT_NOFILE to its hard limit (inherited by servers started
 /// afterwards). Returns the new soft limit.
 pub fn raise_nofile() -> u64 {
@@ -196,30 +97,82 @@ fn free_port() -> Result<u16> {
     Ok(l.local_addr()?.port())
 }
 
-/// Waits until the server accepts a TCP connection on `addr`.
+/// Why a server never listened.
+#[derive(Debug, thiserror::Error)]
+enum NotListening {
+    /// Its agent had ended before the server's network namespace could be
+    /// opened: the server ended at once.
+    #[error("the server exited before it listened ({0:#})")]
+    Gone(anyhow::Error),
+    /// The listen probe could not enter the server's network namespace.
+    #[error("cannot enter the server's network namespace: {0}")]
+    NoNetns(std::io::Error),
+    /// It exited before it accepted a connection.
+    #[error("the server exited before it listened")]
+    Exited,
+    /// It accepted no connection within the startup timeout.
+    #[error("the server did not listen on {addr} within {:.0} s", .after.as_secs_f64())]
+    TimedOut { addr: SocketAddr, after: Duration },
+}
+
+impl NotListening {
+    /// The record's detail, with how the server ended when stopped.
+    fn detail(&self, o: &Outcome) -> String {
+        match self {
+            NotListening::Gone(e) => format!(
+                "the server exited before it listened ({e:#}; {}); {}",
+                o.exit,
+                stderr_tail(o)
+            ),
+            _ => format!("{self} ({}); {}", o.exit, stderr_tail(o)),
+        }
+    }
+}
+
+/// Waits until the server listens on `port`. Returns the load client's
+/// target: the port, in the server's own network namespace when it has
+/// one.
+fn listening(
+    server: &mut Running,
+    port: u16,
+    timeout: Duration,
+) -> Result<client::Target, NotListening> {
+    let addr: SocketAddr = ([127, 0, 0, 1], port).into();
+    let target = client::Target {
+        netns: server
+            .netns()
+            .map_err(NotListening::Gone)?
+            .map(std::sync::Arc::new),
+        ..client::Target::local(addr)
+    };
+    wait_listening(server, &target, timeout)?;
+    Ok(target)
+}
+
+/// Waits until the server accepts a TCP connection on `target`.
 fn wait_listening(
     server: &mut Running,
     target: &client::Target,
     timeout: Duration,
-) -> Result<(), String> {
+) -> Result<(), NotListening> {
     let t = Instant::now();
     let addr = target.addr;
     loop {
         let listens = client::in_netns(target, || {
             TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok()
         })
-        .map_err(|e| format!("cannot enter the server's network namespace: {e}"))?;
+        .map_err(NotListening::NoNetns)?;
         if listens {
             return Ok(());
         }
         if server.has_exited() {
-            return Err("the server exited before it listened".into());
+            return Err(NotListening::Exited);
         }
         if t.elapsed() > timeout {
-            return Err(format!(
-                "the server did not listen on {addr} within {:.0} s",
-                timeout.as_secs_f64()
-            ));
+            return Err(NotListening::TimedOut {
+                addr,
+                after: timeout,
+            });
         }
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -334,15 +287,45 @@ impl Ctx<'_> {
         }
     }
 
-    /// One server: start, wait for it, run the phases, stop it.
+    /// One server: start it, wait until it listens, run every phase, shut
+    /// it down, classify the record.
     fn server(
         &self,
         v: &Variant,
         info: &VariantInfo,
         pb: &indicatif::ProgressBar,
     ) -> Result<WsRecord> {
+        if let Some(rec) = self.unavailable(v, info, pb) {
+            return Ok(rec);
+        }
+        // Removed when dropped: after the server has ended.
+        let build = crate::scratch::dir("ws")?;
+        let (req, port) = self.request(v, build.path())?;
+        pb.set_message(format!("{} · starting on port {port}", v.id));
+        let mut server = match self.spawner.start(&req) {
+            Ok(s) => s,
+            Err(e) => return Ok(self.record(v, info, WsStatus::Failed, Some(format!("{e:#}")))),
+        };
+        let target = match listening(&mut server, port, self.opts.startup_timeout) {
+            Ok(target) => target,
+            Err(why) => return self.never_listened(v, info, server, &why),
+        };
+        let (mut rec, handshake_samples) = self.run_phases(v, info, &mut server, &target, pb);
+        let end = shut_down(server)?;
+        classify(&mut rec, &end, &handshake_samples);
+        Ok(rec)
+    }
+
+    /// The record of a server that cannot run: not installed, or its
+    /// prepare step failed (`None`: it can).
+    fn unavailable(
+        &self,
+        v: &Variant,
+        info: &VariantInfo,
+        pb: &indicatif::ProgressBar,
+    ) -> Option<WsRecord> {
         if !info.installed {
-            return Ok(self.record(
+            return Some(self.record(
                 v,
                 info,
                 WsStatus::NotInstalled,
@@ -356,15 +339,19 @@ impl Ctx<'_> {
         if !v.prepare.is_empty() {
             pb.set_message(format!("{} · prepare", v.id));
             if let Err(e) = prepare(self.spawner, v, Bench::WsEcho, self.opts.prepare_timeout) {
-                return Ok(self.record(v, info, WsStatus::Failed, Some(e)));
+                return Some(self.record(v, info, WsStatus::Failed, Some(e)));
             }
         }
-        let build = crate::scratch::dir("ws")?;
+        None
+    }
+
+    /// The server's command on a free port, with `build` as its build
+    /// directory. Returns it and the port.
+    fn request(&self, v: &Variant, build: &Path) -> Result<(Request, u16)> {
         let port = free_port()?;
         let vars = Vars {
             port: Some(port),
-            ..v.vars(Bench::WsEcho, build.path())
-                .context("no ws-echo program")?
+            ..v.vars(Bench::WsEcho, build).context("no ws-echo program")?
         };
         let mut req = v.request(v.run.expand(&vars), &v.cwd(&vars));
         req.grace = Duration::from_secs(5);
@@ -373,54 +360,32 @@ impl Ctx<'_> {
         // (see `client::Target::netns`). Without root langbench cannot
         // enter it, so the server keeps the host's network.
         self.spawner
-            .isolate(&mut req, build.path(), !crate::spawn::can_enter_netns());
+            .isolate(&mut req, build, !crate::spawn::can_enter_netns());
         if let Some((server_cpus, _)) = &self.split {
             req.cpus = Some(server_cpus.clone());
         }
-        pb.set_message(format!("{} · starting on port {port}", v.id));
-        let mut server = match self.spawner.start(&req) {
-            Ok(s) => s,
-            Err(e) => return Ok(self.record(v, info, WsStatus::Failed, Some(format!("{e:#}")))),
-        };
-        let addr: SocketAddr = ([127, 0, 0, 1], port).into();
-        let target = client::Target {
-            netns: match server.netns() {
-                Ok(ns) => ns.map(std::sync::Arc::new),
-                Err(e) => {
-                    // Its agent is gone: the server ended at once.
-                    server.stop();
-                    let o = server.wait()?;
-                    let mut rec = self.record(
-                        v,
-                        info,
-                        WsStatus::NeverListened,
-                        Some(format!(
-                            "the server exited before it listened ({e:#}; {}); {}",
-                            o.exit,
-                            stderr_tail(&o)
-                        )),
-                    );
-                    rec.server_exit = Some(o.exit);
-                    return Ok(rec);
-                }
-            },
-            ..client::Target::local(addr)
-        };
-        if let Err(e) = wait_listening(&mut server, &target, self.opts.startup_timeout) {
-            server.stop();
-            let o = server.wait()?;
-            let mut rec = self.record(
-                v,
-                info,
-                WsStatus::NeverListened,
-                Some(format!("{e} ({}); {}", o.exit, stderr_tail(&o))),
-            );
-            rec.server_exit = Some(o.exit);
-            return Ok(rec);
-        }
+        Ok((req, port))
+    }
 
-        let mut rec = self.record(v, info, WsStatus::Ok, None);
-        rec.server_rss_idle_kb = Some(sample::sample_tree(server.pid()).rss_kb);
+    /// The record of a server that never listened (`why`): stopped, with
+    /// how it ended.
+    fn never_listened(
+        &self,
+        v: &Variant,
+        info: &VariantInfo,
+        server: Running,
+        why: &NotListening,
+    ) -> Result<WsRecord> {
+        server.stop();
+        let o = server.wait()?;
+        let mut rec = self.record(v, info, WsStatus::NeverListened, Some(why.detail(&o)));
+        rec.server_exit = Some(o.exit);
+        Ok(rec)
+    }
+
+    /// (server CPUs, client CPUs): the split when pinned; unpinned, the
+    /// CPUs the server may use and no client CPUs.
+    fn cpus(&self, server: &Running) -> (Vec<usize>, Vec<usize>) {
         let client_cpus = self.split.as_ref().map(|s| s.1.clone()).unwrap_or_default();
         // The CPUs the server was started on: under containment `pid()` is
         // langbench's init in front of the server, which stays on
@@ -429,12 +394,29 @@ impl Ctx<'_> {
             Some((server_cpus, _)) => server_cpus.clone(),
             None => drive::affinity(server.pid()).unwrap_or_default(),
         };
+        (server_cpus, client_cpus)
+    }
+
+    /// With the server listening: its idle RSS, the client's connections,
+    /// then every phase. Returns the record so far and the samples of the
+    /// client's failed handshakes.
+    fn run_phases(
+        &self,
+        v: &Variant,
+        info: &VariantInfo,
+        server: &mut Running,
+        target: &client::Target,
+        pb: &indicatif::ProgressBar,
+    ) -> (WsRecord, Vec<String>) {
+        let mut rec = self.record(v, info, WsStatus::Ok, None);
+        rec.server_rss_idle_kb = Some(sample::sample_tree(server.pid()).rss_kb);
+        let (server_cpus, client_cpus) = self.cpus(server);
         pb.set_message(format!(
             "{} · opening {} connections",
             v.id, self.opts.connections
         ));
         let mut client =
-            client::Client::open(&target, &drive::client_options(self.opts, &client_cpus));
+            client::Client::open(target, &drive::client_options(self.opts, &client_cpus));
         rec.opened = client.alive();
         rec.handshake_failures = client.handshake_failures();
         rec.placement = Some(Placement {
@@ -450,7 +432,7 @@ impl Ctx<'_> {
             &mut client,
             self.opts,
             None,
-            &mut Spawned(&mut server),
+            &mut Spawned(server),
             server_cpus.len(),
             &|m| pb.set_message(format!("{id} · {m}")),
             &|p| say(pb, report::phase_line(&id, p)),
@@ -458,25 +440,46 @@ impl Ctx<'_> {
         rec.phases = results.into_iter().map(|r| r.phase).collect();
         let handshake_samples = client.handshake_samples();
         client.stop();
+        (rec, handshake_samples)
+    }
+}
 
-        let already_dead = server.has_exited();
-        server.stop();
-        let o = server.wait()?;
-        rec.server_exit = Some(o.exit);
-        rec.server_max_rss_kb = Some(o.max_rss_kb);
-        rec.server_user_s = Some(o.user.as_secs_f64());
-        rec.server_sys_s = Some(o.sys.as_secs_f64());
-        if !already_dead {
-            // SIGTERM handled (exit 0) or default action (killed by SIGTERM)
-            // is clean; needing SIGKILL is not.
-            rec.clean_shutdown = Some(o.exit != Exit::Signaled(libc::SIGKILL));
-        }
-        settle(&mut rec, &handshake_samples);
-        if already_dead || rec.status == WsStatus::Crashed {
-            rec.status = WsStatus::Crashed;
-            rec.detail = Some(format!("server died: {}; {}", o.exit, stderr_tail(&o)));
-        }
-        Ok(rec)
+/// How a server ended after its phases.
+struct Shutdown {
+    outcome: Outcome,
+    /// It had died before langbench stopped it.
+    already_dead: bool,
+}
+
+/// Stops the server (SIGTERM, then SIGKILL after the grace period) and
+/// waits for it.
+fn shut_down(mut server: Running) -> Result<Shutdown> {
+    let already_dead = server.has_exited();
+    server.stop();
+    let outcome = server.wait()?;
+    Ok(Shutdown {
+        outcome,
+        already_dead,
+    })
+}
+
+/// The server's own figures, then the record's status: from its phases
+/// (`settle`), and crashed if the server died by itself.
+fn classify(rec: &mut WsRecord, end: &Shutdown, handshake_samples: &[String]) {
+    let o = &end.outcome;
+    rec.server_exit = Some(o.exit);
+    rec.server_max_rss_kb = Some(o.max_rss_kb);
+    rec.server_user_s = Some(o.user.as_secs_f64());
+    rec.server_sys_s = Some(o.sys.as_secs_f64());
+    if !end.already_dead {
+        // SIGTERM handled (exit 0) or default action (killed by SIGTERM)
+        // is clean; needing SIGKILL is not.
+        rec.clean_shutdown = Some(o.exit != Exit::Signaled(libc::SIGKILL));
+    }
+    settle(rec, handshake_samples);
+    if end.already_dead || rec.status == WsStatus::Crashed {
+        rec.status = WsStatus::Crashed;
+        rec.detail = Some(format!("server died: {}; {}", o.exit, stderr_tail(o)));
     }
 }
 
@@ -495,15 +498,7 @@ pub fn ensure_nofile(connections: usize) -> Result<()> {
 /// Runs the ws-echo benchmark for every variant with a ws-echo program.
 /// Each server's record is appended to `ws.jsonl` as soon as it finishes.
 pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<Vec<WsRecord>> {
-    let variants: Vec<&Variant> = variants
-        .iter()
-        .copied()
-        .filter(|v| v.programs.contains_key(&Bench::WsEcho))
-        .collect();
-    anyhow::ensure!(
-        !variants.is_empty(),
-        "no selected variant has a ws-echo program"
-    );
+    let variants = with_ws_program(variants)?;
     let store = Store::open(&opts.out)?;
     let _lock = store.lock()?;
     crate::scratch::clean_stale();
@@ -514,22 +509,7 @@ pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<V
         client::pin_thread(client_cpus);
     }
     let pb = progress_bar();
-    let (session, infos) = begin_session(
-        &store,
-        spawner,
-        &variants,
-        &pb,
-        SessionParams {
-            size: format!("ws-echo c={}", opts.connections),
-            runs: 1,
-            timeout_s: opts.duration.as_secs_f64(),
-            command_line: &opts.command_line,
-            suffix: "-ws",
-            shard: None,
-            cpus: None,
-            runs_auto_cv: None,
-        },
-    )?;
+    let (session, infos) = begin_session(&store, spawner, &variants, &pb, session_params(opts))?;
     let ctx = Ctx {
         spawner,
         opts,
@@ -542,23 +522,58 @@ pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<V
             break;
         }
         let rec = ctx.server(v, info, &pb)?;
-        if rec.status != WsStatus::Ok {
-            say(
-                &pb,
-                format!(
-                    "{}: {} {}",
-                    v.id,
-                    rec.status.name(),
-                    rec.detail.clone().unwrap_or_default()
-                ),
-            );
-        }
-        store.append(WS_RECORDS, &rec)?;
-        crate::export::write_all(&store)?;
+        keep(&store, &pb, &rec)?;
         records.push(rec);
     }
     pb.finish_and_clear();
     Ok(records)
+}
+
+/// The variants with a ws-echo program (an error when none has one).
+fn with_ws_program<'a>(variants: &[&'a Variant]) -> Result<Vec<&'a Variant>> {
+    let variants: Vec<&Variant> = variants
+        .iter()
+        .copied()
+        .filter(|v| v.programs.contains_key(&Bench::WsEcho))
+        .collect();
+    anyhow::ensure!(
+        !variants.is_empty(),
+        "no selected variant has a ws-echo program"
+    );
+    Ok(variants)
+}
+
+/// The ws session's record: one run per server, the window as timeout.
+fn session_params(opts: &Options) -> SessionParams<'_> {
+    SessionParams {
+        size: format!("ws-echo c={}", opts.connections),
+        runs: 1,
+        timeout_s: opts.duration.as_secs_f64(),
+        command_line: &opts.command_line,
+        suffix: "-ws",
+        shard: None,
+        cpus: None,
+        runs_auto_cv: None,
+    }
+}
+
+/// Says how a server's run went unless it is ok, appends its record to
+/// `ws.jsonl` and rewrites the derived files.
+fn keep(store: &Store, pb: &indicatif::ProgressBar, rec: &WsRecord) -> Result<()> {
+    if rec.status != WsStatus::Ok {
+        say(
+            pb,
+            format!(
+                "{}: {} {}",
+                rec.variant,
+                rec.status.name(),
+                rec.detail.clone().unwrap_or_default()
+            ),
+        );
+    }
+    store.append(WS_RECORDS, rec)?;
+    crate::export::write_all(store)?;
+    Ok(())
 }
 
 /// `langbench ws`: every selected server under the load client ([`run`]),

@@ -5,6 +5,8 @@
 
 use std::collections::HashMap;
 
+use crate::spawn::procstat::Stat;
+
 /// One look at the tree.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TreeSample {
@@ -50,18 +52,6 @@ fn ticks_per_s() -> f64 {
     (unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64).max(1.0)
 }
 
-/// (ppid, utime + stime in ticks) of a process.
-fn stat(pid: i32) -> Option<(i32, u64)> {
-    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let (_, rest) = s.rsplit_once(')')?;
-    let f: Vec<&str> = rest.split_ascii_whitespace().collect();
-    // After the command: state(0) ppid(1) ... utime(11) stime(12).
-    let ppid = f.get(1)?.parse().ok()?;
-    let utime: u64 = f.get(11)?.parse().ok()?;
-    let stime: u64 = f.get(12)?.parse().ok()?;
-    Some((ppid, utime + stime))
-}
-
 fn rss_kb(pid: i32) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/statm"))
         .ok()
@@ -78,9 +68,9 @@ pub fn sample_tree(root: i32) -> TreeSample {
             let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
                 continue;
             };
-            if let Some((ppid, ticks)) = stat(pid) {
-                children.entry(ppid).or_default().push(pid);
-                cpu.insert(pid, ticks);
+            if let Some(s) = Stat::of(pid) {
+                children.entry(s.ppid).or_default().push(pid);
+                cpu.insert(pid, s.utime + s.stime);
             }
         }
     }

@@ -1,0 +1,457 @@
+//! What the agent tells langbench: one line per event on its report pipe
+//! (fd 3 in the agent), written by the agent and by init (`send`) and read
+//! by the spawner (`Spawner::start`, `Running::wait`, `run_here`):
+//!
+//! - `pid PID` once the command runs (not when langbench does the agent's
+//!   work itself, where nobody waits for it);
+//! - `error MESSAGE` when it could not run;
+//! - `done KIND CODE key=value ...` when it ended: KIND is `exited` or
+//!   `signaled`, then its figures (`Done`).
+//!
+//! Each line is written whole in one `write(2)`, far below PIPE_BUF, so
+//! lines from init relayed by the agent never interleave.
+
+use std::fmt;
+use std::num::ParseIntError;
+use std::str::FromStr;
+use std::time::Duration;
+
+use super::{Captured, Exit, Outcome, TreeUsage};
+
+/// One line of the agent's report.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Report {
+    /// The command runs, with this pid.
+    Pid(i32),
+    /// It could not run: why.
+    Error(String),
+    /// It ended.
+    Done(Done),
+}
+
+/// How the command ended, as its wait status says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ended {
+    /// Exited or killed by a signal.
+    Exit(Exit),
+    /// Neither (a stopped or continued status, which `wait4` without
+    /// `WUNTRACED`/`WCONTINUED` never returns): the raw status, written as
+    /// `unknown STATUS` and refused when read.
+    Unknown(i32),
+}
+
+impl Ended {
+    /// From a status `wait4` gave.
+    pub fn from_wait_status(status: i32) -> Ended {
+        if libc::WIFEXITED(status) {
+            Ended::Exit(Exit::Exited(libc::WEXITSTATUS(status)))
+        } else if libc::WIFSIGNALED(status) {
+            Ended::Exit(Exit::Signaled(libc::WTERMSIG(status)))
+        } else {
+            Ended::Unknown(status)
+        }
+    }
+}
+
+/// The `done` line: the command's figures as the kernel gave them. The
+/// plain agent writes the command's own; a contained run (init) adds the
+/// tree and its verdicts, written whenever there is a tree or a verdict.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Done {
+    /// `KIND CODE`.
+    pub exit: Ended,
+    /// `wall_ns`: fork to reap, on the monotonic clock.
+    pub wall: Duration,
+    /// `utime_us`, `stime_us`: the command's rusage.
+    pub user: Duration,
+    pub sys: Duration,
+    /// `maxrss_kb`: the command's `ru_maxrss`.
+    pub max_rss_kb: u64,
+    /// `timed_out`, `stopped` (0 or 1).
+    pub timed_out: bool,
+    pub stopped: bool,
+    /// `leftovers`: processes killed after the command ended.
+    pub leftovers: u32,
+    /// `tree_utime_us`, `tree_stime_us`, `tree_rss_kb`, `tree_single_kb`
+    /// (all four, or none).
+    pub tree: Option<TreeUsage>,
+    /// `oom`, `escaped` (0 or 1; absent: 0).
+    pub oom: bool,
+    pub escaped: bool,
+    /// `forked_after` (absent: 0).
+    pub forked_after: u32,
+}
+
+/// A report line that could not be read.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum BadReport {
+    /// A `pid` line without a pid.
+    #[error("bad pid from the spawn agent")]
+    Pid(#[source] ParseIntError),
+    /// A `done` line that does not parse.
+    #[error(transparent)]
+    Done(#[from] BadDone),
+    /// Not a report line at all (nothing, or something else).
+    #[error("not a report line")]
+    Other,
+}
+
+/// What is wrong with a `done` line.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum BadDone {
+    #[error(transparent)]
+    Code(#[from] ParseIntError),
+    #[error("unknown exit kind {0}")]
+    Kind(String),
+    /// A required field is missing or not a number (`line`: after `done `).
+    #[error("missing or bad {key}= in {line:?}")]
+    Field { key: &'static str, line: String },
+}
+
+impl fmt::Display for Report {
+    /// The line without its newline.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Report::Pid(pid) => write!(f, "pid {pid}"),
+            Report::Error(why) => write!(f, "error {why}"),
+            Report::Done(done) => write!(f, "done {done}"),
+        }
+    }
+}
+
+impl FromStr for Report {
+    type Err = BadReport;
+
+    /// A line without its newline.
+    fn from_str(line: &str) -> Result<Report, BadReport> {
+        if let Some(pid) = line.strip_prefix("pid ") {
+            return pid.parse().map(Report::Pid).map_err(BadReport::Pid);
+        }
+        if let Some(why) = line.strip_prefix("error ") {
+            return Ok(Report::Error(why.to_string()));
+        }
+        if let Some(done) = line.strip_prefix("done ") {
+            return Ok(Report::Done(done.parse()?));
+        }
+        Err(BadReport::Other)
+    }
+}
+
+impl fmt::Display for Done {
+    /// The line after `done `.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (kind, code) = match self.exit {
+            Ended::Exit(Exit::Exited(code)) => ("exited", code),
+            Ended::Exit(Exit::Signaled(signal)) => ("signaled", signal),
+            Ended::Unknown(status) => ("unknown", status),
+        };
+        write!(
+            f,
+            "{kind} {code} wall_ns={} utime_us={} stime_us={} maxrss_kb={} timed_out={} stopped={} leftovers={}",
+            self.wall.as_nanos(),
+            self.user.as_micros(),
+            self.sys.as_micros(),
+            self.max_rss_kb,
+            self.timed_out as u8,
+            self.stopped as u8,
+            self.leftovers
+        )?;
+        if let Some(t) = &self.tree {
+            write!(
+                f,
+                " tree_utime_us={} tree_stime_us={} tree_rss_kb={} tree_single_kb={}",
+                t.user.as_micros(),
+                t.sys.as_micros(),
+                t.max_rss_kb,
+                t.max_single_rss_kb
+            )?;
+        }
+        if self.tree.is_some() || self.oom || self.escaped || self.forked_after > 0 {
+            write!(
+                f,
+                " oom={} escaped={} forked_after={}",
+                self.oom as u8, self.escaped as u8, self.forked_after
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl FromStr for Done {
+    type Err = BadDone;
+
+    /// The line after `done `. Fields may come in any order; unknown ones
+    /// are ignored.
+    fn from_str(rest: &str) -> Result<Done, BadDone> {
+        let mut it = rest.split(' ');
+        let kind = it.next().unwrap_or_default();
+        let code: i32 = it.next().unwrap_or_default().parse()?;
+        let exit = match kind {
+            "exited" => Exit::Exited(code),
+            "signaled" => Exit::Signaled(code),
+            other => return Err(BadDone::Kind(other.to_string())),
+        };
+        let fields: Vec<(&str, &str)> = it.filter_map(|kv| kv.split_once('=')).collect();
+        // Only the required fields make errors; the optional ones default.
+        let field = |key: &str| -> Option<u64> {
+            fields
+                .iter()
+                .find(|(k, _)| *k == key)
+                .and_then(|(_, v)| v.parse().ok())
+        };
+        let get = |key: &'static str| -> Result<u64, BadDone> {
+            field(key).ok_or_else(|| BadDone::Field {
+                key,
+                line: rest.to_string(),
+            })
+        };
+        let wall = Duration::from_nanos(get("wall_ns")?);
+        let user = Duration::from_micros(get("utime_us")?);
+        let sys = Duration::from_micros(get("stime_us")?);
+        let max_rss_kb = get("maxrss_kb")?;
+        let timed_out = get("timed_out")? != 0;
+        let stopped = get("stopped")? != 0;
+        let leftovers = get("leftovers")? as u32;
+        // Contained runs add the tree and the memory-limit verdict.
+        let tree = match (
+            field("tree_utime_us"),
+            field("tree_stime_us"),
+            field("tree_rss_kb"),
+            field("tree_single_kb"),
+        ) {
+            (Some(u), Some(s), Some(r), Some(single)) => Some(TreeUsage {
+                user: Duration::from_micros(u),
+                sys: Duration::from_micros(s),
+                max_rss_kb: r,
+                max_single_rss_kb: single,
+            }),
+            _ => None,
+        };
+        Ok(Done {
+            exit: Ended::Exit(exit),
+            wall,
+            user,
+            sys,
+            max_rss_kb,
+            timed_out,
+            stopped,
+            leftovers,
+            tree,
+            oom: field("oom").unwrap_or(0) != 0,
+            escaped: field("escaped").unwrap_or(0) != 0,
+            forked_after: field("forked_after").unwrap_or(0) as u32,
+        })
+    }
+}
+
+impl Done {
+    /// The command's `Outcome`, with what it wrote. An `unknown` end (which
+    /// no parsed line has) is refused as reading it is.
+    pub fn outcome(self, stdout: Captured, stderr: Captured) -> Result<Outcome, BadDone> {
+        let exit = match self.exit {
+            Ended::Exit(exit) => exit,
+            Ended::Unknown(_) => return Err(BadDone::Kind("unknown".into())),
+        };
+        Ok(Outcome {
+            exit,
+            wall: self.wall,
+            user: self.user,
+            sys: self.sys,
+            max_rss_kb: self.max_rss_kb,
+            timed_out: self.timed_out,
+            stopped: self.stopped,
+            leftovers: self.leftovers,
+            tree: self.tree,
+            oom: self.oom,
+            escaped: self.escaped,
+            forked_after: self.forked_after,
+            stdout,
+            stderr,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn done(exit: Exit) -> Done {
+        Done {
+            exit: Ended::Exit(exit),
+            wall: Duration::from_nanos(1_500_000_123),
+            user: Duration::from_micros(20),
+            sys: Duration::from_micros(30),
+            max_rss_kb: 1024,
+            timed_out: false,
+            stopped: false,
+            leftovers: 0,
+            tree: None,
+            oom: false,
+            escaped: false,
+            forked_after: 0,
+        }
+    }
+
+    fn tree() -> Option<TreeUsage> {
+        Some(TreeUsage {
+            user: Duration::from_micros(5),
+            sys: Duration::from_micros(6),
+            max_rss_kb: 7,
+            max_single_rss_kb: 8,
+        })
+    }
+
+    #[test]
+    fn every_kind_of_line_reads_back_as_written() {
+        let lines = [
+            Report::Pid(4242),
+            Report::Error("cannot execute ./a.out: No such file or directory (os error 2)".into()),
+            Report::Error("cannot create namespaces (try --no-sandbox): x".into()),
+            Report::Done(done(Exit::Exited(0))),
+            Report::Done(done(Exit::Exited(3))),
+            Report::Done(Done {
+                timed_out: true,
+                leftovers: 2,
+                ..done(Exit::Signaled(libc::SIGKILL))
+            }),
+            Report::Done(Done {
+                stopped: true,
+                ..done(Exit::Signaled(libc::SIGTERM))
+            }),
+            Report::Done(Done {
+                tree: tree(),
+                forked_after: 4,
+                ..done(Exit::Exited(0))
+            }),
+            Report::Done(Done {
+                tree: tree(),
+                oom: true,
+                ..done(Exit::Signaled(libc::SIGKILL))
+            }),
+            Report::Done(Done {
+                tree: tree(),
+                escaped: true,
+                ..done(Exit::Signaled(libc::SIGKILL))
+            }),
+            // Verdicts without a tree are still written.
+            Report::Done(Done {
+                oom: true,
+                ..done(Exit::Exited(0))
+            }),
+        ];
+        for r in lines {
+            let line = r.to_string();
+            assert!(!line.contains('\n'), "{line:?}");
+            assert_eq!(line.parse::<Report>().unwrap(), r, "{line:?}");
+        }
+    }
+
+    #[test]
+    fn the_lines_are_the_wire_format() {
+        // What the agent, init and the agent's stand-in for a killed init
+        // write (contain.rs still writes the last two by hand).
+        let plain = Report::Done(Done {
+            timed_out: true,
+            leftovers: 2,
+            ..done(Exit::Signaled(9))
+        });
+        assert_eq!(
+            plain.to_string(),
+            "done signaled 9 wall_ns=1500000123 utime_us=20 stime_us=30 maxrss_kb=1024 timed_out=1 stopped=0 leftovers=2"
+        );
+        let contained = Report::Done(Done {
+            tree: tree(),
+            forked_after: 3,
+            ..done(Exit::Exited(0))
+        });
+        assert_eq!(
+            contained.to_string(),
+            "done exited 0 wall_ns=1500000123 utime_us=20 stime_us=30 maxrss_kb=1024 timed_out=0 stopped=0 leftovers=0 tree_utime_us=5 tree_stime_us=6 tree_rss_kb=7 tree_single_kb=8 oom=0 escaped=0 forked_after=3"
+        );
+        let line = "done signaled 9 wall_ns=77 utime_us=0 stime_us=0 maxrss_kb=0 timed_out=1 stopped=0 leftovers=0 tree_utime_us=1 tree_stime_us=2 tree_rss_kb=3 tree_single_kb=0 oom=0 escaped=1 forked_after=0";
+        assert_eq!(line.parse::<Report>().unwrap().to_string(), line);
+        assert_eq!(Report::Pid(12).to_string(), "pid 12");
+        assert_eq!(Report::Error("no".into()).to_string(), "error no");
+        let unknown = Done {
+            exit: Ended::Unknown(0x137f),
+            ..done(Exit::Exited(0))
+        };
+        assert!(unknown.to_string().starts_with("unknown 4991 wall_ns="));
+    }
+
+    #[test]
+    fn a_done_line_becomes_the_outcome() {
+        let o = "signaled 9 wall_ns=1500000000 utime_us=20 stime_us=30 maxrss_kb=1024 timed_out=1 stopped=0 leftovers=2"
+            .parse::<Done>()
+            .unwrap()
+            .outcome(Captured::default(), Captured::default())
+            .unwrap();
+        assert_eq!(o.exit, Exit::Signaled(9));
+        assert_eq!(o.wall, Duration::from_millis(1500));
+        assert_eq!(o.max_rss_kb, 1024);
+        assert!(o.timed_out && !o.stopped);
+        assert_eq!(o.leftovers, 2);
+        assert!(o.tree.is_none() && !o.oom && !o.escaped);
+
+        let o = "exited 0 wall_ns=1 utime_us=2 stime_us=3 maxrss_kb=4 timed_out=0 stopped=0 leftovers=0 tree_utime_us=5 tree_stime_us=6 tree_rss_kb=7 tree_single_kb=8 oom=1 escaped=0"
+            .parse::<Done>()
+            .unwrap()
+            .outcome(Captured::default(), Captured::default())
+            .unwrap();
+        assert_eq!(
+            o.tree.map(|t| (t.max_rss_kb, t.max_single_rss_kb)),
+            Some((7, 8))
+        );
+        assert!(o.oom && !o.escaped);
+        assert_eq!(o.forked_after, 0);
+    }
+
+    #[test]
+    fn a_wait_status_is_an_exit_or_a_signal() {
+        assert_eq!(
+            Ended::from_wait_status(3 << 8),
+            Ended::Exit(Exit::Exited(3))
+        );
+        assert_eq!(
+            Ended::from_wait_status(libc::SIGSEGV),
+            Ended::Exit(Exit::Signaled(libc::SIGSEGV))
+        );
+        // Stopped by SIGSTOP (0x7f in the low byte).
+        assert_eq!(Ended::from_wait_status(0x137f), Ended::Unknown(0x137f));
+    }
+
+    #[test]
+    fn bad_lines_say_what_is_wrong() {
+        let e = "exited 0 wall_ns=1 utime_us=x".parse::<Done>().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "missing or bad utime_us= in \"exited 0 wall_ns=1 utime_us=x\""
+        );
+        let e = "unknown 4991 wall_ns=1".parse::<Done>().unwrap_err();
+        assert_eq!(e.to_string(), "unknown exit kind unknown");
+        let e = "exited zero".parse::<Done>().unwrap_err();
+        assert_eq!(e.to_string(), "invalid digit found in string");
+        let unknown = Done {
+            exit: Ended::Unknown(0x137f),
+            ..done(Exit::Exited(0))
+        };
+        let e = unknown.outcome(Captured::default(), Captured::default());
+        assert_eq!(e.unwrap_err().to_string(), "unknown exit kind unknown");
+
+        let e = anyhow::Error::from("pid x".parse::<Report>().unwrap_err());
+        assert_eq!(
+            format!("{e:#}"),
+            "bad pid from the spawn agent: invalid digit found in string"
+        );
+        for other in ["", "pid", "error", "done", "hello world"] {
+            assert!(
+                matches!(other.parse::<Report>(), Err(BadReport::Other)),
+                "{other:?}"
+            );
+        }
+        assert!(matches!(
+            "done exited".parse::<Report>(),
+            Err(BadReport::Done(BadDone::Code(_)))
+        ));
+    }
+}
