@@ -18,7 +18,7 @@ use crate::export::{Bar, BarChart, BarRow, Cell, Column, Document, Kind, Mark, S
 use crate::machine::Machine;
 use crate::report::{Row, Summary, thousands};
 use crate::store::Store;
-use crate::ws::{WsRecord, report as ws_report};
+use crate::ws::{Phase, WsRecord, client::WindowStats, report as ws_report};
 
 /// One results directory, as compared.
 pub struct Edition {
@@ -128,11 +128,57 @@ impl Fig {
     }
 }
 
-/// A matched pair of rows.
-struct Pair<'a> {
+/// A matched pair of rows (CPU rows or ws servers) of one variant.
+struct Pair<'a, T> {
     key: String,
-    old: &'a Row,
-    new: &'a Row,
+    old: &'a T,
+    new: &'a T,
+}
+
+/// Each edition's rows (CPU rows or ws servers), each with the variant it
+/// stands for (see `key`).
+struct Matched<'a, T> {
+    old: Vec<(String, &'a T)>,
+    new: Vec<(String, &'a T)>,
+}
+
+impl<'a, T> Matched<'a, T> {
+    /// The variants both editions have: for each new row, every old row of
+    /// its variant.
+    fn pairs(&self) -> Vec<Pair<'a, T>> {
+        let mut pairs = Vec::new();
+        for (k, n) in &self.new {
+            for (ko, o) in &self.old {
+                if ko == k {
+                    pairs.push(Pair {
+                        key: k.clone(),
+                        old: *o,
+                        new: *n,
+                    });
+                }
+            }
+        }
+        pairs
+    }
+
+    /// The new edition's rows of a variant the old one has no row of.
+    fn added(&self) -> impl Iterator<Item = &(String, &'a T)> {
+        only_in(&self.new, &self.old)
+    }
+
+    /// The old edition's rows of a variant the new one has no row of.
+    fn dropped(&self) -> impl Iterator<Item = &(String, &'a T)> {
+        only_in(&self.old, &self.new)
+    }
+}
+
+/// The rows of a variant `other` has no row of.
+fn only_in<'s, 'a, T>(
+    rows: &'s [(String, &'a T)],
+    other: &'s [(String, &'a T)],
+) -> impl Iterator<Item = &'s (String, &'a T)> {
+    rows.iter()
+        .filter(move |(k, _)| !other.iter().any(|(o, _)| o == k))
 }
 
 /// Ranks of the complete rows (1 = fastest total); partial rows have none.
@@ -313,6 +359,9 @@ fn reference<'a>(
     }
 }
 
+/// The CPU comparison: a row per variant both editions have (old and new
+/// figure, ratio, rank and version per benchmark and in total), the table
+/// of added and dropped variants, and the chart of totals.
 fn cpu(
     langs: &Languages,
     old: &Edition,
@@ -321,286 +370,452 @@ fn cpu(
     sn: &Summary,
     opts: &Options,
 ) -> Result<(Table, Table, Vec<BarChart>)> {
-    let rel = opts.relative_to.is_some();
-    let (olds, news) = (installed(langs, so), installed(langs, sn));
-    let (ref_old, ref_new) = (
-        reference(&olds, &old.label, opts)?,
-        reference(&news, &new.label, opts)?,
-    );
-    let mut pairs = Vec::new();
-    for (k, n) in &news {
-        for (ko, o) in &olds {
-            if ko == k {
-                pairs.push(Pair {
-                    key: k.clone(),
-                    old: o,
-                    new: n,
-                });
-            }
-        }
+    let rows = Matched {
+        old: installed(langs, so),
+        new: installed(langs, sn),
+    };
+    let sides = Sides {
+        old: Side::new(so, reference(&rows.old, &old.label, opts)?),
+        new: Side::new(sn, reference(&rows.new, &new.label, opts)?),
+        rel: opts.relative_to.is_some(),
+    };
+    let mut table = CpuTable::new(benches(so, sn), sides.rel);
+    for p in &rows.pairs() {
+        table.push(&sides, p);
     }
-    let (rank_old, rank_new) = (ranks(so), ranks(sn));
-    let rank_of =
-        |ranks: &[(String, usize)], v: &str| ranks.iter().find(|(id, _)| id == v).map(|(_, r)| *r);
-    let benches: Vec<Bench> = Bench::CPU
+    let (table, chart) = table.finish(old, new, opts);
+    Ok((table, changes(&rows), vec![chart]))
+}
+
+/// The CPU benchmarks either edition ran, in their usual order.
+fn benches(so: &Summary, sn: &Summary) -> Vec<Bench> {
+    Bench::CPU
         .into_iter()
         .filter(|b| {
             so.benches.iter().any(|(x, _)| x == b) || sn.benches.iter().any(|(x, _)| x == b)
         })
-        .collect();
+        .collect()
+}
 
-    let unit = |what: &str| match &opts.relative_to {
-        Some(v) => format!("{what} (×{v})"),
-        None => what.to_string(),
-    };
-    let mut cols = vec![
-        Column::new("Language", "language", Kind::Text, Show::Both),
-        Column::new("Command Flags", "command_flags", Kind::Text, Show::Both),
-        Column::new("Variant", "variant", Kind::Text, Show::Data),
-        Column::new("Version", "version", Kind::Text, Show::Display),
-        Column::new("Old version", "old_version", Kind::Text, Show::Data),
-        Column::new("New version", "new_version", Kind::Text, Show::Data),
-        Column::new("Rank", "rank", Kind::Text, Show::Display),
-        Column::new("Old rank", "old_rank", Kind::Count, Show::Data),
-        Column::new("New rank", "new_rank", Kind::Count, Show::Data),
-    ];
-    let secs = Kind::Seconds { decimals: 3 };
-    let ram_kind = if rel { Kind::Ratio } else { Kind::Kb };
-    let time_kind = if rel { Kind::Ratio } else { secs };
-    for name in benches
-        .iter()
-        .map(|b| b.name().to_string())
-        .chain(["total".to_string()])
-    {
-        let k = name.replace('-', "_");
-        let shown = if name == "total" {
-            "Total".to_string()
-        } else {
-            name.clone()
-        };
-        cols.extend([
-            Column::new(
-                unit(&format!("{shown} (s)")),
-                format!("{k}_time"),
-                Kind::Text,
-                Show::Display,
-            ),
-            Column::new(
-                format!("{shown} ×"),
-                format!("{k}_time_ratio"),
-                Kind::Ratio,
-                Show::Both,
-            ),
-            Column::new(
-                unit(&format!("{shown} old (s)")),
-                format!("{k}_old_s"),
-                time_kind,
-                Show::Data,
-            ),
-            Column::new(
-                unit(&format!("{shown} new (s)")),
-                format!("{k}_new_s"),
-                time_kind,
-                Show::Data,
-            ),
-            Column::new(
-                unit(&format!("{shown} old RAM (KB)")),
-                format!("{k}_old_rss_kb"),
-                ram_kind,
-                Show::Data,
-            ),
-            Column::new(
-                unit(&format!("{shown} new RAM (KB)")),
-                format!("{k}_new_rss_kb"),
-                ram_kind,
-                Show::Data,
-            ),
-            Column::new(
-                format!("{shown} RAM ×"),
-                format!("{k}_ram_ratio"),
-                Kind::Ratio,
-                if name == "total" {
-                    Show::Both
-                } else {
-                    Show::Data
-                },
-            ),
-        ]);
-        if name != "total" {
-            cols.push(Column::new(
-                format!("{shown} old N"),
-                format!("{k}_old_n"),
-                Kind::Count,
-                Show::Data,
-            ));
-            cols.push(Column::new(
-                format!("{shown} new N"),
-                format!("{k}_new_n"),
-                Kind::Count,
-                Show::Data,
-            ));
+/// One edition in the CPU comparison: its table, its `--relative-to` row,
+/// and the ranks of its complete rows.
+struct Side<'a> {
+    summary: &'a Summary,
+    reference: Option<&'a Row>,
+    ranks: Vec<(String, usize)>,
+}
+
+impl<'a> Side<'a> {
+    fn new(summary: &'a Summary, reference: Option<&'a Row>) -> Side<'a> {
+        Side {
+            summary,
+            reference,
+            ranks: ranks(summary),
         }
     }
 
-    let mut rows = Vec::new();
-    let mut notes = Vec::new();
-    let mut chart_rows = Vec::new();
-    for p in &pairs {
-        let (ro, rn) = (
-            rank_of(&rank_old, &p.old.variant),
-            rank_of(&rank_new, &p.new.variant),
-        );
-        let rank_text = match (ro, rn) {
-            (Some(a), Some(b)) => {
-                let moved = a as i64 - b as i64;
-                match moved {
-                    0 => format!("{a} → {b}"),
-                    m if m > 0 => format!("{a} → {b} (↑{m})"),
-                    m => format!("{a} → {b} (↓{})", -m),
-                }
-            }
-            (a, b) => format!(
-                "{} → {}",
-                a.map_or("-".into(), |r| r.to_string()),
-                b.map_or("-".into(), |r| r.to_string())
-            ),
-        };
+    fn rank(&self, row: &Row) -> Option<usize> {
+        self.ranks
+            .iter()
+            .find(|(id, _)| *id == row.variant)
+            .map(|(_, r)| *r)
+    }
+
+    /// A row's figure in one benchmark; with `rel`, divided by the
+    /// reference row's.
+    fn cell(&self, row: &Row, b: Bench, rel: bool) -> Fig {
+        let f = Fig::cell(self.summary, row, b);
+        if rel {
+            f.relative(self.reference.map(|r| Fig::cell(self.summary, r, b)))
+        } else {
+            f
+        }
+    }
+
+    /// A row's total; with `rel`, divided by the reference row's.
+    fn total(&self, row: &Row, rel: bool) -> Fig {
+        let f = Fig::total(row);
+        if rel {
+            f.relative(self.reference.map(Fig::total))
+        } else {
+            f
+        }
+    }
+}
+
+/// Both editions, and whether figures are relative (`--relative-to`).
+struct Sides<'a> {
+    old: Side<'a>,
+    new: Side<'a>,
+    rel: bool,
+}
+
+/// A pair's figures, old and new.
+struct PairFigs {
+    per_bench: Vec<(Bench, Fig, Fig)>,
+    total: (Fig, Fig),
+    /// A benchmark's N differs between the editions, so the totals add up
+    /// different work.
+    size_mismatch: bool,
+}
+
+impl Sides<'_> {
+    fn figures(&self, p: &Pair<Row>, benches: &[Bench]) -> PairFigs {
+        let rel = self.rel;
+        let per_bench: Vec<(Bench, Fig, Fig)> = benches
+            .iter()
+            .map(|&b| {
+                (
+                    b,
+                    self.old.cell(p.old, b, rel),
+                    self.new.cell(p.new, b, rel),
+                )
+            })
+            .collect();
+        let size_mismatch = per_bench
+            .iter()
+            .any(|(_, o, n)| matches!((o.n, n.n), (Some(a), Some(c)) if a != c));
+        let (mut to, mut tn) = (self.old.total(p.old, rel), self.new.total(p.new, rel));
+        if size_mismatch {
+            // The totals are not comparable: `ratio` says so.
+            to.n = Some(0);
+            tn.n = Some(1);
+        }
+        PairFigs {
+            per_bench,
+            total: (to, tn),
+            size_mismatch,
+        }
+    }
+}
+
+/// The CPU table as it is built, one matched pair at a time: its rows, its
+/// notes, and the chart's rows.
+struct CpuTable {
+    benches: Vec<Bench>,
+    rel: bool,
+    rows: Vec<Vec<Cell>>,
+    notes: Vec<String>,
+    chart_rows: Vec<BarRow>,
+}
+
+impl CpuTable {
+    fn new(benches: Vec<Bench>, rel: bool) -> CpuTable {
+        CpuTable {
+            benches,
+            rel,
+            rows: Vec::new(),
+            notes: Vec::new(),
+            chart_rows: Vec::new(),
+        }
+    }
+
+    /// A pair's row (the variant, versions and ranks, then per benchmark and
+    /// in total its figures) and the bars of its totals.
+    fn push(&mut self, sides: &Sides, p: &Pair<Row>) {
         let mut row = vec![
             Cell::text(&p.new.language),
             Cell::text(&p.new.flags),
             Cell::text(&p.key),
-            Cell::text(format!("{} → {}", p.old.version, p.new.version)),
-            Cell::text(&p.old.version),
-            Cell::text(&p.new.version),
-            Cell::text(rank_text),
-            ro.map_or(Cell::empty(""), |r| Cell::int(r as i64, r.to_string())),
-            rn.map_or(Cell::empty(""), |r| Cell::int(r as i64, r.to_string())),
         ];
-        let mut size_mismatch = false;
-        let mut figs = Vec::new();
-        for b in &benches {
-            let (mut fo, mut fnw) = (Fig::cell(so, p.old, *b), Fig::cell(sn, p.new, *b));
-            if let (Some(a), Some(c)) = (fo.n, fnw.n)
-                && a != c
-            {
-                size_mismatch = true;
-            }
-            if rel {
-                fo = fo.relative(ref_old.map(|r| Fig::cell(so, r, *b)));
-                fnw = fnw.relative(ref_new.map(|r| Fig::cell(sn, r, *b)));
-            }
-            figs.push((b.name().to_string(), fo, fnw));
+        row.extend(versions(&p.old.version, &p.new.version));
+        row.extend(rank_cells(sides.old.rank(p.old), sides.new.rank(p.new)));
+        let figs = sides.figures(p, &self.benches);
+        for (b, fo, fnw) in &figs.per_bench {
+            row.extend(self.figure_cells(&p.key, b.name(), *fo, *fnw, false));
+            row.extend([count(fo.n), count(fnw.n)]);
         }
-        let (mut to, mut tn) = (Fig::total(p.old), Fig::total(p.new));
-        if rel {
-            to = to.relative(ref_old.map(Fig::total));
-            tn = tn.relative(ref_new.map(Fig::total));
-        }
+        let (to, tn) = figs.total;
+        row.extend(self.figure_cells(&p.key, "total", to, tn, figs.size_mismatch));
+        self.chart_rows.push(BarRow {
+            label: format!("{} · {}", p.new.language, p.new.flags),
+            bars: vec![
+                total_bar(&to, figs.size_mismatch),
+                total_bar(&tn, figs.size_mismatch),
+            ],
+        });
+        self.rows.push(row);
+    }
+
+    /// One benchmark's (or the total's) cells in a pair's row: time old →
+    /// new and its ratio, old and new time and RAM, the RAM ratio. A flagged
+    /// time ratio is also a note. `size_mismatch`: a total over benchmarks
+    /// of different N, compared in neither time nor RAM.
+    fn figure_cells(
+        &mut self,
+        key: &str,
+        name: &str,
+        fo: Fig,
+        fnw: Fig,
+        size_mismatch: bool,
+    ) -> [Cell; 7] {
+        let rel = self.rel;
+        let mut t = ratio(fo, fnw, |f| f.time);
+        let shown = arrow(fo.time, fnw.time, |v| fmt_time(v, rel));
+        let size_note = t.note.clone().filter(|n| n.contains("N differs"));
         if size_mismatch {
-            // The totals add up benchmarks of different N.
-            to.n = Some(0);
-            tn.n = Some(1);
+            t.note = Some("not compared: a benchmark's N differs between the editions".into());
         }
-        figs.push(("total".into(), to, tn));
-        for (name, fo, fnw) in &figs {
-            let mut t = ratio(*fo, *fnw, |f| f.time);
-            let shown = arrow(fo.time, fnw.time, |v| fmt_time(v, rel));
-            let size_note = t.note.clone().filter(|n| n.contains("N differs"));
-            if name == "total" && size_mismatch {
-                t.note = Some("not compared: a benchmark's N differs between the editions".into());
-            }
-            if let Some(n) = &t.note
-                && t.mark == Mark::Flagged
-            {
-                // A size mismatch holds for every row: say it once.
-                let line = if n.contains("N differs") {
-                    format!("{name}: {n}, in every row")
-                } else {
-                    format!("{} / {name}: {n}", p.key)
-                };
-                if !notes.contains(&line) {
-                    notes.push(line);
-                }
-            }
-            row.push(Cell::text(match &size_note {
+        self.note(key, name, &t);
+        [
+            Cell::text(match &size_note {
                 Some(_) => format!("{shown} N≠"),
                 None => shown,
-            }));
-            row.push(t);
-            row.push(opt_num(fo.time, |v| fmt_time(v, rel)));
-            row.push(opt_num(fnw.time, |v| fmt_time(v, rel)));
-            row.push(opt_num(fo.ram, |v| fmt_ram(v, rel)));
-            row.push(opt_num(fnw.ram, |v| fmt_ram(v, rel)));
-            let r = ratio(*fo, *fnw, |f| f.ram);
-            row.push(if name == "total" && size_mismatch {
+            }),
+            t,
+            opt_num(fo.time, |v| fmt_time(v, rel)),
+            opt_num(fnw.time, |v| fmt_time(v, rel)),
+            opt_num(fo.ram, |v| fmt_ram(v, rel)),
+            opt_num(fnw.ram, |v| fmt_ram(v, rel)),
+            if size_mismatch {
                 Cell::empty("N≠").marked(Mark::Flagged, Some("a benchmark's N differs".into()))
             } else {
-                r
-            });
-            if name != "total" {
-                row.push(fo.n.map_or(Cell::empty(""), |n| Cell::int(n as i64, n.to_string())));
-                row.push(
-                    fnw.n
-                        .map_or(Cell::empty(""), |n| Cell::int(n as i64, n.to_string())),
-                );
-            } else {
-                let bar = |f: &Fig| match f.time {
-                    Some(v) if f.ok && !size_mismatch => Bar::plain(v),
-                    Some(v) => Bar {
-                        value: Some(v),
-                        mark: Mark::Flagged,
-                        label: Some(if size_mismatch {
-                            "N differs".into()
-                        } else {
-                            "partial".into()
-                        }),
-                    },
-                    None => Bar {
-                        value: None,
-                        mark: Mark::Failed,
-                        label: Some("no figure".into()),
-                    },
-                };
-                chart_rows.push(BarRow {
-                    label: format!("{} · {}", p.new.language, p.new.flags),
-                    bars: vec![bar(fo), bar(fnw)],
-                });
-            }
-        }
-        rows.push(row);
+                ratio(fo, fnw, |f| f.ram)
+            },
+        ]
     }
-    let table = Table {
-        id: "compare".into(),
-        title: format!("{} → {}", old.label, new.label),
-        columns: cols,
-        rows,
-        notes,
-        data_only: false,
-    };
 
-    // Added and dropped variants.
-    let mut changes = Vec::new();
-    for (change, rows, other) in [("added", &news, &olds), ("dropped", &olds, &news)] {
-        for (k, r) in rows.iter() {
-            if !other.iter().any(|(ko, _)| ko == k) {
-                let total = Fig::total(r);
-                changes.push(vec![
-                    Cell::text(change),
-                    Cell::text(&r.language),
-                    Cell::text(&r.flags),
-                    Cell::text(k),
-                    Cell::text(&r.version),
-                    match total.time {
-                        Some(t) if total.ok => Cell::number(t, format!("{t:.2}")),
-                        Some(t) => Cell::number(t, format!("{t:.2} *"))
-                            .marked(Mark::Flagged, Some("partial".into())),
-                        None => Cell::empty("-"),
-                    },
-                ]);
+    /// A flagged ratio's note, once: a size mismatch holds for every row, so
+    /// it is said once for all of them.
+    fn note(&mut self, key: &str, name: &str, cell: &Cell) {
+        if let Some(n) = &cell.note
+            && cell.mark == Mark::Flagged
+        {
+            let line = if n.contains("N differs") {
+                format!("{name}: {n}, in every row")
+            } else {
+                format!("{key} / {name}: {n}")
+            };
+            if !self.notes.contains(&line) {
+                self.notes.push(line);
             }
         }
     }
-    let changes = Table {
+
+    /// The table, and the chart of old and new totals.
+    fn finish(self, old: &Edition, new: &Edition, opts: &Options) -> (Table, BarChart) {
+        let table = Table {
+            id: "compare".into(),
+            title: format!("{} → {}", old.label, new.label),
+            columns: cpu_columns(&self.benches, opts),
+            rows: self.rows,
+            notes: self.notes,
+            data_only: false,
+        };
+        let chart = BarChart {
+            id: "compare-total-time".into(),
+            title: format!(
+                "Total time, {} vs {}{}",
+                old.label,
+                new.label,
+                opts.relative_to
+                    .as_ref()
+                    .map(|v| format!(" (relative to {v})"))
+                    .unwrap_or_default()
+            ),
+            axis: if self.rel {
+                "× reference (log scale)".into()
+            } else {
+                "seconds (log scale)".into()
+            },
+            log: true,
+            series: vec![old.label.clone(), new.label.clone()],
+            rows: self.chart_rows,
+            caption: "Marked bars: a partial total, or totals over a different N (not comparable)."
+                .into(),
+        };
+        (table, chart)
+    }
+}
+
+/// "old → new" to read, then each version as data.
+fn versions(old: &str, new: &str) -> [Cell; 3] {
+    [
+        Cell::text(format!("{old} → {new}")),
+        Cell::text(old),
+        Cell::text(new),
+    ]
+}
+
+/// The columns of `versions`.
+fn version_columns() -> [Column; 3] {
+    [
+        Column::new("Version", "version", Kind::Text, Show::Display),
+        Column::new("Old version", "old_version", Kind::Text, Show::Data),
+        Column::new("New version", "new_version", Kind::Text, Show::Data),
+    ]
+}
+
+/// Rank old → new (and how far it moved) to read, then each rank as data.
+fn rank_cells(ro: Option<usize>, rn: Option<usize>) -> [Cell; 3] {
+    let text = match (ro, rn) {
+        (Some(a), Some(b)) => {
+            let moved = a as i64 - b as i64;
+            match moved {
+                0 => format!("{a} → {b}"),
+                m if m > 0 => format!("{a} → {b} (↑{m})"),
+                m => format!("{a} → {b} (↓{})", -m),
+            }
+        }
+        (a, b) => format!(
+            "{} → {}",
+            a.map_or("-".into(), |r| r.to_string()),
+            b.map_or("-".into(), |r| r.to_string())
+        ),
+    };
+    [
+        Cell::text(text),
+        count(ro.map(|r| r as u64)),
+        count(rn.map(|r| r as u64)),
+    ]
+}
+
+/// A rank or an N (empty without one).
+fn count(v: Option<u64>) -> Cell {
+    v.map_or(Cell::empty(""), |n| Cell::int(n as i64, n.to_string()))
+}
+
+/// A total's bar: plain, flagged (a partial total, or one over a different
+/// N), or missing.
+fn total_bar(f: &Fig, size_mismatch: bool) -> Bar {
+    match f.time {
+        Some(v) if f.ok && !size_mismatch => Bar::plain(v),
+        Some(v) => Bar {
+            value: Some(v),
+            mark: Mark::Flagged,
+            label: Some(if size_mismatch {
+                "N differs".into()
+            } else {
+                "partial".into()
+            }),
+        },
+        None => Bar {
+            value: None,
+            mark: Mark::Failed,
+            label: Some("no figure".into()),
+        },
+    }
+}
+
+/// Seconds in the CPU tables.
+const SECS: Kind = Kind::Seconds { decimals: 3 };
+
+/// The CPU table's columns: the variant, versions and ranks, then per
+/// benchmark and for the total the figures of `figure_columns` (and each
+/// benchmark's N).
+fn cpu_columns(benches: &[Bench], opts: &Options) -> Vec<Column> {
+    let mut cols = vec![
+        Column::new("Language", "language", Kind::Text, Show::Both),
+        Column::new("Command Flags", "command_flags", Kind::Text, Show::Both),
+        Column::new("Variant", "variant", Kind::Text, Show::Data),
+    ];
+    cols.extend(version_columns());
+    cols.extend([
+        Column::new("Rank", "rank", Kind::Text, Show::Display),
+        Column::new("Old rank", "old_rank", Kind::Count, Show::Data),
+        Column::new("New rank", "new_rank", Kind::Count, Show::Data),
+    ]);
+    for b in benches {
+        let (shown, k) = (b.name(), b.name().replace('-', "_"));
+        cols.extend(figure_columns(shown, &k, opts, Show::Data));
+        cols.push(Column::new(
+            format!("{shown} old N"),
+            format!("{k}_old_n"),
+            Kind::Count,
+            Show::Data,
+        ));
+        cols.push(Column::new(
+            format!("{shown} new N"),
+            format!("{k}_new_n"),
+            Kind::Count,
+            Show::Data,
+        ));
+    }
+    cols.extend(figure_columns("Total", "total", opts, Show::Both));
+    cols
+}
+
+/// The columns of one benchmark's (or the total's) `figure_cells`; `ram`:
+/// where its RAM ratio shows.
+fn figure_columns(shown: &str, k: &str, opts: &Options, ram: Show) -> [Column; 7] {
+    let rel = opts.relative_to.is_some();
+    let ram_kind = if rel { Kind::Ratio } else { Kind::Kb };
+    let time_kind = if rel { Kind::Ratio } else { SECS };
+    let unit = |what: String| match &opts.relative_to {
+        Some(v) => format!("{what} (×{v})"),
+        None => what,
+    };
+    [
+        Column::new(
+            unit(format!("{shown} (s)")),
+            format!("{k}_time"),
+            Kind::Text,
+            Show::Display,
+        ),
+        Column::new(
+            format!("{shown} ×"),
+            format!("{k}_time_ratio"),
+            Kind::Ratio,
+            Show::Both,
+        ),
+        Column::new(
+            unit(format!("{shown} old (s)")),
+            format!("{k}_old_s"),
+            time_kind,
+            Show::Data,
+        ),
+        Column::new(
+            unit(format!("{shown} new (s)")),
+            format!("{k}_new_s"),
+            time_kind,
+            Show::Data,
+        ),
+        Column::new(
+            unit(format!("{shown} old RAM (KB)")),
+            format!("{k}_old_rss_kb"),
+            ram_kind,
+            Show::Data,
+        ),
+        Column::new(
+            unit(format!("{shown} new RAM (KB)")),
+            format!("{k}_new_rss_kb"),
+            ram_kind,
+            Show::Data,
+        ),
+        Column::new(
+            format!("{shown} RAM ×"),
+            format!("{k}_ram_ratio"),
+            Kind::Ratio,
+            ram,
+        ),
+    ]
+}
+
+/// The variants only one edition has (added, then dropped), with their
+/// total time.
+fn changes(rows: &Matched<Row>) -> Table {
+    let added = rows.added().map(|r| ("added", r));
+    let dropped = rows.dropped().map(|r| ("dropped", r));
+    let changes = added
+        .chain(dropped)
+        .map(|(change, (k, r))| {
+            let total = Fig::total(r);
+            vec![
+                Cell::text(change),
+                Cell::text(&r.language),
+                Cell::text(&r.flags),
+                Cell::text(k),
+                Cell::text(&r.version),
+                match total.time {
+                    Some(t) if total.ok => Cell::number(t, format!("{t:.2}")),
+                    Some(t) => Cell::number(t, format!("{t:.2} *"))
+                        .marked(Mark::Flagged, Some("partial".into())),
+                    None => Cell::empty("-"),
+                },
+            ]
+        })
+        .collect();
+    Table {
         id: "compare-changes".into(),
         title: "Added and dropped variants".into(),
         columns: vec![
@@ -609,54 +824,124 @@ fn cpu(
             Column::new("Command Flags", "command_flags", Kind::Text, Show::Both),
             Column::new("Variant", "variant", Kind::Text, Show::Both),
             Column::new("Version", "version", Kind::Text, Show::Both),
-            Column::new("Total (s)", "total_s", secs, Show::Both),
+            Column::new("Total (s)", "total_s", SECS, Show::Both),
         ],
         rows: changes,
         notes: Vec::new(),
         data_only: false,
-    };
-    let chart = BarChart {
-        id: "compare-total-time".into(),
-        title: format!(
-            "Total time, {} vs {}{}",
-            old.label,
-            new.label,
-            opts.relative_to
-                .as_ref()
-                .map(|v| format!(" (relative to {v})"))
-                .unwrap_or_default()
-        ),
-        axis: if rel {
-            "× reference (log scale)".into()
-        } else {
-            "seconds (log scale)".into()
-        },
-        log: true,
-        series: vec![old.label.clone(), new.label.clone()],
-        rows: chart_rows,
-        caption: "Marked bars: a partial total, or totals over a different N (not comparable)."
-            .into(),
-    };
-    Ok((table, changes, vec![chart]))
+    }
 }
 
-/// ws-echo: per server and delay phase, rps and latency old → new.
+/// ws-echo: per server both editions have and delay phase, rps, latency,
+/// server RAM and cores old → new; added and dropped servers as notes.
 fn ws(langs: &Languages, old: &Edition, new: &Edition) -> Table {
-    let lib = |r: &WsRecord| crate::import::library_name(&r.library);
-    let keyed = |e: &Edition| -> Vec<(String, WsRecord)> {
-        e.ws.iter()
-            .map(|r| (key(langs, &r.variant, &r.language, &lib(r)), r.clone()))
-            .collect()
+    let servers = Matched {
+        old: ws_servers(langs, old),
+        new: ws_servers(langs, new),
     };
-    let (olds, news) = (keyed(old), keyed(new));
     let mut rows = Vec::new();
+    let mut notes = Vec::new();
+    for p in &servers.pairs() {
+        let (o, n) = (p.old, p.new);
+        if o.connections != n.connections {
+            notes.push(format!(
+                "{}: connections differ ({} vs {}): not the same load",
+                p.key, o.connections, n.connections
+            ));
+        }
+        for pn in &n.phases {
+            if let Some(po) = o.phases.iter().find(|x| x.delay_ms == pn.delay_ms) {
+                rows.push(ws_row(p, po, pn));
+            }
+        }
+    }
+    for (k, _) in servers.added() {
+        notes.push(format!(
+            "{k}: added (no server of that name in {})",
+            old.label
+        ));
+    }
+    for (k, _) in servers.dropped() {
+        notes.push(format!(
+            "{k}: dropped (no server of that name in {})",
+            new.label
+        ));
+    }
+    Table {
+        id: "compare-ws".into(),
+        title: format!("ws-echo {} → {}", old.label, new.label),
+        columns: ws_columns(),
+        rows,
+        notes,
+        data_only: false,
+    }
+}
+
+fn ws_library(r: &WsRecord) -> String {
+    crate::import::library_name(&r.library)
+}
+
+/// An edition's ws servers, each with the variant it stands for.
+fn ws_servers<'a>(langs: &Languages, e: &'a Edition) -> Vec<(String, &'a WsRecord)> {
+    e.ws.iter()
+        .map(|r| (key(langs, &r.variant, &r.language, &ws_library(r)), r))
+        .collect()
+}
+
+/// One delay phase of a pair of servers.
+fn ws_row(p: &Pair<WsRecord>, po: &Phase, pn: &Phase) -> Vec<Cell> {
+    let (o, n) = (p.old, p.new);
+    // Ratios of a different load are flagged.
+    let r = |a: Option<f64>, b: Option<f64>| match (a, b) {
+        (Some(a), Some(b)) if a > 0.0 => {
+            let c = Cell::number(b / a, format!("×{:.2}", b / a));
+            if o.connections != n.connections {
+                c.marked(Mark::Flagged, Some("connections differ".into()))
+            } else {
+                c
+            }
+        }
+        _ => Cell::empty("-"),
+    };
+    let stat = |ph: &Phase, f: fn(&WindowStats) -> f64| ph.stats.as_ref().map(f);
+    let (rps_o, rps_n) = (stat(po, |s| s.rps), stat(pn, |s| s.rps));
+    let (lat_o, lat_n) = (
+        stat(po, |s| s.latency_mean_ms),
+        stat(pn, |s| s.latency_mean_ms),
+    );
+    let mb = |ph: &Phase| ph.server_rss_peak_kb.map(|k| k as f64 / 1024.0);
+    let f0 = |v: f64| format!("{v:.0}");
+    let f2 = |v: f64| format!("{v:.2}");
+    let mut row = vec![Cell::text(&p.key), Cell::text(ws_library(n))];
+    row.extend(versions(&o.version, &n.version));
+    row.push(Cell::number(pn.delay_ms, pn.delay_ms.to_string()));
+    row.extend(old_new(rps_o, rps_n, f0));
+    row.push(r(rps_o, rps_n));
+    row.extend(old_new(lat_o, lat_n, f2));
+    row.push(r(lat_o, lat_n));
+    row.extend(old_new(mb(po), mb(pn), f0));
+    row.extend(old_new(po.server_cores, pn.server_cores, f2));
+    row
+}
+
+/// A figure old → new to read, then old and new as data.
+fn old_new(old: Option<f64>, new: Option<f64>, f: impl Fn(f64) -> String) -> [Cell; 3] {
+    [
+        Cell::text(arrow(old, new, &f)),
+        opt_num(old, &f),
+        opt_num(new, &f),
+    ]
+}
+
+/// The ws table's columns (see `ws_row`).
+fn ws_columns() -> Vec<Column> {
     let dec = |d| Kind::Decimal { decimals: d };
-    let cols = vec![
+    let mut cols = vec![
         Column::new("Server", "variant", Kind::Text, Show::Both),
         Column::new("Library", "library", Kind::Text, Show::Both),
-        Column::new("Version", "version", Kind::Text, Show::Display),
-        Column::new("Old version", "old_version", Kind::Text, Show::Data),
-        Column::new("New version", "new_version", Kind::Text, Show::Data),
+    ];
+    cols.extend(version_columns());
+    cols.extend([
         Column::new("Delay (ms)", "delay_ms", Kind::Number, Show::Both),
         Column::new("rps", "rps", Kind::Text, Show::Display),
         Column::new("Old rps", "old_rps", dec(2), Show::Data),
@@ -672,94 +957,8 @@ fn ws(langs: &Languages, old: &Edition, new: &Edition) -> Table {
         Column::new("Server cores", "server_cores", Kind::Text, Show::Display),
         Column::new("Old server cores", "old_server_cores", dec(3), Show::Data),
         Column::new("New server cores", "new_server_cores", dec(3), Show::Data),
-    ];
-    let mut notes = Vec::new();
-    for (k, n) in &news {
-        for (_, o) in olds.iter().filter(|(ko, _)| ko == k) {
-            if o.connections != n.connections {
-                notes.push(format!(
-                    "{k}: connections differ ({} vs {}): not the same load",
-                    o.connections, n.connections
-                ));
-            }
-            for pn in &n.phases {
-                let Some(po) = o.phases.iter().find(|p| p.delay_ms == pn.delay_ms) else {
-                    continue;
-                };
-                let (so, sn) = (po.stats.as_ref(), pn.stats.as_ref());
-                let pick =
-                    |s: Option<&crate::ws::client::WindowStats>,
-                     f: fn(&crate::ws::client::WindowStats) -> f64| s.map(f);
-                let r = |a: Option<f64>, b: Option<f64>| match (a, b) {
-                    (Some(a), Some(b)) if a > 0.0 => {
-                        let c = Cell::number(b / a, format!("×{:.2}", b / a));
-                        if o.connections != n.connections {
-                            c.marked(Mark::Flagged, Some("connections differ".into()))
-                        } else {
-                            c
-                        }
-                    }
-                    _ => Cell::empty("-"),
-                };
-                let (rps_o, rps_n) = (pick(so, |s| s.rps), pick(sn, |s| s.rps));
-                let (lat_o, lat_n) = (
-                    pick(so, |s| s.latency_mean_ms),
-                    pick(sn, |s| s.latency_mean_ms),
-                );
-                let mb = |p: &crate::ws::Phase| p.server_rss_peak_kb.map(|k| k as f64 / 1024.0);
-                let f0 = |v: f64| format!("{v:.0}");
-                let f2 = |v: f64| format!("{v:.2}");
-                rows.push(vec![
-                    Cell::text(k),
-                    Cell::text(lib(n)),
-                    Cell::text(format!("{} → {}", o.version, n.version)),
-                    Cell::text(&o.version),
-                    Cell::text(&n.version),
-                    Cell::number(pn.delay_ms, pn.delay_ms.to_string()),
-                    Cell::text(arrow(rps_o, rps_n, f0)),
-                    opt_num(rps_o, f0),
-                    opt_num(rps_n, f0),
-                    r(rps_o, rps_n),
-                    Cell::text(arrow(lat_o, lat_n, f2)),
-                    opt_num(lat_o, f2),
-                    opt_num(lat_n, f2),
-                    r(lat_o, lat_n),
-                    Cell::text(arrow(mb(po), mb(pn), f0)),
-                    opt_num(mb(po), f0),
-                    opt_num(mb(pn), f0),
-                    Cell::text(arrow(po.server_cores, pn.server_cores, f2)),
-                    opt_num(po.server_cores, f2),
-                    opt_num(pn.server_cores, f2),
-                ]);
-            }
-        }
-    }
-    for (k, _) in news
-        .iter()
-        .filter(|(k, _)| !olds.iter().any(|(o, _)| o == k))
-    {
-        notes.push(format!(
-            "{k}: added (no server of that name in {})",
-            old.label
-        ));
-    }
-    for (k, _) in olds
-        .iter()
-        .filter(|(k, _)| !news.iter().any(|(n, _)| n == k))
-    {
-        notes.push(format!(
-            "{k}: dropped (no server of that name in {})",
-            new.label
-        ));
-    }
-    Table {
-        id: "compare-ws".into(),
-        title: format!("ws-echo {} → {}", old.label, new.label),
-        columns: cols,
-        rows,
-        notes,
-        data_only: false,
-    }
+    ]);
+    cols
 }
 
 /// What `compare` prints.

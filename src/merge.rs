@@ -12,6 +12,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail, ensure};
 
 use crate::bench::Bench;
+use crate::export::Derived;
 use crate::record::{RunRecord, SessionRecord};
 use crate::store::{RUNS, Store};
 use crate::ws::{WS_RECORDS, WsRecord};
@@ -35,6 +36,10 @@ struct Source {
     ws: Vec<WsRecord>,
 }
 
+/// Merges the records of `dirs` into `out`, a new directory: each
+/// directory read; a cell two of them hold refused, or taken from
+/// `--prefer`'s; then the sessions, runs and ws records written, and every
+/// derived file. A refusal comes before anything is written.
 pub fn merge(out: &Path, dirs: &[PathBuf], prefer: Option<&Path>) -> Result<Merged> {
     ensure!(
         !dirs.is_empty(),
@@ -47,6 +52,26 @@ pub fn merge(out: &Path, dirs: &[PathBuf], prefer: Option<&Path>) -> Result<Merg
         );
     }
     let mut warnings = Vec::new();
+    let sources = read(dirs, &mut warnings)?;
+    let preferred = preferred(&sources, prefer)?;
+    let kept = keep(&sources, &Holders::of(&sources)?, preferred)?;
+    let sessions = sessions(&sources);
+    let (runs, ws) = (kept.runs(&sources), kept.ws(&sources));
+    let derived = write(out, &sessions, &runs, &ws)?;
+    warnings.extend(derived.warnings);
+    Ok(Merged {
+        sessions: sessions.len(),
+        runs: runs.len(),
+        ws: ws.len(),
+        overridden: kept.overridden,
+        machines: derived.summary.map_or(0, |s| s.machines.len()),
+        warnings,
+    })
+}
+
+/// Each directory's records, in the order given; their warnings go to
+/// `warnings`.
+fn read(dirs: &[PathBuf], warnings: &mut Vec<String>) -> Result<Vec<Source>> {
     let mut sources = Vec::new();
     for d in dirs {
         ensure!(d.is_dir(), "{} is not a results directory", d.display());
@@ -62,9 +87,13 @@ pub fn merge(out: &Path, dirs: &[PathBuf], prefer: Option<&Path>) -> Result<Merg
             ws,
         });
     }
-    let preferred = match prefer {
-        None => None,
-        Some(p) => Some(
+    Ok(sources)
+}
+
+/// Which of the sources `--prefer` names.
+fn preferred(sources: &[Source], prefer: Option<&Path>) -> Result<Option<usize>> {
+    prefer
+        .map(|p| {
             sources
                 .iter()
                 .position(|s| same_dir(&s.dir, p))
@@ -73,94 +102,170 @@ pub fn merge(out: &Path, dirs: &[PathBuf], prefer: Option<&Path>) -> Result<Merg
                         "--prefer {}: not one of the merged directories",
                         p.display()
                     )
-                })?,
-        ),
-    };
+                })
+        })
+        .transpose()
+}
 
-    // Which directories hold each cell; one N per benchmark.
-    let mut holders: BTreeMap<(String, Bench), BTreeSet<usize>> = BTreeMap::new();
-    let mut sizes: BTreeMap<Bench, (u64, usize)> = BTreeMap::new();
-    for (i, s) in sources.iter().enumerate() {
-        for r in &s.runs {
-            holders
-                .entry((r.variant.clone(), r.bench))
-                .or_default()
-                .insert(i);
-            match sizes.get(&r.bench) {
-                Some((n, j)) if *n != r.n => bail!(
-                    "{} ran {} at N={} but {} at N={n}: one table has one size per benchmark",
-                    s.dir.display(),
-                    r.bench,
-                    r.n,
-                    sources[*j].dir.display()
-                ),
-                _ => {
-                    sizes.insert(r.bench, (r.n, i));
+/// Which sources hold each cell (variant × benchmark) and each ws server.
+struct Holders {
+    cells: BTreeMap<(String, Bench), BTreeSet<usize>>,
+    ws: BTreeMap<String, BTreeSet<usize>>,
+}
+
+impl Holders {
+    /// Refuses a benchmark run at two N (one table has one N per
+    /// benchmark).
+    fn of(sources: &[Source]) -> Result<Holders> {
+        let mut cells: BTreeMap<(String, Bench), BTreeSet<usize>> = BTreeMap::new();
+        let mut sizes: BTreeMap<Bench, (u64, usize)> = BTreeMap::new();
+        for (i, s) in sources.iter().enumerate() {
+            for r in &s.runs {
+                cells
+                    .entry((r.variant.clone(), r.bench))
+                    .or_default()
+                    .insert(i);
+                match sizes.get(&r.bench) {
+                    Some((n, j)) if *n != r.n => bail!(
+                        "{} ran {} at N={} but {} at N={n}: one table has one size per benchmark",
+                        s.dir.display(),
+                        r.bench,
+                        r.n,
+                        sources[*j].dir.display()
+                    ),
+                    _ => {
+                        sizes.insert(r.bench, (r.n, i));
+                    }
                 }
             }
         }
+        let mut ws: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
+        for (i, s) in sources.iter().enumerate() {
+            for r in &s.ws {
+                ws.entry(r.variant.clone()).or_default().insert(i);
+            }
+        }
+        Ok(Holders { cells, ws })
     }
-    let mut ws_holders: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
-    for (i, s) in sources.iter().enumerate() {
-        for r in &s.ws {
-            ws_holders.entry(r.variant.clone()).or_default().insert(i);
+}
+
+/// The source each cell and ws server is taken from.
+struct Kept {
+    cells: BTreeMap<(String, Bench), usize>,
+    ws: BTreeMap<String, usize>,
+    /// What `--prefer` decided: "CELL: kept DIR, dropped DIRS".
+    overridden: Vec<String>,
+}
+
+/// Decides, for each cell and ws server, the source it is taken from (see
+/// `Choice`); refuses, naming them all, the ones held by several sources
+/// and not by the preferred one.
+fn keep(sources: &[Source], holders: &Holders, preferred: Option<usize>) -> Result<Kept> {
+    let mut choice = Choice {
+        sources,
+        preferred,
+        overridden: Vec::new(),
+        conflicts: Vec::new(),
+    };
+    let mut cells = BTreeMap::new();
+    for (cell, held) in &holders.cells {
+        if let Some(i) = choice.pick(format!("{} / {}", cell.0, cell.1), held) {
+            cells.insert(cell.clone(), i);
         }
     }
-    let mut keep_cell: BTreeMap<(String, Bench), usize> = BTreeMap::new();
-    let mut keep_ws: BTreeMap<String, usize> = BTreeMap::new();
-    let mut overridden = Vec::new();
-    let mut conflicts = Vec::new();
-    let mut decide = |name: String, held: &BTreeSet<usize>| -> Option<usize> {
+    let mut ws = BTreeMap::new();
+    for (variant, held) in &holders.ws {
+        if let Some(i) = choice.pick(format!("{variant} / ws-echo"), held) {
+            ws.insert(variant.clone(), i);
+        }
+    }
+    if !choice.conflicts.is_empty() {
+        bail!(
+            "{} cells are held by more than one directory (name the one that wins with --prefer DIR; nothing was written):\n  {}",
+            choice.conflicts.len(),
+            choice.conflicts.join("\n  ")
+        );
+    }
+    Ok(Kept {
+        cells,
+        ws,
+        overridden: choice.overridden,
+    })
+}
+
+/// Picks the source of a cell: its only holder, or else the preferred one
+/// (said in `overridden`); held by several and not by the preferred one, it
+/// is a conflict.
+struct Choice<'a> {
+    sources: &'a [Source],
+    preferred: Option<usize>,
+    overridden: Vec<String>,
+    conflicts: Vec<String>,
+}
+
+impl Choice<'_> {
+    fn pick(&mut self, name: String, held: &BTreeSet<usize>) -> Option<usize> {
         if held.len() == 1 {
             return held.first().copied();
         }
-        match preferred {
+        match self.preferred {
             Some(p) if held.contains(&p) => {
-                overridden.push(format!(
+                self.overridden.push(format!(
                     "{name}: kept {}, dropped {}",
-                    sources[p].dir.display(),
-                    held.iter()
-                        .filter(|i| **i != p)
-                        .map(|i| sources[*i].dir.display().to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    self.sources[p].dir.display(),
+                    self.dirs(held.iter().filter(|i| **i != p), ", ")
                 ));
                 Some(p)
             }
             _ => {
-                conflicts.push(format!(
-                    "{name} is in {}",
-                    held.iter()
-                        .map(|i| sources[*i].dir.display().to_string())
-                        .collect::<Vec<_>>()
-                        .join(" and ")
-                ));
+                self.conflicts
+                    .push(format!("{name} is in {}", self.dirs(held.iter(), " and ")));
                 None
             }
         }
-    };
-    for (cell, held) in &holders {
-        if let Some(i) = decide(format!("{} / {}", cell.0, cell.1), held) {
-            keep_cell.insert(cell.clone(), i);
-        }
-    }
-    for (variant, held) in &ws_holders {
-        if let Some(i) = decide(format!("{variant} / ws-echo"), held) {
-            keep_ws.insert(variant.clone(), i);
-        }
-    }
-    if !conflicts.is_empty() {
-        bail!(
-            "{} cells are held by more than one directory (name the one that wins with --prefer DIR; nothing was written):\n  {}",
-            conflicts.len(),
-            conflicts.join("\n  ")
-        );
     }
 
-    // Sessions in time order (the newest session of a cell wins in tables),
-    // each once.
+    /// The sources' directories, joined by `sep`.
+    fn dirs<'i>(&self, which: impl Iterator<Item = &'i usize>, sep: &str) -> String {
+        which
+            .map(|i| self.sources[*i].dir.display().to_string())
+            .collect::<Vec<_>>()
+            .join(sep)
+    }
+}
+
+impl Kept {
+    /// The runs of each kept cell, source by source, in their order.
+    fn runs<'a>(&self, sources: &'a [Source]) -> Vec<&'a RunRecord> {
+        sources
+            .iter()
+            .enumerate()
+            .flat_map(|(i, s)| {
+                s.runs
+                    .iter()
+                    .filter(move |r| self.cells.get(&(r.variant.clone(), r.bench)) == Some(&i))
+            })
+            .collect()
+    }
+
+    /// The records of each kept ws server, source by source, in their order.
+    fn ws<'a>(&self, sources: &'a [Source]) -> Vec<&'a WsRecord> {
+        sources
+            .iter()
+            .enumerate()
+            .flat_map(|(i, s)| {
+                s.ws.iter()
+                    .filter(move |r| self.ws.get(&r.variant) == Some(&i))
+            })
+            .collect()
+    }
+}
+
+/// Every session once, in time order (the newest session of a cell wins in
+/// tables).
+fn sessions(sources: &[Source]) -> Vec<SessionRecord> {
     let mut sessions: Vec<SessionRecord> = Vec::new();
-    for s in &sources {
+    for s in sources {
         for rec in &s.sessions {
             if !sessions.iter().any(|x| x.session == rec.session) {
                 sessions.push(rec.clone());
@@ -168,47 +273,29 @@ pub fn merge(out: &Path, dirs: &[PathBuf], prefer: Option<&Path>) -> Result<Merg
         }
     }
     sessions.sort_by(|a, b| a.started_at.cmp(&b.started_at));
-    let runs: Vec<&RunRecord> = sources
-        .iter()
-        .enumerate()
-        .flat_map(|(i, s)| {
-            let keep = &keep_cell;
-            s.runs
-                .iter()
-                .filter(move |r| keep.get(&(r.variant.clone(), r.bench)) == Some(&i))
-        })
-        .collect();
-    let ws: Vec<&WsRecord> = sources
-        .iter()
-        .enumerate()
-        .flat_map(|(i, s)| {
-            let keep = &keep_ws;
-            s.ws.iter()
-                .filter(move |r| keep.get(&r.variant) == Some(&i))
-        })
-        .collect();
+    sessions
+}
 
+/// Appends the records to `out` (under its lock), then writes every file
+/// derived from them.
+fn write(
+    out: &Path,
+    sessions: &[SessionRecord],
+    runs: &[&RunRecord],
+    ws: &[&WsRecord],
+) -> Result<Derived> {
     let store = Store::open(out)?;
     let _lock = store.lock()?;
-    for s in &sessions {
+    for s in sessions {
         store.append_session(s)?;
     }
-    for r in &runs {
+    for r in runs {
         store.append_run(r)?;
     }
-    for r in &ws {
+    for r in ws {
         store.append(WS_RECORDS, r)?;
     }
-    let derived = crate::export::write_all(&store)?;
-    warnings.extend(derived.warnings);
-    Ok(Merged {
-        sessions: sessions.len(),
-        runs: runs.len(),
-        ws: ws.len(),
-        overridden,
-        machines: derived.summary.map_or(0, |s| s.machines.len()),
-        warnings,
-    })
+    crate::export::write_all(&store)
 }
 
 fn same_dir(a: &Path, b: &Path) -> bool {

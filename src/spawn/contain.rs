@@ -829,13 +829,44 @@ fn outer_pid(init: i32) -> Option<i32> {
 
 /// pid 1 of the namespace. Never returns normally: its exit code goes to
 /// `_exit`, and its exit makes the kernel kill the rest of the namespace.
+///
+/// Its steps, in this order: the namespace's filesystem; everything the
+/// command's side of the fork needs, allocated before it; the command
+/// started; watched until it ends; what it left behind counted, killed and
+/// reaped; the report. A step that fails has reported why.
 unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
     // SAFETY: see `agent`.
+    unsafe {
+        if !set_up_mounts(args) {
+            return 2;
+        }
+        // Lives until init ends (as the locals it was made of did): init
+        // frees none of it while the command runs.
+        let exec = Exec::new(args);
+        let Some(started) = start_command(args, &exec) else {
+            return 2;
+        };
+        let mut watch = Watch::new(args, &started);
+        watch.until_the_command_ends(args, set);
+        let after = watch.clear_the_namespace();
+        if args.here && exec_failed(started.errfd, &args.argv[0]) {
+            return 2;
+        }
+        watch.report_done(&after);
+        0
+    }
+}
+
+/// The namespace's filesystem: the sandbox's view (and a loopback of its
+/// own without the host's network), or without the sandbox only a /proc of
+/// its own. `false`: it could not (reported).
+unsafe fn set_up_mounts(args: &Args) -> bool {
+    // SAFETY: mount(2) in init's own mount namespace.
     unsafe {
         if args.isolate {
             if let Err(e) = build_view(args) {
                 report(&format!("error {e}\n"));
-                return 2;
+                return false;
             }
             if !args.net {
                 loopback_up();
@@ -858,11 +889,29 @@ unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
             // Only the PID namespace: still a /proc of our own (in our own
             // mount namespace) so that the tree is sampled, and counted, here.
             report(&format!("error sandbox: mount /proc: errno {}\n", errno()));
-            return 2;
+            return false;
         }
-        let mut argv_ptrs: Vec<*const libc::c_char> =
-            args.argv.iter().map(|c| c.as_ptr()).collect();
-        argv_ptrs.push(std::ptr::null());
+        true
+    }
+}
+
+/// What the command's side of the fork execs with: built before the fork,
+/// since that side may not allocate. The fields drop in the order the
+/// locals they replace did (`envp` first, `argv` last).
+struct Exec<'a> {
+    envp: Vec<*const libc::c_char>,
+    /// Owns the inherited `KEY=VALUE` strings `envp` points to.
+    _inherited: Vec<CString>,
+    /// The keys the entry sets (they replace inherited ones).
+    _keys: Vec<&'a [u8]>,
+    argv: Vec<*const libc::c_char>,
+    cpuset: libc::cpu_set_t,
+}
+
+impl<'a> Exec<'a> {
+    fn new(args: &'a Args) -> Exec<'a> {
+        let mut argv: Vec<*const libc::c_char> = args.argv.iter().map(|c| c.as_ptr()).collect();
+        argv.push(std::ptr::null());
         // The command's environment: ours, with the entry's on top.
         let keys: Vec<&[u8]> = args
             .setenv
@@ -884,63 +933,180 @@ unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
             .map(|c| c.as_ptr())
             .collect();
         envp.push(std::ptr::null());
-        let mut cpuset: libc::cpu_set_t = std::mem::zeroed();
-        for &c in &args.cpus {
-            libc::CPU_SET(c, &mut cpuset);
+        // SAFETY: an all-zero cpu_set_t is the empty set; CPU_SET on it.
+        let cpuset = unsafe {
+            let mut cpuset: libc::cpu_set_t = std::mem::zeroed();
+            for &c in &args.cpus {
+                libc::CPU_SET(c, &mut cpuset);
+            }
+            cpuset
+        };
+        Exec {
+            envp,
+            _inherited: inherited,
+            _keys: keys,
+            argv,
+            cpuset,
         }
+    }
+}
+
+/// The command, started.
+struct Started {
+    pid: i32,
+    /// Just before the fork (ns, monotonic): its wall time starts here.
+    t0: u128,
+    /// The read end of the exec-error pipe: still open with `args.here`,
+    /// whose exec's outcome is read once the command has ended (see
+    /// `confirm_exec`).
+    errfd: i32,
+}
+
+/// Forks the command and has its exec confirmed (see `confirm_exec`).
+/// `None`: it did not start (reported).
+unsafe fn start_command(args: &Args, exec: &Exec) -> Option<Started> {
+    // SAFETY: pipe2 and fork; the child only runs `exec_command`.
+    unsafe {
         let mut errpipe = [0i32; 2];
         if libc::pipe2(errpipe.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
             report(&format!("error pipe2 failed: errno {}\n", errno()));
-            return 2;
+            return None;
         }
         let t0 = now_ns();
         let pid = libc::fork();
         if pid < 0 {
             report(&format!("error fork failed: errno {}\n", errno()));
-            return 2;
+            return None;
         }
         if pid == 0 {
-            libc::setpgid(0, 0);
-            let mut empty: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut empty);
-            libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
-            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-            libc::prctl(libc::PR_SET_PDEATHSIG, 0);
-            if !args.cpus.is_empty()
-                && libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &cpuset) != 0
-            {
-                let e: i32 = errno();
-                libc::write(errpipe[1], (&e as *const i32).cast(), 4);
-                libc::_exit(127);
-            }
-            if args.isolate {
-                drop_capabilities();
-            }
-            libc::close(super::agent::report_fd());
-            libc::close(errpipe[0]);
-            libc::execvpe(argv_ptrs[0], argv_ptrs.as_ptr(), envp.as_ptr());
+            exec_command(args, exec, errpipe);
+        }
+        if !confirm_exec(pid, errpipe, &args.argv[0], args.here) {
+            return None;
+        }
+        Some(Started {
+            pid,
+            t0,
+            errfd: errpipe[0],
+        })
+    }
+}
+
+/// The command's side of the fork: its own process group, the default
+/// signal state, its CPUs, no capabilities in the sandbox, no report fd,
+/// then exec; a failure's errno goes into `errpipe`. Async-signal-safe
+/// calls only and nothing allocated: everything it needs is in `exec`.
+unsafe fn exec_command(args: &Args, exec: &Exec, errpipe: [i32; 2]) -> ! {
+    // SAFETY: async-signal-safe syscalls with valid arguments.
+    unsafe {
+        libc::setpgid(0, 0);
+        let mut empty: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut empty);
+        libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        libc::prctl(libc::PR_SET_PDEATHSIG, 0);
+        if !args.cpus.is_empty()
+            && libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &exec.cpuset) != 0
+        {
             let e: i32 = errno();
             libc::write(errpipe[1], (&e as *const i32).cast(), 4);
             libc::_exit(127);
         }
-        if !confirm_exec(pid, errpipe, &args.argv[0], args.here) {
-            return 2;
+        if args.isolate {
+            drop_capabilities();
         }
+        libc::close(super::agent::report_fd());
+        libc::close(errpipe[0]);
+        libc::execvpe(exec.argv[0], exec.argv.as_ptr(), exec.envp.as_ptr());
+        let e: i32 = errno();
+        libc::write(errpipe[1], (&e as *const i32).cast(), 4);
+        libc::_exit(127);
+    }
+}
 
-        let deadline = (args.timeout_ms > 0).then(|| t0 + args.timeout_ms as u128 * 1_000_000);
-        let mut kill_deadline: Option<u128> = None;
-        let (mut timed_out, mut stopped, mut oom) = (false, false, false);
-        let mut rusage: libc::rusage = std::mem::zeroed();
-        let mut status = 0;
-        let mut t1 = 0;
-        let mut peak_tree = 0u64;
-        // The first sample after 50 ms: one at the fork would only see the
-        // command as a copy of init, less than its own peak (`single`).
-        let mut next_sample = t0 + SAMPLE_NS;
-        let mut killed_early = 0;
-        loop {
-            // Reap everything that died: the command (its rusage is the
-            // figure) and any orphan of the namespace.
+/// init's watch over the running command (the timeout, a stop request and
+/// its grace period, the memory limit on the sampled tree) and what it saw:
+/// the report's figures.
+struct Watch {
+    pid: i32,
+    t0: u128,
+    /// When the timeout passes (none without one).
+    deadline: Option<u128>,
+    /// After a stop request: when its grace period ends.
+    kill_deadline: Option<u128>,
+    next_sample: u128,
+    /// When the command was reaped (0: not yet), its wait status and rusage.
+    t1: u128,
+    status: i32,
+    rusage: libc::rusage,
+    timed_out: bool,
+    stopped: bool,
+    oom: bool,
+    /// The largest sampled sum of the tree's resident memory (KB).
+    peak_tree: u64,
+    /// Processes besides the command that the timeout killed.
+    killed_early: u32,
+}
+
+/// What the namespace held besides the command, once it ended.
+struct Aftermath {
+    /// Processes still running when the command ended (or at the timeout).
+    leftovers: u32,
+    /// New processes they started while watched (see `walkers`).
+    walked: usize,
+    /// init's RUSAGE_CHILDREN: the whole tree's CPU time.
+    tree: libc::rusage,
+    /// The largest peak of any one process of the tree (KB).
+    single: u64,
+}
+
+impl Watch {
+    fn new(args: &Args, started: &Started) -> Watch {
+        let t0 = started.t0;
+        Watch {
+            pid: started.pid,
+            t0,
+            deadline: (args.timeout_ms > 0).then(|| t0 + args.timeout_ms as u128 * 1_000_000),
+            kill_deadline: None,
+            // The first sample after 50 ms: one at the fork would only see
+            // the command as a copy of init, less than its own peak
+            // (`single`).
+            next_sample: t0 + SAMPLE_NS,
+            t1: 0,
+            status: 0,
+            // SAFETY: rusage is plain data; all zeros is a valid value.
+            rusage: unsafe { std::mem::zeroed() },
+            timed_out: false,
+            stopped: false,
+            oom: false,
+            peak_tree: 0,
+            killed_early: 0,
+        }
+    }
+
+    /// Reaps, samples, enforces the deadlines and sleeps until the next of
+    /// them (or a signal), until the command has been reaped.
+    unsafe fn until_the_command_ends(&mut self, args: &Args, set: &libc::sigset_t) {
+        // SAFETY: see the steps.
+        unsafe {
+            loop {
+                self.reap();
+                if self.t1 != 0 {
+                    break;
+                }
+                let now = now_ns();
+                self.sample(args, now);
+                self.enforce_deadlines(now);
+                self.sleep(args, set, now);
+            }
+        }
+    }
+
+    /// Reaps everything that died: the command (its rusage is the figure)
+    /// and any orphan of the namespace.
+    unsafe fn reap(&mut self) {
+        // SAFETY: wait4 into values we own.
+        unsafe {
             loop {
                 let mut st = 0;
                 let mut ru: libc::rusage = std::mem::zeroed();
@@ -948,46 +1114,69 @@ unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
                 if r <= 0 {
                     break;
                 }
-                if r == pid {
-                    t1 = now_ns();
-                    status = st;
-                    rusage = ru;
+                if r == self.pid {
+                    self.t1 = now_ns();
+                    self.status = st;
+                    self.rusage = ru;
                 }
             }
-            if t1 != 0 {
-                break;
+        }
+    }
+
+    /// Every `SAMPLE_NS`: the tree's resident memory, its peak, and the
+    /// memory limit on it (everything is killed past it).
+    unsafe fn sample(&mut self, args: &Args, now: u128) {
+        if now >= self.next_sample {
+            let rss = tree_rss_kb();
+            self.peak_tree = self.peak_tree.max(rss);
+            if args.mem_kb > 0 && rss > args.mem_kb && !self.oom {
+                self.oom = true;
+                // SAFETY: from a namespace's init, -1 is every other
+                // process of the namespace.
+                unsafe { libc::kill(-1, libc::SIGKILL) };
             }
-            let now = now_ns();
-            if now >= next_sample {
-                let rss = tree_rss_kb();
-                peak_tree = peak_tree.max(rss);
-                if args.mem_kb > 0 && rss > args.mem_kb && !oom {
-                    oom = true;
-                    libc::kill(-1, libc::SIGKILL);
-                }
-                next_sample = now + SAMPLE_NS;
-            }
-            if let Some(d) = deadline
-                && !timed_out
+            self.next_sample = now + SAMPLE_NS;
+        }
+    }
+
+    /// Past the timeout, or past a stop request's grace period, everything
+    /// is killed.
+    unsafe fn enforce_deadlines(&mut self, now: u128) {
+        // SAFETY: kill(-1) from a namespace's init; see `alive_in_namespace`.
+        unsafe {
+            if let Some(d) = self.deadline
+                && !self.timed_out
                 && now >= d
             {
-                timed_out = true;
+                self.timed_out = true;
                 // What else runs besides the command (counted as for a
                 // command that ended), then, from a namespace's init, -1 is
                 // every other process of it.
-                killed_early = (alive_in_namespace().len() as u32).saturating_sub(1);
+                self.killed_early = (alive_in_namespace().len() as u32).saturating_sub(1);
                 libc::kill(-1, libc::SIGKILL);
             }
-            if let Some(k) = kill_deadline
+            if let Some(k) = self.kill_deadline
                 && now >= k
             {
                 libc::kill(-1, libc::SIGKILL);
-                kill_deadline = None;
+                self.kill_deadline = None;
             }
-            let mut wake = next_sample;
-            for d in [deadline.filter(|_| !timed_out), kill_deadline]
-                .into_iter()
-                .flatten()
+        }
+    }
+
+    /// Sleeps until the next sample or deadline, or a signal. A stop
+    /// request passes SIGTERM to the command and its group and starts the
+    /// grace period.
+    unsafe fn sleep(&mut self, args: &Args, set: &libc::sigset_t, now: u128) {
+        // SAFETY: sigtimedwait on our own blocked set; kill on our child.
+        unsafe {
+            let mut wake = self.next_sample;
+            for d in [
+                self.deadline.filter(|_| !self.timed_out),
+                self.kill_deadline,
+            ]
+            .into_iter()
+            .flatten()
             {
                 wake = wake.min(d);
             }
@@ -1002,51 +1191,77 @@ unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
             // (si_pid is 0 for a sender our namespace cannot see).
             if (sig == libc::SIGTERM || sig == libc::SIGINT || sig == libc::SIGHUP)
                 && info.si_pid() == 0
-                && !stopped
+                && !self.stopped
             {
-                stopped = true;
-                libc::kill(-pid, libc::SIGTERM);
-                libc::kill(pid, libc::SIGTERM);
-                kill_deadline = Some(now_ns() + args.grace_ms as u128 * 1_000_000);
+                self.stopped = true;
+                libc::kill(-self.pid, libc::SIGTERM);
+                libc::kill(self.pid, libc::SIGTERM);
+                self.kill_deadline = Some(now_ns() + args.grace_ms as u128 * 1_000_000);
             }
         }
-        // The command has ended: whatever still runs in the namespace
-        // escaped it. Count it, kill it, reap it (so its CPU time is in our
-        // RUSAGE_CHILDREN).
-        // Usually nothing is: init has no child left (every process of the
-        // namespace descends from init, orphans are reparented to it), and
-        // neither the namespace's /proc nor kill(-1) (which walks every
-        // process of the machine) is needed.
-        let mut leftovers = killed_early;
+    }
+
+    /// The command has ended: whatever still runs in the namespace escaped
+    /// it. Count it, kill it, reap it (so its CPU time is in our
+    /// RUSAGE_CHILDREN).
+    unsafe fn clear_the_namespace(&mut self) -> Aftermath {
+        // SAFETY: see the steps.
+        unsafe {
+            let (leftovers, walked) = self.kill_leftovers();
+            let tree = reap_the_tree();
+            // A short-lived process may fall between two samples: the tree
+            // held at least the largest peak of any one process. That
+            // largest peak (of the command with what it waited for, or of
+            // an orphan init reaped) is reported too: above the command's
+            // own, some process nobody waited for held more memory than the
+            // measured one.
+            let single = tree.ru_maxrss as u64;
+            self.peak_tree = self.peak_tree.max(single);
+            Aftermath {
+                leftovers,
+                walked,
+                tree,
+                single,
+            }
+        }
+    }
+
+    /// Counts what still runs (and, unless the command was cut short, how
+    /// many new processes it starts while watched: a fork-walker), then
+    /// kills it all. Returns (leftovers, walked).
+    ///
+    /// Usually nothing is left: init has no child (every process of the
+    /// namespace descends from init, orphans are reparented to it), and
+    /// neither the namespace's /proc nor kill(-1) (which walks every
+    /// process of the machine) is needed.
+    unsafe fn kill_leftovers(&mut self) -> (u32, usize) {
+        let mut leftovers = self.killed_early;
         let mut walked = 0;
         if !super::agent::no_child() {
             let rss = tree_rss_kb();
-            peak_tree = peak_tree.max(rss);
+            self.peak_tree = self.peak_tree.max(rss);
             let left = alive_in_namespace();
             leftovers = leftovers.max(left.len() as u32);
-            if !(left.is_empty() || timed_out || oom || stopped) {
-                walked = walkers(&left);
+            if !(left.is_empty() || self.timed_out || self.oom || self.stopped) {
+                // SAFETY: waitpid/nanosleep only.
+                walked = unsafe { walkers(&left) };
             }
-            libc::kill(-1, libc::SIGKILL);
+            // SAFETY: kill(-1) from a namespace's init.
+            unsafe { libc::kill(-1, libc::SIGKILL) };
         }
-        loop {
-            let mut st = 0;
-            if libc::waitpid(-1, &mut st, 0) <= 0 {
-                break;
-            }
-        }
-        let mut tree: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_CHILDREN, &mut tree);
-        // A short-lived process may fall between two samples: the tree held
-        // at least the largest peak of any one process. That largest peak
-        // (of the command with what it waited for, or of an orphan init
-        // reaped) is reported too: above the command's own, some process
-        // nobody waited for held more memory than the measured one.
-        let single = tree.ru_maxrss as u64;
-        peak_tree = peak_tree.max(single);
-        if args.here && exec_failed(errpipe[0], &args.argv[0]) {
-            return 2;
-        }
+        (leftovers, walked)
+    }
+
+    /// The `done` line: how the command ended, its own figures (`wait4`),
+    /// and the tree's.
+    fn report_done(&self, after: &Aftermath) {
+        let Aftermath {
+            leftovers,
+            walked,
+            tree,
+            single,
+        } = after;
+        let status = self.status;
         let (kind, code) = if libc::WIFEXITED(status) {
             ("exited", libc::WEXITSTATUS(status))
         } else if libc::WIFSIGNALED(status) {
@@ -1056,18 +1271,34 @@ unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
         };
         report(&format!(
             "done {kind} {code} wall_ns={} utime_us={} stime_us={} maxrss_kb={} timed_out={} stopped={} leftovers={} tree_utime_us={} tree_stime_us={} tree_rss_kb={} tree_single_kb={single} oom={} escaped=0 forked_after={walked}\n",
-            t1 - t0,
-            tv_us(rusage.ru_utime),
-            tv_us(rusage.ru_stime),
-            rusage.ru_maxrss,
-            timed_out as u8,
-            stopped as u8,
+            self.t1 - self.t0,
+            tv_us(self.rusage.ru_utime),
+            tv_us(self.rusage.ru_stime),
+            self.rusage.ru_maxrss,
+            self.timed_out as u8,
+            self.stopped as u8,
             leftovers,
             tv_us(tree.ru_utime),
             tv_us(tree.ru_stime),
-            peak_tree,
-            oom as u8,
+            self.peak_tree,
+            self.oom as u8,
         ));
-        0
+    }
+}
+
+/// Reaps every process of the namespace (all killed by now) and returns
+/// init's RUSAGE_CHILDREN: the CPU time of the whole tree.
+unsafe fn reap_the_tree() -> libc::rusage {
+    // SAFETY: waitpid and getrusage into values we own.
+    unsafe {
+        loop {
+            let mut st = 0;
+            if libc::waitpid(-1, &mut st, 0) <= 0 {
+                break;
+            }
+        }
+        let mut tree: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut tree);
+        tree
     }
 }
