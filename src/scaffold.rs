@@ -120,6 +120,15 @@ fn syntax(ext: &str) -> Option<Syntax> {
     }
 }
 
+/// A stub for a language `new` has no template for: the TODO lines alone
+/// (not a program; `check` reports it as a stub until it is replaced).
+const PLACEHOLDER: Syntax = Syntax {
+    comment: "",
+    head: "",
+    print: "",
+    tail: "",
+};
+
 /// The extensions `new` can write stubs for.
 pub fn known_exts() -> &'static str {
     "py rb js mjs ts lua pl php sh bash awk tcl jl r go c cpp cc rs"
@@ -131,7 +140,12 @@ fn stub(bench: Bench, language: &str, id: &str, syntax: &Syntax) -> String {
         Bench::Assoc => &["dup1 dup2 dup3", "total verify count"],
         _ => &["bad a[0] a[N-1]"],
     };
-    let c = syntax.comment;
+    let placeholder = syntax.comment.is_empty();
+    let c = if placeholder {
+        String::new()
+    } else {
+        format!("{} ", syntax.comment)
+    };
     let mut out = String::new();
     if syntax.head.starts_with("<?php") {
         out.push_str("<?php\n");
@@ -146,14 +160,21 @@ fn stub(bench: Bench, language: &str, id: &str, syntax: &Syntax) -> String {
         format!("Read N from the first argument (default {default}) and print exactly:"),
     ];
     for t in todo {
-        let _ = writeln!(out, "{c} {STUB_MARKER}: {t}");
+        let _ = writeln!(out, "{c}{STUB_MARKER}: {t}");
     }
     for l in lines {
-        let _ = writeln!(out, "{c} {STUB_MARKER}:     {l}");
+        let _ = writeln!(out, "{c}{STUB_MARKER}:     {l}");
+    }
+    if placeholder {
+        let _ = writeln!(
+            out,
+            "{STUB_MARKER}: langbench has no template for this language: replace this whole file with the program; `langbench check {id}` fails until it is right."
+        );
+        return out;
     }
     let _ = writeln!(
         out,
-        "{c} {STUB_MARKER}: this stub prints the right shape with zeros; `langbench check {id}` fails until it is right."
+        "{c}{STUB_MARKER}: this stub prints the right shape with zeros; `langbench check {id}` fails until it is right."
     );
     out.push_str(
         &syntax
@@ -235,10 +256,15 @@ pub fn new(languages: &Path, opts: &Options) -> Result<Done> {
             done.kept.push(path);
             continue;
         }
-        let Some(syntax) = &syntax else { continue };
+        // Without a template for the language, a placeholder that holds
+        // only the TODO lines: the entry then loads (every command needs
+        // its program files to exist) and `check` says what to write.
+        let text = match &syntax {
+            Some(syntax) => stub(bench, &opts.language, &opts.id, syntax),
+            None => stub(bench, &opts.language, &opts.id, &PLACEHOLDER),
+        };
         std::fs::create_dir_all(path.parent().context("program path has a directory")?)?;
-        std::fs::write(&path, stub(bench, &opts.language, &opts.id, syntax))
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
         done.written.push(path);
     }
     let mut new_text = text;
@@ -275,9 +301,10 @@ pub fn command(languages: &Path, opts: &Options) -> Result<ExitCode> {
     }
     if done.no_stub_for_ext {
         println!(
-            "no stub template for .{} (templates: {}): write the programs above yourself",
+            "no stub template for .{} (templates: {}): the files above hold only the {} lines; replace each with the program",
             opts.ext,
-            known_exts()
+            known_exts(),
+            crate::check::STUB_MARKER
         );
     }
     println!(

@@ -222,5 +222,11 @@ pub fn install_command(variants: &[&Variant], dry_run: bool) -> ExitCode {
         results.len(),
         results.len() - ok - failed
     );
-    ExitCode::SUCCESS
+    // Like any installer: a failure is the exit status too (the rows of
+    // what failed say "not installed"; `run` goes on without them).
+    if failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
 }

@@ -259,6 +259,57 @@ fn new_then_check_fails_on_the_stub_and_passes_when_implemented() {
     assert!(stdout(&o).contains("ok: sh-new"), "{}", text(&o));
 }
 
+/// `new` for a language it has no template for still writes the three
+/// program files (the TODO lines alone), so every command keeps loading the
+/// languages file and `check` says what to write, instead of every command
+/// failing on the missing files.
+#[test]
+fn new_without_a_template_writes_placeholders_that_check_names() {
+    let f = fixture("", &[]);
+    let o = run_in(
+        f.path(),
+        &[
+            "new",
+            "foo-lang",
+            "--language",
+            "Foo",
+            "--ext",
+            "foo",
+            "--run",
+            "foo {src} {n}",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        stdout(&o).contains("no stub template for .foo")
+            && stdout(&o).contains("replace each with the program"),
+        "{}",
+        text(&o)
+    );
+    for p in [
+        "assoc/assoc.foo",
+        "num-comb/num_comb.foo",
+        "str-comb/str_comb.foo",
+    ] {
+        let stub = std::fs::read_to_string(f.path().join("programs").join(p)).unwrap();
+        assert!(
+            stub.lines().all(|l| l.starts_with("TODO(langbench): ")),
+            "{stub}"
+        );
+    }
+    let o = run_in(f.path(), &["list"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = run_in(f.path(), &["check", "foo-lang"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        stdout(&o).contains(
+            "programs/assoc/assoc.foo:1: foo-lang: assoc is still the stub `langbench new` wrote"
+        ),
+        "{}",
+        text(&o)
+    );
+}
+
 fn git(dir: &Path, args: &[&str]) {
     let o = Command::new("git")
         .args([

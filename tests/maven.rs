@@ -267,6 +267,8 @@ bin = { tiny = "java -cp {home}/lib/* Tiny" }
             && out.contains("nothing was installed"),
         "{out}"
     );
+    // A failed install is the exit status too, as for any installer.
+    assert_eq!(o.status.code(), Some(1), "{out}");
     // Nothing under the toolchain's name, no half-built directory either.
     assert_eq!(entries(&f.path().join("toolchains")), Vec::<String>::new());
     let o = langbench_in(
