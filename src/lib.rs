@@ -14,13 +14,17 @@ pub mod machine;
 pub mod maven;
 pub mod measure;
 pub mod merge;
+pub mod progress;
 pub mod record;
 pub mod report;
 pub mod run;
 pub mod scaffold;
 pub mod scratch;
+pub mod session;
 pub mod shard;
+pub mod signals;
 pub mod spawn;
+pub mod step;
 pub mod store;
 #[cfg(test)]
 mod testing;

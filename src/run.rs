@@ -3,47 +3,22 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::bench::{Bench, Size};
 use crate::config::{Template, Variant, Vars};
 use crate::export;
-use crate::machine::Machine;
-use crate::record::{Origin, RunRecord, SCHEMA, SessionRecord, Status, VariantInfo, now_rfc3339};
+use crate::progress::{progress_bar, say};
+use crate::record::{Origin, RunRecord, SCHEMA, Status, VariantInfo, now_rfc3339};
 use crate::report::{Summary, thousands};
+use crate::session::{SessionParams, begin_session};
+use crate::signals::{finish, install_interrupt_handler, interrupted};
 use crate::spawn::{Exit, Outcome, Spawner};
+use crate::step::{self, Step, stderr_tail};
 use crate::store::Store;
-use crate::toolchain;
 use crate::verify;
-
-/// Set by SIGINT/SIGTERM: stop the current command, keep what finished.
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_signal(_: libc::c_int) {
-    INTERRUPTED.store(true, Ordering::SeqCst);
-}
-
-/// The first Ctrl-C stops the running command and ends the session cleanly;
-/// a second one kills langbench at once (SA_RESETHAND).
-pub fn install_interrupt_handler() {
-    // SAFETY: the handler only stores to an atomic.
-    unsafe {
-        let mut sa: libc::sigaction = std::mem::zeroed();
-        sa.sa_sigaction = on_signal as *const () as usize;
-        sa.sa_flags = libc::SA_RESETHAND;
-        libc::sigaction(libc::SIGINT, &sa, std::ptr::null_mut());
-        libc::sigaction(libc::SIGTERM, &sa, std::ptr::null_mut());
-    }
-}
-
-pub fn interrupted() -> bool {
-    INTERRUPTED.load(Ordering::SeqCst)
-}
 
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -141,82 +116,6 @@ pub fn default_out(size: Size) -> PathBuf {
         PathBuf::from("results").join(year)
     } else {
         PathBuf::from("results").join(format!("{year}-{}", size.label()))
-    }
-}
-
-/// One command of a run, measured; `Err` only when it could not start.
-#[allow(clippy::too_many_arguments)]
-fn step(
-    spawner: &Spawner,
-    argv: Vec<String>,
-    cwd: &std::path::Path,
-    v: &Variant,
-    timeout: Duration,
-    cpus: Option<&[usize]>,
-    build: &std::path::Path,
-    prepare_dir: Option<&std::path::Path>,
-) -> Result<Outcome> {
-    let mut req = v.request(argv, cwd);
-    req.timeout = Some(timeout);
-    req.cpus = cpus.map(<[usize]>::to_vec);
-    // A `prepare` step installs dependencies into the program's directory
-    // (npm ci, pip, go build -o {dir}/bin): it gets the network and that
-    // directory writable; builds and runs get neither.
-    spawner.isolate(&mut req, build, prepare_dir.is_some());
-    if let (Some(sb), Some(dir)) = (req.sandbox.as_mut(), prepare_dir) {
-        sb.writable.push(dir.to_path_buf());
-    }
-    let running = spawner.start(&req)?;
-    // Forward an interrupt to the command (the agent stops its group).
-    let done = Arc::new(AtomicBool::new(false));
-    let watcher = {
-        let done = done.clone();
-        let agent = running.agent_pid();
-        std::thread::spawn(move || {
-            while !done.load(Ordering::SeqCst) {
-                if interrupted() {
-                    // SAFETY: signalling our own agent child, still running.
-                    unsafe { libc::kill(agent, libc::SIGTERM) };
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(50));
-            }
-        })
-    };
-    let out = running.wait();
-    done.store(true, Ordering::SeqCst);
-    let _ = watcher.join();
-    out
-}
-
-/// The part of a command's stderr worth a table note: the error line and the
-/// last lines, without terminal colour codes (deno, cargo and others colour
-/// their errors even into a pipe).
-pub fn stderr_tail(o: &Outcome) -> String {
-    let text = strip_ansi_escapes::strip_str(o.stderr.text());
-    let lines: Vec<&str> = text.trim_end().lines().collect();
-    let tail_from = lines.len().saturating_sub(4);
-    // Stack traces put the message above the frames (node, Java): keep the
-    // first line that names an error as well as the last lines.
-    let headline = lines[..tail_from].iter().find(|l| {
-        let l = l.to_ascii_lowercase();
-        ["error", "exception", "panic", "fatal"]
-            .iter()
-            .any(|w| l.contains(w))
-    });
-    let tail = lines[tail_from..].join("\n");
-    let tail: String = {
-        let chars: Vec<char> = tail.chars().collect();
-        chars[chars.len().saturating_sub(400)..].iter().collect()
-    };
-    let text = match headline {
-        Some(h) => format!("{} … {tail}", h.chars().take(200).collect::<String>()),
-        None => tail,
-    };
-    if text.is_empty() {
-        "no stderr".into()
-    } else {
-        format!("stderr: {text}")
     }
 }
 
@@ -400,16 +299,16 @@ impl CellCtx<'_> {
             let left = timeout
                 .saturating_sub(started.elapsed())
                 .max(Duration::from_millis(1));
-            let o = match step(
-                self.spawner,
-                t.expand(&vars),
-                &cwd,
-                self.variant,
-                left,
-                self.cpus,
-                build_dir.path(),
-                None,
-            ) {
+            let step = Step {
+                variant: self.variant,
+                argv: t.expand(&vars),
+                cwd: &cwd,
+                timeout: left,
+                cpus: self.cpus,
+                scratch: build_dir.path(),
+                prepare_dir: None,
+            };
+            let o = match step.execute(self.spawner) {
                 Ok(o) => o,
                 Err(e) => {
                     rec.status = Status::Failed;
@@ -494,43 +393,6 @@ impl CellCtx<'_> {
     }
 }
 
-/// Runs a variant's untimed `prepare` commands for `bench`; `Err` says
-/// which one failed and why.
-pub fn prepare(
-    spawner: &Spawner,
-    variant: &Variant,
-    bench: Bench,
-    timeout: Duration,
-) -> Result<(), String> {
-    let dir = crate::scratch::dir("prepare").map_err(|e| format!("{e:#}"))?;
-    let vars = variant.vars(bench, dir.path()).ok_or("no program")?;
-    for t in &variant.prepare {
-        let o = step(
-            spawner,
-            t.expand(&vars),
-            &variant.cwd(&vars),
-            variant,
-            timeout,
-            None,
-            dir.path(),
-            Some(std::path::Path::new(&vars.dir)),
-        )
-        .map_err(|e| format!("prepare `{}`: {e:#}", t.text))?;
-        if o.timed_out {
-            return Err(format!("prepare `{}` timed out", t.text));
-        }
-        if o.exit != Exit::Exited(0) {
-            return Err(format!(
-                "prepare `{}` failed ({}); {}",
-                t.text,
-                o.exit,
-                stderr_tail(&o)
-            ));
-        }
-    }
-    Ok(())
-}
-
 fn classify(o: &Outcome, output_ok: bool) -> Status {
     if o.oom {
         return Status::Oom;
@@ -563,90 +425,6 @@ fn check_sizes(store: &Store, opts: &Options) -> Result<()> {
         }
     }
     Ok(())
-}
-
-pub fn progress_bar() -> ProgressBar {
-    let pb = ProgressBar::new_spinner();
-    pb.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}")
-            .expect("valid template"),
-    );
-    pb.enable_steady_tick(Duration::from_millis(200));
-    pb
-}
-
-pub fn say(pb: &ProgressBar, line: String) {
-    if pb.is_hidden() {
-        eprintln!("{line}");
-    } else {
-        pb.println(line);
-    }
-}
-
-/// What a session record says about how it ran.
-pub struct SessionParams<'a> {
-    pub size: String,
-    pub runs: u32,
-    pub timeout_s: f64,
-    pub command_line: &'a [String],
-    /// Appended to the session id (e.g. "-ws").
-    pub suffix: &'a str,
-    pub shard: Option<String>,
-    pub cpus: Option<Vec<usize>>,
-    pub runs_auto_cv: Option<f64>,
-}
-
-/// Starts a session: checks every variant's toolchain and version and
-/// appends the session record (with the machine) to the store.
-pub fn begin_session(
-    store: &Store,
-    spawner: &Spawner,
-    variants: &[&Variant],
-    pb: &ProgressBar,
-    params: SessionParams,
-) -> Result<(String, Vec<VariantInfo>)> {
-    let session = format!(
-        "{}-{}{}",
-        chrono::Utc::now().format("%Y%m%dT%H%M%SZ"),
-        std::process::id(),
-        params.suffix
-    );
-    let mut infos: Vec<VariantInfo> = Vec::new();
-    for v in variants {
-        // Ctrl-C here ends the session before it starts (probes take up to
-        // a few seconds each, 40 of them add up).
-        if interrupted() {
-            bail!("interrupted while checking toolchain versions; nothing was run");
-        }
-        pb.set_message(format!("version of {}", v.id));
-        infos.push(toolchain::inspect(spawner, v));
-    }
-    pb.set_message("checking how quiet the machine is");
-    let hygiene = crate::hygiene::check();
-    for w in &hygiene.warnings {
-        say(pb, format!("warning: {w}"));
-    }
-    store.append_session(&SessionRecord {
-        schema: SCHEMA,
-        session: session.clone(),
-        started_at: now_rfc3339(),
-        langbench_version: env!("CARGO_PKG_VERSION").to_string(),
-        command_line: params.command_line.to_vec(),
-        size: params.size,
-        runs: params.runs,
-        timeout_s: params.timeout_s,
-        machine: Machine::detect(),
-        variants: infos.clone(),
-        origin: Origin::Measured,
-        source: None,
-        shard: params.shard,
-        cpus: params.cpus,
-        runs_auto_cv: params.runs_auto_cv,
-        hygiene: Some(hygiene),
-        containment: Some(spawner.containment.describe()),
-        tree_measure: Some(spawner.containment.tree_measure().to_string()),
-    })?;
-    Ok((session, infos))
 }
 
 /// Runs the suite. Every run is appended to the store (and the derived files
@@ -761,7 +539,7 @@ pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<S
         }
         if !v.prepare.is_empty() {
             pb.set_message(format!("{label} · prepare"));
-            if let Err(e) = prepare(spawner, v, bench, opts.timeout) {
+            if let Err(e) = step::prepare(spawner, v, bench, opts.timeout) {
                 if interrupted() {
                     break;
                 }
@@ -863,64 +641,4 @@ pub fn command(
         crate::ws::report::print(&records);
     }
     Ok(finish(&opts.out))
-}
-
-/// Says where the results are; 130 after Ctrl-C, like a shell.
-pub fn finish(out: &std::path::Path) -> std::process::ExitCode {
-    println!("Results: {}", out.display());
-    if interrupted() {
-        std::process::ExitCode::from(130)
-    } else {
-        std::process::ExitCode::SUCCESS
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::spawn::Captured;
-
-    fn outcome(stderr: &str) -> Outcome {
-        Outcome {
-            exit: Exit::Exited(1),
-            wall: Duration::ZERO,
-            user: Duration::ZERO,
-            sys: Duration::ZERO,
-            max_rss_kb: 0,
-            timed_out: false,
-            stopped: false,
-            leftovers: 0,
-            tree: None,
-            oom: false,
-            escaped: false,
-            forked_after: 0,
-            stdout: Captured::default(),
-            stderr: Captured {
-                bytes: stderr.as_bytes().to_vec(),
-                total: stderr.len() as u64,
-            },
-        }
-    }
-
-    #[test]
-    fn stderr_tail_keeps_the_error_line_above_a_stack_trace() {
-        let trace = "/p/assoc.js:20\n    m.set(k, v);\n      ^\n\nRangeError: Map maximum size exceeded\n    at Map.set (<anonymous>)\n    at a (/p/assoc.js:20:7)\n    at b (node:internal/x:1:1)\n    at c (node:internal/x:2:2)\n    at d (node:internal/x:3:3)\n";
-        let t = stderr_tail(&outcome(trace));
-        assert!(
-            t.starts_with("stderr: RangeError: Map maximum size exceeded … "),
-            "{t}"
-        );
-        assert!(t.ends_with("at d (node:internal/x:3:3)"), "{t}");
-        assert_eq!(stderr_tail(&outcome("")), "no stderr");
-        assert_eq!(stderr_tail(&outcome("one line\n")), "stderr: one line");
-    }
-
-    #[test]
-    fn stderr_tail_drops_terminal_colour_codes() {
-        let deno = "\x1b[0m\x1b[1m\x1b[31merror\x1b[0m: Uncaught (in promise) RangeError: Map maximum size exceeded\n    at Map.set (<anonymous>)\n";
-        assert_eq!(
-            stderr_tail(&outcome(deno)),
-            "stderr: error: Uncaught (in promise) RangeError: Map maximum size exceeded\n    at Map.set (<anonymous>)"
-        );
-    }
 }

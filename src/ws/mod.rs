@@ -19,11 +19,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::bench::Bench;
 use crate::config::{Variant, Vars};
+use crate::progress::{progress_bar, say};
 use crate::record::{Origin, SCHEMA, VariantInfo, now_rfc3339};
-use crate::run::{
-    SessionParams, begin_session, interrupted, prepare, progress_bar, say, stderr_tail,
-};
+use crate::session::{SessionParams, begin_session};
+use crate::signals::interrupted;
 use crate::spawn::{Exit, Running, Spawner};
+use crate::step::{prepare, stderr_tail};
 use crate::store::Store;
 use client::{ClientLoad, WindowStats};
 pub use drive::{Placement, client_bound};
@@ -568,8 +569,8 @@ pub fn command(
     variants: &[&Variant],
     opts: &Options,
 ) -> Result<std::process::ExitCode> {
-    crate::run::install_interrupt_handler();
+    crate::signals::install_interrupt_handler();
     let records = run(spawner, variants, opts)?;
     report::print(&records);
-    Ok(crate::run::finish(&opts.out))
+    Ok(crate::signals::finish(&opts.out))
 }
