@@ -17,7 +17,6 @@ pub mod merge;
 pub mod progress;
 pub mod record;
 pub mod report;
-pub mod run;
 pub mod scaffold;
 pub mod scratch;
 pub mod session;
@@ -26,6 +25,7 @@ pub mod signals;
 pub mod spawn;
 pub mod step;
 pub mod store;
+pub mod suite;
 #[cfg(test)]
 mod testing;
 pub mod toolchain;

@@ -427,9 +427,9 @@ fn check_sizes(store: &Store, opts: &Options) -> Result<()> {
     Ok(())
 }
 
-/// Runs the suite. Every run is appended to the store (and the derived files
-/// rewritten) as soon as it finishes.
-pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<Summary> {
+/// Benchmarks every cell (variant × benchmark). Every run is appended to
+/// the store (and the derived files rewritten) as soon as it finishes.
+pub fn benchmark(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<Summary> {
     let store = Store::open(&opts.out)?;
     let _lock = store.lock()?;
     let stale = crate::scratch::clean_stale();
@@ -612,7 +612,7 @@ pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<S
 }
 
 /// `langbench run`: the CPU benchmarks of the variants that have one
-/// ([`run`]), then ws-echo if it was selected and no Ctrl-C came, each
+/// ([`benchmark`]), then ws-echo if it was selected and no Ctrl-C came, each
 /// table on the terminal, and where the results are. `ws` gives ws-echo's
 /// options; it is called only when ws-echo runs, so a run of the CPU
 /// benchmarks never reads them.
@@ -633,7 +633,7 @@ pub fn command(
         })
         .collect();
     if !cpu_variants.is_empty() {
-        let summary = run(spawner, &cpu_variants, opts)?;
+        let summary = benchmark(spawner, &cpu_variants, opts)?;
         println!("{}", summary.terminal_text());
     }
     if opts.benches.contains(&Bench::WsEcho) && !interrupted() {
