@@ -1,11 +1,18 @@
-//! `langbench run`: every selected variant × benchmark, N runs each, measured
-//! through the spawner, verified, stored as each run finishes.
+//! `langbench run`: the CPU suite. Every selected variant × benchmark (a
+//! cell) gets N runs, each measured through the spawner, verified and
+//! stored as it finishes. It reads top down as the plan: `benchmark` (the
+//! session, then each cell) → `Suite::cell` (resume, not installed,
+//! prepare) → `Suite::runs` (best of N or `--runs auto`, skip after a
+//! failure, Ctrl-C) → `CellCtx::measure` (one run: its steps, the check, the
+//! record).
 
 use std::collections::{BTreeMap, HashSet};
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
+use indicatif::ProgressBar;
 
 use crate::bench::{Bench, Size};
 use crate::config::{Template, Variant, Vars};
@@ -20,6 +27,7 @@ use crate::step::{self, Step, stderr_tail};
 use crate::store::Store;
 use crate::verify;
 
+/// What `langbench run` was asked to do.
 #[derive(Debug, Clone)]
 pub struct Options {
     pub benches: Vec<Bench>,
@@ -119,112 +127,258 @@ pub fn default_out(size: Size) -> PathBuf {
     }
 }
 
-/// Measured figures of a run, accumulated over its steps.
-#[derive(Default)]
-struct Totals {
-    wall: Duration,
-    user: Duration,
-    sys: Duration,
-    rss: u64,
-    /// The whole trees' CPU, peak memory (summed) and largest single
-    /// process peak (contained runs).
-    tree: Option<(Duration, u64, u64)>,
-    /// Processes left running after a step's command ended.
-    leftovers: u32,
-    /// A supervisor that lost control.
-    escaped: bool,
-    /// New processes started by the ones left running, after the step's
-    /// command ended (a fork-walker).
-    forked_after: u32,
+/// Benchmarks every cell (variant × benchmark): a session, then each cell's
+/// runs in order. Every run is appended to the store (and the derived files
+/// rewritten) as soon as it finishes.
+pub fn benchmark(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<Summary> {
+    let store = Store::open(&opts.out)?;
+    let _lock = store.lock()?;
+    let stale = crate::scratch::clean_stale();
+    if stale > 0 {
+        eprintln!("removed {stale} build directories a killed langbench left behind");
+    }
+    check_sizes(&store, opts)?;
+    let pb = progress_bar();
+    let (session, infos) = begin_session(&store, spawner, variants, &pb, session_params(opts))?;
+    compute_expected_outputs(opts, &pb)?;
+    let cells = cells(variants, opts);
+    let suite = Suite {
+        spawner,
+        opts,
+        store: &store,
+        pb: &pb,
+        done: if opts.resume {
+            complete_cells(&store.load()?, opts.runs)
+        } else {
+            HashSet::new()
+        },
+        started: Instant::now(),
+    };
+    for (k, &(i, bench)) in cells.iter().enumerate() {
+        let ctx = CellCtx {
+            spawner,
+            variant: variants[i],
+            info: &infos[i],
+            bench,
+            size: opts.size,
+            session: &session,
+            cpus: opts.cpus.as_deref(),
+        };
+        let label = format!(
+            "[{}/{}] {} · {bench} N={}",
+            k + 1,
+            cells.len(),
+            ctx.variant.id,
+            thousands(ctx.n())
+        );
+        if suite.cell(&ctx, &label)?.is_break() {
+            break;
+        }
+    }
+    pb.finish_and_clear();
+    summary(&store, opts)
 }
 
-impl Totals {
-    fn add(&mut self, o: &Outcome) {
-        self.wall += o.wall;
-        self.user += o.user;
-        self.sys += o.sys;
-        self.rss = self.rss.max(o.max_rss_kb);
-        if let Some(t) = o.tree {
-            let (cpu, rss, single) = self.tree.unwrap_or_default();
-            self.tree = Some((
-                cpu + t.user + t.sys,
-                rss.max(t.max_rss_kb),
-                single.max(t.max_single_rss_kb),
-            ));
+/// What the session record says about this suite.
+fn session_params(opts: &Options) -> SessionParams<'_> {
+    SessionParams {
+        size: opts.size.label(),
+        runs: opts.runs.max(),
+        timeout_s: opts.timeout.as_secs_f64(),
+        command_line: &opts.command_line,
+        suffix: "",
+        shard: opts.shard.clone(),
+        cpus: opts.cpus.clone(),
+        runs_auto_cv: match opts.runs {
+            Runs::Auto { cv, .. } => Some(cv),
+            Runs::Fixed(_) => None,
+        },
+    }
+}
+
+/// Every expected output before the first run: computing one (a minute
+/// and 2 GB for assoc at 12,000,000) can then never cost a finished run.
+fn compute_expected_outputs(opts: &Options, pb: &ProgressBar) -> Result<()> {
+    for b in opts.benches.iter().filter(|b| b.is_cpu()) {
+        if interrupted() {
+            break;
         }
-        self.leftovers += o.leftovers;
-        self.escaped |= o.escaped;
-        self.forked_after += o.forked_after;
+        pb.set_message(format!(
+            "expected output of {b} N={} (cached for later sessions)",
+            thousands(opts.size.n(*b))
+        ));
+        verify::expected(*b, opts.size.n(*b))
+            .with_context(|| format!("{b} has no expected output"))?;
+    }
+    Ok(())
+}
+
+/// The cells in the order they run: each variant (by its index in
+/// `variants`) with each selected CPU benchmark it has a program for.
+fn cells(variants: &[&Variant], opts: &Options) -> Vec<(usize, Bench)> {
+    variants
+        .iter()
+        .enumerate()
+        .flat_map(|(i, v)| {
+            opts.benches
+                .iter()
+                .filter(|b| b.is_cpu() && v.programs.contains_key(b))
+                .map(move |b| (i, *b))
+        })
+        .collect()
+}
+
+/// The derived files once more after the last run (their warnings shown),
+/// and the table of what the directory holds.
+fn summary(store: &Store, opts: &Options) -> Result<Summary> {
+    let derived = export::write_all_with(store, opts.view)?;
+    for w in &derived.warnings {
+        eprintln!("warning: {w}");
+    }
+    let summary = derived
+        .summary
+        .context("the results directory holds no run")?;
+    if interrupted() {
+        eprintln!(
+            "interrupted: finished runs are kept in {} (runs.jsonl)",
+            store.dir().display()
+        );
+    }
+    Ok(summary)
+}
+
+/// Refuses to mix sizes in one results directory: a table has one N per
+/// benchmark.
+fn check_sizes(store: &Store, opts: &Options) -> Result<()> {
+    let stored = store.load()?;
+    for b in &opts.benches {
+        let n = opts.size.n(*b);
+        if let Some(r) = stored.runs.iter().find(|r| r.bench == *b && r.n != n) {
+            bail!(
+                "{} already holds {b} runs at N={} and this run asks for N={n}: \
+                 choose another --out (one table has one size per benchmark)",
+                store.dir().display(),
+                r.n
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A suite in progress: what every cell shares.
+struct Suite<'a> {
+    spawner: &'a Spawner,
+    opts: &'a Options,
+    store: &'a Store,
+    pb: &'a ProgressBar,
+    /// `--resume`: the cells the results directory holds complete.
+    done: HashSet<(String, Bench)>,
+    started: Instant,
+}
+
+impl Suite<'_> {
+    /// One cell: skipped when `--resume` finds it complete, one record when
+    /// its toolchain is missing or its `prepare` fails, else its runs.
+    /// `Break` after Ctrl-C.
+    fn cell(&self, ctx: &CellCtx, label: &str) -> Result<ControlFlow<()>> {
+        if self.done.contains(&(ctx.variant.id.clone(), ctx.bench)) {
+            let dir = self.store.dir().display();
+            say(self.pb, format!("{label}: already complete in {dir}"));
+            return Ok(ControlFlow::Continue(()));
+        }
+        if !ctx.info.installed {
+            let (missing, hint) = (ctx.info.missing.join(", "), &ctx.info.install_hint);
+            say(
+                self.pb,
+                format!("{label}: not installed (missing {missing}; {hint})"),
+            );
+            let detail = format!("missing {missing} on PATH; install: {hint}");
+            self.save(ctx.record(0, Status::NotInstalled, Some(detail)))?;
+            return Ok(ControlFlow::Continue(()));
+        }
+        if !ctx.variant.prepare.is_empty() {
+            self.pb.set_message(format!("{label} · prepare"));
+            let prepared = step::prepare(self.spawner, ctx.variant, ctx.bench, self.opts.timeout);
+            if let Err(e) = prepared {
+                if interrupted() {
+                    return Ok(ControlFlow::Break(()));
+                }
+                say(self.pb, format!("{label}: {e}"));
+                self.save(ctx.record(0, Status::Failed, Some(e)))?;
+                return Ok(ControlFlow::Continue(()));
+            }
+        }
+        self.runs(ctx, label)
     }
 
-    /// Why this run's work escaped the process's own figures, if it did
-    /// (issue #9, attacks 3 and 4), and a note on processes left running.
-    ///
-    /// "The process itself" is what `wait4` reports for the build steps and
-    /// the run together: their CPU summed, the larger peak RSS; children a
-    /// step waited for (a compiler's cc1 and ld, `go run`'s compile and
-    /// binary, `nim r`'s parallel gcc jobs, `crystal run`'s codegen
-    /// workers) are in those figures already. The tree is every process of
-    /// the steps' namespaces. Flagged (`escaped`) when:
-    /// - the tree used more than 0.5 s and 50 % more CPU than the process
-    ///   itself (work done by processes nobody waited for);
-    /// - one process nobody waited for held more than 50 MB and twice the
-    ///   process's own peak (the tree's *summed* memory is recorded, not
-    ///   flagged: a compiler's parallel jobs make it 2–8× the largest one);
-    /// - processes it left running kept starting new ones after it exited
-    ///   (a fork-walker: `WALK_MIN_NEW` within `WALK_WATCH_MS`); an
-    ///   idle daemon left running (Erlang's epmd) is only a note;
-    /// - its supervisor lost control.
-    fn escape_note(&self) -> (Option<String>, Option<String>) {
-        let own_cpu = (self.user + self.sys).as_secs_f64();
-        let mut why = Vec::new();
-        if self.escaped {
-            why.push("its supervisor lost control and was killed".to_string());
-        }
-        if let Some((cpu, _, single)) = self.tree {
-            let cpu = cpu.as_secs_f64();
-            if cpu - own_cpu > 0.5f64.max(0.5 * own_cpu) {
-                why.push(format!(
-                    "processes it did not wait for used CPU: the tree {cpu:.2} s, the process itself {own_cpu:.2} s"
-                ));
+    /// A cell's runs: N (best of N in the tables), or with `--runs auto`
+    /// until their spread is small. After a run that settles the cell (it
+    /// failed), the remaining runs are recorded as skipped (N runs) or not
+    /// made (auto). `Break` after Ctrl-C.
+    fn runs(&self, ctx: &CellCtx, label: &str) -> Result<ControlFlow<()>> {
+        let runs = self.opts.runs;
+        let mut settled: Option<Status> = None;
+        let mut walls: Vec<f64> = Vec::new();
+        for run in 1..=runs.max() {
+            if runs.enough(run - 1, &walls) {
+                break;
             }
-            if single > 2 * self.rss && single - self.rss > 50 * 1024 {
-                why.push(format!(
-                    "a process it did not wait for peaked at {} KB, the process itself at {} KB",
-                    thousands(single),
-                    thousands(self.rss)
-                ));
+            if let Some(earlier) = settled {
+                if matches!(runs, Runs::Auto { .. }) {
+                    break;
+                }
+                let detail = format!("an earlier run ended {earlier}");
+                self.save(ctx.record(run, Status::Skipped, Some(detail)))?;
+                continue;
             }
+            let Some(rec) = self.run(ctx, label, run)? else {
+                return Ok(ControlFlow::Break(()));
+            };
+            if rec.status.settles_cell() {
+                settled = Some(rec.status);
+            }
+            if rec.status.has_figures() {
+                walls.push(rec.wall_s);
+            }
+            self.save(rec)?;
         }
-        if self.forked_after as usize >= crate::spawn::contain::WALK_MIN_NEW {
-            why.push(format!(
-                "processes it left running kept starting new ones after it exited \
-                 ({} within {} ms: a fork-walker; killed with its namespace)",
-                self.forked_after,
-                crate::spawn::contain::WALK_WATCH_MS
-            ));
+        Ok(ControlFlow::Continue(()))
+    }
+
+    /// One run of the cell, measured and shown; `None` after Ctrl-C (the
+    /// run is discarded).
+    fn run(&self, ctx: &CellCtx, label: &str, run: u32) -> Result<Option<RunRecord>> {
+        let max = self.opts.runs.max();
+        self.pb.set_message(format!(
+            "{label} · run {run}/{max} · total {:.0?}",
+            self.started.elapsed()
+        ));
+        let rec = ctx.measure(run, self.opts.timeout)?;
+        if interrupted() {
+            say(
+                self.pb,
+                format!("{label}: interrupted; run {run} discarded"),
+            );
+            return Ok(None);
         }
-        let left = (self.leftovers > 0).then(|| {
-            format!(
-                "{} process(es) still running when it exited (killed with its namespace)",
-                self.leftovers
-            )
-        });
-        let escaped = (!why.is_empty()).then(|| {
-            let tree = self
-                .tree
-                .map(|(cpu, rss, _)| {
-                    format!(
-                        " (tree_cpu_s {:.2}, tree_max_rss_kb {}; the process itself {own_cpu:.2} s, {} KB)",
-                        cpu.as_secs_f64(),
-                        thousands(rss),
-                        thousands(self.rss)
-                    )
-                })
-                .unwrap_or_default();
-            format!("{}{tree}", why.join("; "))
-        });
-        (escaped, left)
+        let mut line = format!(
+            "{label} · run {run}/{max}: {:>8.3} s {:>12} KB  {}",
+            rec.wall_s,
+            thousands(rec.max_rss_kb),
+            rec.status
+        );
+        if let Some(d) = &rec.detail {
+            line.push_str(&format!(" ({})", d.lines().next().unwrap_or("")));
+        }
+        say(self.pb, line);
+        Ok(Some(rec))
+    }
+
+    /// Stores a record and rewrites the derived files.
+    fn save(&self, rec: RunRecord) -> Result<()> {
+        self.store.append_run(&rec)?;
+        export::write_all_with(self.store, self.opts.view)?;
+        Ok(())
     }
 }
 
@@ -393,6 +547,7 @@ impl CellCtx<'_> {
     }
 }
 
+/// A run's status from how it ended and whether its output is right.
 fn classify(o: &Outcome, output_ok: bool) -> Status {
     if o.oom {
         return Status::Oom;
@@ -409,206 +564,113 @@ fn classify(o: &Outcome, output_ok: bool) -> Status {
     }
 }
 
-/// Refuses to mix sizes in one results directory: a table has one N per
-/// benchmark.
-fn check_sizes(store: &Store, opts: &Options) -> Result<()> {
-    let stored = store.load()?;
-    for b in &opts.benches {
-        let n = opts.size.n(*b);
-        if let Some(r) = stored.runs.iter().find(|r| r.bench == *b && r.n != n) {
-            bail!(
-                "{} already holds {b} runs at N={} and this run asks for N={n}: \
-                 choose another --out (one table has one size per benchmark)",
-                store.dir().display(),
-                r.n
-            );
-        }
-    }
-    Ok(())
+/// Measured figures of a run, accumulated over its steps.
+#[derive(Default)]
+struct Totals {
+    wall: Duration,
+    user: Duration,
+    sys: Duration,
+    rss: u64,
+    /// The whole trees' CPU, peak memory (summed) and largest single
+    /// process peak (contained runs).
+    tree: Option<(Duration, u64, u64)>,
+    /// Processes left running after a step's command ended.
+    leftovers: u32,
+    /// A supervisor that lost control.
+    escaped: bool,
+    /// New processes started by the ones left running, after the step's
+    /// command ended (a fork-walker).
+    forked_after: u32,
 }
 
-/// Benchmarks every cell (variant × benchmark). Every run is appended to
-/// the store (and the derived files rewritten) as soon as it finishes.
-pub fn benchmark(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<Summary> {
-    let store = Store::open(&opts.out)?;
-    let _lock = store.lock()?;
-    let stale = crate::scratch::clean_stale();
-    if stale > 0 {
-        eprintln!("removed {stale} build directories a killed langbench left behind");
-    }
-    check_sizes(&store, opts)?;
-    let pb = progress_bar();
-    let (session, infos) = begin_session(
-        &store,
-        spawner,
-        variants,
-        &pb,
-        SessionParams {
-            size: opts.size.label(),
-            runs: opts.runs.max(),
-            timeout_s: opts.timeout.as_secs_f64(),
-            command_line: &opts.command_line,
-            suffix: "",
-            shard: opts.shard.clone(),
-            cpus: opts.cpus.clone(),
-            runs_auto_cv: match opts.runs {
-                Runs::Auto { cv, .. } => Some(cv),
-                Runs::Fixed(_) => None,
-            },
-        },
-    )?;
-
-    // Every expected output before the first run: computing one (a minute
-    // and 2 GB for assoc at 12,000,000) can then never cost a finished run.
-    for b in opts.benches.iter().filter(|b| b.is_cpu()) {
-        if interrupted() {
-            break;
-        }
-        pb.set_message(format!(
-            "expected output of {b} N={} (cached for later sessions)",
-            thousands(opts.size.n(*b))
-        ));
-        verify::expected(*b, opts.size.n(*b))
-            .with_context(|| format!("{b} has no expected output"))?;
-    }
-    let cells: Vec<(usize, Bench)> = variants
-        .iter()
-        .enumerate()
-        .flat_map(|(i, v)| {
-            opts.benches
-                .iter()
-                .filter(|b| b.is_cpu() && v.programs.contains_key(b))
-                .map(move |b| (i, *b))
-        })
-        .collect();
-    let total_cells = cells.len();
-    let done = if opts.resume {
-        complete_cells(&store.load()?, opts.runs)
-    } else {
-        HashSet::new()
-    };
-    let started = Instant::now();
-    let save = |rec: RunRecord| -> Result<()> {
-        store.append_run(&rec)?;
-        export::write_all_with(&store, opts.view)?;
-        Ok(())
-    };
-    'cells: for (k, (i, bench)) in cells.into_iter().enumerate() {
-        let (v, info) = (variants[i], &infos[i]);
-        let ctx = CellCtx {
-            spawner,
-            variant: v,
-            info,
-            bench,
-            size: opts.size,
-            session: &session,
-            cpus: opts.cpus.as_deref(),
-        };
-        let label = format!(
-            "[{}/{total_cells}] {} · {bench} N={}",
-            k + 1,
-            v.id,
-            thousands(ctx.n())
-        );
-        if done.contains(&(v.id.clone(), bench)) {
-            say(
-                &pb,
-                format!("{label}: already complete in {}", store.dir().display()),
-            );
-            continue;
-        }
-        if !info.installed {
-            say(
-                &pb,
-                format!(
-                    "{label}: not installed (missing {}; {})",
-                    info.missing.join(", "),
-                    info.install_hint
-                ),
-            );
-            save(ctx.record(
-                0,
-                Status::NotInstalled,
-                Some(format!(
-                    "missing {} on PATH; install: {}",
-                    info.missing.join(", "),
-                    info.install_hint
-                )),
-            ))?;
-            continue;
-        }
-        if !v.prepare.is_empty() {
-            pb.set_message(format!("{label} · prepare"));
-            if let Err(e) = step::prepare(spawner, v, bench, opts.timeout) {
-                if interrupted() {
-                    break;
-                }
-                say(&pb, format!("{label}: {e}"));
-                save(ctx.record(0, Status::Failed, Some(e)))?;
-                continue;
-            }
-        }
-        let mut settled: Option<Status> = None;
-        let mut walls: Vec<f64> = Vec::new();
-        let max = opts.runs.max();
-        for run in 1..=max {
-            if opts.runs.enough(run - 1, &walls) {
-                break;
-            }
-            if let Some(earlier) = settled {
-                if matches!(opts.runs, Runs::Auto { .. }) {
-                    break;
-                }
-                save(ctx.record(
-                    run,
-                    Status::Skipped,
-                    Some(format!("an earlier run ended {earlier}")),
-                ))?;
-                continue;
-            }
-            pb.set_message(format!(
-                "{label} · run {run}/{max} · total {:.0?}",
-                started.elapsed()
+impl Totals {
+    fn add(&mut self, o: &Outcome) {
+        self.wall += o.wall;
+        self.user += o.user;
+        self.sys += o.sys;
+        self.rss = self.rss.max(o.max_rss_kb);
+        if let Some(t) = o.tree {
+            let (cpu, rss, single) = self.tree.unwrap_or_default();
+            self.tree = Some((
+                cpu + t.user + t.sys,
+                rss.max(t.max_rss_kb),
+                single.max(t.max_single_rss_kb),
             ));
-            let rec = ctx.measure(run, opts.timeout)?;
-            if interrupted() {
-                say(&pb, format!("{label}: interrupted; run {run} discarded"));
-                break 'cells;
-            }
-            if rec.status.settles_cell() {
-                settled = Some(rec.status);
-            }
-            if rec.status.has_figures() {
-                walls.push(rec.wall_s);
-            }
-            let mut line = format!(
-                "{label} · run {run}/{max}: {:>8.3} s {:>12} KB  {}",
-                rec.wall_s,
-                thousands(rec.max_rss_kb),
-                rec.status
-            );
-            if let Some(d) = &rec.detail {
-                line.push_str(&format!(" ({})", d.lines().next().unwrap_or("")));
-            }
-            say(&pb, line);
-            save(rec)?;
         }
+        self.leftovers += o.leftovers;
+        self.escaped |= o.escaped;
+        self.forked_after += o.forked_after;
     }
-    pb.finish_and_clear();
-    let derived = export::write_all_with(&store, opts.view)?;
-    for w in &derived.warnings {
-        eprintln!("warning: {w}");
+
+    /// Why this run's work escaped the process's own figures, if it did
+    /// (issue #9, attacks 3 and 4), and a note on processes left running.
+    ///
+    /// "The process itself" is what `wait4` reports for the build steps and
+    /// the run together: their CPU summed, the larger peak RSS; children a
+    /// step waited for (a compiler's cc1 and ld, `go run`'s compile and
+    /// binary, `nim r`'s parallel gcc jobs, `crystal run`'s codegen
+    /// workers) are in those figures already. The tree is every process of
+    /// the steps' namespaces. Flagged (`escaped`) when:
+    /// - the tree used more than 0.5 s and 50 % more CPU than the process
+    ///   itself (work done by processes nobody waited for);
+    /// - one process nobody waited for held more than 50 MB and twice the
+    ///   process's own peak (the tree's *summed* memory is recorded, not
+    ///   flagged: a compiler's parallel jobs make it 2–8× the largest one);
+    /// - processes it left running kept starting new ones after it exited
+    ///   (a fork-walker: `WALK_MIN_NEW` within `WALK_WATCH_MS`); an
+    ///   idle daemon left running (Erlang's epmd) is only a note;
+    /// - its supervisor lost control.
+    fn escape_note(&self) -> (Option<String>, Option<String>) {
+        let own_cpu = (self.user + self.sys).as_secs_f64();
+        let mut why = Vec::new();
+        if self.escaped {
+            why.push("its supervisor lost control and was killed".to_string());
+        }
+        if let Some((cpu, _, single)) = self.tree {
+            let cpu = cpu.as_secs_f64();
+            if cpu - own_cpu > 0.5f64.max(0.5 * own_cpu) {
+                why.push(format!(
+                    "processes it did not wait for used CPU: the tree {cpu:.2} s, the process itself {own_cpu:.2} s"
+                ));
+            }
+            if single > 2 * self.rss && single - self.rss > 50 * 1024 {
+                why.push(format!(
+                    "a process it did not wait for peaked at {} KB, the process itself at {} KB",
+                    thousands(single),
+                    thousands(self.rss)
+                ));
+            }
+        }
+        if self.forked_after as usize >= crate::spawn::contain::WALK_MIN_NEW {
+            why.push(format!(
+                "processes it left running kept starting new ones after it exited \
+                 ({} within {} ms: a fork-walker; killed with its namespace)",
+                self.forked_after,
+                crate::spawn::contain::WALK_WATCH_MS
+            ));
+        }
+        let left = (self.leftovers > 0).then(|| {
+            format!(
+                "{} process(es) still running when it exited (killed with its namespace)",
+                self.leftovers
+            )
+        });
+        let escaped = (!why.is_empty()).then(|| {
+            let tree = self
+                .tree
+                .map(|(cpu, rss, _)| {
+                    format!(
+                        " (tree_cpu_s {:.2}, tree_max_rss_kb {}; the process itself {own_cpu:.2} s, {} KB)",
+                        cpu.as_secs_f64(),
+                        thousands(rss),
+                        thousands(self.rss)
+                    )
+                })
+                .unwrap_or_default();
+            format!("{}{tree}", why.join("; "))
+        });
+        (escaped, left)
     }
-    let summary = derived
-        .summary
-        .context("the results directory holds no run")?;
-    if interrupted() {
-        eprintln!(
-            "interrupted: finished runs are kept in {} (runs.jsonl)",
-            store.dir().display()
-        );
-    }
-    Ok(summary)
 }
 
 /// `langbench run`: the CPU benchmarks of the variants that have one
