@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::ops::ControlFlow;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -437,114 +437,138 @@ impl CellCtx<'_> {
                 .vars(self.bench, build_dir.path())
                 .context("no program for this benchmark")?
         };
-        let cwd = self.variant.cwd(&vars);
         let mut rec = self.record(run, Status::Ok, None);
         let mut totals = Totals::default();
-        let started = Instant::now();
-        let steps: Vec<(&Template, bool)> = self
-            .variant
-            .build
-            .iter()
-            .map(|t| (t, true))
-            .chain([(&self.variant.run, false)])
-            .collect();
-        let mut last: Option<Outcome> = None;
-        for (t, is_build) in steps {
-            let left = timeout
-                .saturating_sub(started.elapsed())
-                .max(Duration::from_millis(1));
-            let step = Step {
-                variant: self.variant,
-                argv: t.expand(&vars),
-                cwd: &cwd,
-                timeout: left,
-                cpus: self.cpus,
-                scratch: build_dir.path(),
-                prepare_dir: None,
-            };
-            let o = match step.execute(self.spawner) {
-                Ok(o) => o,
-                Err(e) => {
-                    rec.status = Status::Failed;
-                    rec.detail = Some(format!("cannot run `{}`: {e:#}", t.text));
-                    // Not the build's outcome: the run never happened.
-                    last = None;
-                    break;
-                }
-            };
-            totals.add(&o);
-            if is_build {
-                rec.build_wall_s = Some(rec.build_wall_s.unwrap_or(0.0) + o.wall.as_secs_f64());
+        let ended = self.steps(&vars, build_dir.path(), timeout, &mut totals);
+        totals.fill(&mut rec);
+        match ended {
+            Ended::Ran(o) => self.judge(&mut rec, &o, &totals, timeout),
+            Ended::CannotStart { command, error } => {
+                rec.status = Status::Failed;
+                rec.detail = Some(format!("cannot run `{command}`: {error:#}"));
             }
-            rec.exit = Some(o.exit);
-            let failed = o.timed_out || o.exit != Exit::Exited(0);
-            if is_build && failed {
+            Ended::BuildFailed {
+                command,
+                outcome: o,
+            } => {
                 rec.status = classify(&o, false);
-                rec.detail = Some(format!(
-                    "build `{}`: {}; {}",
-                    t.text,
-                    o.exit,
-                    stderr_tail(&o)
-                ));
-                last = None;
-                break;
-            }
-            last = Some(o);
-        }
-        rec.wall_s = totals.wall.as_secs_f64();
-        rec.user_s = totals.user.as_secs_f64();
-        rec.sys_s = totals.sys.as_secs_f64();
-        rec.max_rss_kb = totals.rss;
-        rec.tree_cpu_s = totals.tree.map(|(cpu, _, _)| cpu.as_secs_f64());
-        rec.tree_max_rss_kb = totals.tree.map(|(_, rss, _)| rss);
-        if let Some(o) = last {
-            let expected = verify::expected(self.bench, self.n()).unwrap_or_default();
-            let check = verify::check(&expected, &o.stdout.bytes, o.stdout.truncated());
-            rec.status = classify(&o, check.is_ok());
-            rec.detail = match rec.status {
-                Status::Ok => None,
-                Status::WrongOutput => check.err(),
-                Status::BadExit => {
-                    Some(format!("right output but {}; {}", o.exit, stderr_tail(&o)))
-                }
-                Status::Timeout => Some(format!("killed after {:.0} s", timeout.as_secs_f64())),
-                Status::Oom => Some(format!(
-                    "killed by the memory limit at a tree peak of {} KB",
-                    thousands(totals.tree.map_or(0, |t| t.1))
-                )),
-                _ => Some(format!(
-                    "{}; {}{}",
-                    o.exit,
-                    stderr_tail(&o),
-                    check
-                        .err()
-                        .map(|e| format!("; output: {e}"))
-                        .unwrap_or_default()
-                )),
-            };
-            let (escaped, left) = totals.escape_note();
-            if escaped.is_some()
-                && matches!(
-                    rec.status,
-                    Status::Ok | Status::BadExit | Status::WrongOutput
-                )
-            {
-                rec.status = Status::Escaped;
-            }
-            for note in [escaped, left].into_iter().flatten() {
-                rec.detail = Some(match rec.detail {
-                    Some(d) => format!("{d}; {note}"),
-                    None => note,
+                let detail = format!("build `{command}`: {}; {}", o.exit, stderr_tail(&o));
+                rec.detail = Some(if rec.status == Status::Oom {
+                    format!("build killed by the memory limit; {detail}")
+                } else {
+                    detail
                 });
             }
-        } else if rec.status == Status::Oom {
-            rec.detail = Some(format!(
-                "build killed by the memory limit; {}",
-                rec.detail.unwrap_or_default()
-            ));
         }
         Ok(rec)
     }
+
+    /// The build steps, then the run, each through the spawner within what
+    /// is left of one timeout, their figures added to `totals`. The run
+    /// never happens when a step cannot start or a build step fails.
+    fn steps(
+        &self,
+        vars: &Vars,
+        build_dir: &Path,
+        timeout: Duration,
+        totals: &mut Totals,
+    ) -> Ended {
+        let cwd = self.variant.cwd(vars);
+        let started = Instant::now();
+        let execute = |t: &Template| {
+            Step {
+                variant: self.variant,
+                timeout: timeout
+                    .saturating_sub(started.elapsed())
+                    .max(Duration::from_millis(1)),
+                argv: t.expand(vars),
+                cwd: &cwd,
+                cpus: self.cpus,
+                scratch: build_dir,
+                prepare_dir: None,
+            }
+            .execute(self.spawner)
+        };
+        let cannot_start = |t: &Template, error| Ended::CannotStart {
+            command: t.text.clone(),
+            error,
+        };
+        for t in &self.variant.build {
+            let o = match execute(t) {
+                Ok(o) => o,
+                Err(error) => return cannot_start(t, error),
+            };
+            totals.add_build(&o);
+            if o.timed_out || o.exit != Exit::Exited(0) {
+                return Ended::BuildFailed {
+                    command: t.text.clone(),
+                    outcome: o,
+                };
+            }
+        }
+        match execute(&self.variant.run) {
+            Ok(o) => {
+                totals.add(&o);
+                Ended::Ran(o)
+            }
+            Err(error) => cannot_start(&self.variant.run, error),
+        }
+    }
+
+    /// The run's status from its exit and output, the note that says why it
+    /// is not ok, and whether its work escaped its own figures.
+    fn judge(&self, rec: &mut RunRecord, o: &Outcome, totals: &Totals, timeout: Duration) {
+        let expected = verify::expected(self.bench, self.n()).unwrap_or_default();
+        let check = verify::check(&expected, &o.stdout.bytes, o.stdout.truncated());
+        rec.status = classify(o, check.is_ok());
+        rec.detail = match rec.status {
+            Status::Ok => None,
+            Status::WrongOutput => check.err(),
+            Status::BadExit => Some(format!("right output but {}; {}", o.exit, stderr_tail(o))),
+            Status::Timeout => Some(format!("killed after {:.0} s", timeout.as_secs_f64())),
+            Status::Oom => Some(format!(
+                "killed by the memory limit at a tree peak of {} KB",
+                thousands(totals.tree.map_or(0, |t| t.1))
+            )),
+            _ => Some(format!(
+                "{}; {}{}",
+                o.exit,
+                stderr_tail(o),
+                check
+                    .err()
+                    .map(|e| format!("; output: {e}"))
+                    .unwrap_or_default()
+            )),
+        };
+        let (escaped, left) = totals.escape_note();
+        if escaped.is_some()
+            && matches!(
+                rec.status,
+                Status::Ok | Status::BadExit | Status::WrongOutput
+            )
+        {
+            rec.status = Status::Escaped;
+        }
+        for note in [escaped, left].into_iter().flatten() {
+            rec.detail = Some(match rec.detail.take() {
+                Some(d) => format!("{d}; {note}"),
+                None => note,
+            });
+        }
+    }
+}
+
+/// How a run's steps ended.
+enum Ended {
+    /// The run step finished (whatever its exit): its outcome, to check.
+    Ran(Outcome),
+    /// A step could not start: the run never happened.
+    CannotStart {
+        command: String,
+        error: anyhow::Error,
+    },
+    /// A build step failed or timed out: the run never happened.
+    BuildFailed { command: String, outcome: Outcome },
 }
 
 /// A run's status from how it ended and whether its output is right.
@@ -581,6 +605,10 @@ struct Totals {
     /// New processes started by the ones left running, after the step's
     /// command ended (a fork-walker).
     forked_after: u32,
+    /// The build steps' wall seconds, summed (none without a build step).
+    build_wall: Option<f64>,
+    /// The exit of the last step that ran.
+    exit: Option<Exit>,
 }
 
 impl Totals {
@@ -600,6 +628,25 @@ impl Totals {
         self.leftovers += o.leftovers;
         self.escaped |= o.escaped;
         self.forked_after += o.forked_after;
+        self.exit = Some(o.exit);
+    }
+
+    /// A build step's outcome: its time is also the build's.
+    fn add_build(&mut self, o: &Outcome) {
+        self.add(o);
+        self.build_wall = Some(self.build_wall.unwrap_or(0.0) + o.wall.as_secs_f64());
+    }
+
+    /// The figures into the run's record.
+    fn fill(&self, rec: &mut RunRecord) {
+        rec.wall_s = self.wall.as_secs_f64();
+        rec.user_s = self.user.as_secs_f64();
+        rec.sys_s = self.sys.as_secs_f64();
+        rec.max_rss_kb = self.rss;
+        rec.tree_cpu_s = self.tree.map(|(cpu, _, _)| cpu.as_secs_f64());
+        rec.tree_max_rss_kb = self.tree.map(|(_, rss, _)| rss);
+        rec.build_wall_s = self.build_wall;
+        rec.exit = self.exit;
     }
 
     /// Why this run's work escaped the process's own figures, if it did
