@@ -1,10 +1,10 @@
 //! `langbench run`: the CPU suite. Every selected variant × benchmark (a
 //! cell) gets N runs, each measured through the spawner, verified and
-//! stored as it finishes. It reads top down as the plan: `benchmark` (the
-//! session, then each cell) → `Suite::cell` (resume, not installed,
-//! prepare) → `Suite::runs` (best of N or `--runs auto`, skip after a
-//! failure, Ctrl-C) → `CellCtx::measure` (one run: its steps, the check, the
-//! record).
+//! stored as it finishes. It reads top down as the plan: `command` (the
+//! CPU suite, then ws-echo) → `benchmark` (the session, then each cell) →
+//! `Suite::cell` (resume, not installed, prepare) → `Suite::runs` (best of
+//! N or `--runs auto`, skip after a failure, Ctrl-C) → `CellCtx::measure`
+//! (one run: its steps, the check, the record).
 
 use std::collections::{BTreeMap, HashSet};
 use std::ops::ControlFlow;
@@ -125,6 +125,38 @@ pub fn default_out(size: Size) -> PathBuf {
     } else {
         PathBuf::from("results").join(format!("{year}-{}", size.label()))
     }
+}
+
+/// `langbench run`: the CPU benchmarks of the variants that have one
+/// ([`benchmark`]), then ws-echo if it was selected and no Ctrl-C came, each
+/// table on the terminal, and where the results are. `ws` gives ws-echo's
+/// options; it is called only when ws-echo runs, so a run of the CPU
+/// benchmarks never reads them.
+pub fn command(
+    spawner: &Spawner,
+    variants: &[&Variant],
+    opts: &Options,
+    ws: impl FnOnce() -> Result<crate::ws::Options>,
+) -> Result<std::process::ExitCode> {
+    install_interrupt_handler();
+    let cpu_variants: Vec<&Variant> = variants
+        .iter()
+        .copied()
+        .filter(|v| {
+            opts.benches
+                .iter()
+                .any(|b| b.is_cpu() && v.programs.contains_key(b))
+        })
+        .collect();
+    if !cpu_variants.is_empty() {
+        let summary = benchmark(spawner, &cpu_variants, opts)?;
+        println!("{}", summary.terminal_text());
+    }
+    if opts.benches.contains(&Bench::WsEcho) && !interrupted() {
+        let records = crate::ws::run(spawner, variants, &ws()?)?;
+        crate::ws::report::print(&records);
+    }
+    Ok(finish(&opts.out))
 }
 
 /// Benchmarks every cell (variant × benchmark): a session, then each cell's
@@ -718,36 +750,4 @@ impl Totals {
         });
         (escaped, left)
     }
-}
-
-/// `langbench run`: the CPU benchmarks of the variants that have one
-/// ([`benchmark`]), then ws-echo if it was selected and no Ctrl-C came, each
-/// table on the terminal, and where the results are. `ws` gives ws-echo's
-/// options; it is called only when ws-echo runs, so a run of the CPU
-/// benchmarks never reads them.
-pub fn command(
-    spawner: &Spawner,
-    variants: &[&Variant],
-    opts: &Options,
-    ws: impl FnOnce() -> Result<crate::ws::Options>,
-) -> Result<std::process::ExitCode> {
-    install_interrupt_handler();
-    let cpu_variants: Vec<&Variant> = variants
-        .iter()
-        .copied()
-        .filter(|v| {
-            opts.benches
-                .iter()
-                .any(|b| b.is_cpu() && v.programs.contains_key(b))
-        })
-        .collect();
-    if !cpu_variants.is_empty() {
-        let summary = benchmark(spawner, &cpu_variants, opts)?;
-        println!("{}", summary.terminal_text());
-    }
-    if opts.benches.contains(&Bench::WsEcho) && !interrupted() {
-        let records = crate::ws::run(spawner, variants, &ws()?)?;
-        crate::ws::report::print(&records);
-    }
-    Ok(finish(&opts.out))
 }
