@@ -16,7 +16,7 @@ use regex::Regex;
 use crate::bench::Bench;
 use crate::config::{Languages, Variant};
 use crate::spawn::{Exit, Spawner};
-use crate::{run, verify};
+use crate::{step, verify};
 
 /// The marker `langbench new` puts in its program stubs.
 pub const STUB_MARKER: &str = "TODO(langbench)";
@@ -217,7 +217,7 @@ fn check_variant(
             continue;
         }
         ran = true;
-        if let Err(e) = run::prepare(spawner, v, bench, opts.timeout) {
+        if let Err(e) = step::prepare(spawner, v, bench, opts.timeout) {
             report.problems.push(problem(
                 file.clone(),
                 v.line,
@@ -321,7 +321,7 @@ fn run_program(
                 "`{}` ({what}) ended with {}; {}",
                 t.text,
                 o.exit,
-                run::stderr_tail(&o)
+                step::stderr_tail(&o)
             )));
         }
         if what == "run" {

@@ -1,5 +1,5 @@
 //! The command line: clap's definition of every subcommand and option, and
-//! the conversions from them to what the modules take (`run::Options`,
+//! the conversions from them to what the modules take (`suite::Options`,
 //! `ws::Options`, the contained [`Spawner`], ...). No command's work is
 //! done here: `main` parses, then hands each subcommand to its module's
 //! `command` function (or `<name>_command`), which does the work and
@@ -18,7 +18,7 @@ use clap::{Parser, Subcommand};
 use crate::bench::{Bench, Size};
 use crate::config::{Languages, Variant};
 use crate::spawn::{Containment, Spawner};
-use crate::{check, compare, import, report, run, scaffold, ws};
+use crate::{check, compare, import, report, scaffold, suite, ws};
 
 #[derive(Parser)]
 #[command(
@@ -198,19 +198,19 @@ impl RunArgs {
     }
 
     /// The CPU benchmarks' options (ws-echo's are [`WsArgs::options`]).
-    pub fn options(&self) -> Result<run::Options> {
+    pub fn options(&self) -> Result<suite::Options> {
         let benches = if self.bench.is_empty() {
             Bench::CPU.to_vec()
         } else {
             self.bench.clone()
         };
         let view = self.view.view()?;
-        Ok(run::Options {
+        Ok(suite::Options {
             benches,
             size: self.size,
             runs: match self.runs {
-                RunsArg::Fixed(n) => run::Runs::Fixed(n),
-                RunsArg::Auto => run::Runs::Auto {
+                RunsArg::Fixed(n) => suite::Runs::Fixed(n),
+                RunsArg::Auto => suite::Runs::Auto {
                     cv: view.noise_cv,
                     max: self.max_runs,
                 },
@@ -219,7 +219,7 @@ impl RunArgs {
             out: self
                 .out
                 .clone()
-                .unwrap_or_else(|| run::default_out(self.size)),
+                .unwrap_or_else(|| suite::default_out(self.size)),
             command_line: std::env::args().collect(),
             resume: self.resume,
             view,

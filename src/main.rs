@@ -8,7 +8,7 @@ use anyhow::Result;
 use clap::Parser;
 
 use langbench::cli::{Cli, Command, ToolchainsAction, WsAction, WsCommandArgs};
-use langbench::{check, compare, export, import, list, measure, merge, run, scaffold};
+use langbench::{check, compare, export, import, list, measure, merge, scaffold, suite};
 use langbench::{toolchain, verify, ws};
 
 fn main() -> ExitCode {
@@ -52,7 +52,7 @@ fn real_main() -> Result<ExitCode> {
             let variants = a.variants(&langs)?;
             let opts = a.options()?;
             let ws_opts = || a.ws.options(opts.out.clone());
-            run::command(&spawner, &variants, &opts, ws_opts)
+            suite::command(&spawner, &variants, &opts, ws_opts)
         }
         Command::Ws(WsCommandArgs {
             action: Some(WsAction::Merge(m)),

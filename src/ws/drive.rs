@@ -189,7 +189,7 @@ pub fn phases(
     let mut dead = false;
     for (i, delay) in opts.delays.iter().enumerate() {
         let delay_ms = delay.as_secs_f64() * 1000.0;
-        if dead || crate::run::interrupted() {
+        if dead || crate::signals::interrupted() {
             out.push(PhaseResult {
                 phase: skipped(delay_ms),
                 ..crashed(delay_ms, "")

@@ -21,11 +21,12 @@ use anyhow::{Context, Result};
 
 use crate::bench::Bench;
 use crate::config::{Variant, Vars};
+use crate::progress::{progress_bar, say};
 use crate::record::{Origin, SCHEMA, VariantInfo, now_rfc3339};
-use crate::run::{
-    SessionParams, begin_session, interrupted, prepare, progress_bar, say, stderr_tail,
-};
+use crate::session::{SessionParams, begin_session};
+use crate::signals::interrupted;
 use crate::spawn::{Exit, Outcome, Request, Running, Spawner};
+use crate::step::{prepare, stderr_tail};
 use crate::store::Store;
 pub use drive::{Placement, client_bound};
 
@@ -583,8 +584,8 @@ pub fn command(
     variants: &[&Variant],
     opts: &Options,
 ) -> Result<std::process::ExitCode> {
-    crate::run::install_interrupt_handler();
+    crate::signals::install_interrupt_handler();
     let records = run(spawner, variants, opts)?;
     report::print(&records);
-    Ok(crate::run::finish(&opts.out))
+    Ok(crate::signals::finish(&opts.out))
 }

@@ -373,7 +373,7 @@ pub fn client_command(
 ) -> Result<ExitCode> {
     let target = Target::parse(target)?;
     let start = start_at.map(parse_start).transpose()?;
-    crate::run::install_interrupt_handler();
+    crate::signals::install_interrupt_handler();
     let report = run_client(
         &target,
         opts,
@@ -405,7 +405,7 @@ pub fn target_command(
     opts: &Options,
 ) -> Result<ExitCode> {
     let target = Target::parse(target)?;
-    crate::run::install_interrupt_handler();
+    crate::signals::install_interrupt_handler();
     let report = run_client(
         &target,
         opts,
@@ -423,5 +423,5 @@ pub fn merge_command(reports: &[ClientReport], name: &str, opts: &Options) -> Re
     let rec = merge(reports, name, opts)?;
     store(&opts.out, &rec)?;
     super::report::print(std::slice::from_ref(&rec));
-    Ok(crate::run::finish(&opts.out))
+    Ok(crate::signals::finish(&opts.out))
 }

@@ -1,0 +1,91 @@
+//! The start of a measuring session (`run`, `ws`): its id, every variant's
+//! toolchain and version, how quiet the machine is, and the session record
+//! (with the machine) appended to the store before the first run.
+
+use anyhow::{Result, bail};
+use indicatif::ProgressBar;
+
+use crate::config::Variant;
+use crate::machine::Machine;
+use crate::progress::say;
+use crate::record::{Origin, SCHEMA, SessionRecord, VariantInfo, now_rfc3339};
+use crate::signals::interrupted;
+use crate::spawn::Spawner;
+use crate::store::Store;
+use crate::toolchain;
+
+/// What a session record says about how it ran.
+pub struct SessionParams<'a> {
+    pub size: String,
+    pub runs: u32,
+    pub timeout_s: f64,
+    pub command_line: &'a [String],
+    /// Appended to the session id (e.g. "-ws").
+    pub suffix: &'a str,
+    pub shard: Option<String>,
+    pub cpus: Option<Vec<usize>>,
+    pub runs_auto_cv: Option<f64>,
+}
+
+/// Starts a session: checks every variant's toolchain and version and
+/// appends the session record (with the machine) to the store.
+pub fn begin_session(
+    store: &Store,
+    spawner: &Spawner,
+    variants: &[&Variant],
+    pb: &ProgressBar,
+    params: SessionParams,
+) -> Result<(String, Vec<VariantInfo>)> {
+    let session = format!(
+        "{}-{}{}",
+        chrono::Utc::now().format("%Y%m%dT%H%M%SZ"),
+        std::process::id(),
+        params.suffix
+    );
+    let infos = inspect_toolchains(spawner, variants, pb)?;
+    pb.set_message("checking how quiet the machine is");
+    let hygiene = crate::hygiene::check();
+    for w in &hygiene.warnings {
+        say(pb, format!("warning: {w}"));
+    }
+    store.append_session(&SessionRecord {
+        schema: SCHEMA,
+        session: session.clone(),
+        started_at: now_rfc3339(),
+        langbench_version: env!("CARGO_PKG_VERSION").to_string(),
+        command_line: params.command_line.to_vec(),
+        size: params.size,
+        runs: params.runs,
+        timeout_s: params.timeout_s,
+        machine: Machine::detect(),
+        variants: infos.clone(),
+        origin: Origin::Measured,
+        source: None,
+        shard: params.shard,
+        cpus: params.cpus,
+        runs_auto_cv: params.runs_auto_cv,
+        hygiene: Some(hygiene),
+        containment: Some(spawner.containment.describe()),
+        tree_measure: Some(spawner.containment.tree_measure().to_string()),
+    })?;
+    Ok((session, infos))
+}
+
+/// Every variant's toolchain: installed or what is missing, and its version.
+fn inspect_toolchains(
+    spawner: &Spawner,
+    variants: &[&Variant],
+    pb: &ProgressBar,
+) -> Result<Vec<VariantInfo>> {
+    let mut infos: Vec<VariantInfo> = Vec::new();
+    for v in variants {
+        // Ctrl-C here ends the session before it starts (probes take up to
+        // a few seconds each, 40 of them add up).
+        if interrupted() {
+            bail!("interrupted while checking toolchain versions; nothing was run");
+        }
+        pb.set_message(format!("version of {}", v.id));
+        infos.push(toolchain::inspect(spawner, v));
+    }
+    Ok(infos)
+}

@@ -1,0 +1,67 @@
+//! Ctrl-C and SIGTERM: the first one stops the running command and ends the
+//! session cleanly (what finished is kept); a second one kills langbench at
+//! once. Long loops ask `interrupted()` between steps, a command being
+//! waited for gets the interrupt forwarded (`forward_while`), and a command
+//! that was interrupted exits 130 (`finish`).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// Set by SIGINT/SIGTERM: stop the current command, keep what finished.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+/// The first Ctrl-C stops the running command and ends the session cleanly;
+/// a second one kills langbench at once (SA_RESETHAND).
+pub fn install_interrupt_handler() {
+    // SAFETY: the handler only stores to an atomic.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = on_signal as *const () as usize;
+        sa.sa_flags = libc::SA_RESETHAND;
+        libc::sigaction(libc::SIGINT, &sa, std::ptr::null_mut());
+        libc::sigaction(libc::SIGTERM, &sa, std::ptr::null_mut());
+    }
+}
+
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
+
+/// Calls `wait` (waiting for a spawned command) while a watcher thread
+/// forwards an interrupt to the command's agent as SIGTERM (the agent stops
+/// its group); the watcher ends with `wait`.
+pub fn forward_while<T>(agent: libc::pid_t, wait: impl FnOnce() -> T) -> T {
+    let done = Arc::new(AtomicBool::new(false));
+    let watcher = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            while !done.load(Ordering::SeqCst) {
+                if interrupted() {
+                    // SAFETY: signalling our own agent child, still running.
+                    unsafe { libc::kill(agent, libc::SIGTERM) };
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        })
+    };
+    let out = wait();
+    done.store(true, Ordering::SeqCst);
+    let _ = watcher.join();
+    out
+}
+
+/// Says where the results are; 130 after Ctrl-C, like a shell.
+pub fn finish(out: &std::path::Path) -> std::process::ExitCode {
+    println!("Results: {}", out.display());
+    if interrupted() {
+        std::process::ExitCode::from(130)
+    } else {
+        std::process::ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,166 @@
+//! One command of a variant: the untimed `prepare` commands of a program and
+//! the build and run commands a run measures, each started through the
+//! spawner in its sandbox with Ctrl-C forwarded; and the part of a failed
+//! command's stderr that its note quotes.
+
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::Result;
+
+use crate::bench::Bench;
+use crate::config::Variant;
+use crate::signals;
+use crate::spawn::{Exit, Outcome, Spawner};
+
+/// One command of a variant, ready to start.
+pub struct Step<'a> {
+    pub variant: &'a Variant,
+    pub argv: Vec<String>,
+    pub cwd: &'a Path,
+    pub timeout: Duration,
+    /// `--cpus`: the command is pinned there.
+    pub cpus: Option<&'a [usize]>,
+    /// The scratch directory the command builds in.
+    pub scratch: &'a Path,
+    /// A `prepare` step: the program's directory, where it installs
+    /// dependencies.
+    pub prepare_dir: Option<&'a Path>,
+}
+
+impl Step<'_> {
+    /// Starts the command and waits for it, measured; `Err` only when it
+    /// could not start.
+    pub fn execute(self, spawner: &Spawner) -> Result<Outcome> {
+        let mut req = self.variant.request(self.argv, self.cwd);
+        req.timeout = Some(self.timeout);
+        req.cpus = self.cpus.map(<[usize]>::to_vec);
+        // A `prepare` step installs dependencies into the program's directory
+        // (npm ci, pip, go build -o {dir}/bin): it gets the network and that
+        // directory writable; builds and runs get neither.
+        spawner.isolate(&mut req, self.scratch, self.prepare_dir.is_some());
+        if let (Some(sb), Some(dir)) = (req.sandbox.as_mut(), self.prepare_dir) {
+            sb.writable.push(dir.to_path_buf());
+        }
+        let running = spawner.start(&req)?;
+        signals::forward_while(running.agent_pid(), || running.wait())
+    }
+}
+
+/// Runs a variant's untimed `prepare` commands for `bench`; `Err` says
+/// which one failed and why.
+pub fn prepare(
+    spawner: &Spawner,
+    variant: &Variant,
+    bench: Bench,
+    timeout: Duration,
+) -> Result<(), String> {
+    let dir = crate::scratch::dir("prepare").map_err(|e| format!("{e:#}"))?;
+    let vars = variant.vars(bench, dir.path()).ok_or("no program")?;
+    for t in &variant.prepare {
+        let o = Step {
+            variant,
+            argv: t.expand(&vars),
+            cwd: &variant.cwd(&vars),
+            timeout,
+            cpus: None,
+            scratch: dir.path(),
+            prepare_dir: Some(Path::new(&vars.dir)),
+        }
+        .execute(spawner)
+        .map_err(|e| format!("prepare `{}`: {e:#}", t.text))?;
+        if o.timed_out {
+            return Err(format!("prepare `{}` timed out", t.text));
+        }
+        if o.exit != Exit::Exited(0) {
+            return Err(format!(
+                "prepare `{}` failed ({}); {}",
+                t.text,
+                o.exit,
+                stderr_tail(&o)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The part of a command's stderr worth a table note: the error line and the
+/// last lines, without terminal colour codes (deno, cargo and others colour
+/// their errors even into a pipe).
+pub fn stderr_tail(o: &Outcome) -> String {
+    let text = strip_ansi_escapes::strip_str(o.stderr.text());
+    let lines: Vec<&str> = text.trim_end().lines().collect();
+    let tail_from = lines.len().saturating_sub(4);
+    // Stack traces put the message above the frames (node, Java): keep the
+    // first line that names an error as well as the last lines.
+    let headline = lines[..tail_from].iter().find(|l| {
+        let l = l.to_ascii_lowercase();
+        ["error", "exception", "panic", "fatal"]
+            .iter()
+            .any(|w| l.contains(w))
+    });
+    let tail = lines[tail_from..].join("\n");
+    let tail: String = {
+        let chars: Vec<char> = tail.chars().collect();
+        chars[chars.len().saturating_sub(400)..].iter().collect()
+    };
+    let text = match headline {
+        Some(h) => format!("{} … {tail}", h.chars().take(200).collect::<String>()),
+        None => tail,
+    };
+    if text.is_empty() {
+        "no stderr".into()
+    } else {
+        format!("stderr: {text}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spawn::Captured;
+
+    fn outcome(stderr: &str) -> Outcome {
+        Outcome {
+            exit: Exit::Exited(1),
+            wall: Duration::ZERO,
+            user: Duration::ZERO,
+            sys: Duration::ZERO,
+            max_rss_kb: 0,
+            timed_out: false,
+            stopped: false,
+            leftovers: 0,
+            tree: None,
+            oom: false,
+            escaped: false,
+            forked_after: 0,
+            stdout: Captured::default(),
+            stderr: Captured {
+                bytes: stderr.as_bytes().to_vec(),
+                total: stderr.len() as u64,
+            },
+        }
+    }
+
+    #[test]
+    fn stderr_tail_keeps_the_error_line_above_a_stack_trace() {
+        let trace = "/p/assoc.js:20\n    m.set(k, v);\n      ^\n\nRangeError: Map maximum size exceeded\n    at Map.set (<anonymous>)\n    at a (/p/assoc.js:20:7)\n    at b (node:internal/x:1:1)\n    at c (node:internal/x:2:2)\n    at d (node:internal/x:3:3)\n";
+        let t = stderr_tail(&outcome(trace));
+        assert!(
+            t.starts_with("stderr: RangeError: Map maximum size exceeded … "),
+            "{t}"
+        );
+        assert!(t.ends_with("at d (node:internal/x:3:3)"), "{t}");
+        assert_eq!(stderr_tail(&outcome("")), "no stderr");
+        assert_eq!(stderr_tail(&outcome("one line\n")), "stderr: one line");
+    }
+
+    #[test]
+    fn stderr_tail_drops_terminal_colour_codes() {
+        let deno = "\x1b[0m\x1b[1m\x1b[31merror\x1b[0m: Uncaught (in promise) RangeError: Map maximum size exceeded\n    at Map.set (<anonymous>)\n";
+        assert_eq!(
+            stderr_tail(&outcome(deno)),
+            "stderr: error: Uncaught (in promise) RangeError: Map maximum size exceeded\n    at Map.set (<anonymous>)"
+        );
+    }
+}
