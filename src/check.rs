@@ -307,7 +307,7 @@ fn run_program(
         // A contributor's code: contained like every benchmark run.
         spawner.isolate(&mut req, build.path(), false);
         let o = spawner
-            .run(&req)
+            .execute(&req)
             .map_err(|e| Wrong::Failed(format!("cannot start `{}`: {e:#}", t.text)))?;
         if o.timed_out {
             return Err(Wrong::Failed(format!(

@@ -310,7 +310,7 @@ fn cpu_records(langs: &Languages, csv: &Csv, opts: &Options) -> Result<Vec<RunRe
                 bench: *b,
                 size: size.label(),
                 n: size.n(*b),
-                run: 1,
+                attempt: 1,
                 wall_s: if dnf { 0.0 } else { wall },
                 user_s: 0.0,
                 sys_s: 0.0,

@@ -85,7 +85,7 @@ pub fn measure(
     let mut req = Request::new(argv.clone(), &std::env::current_dir()?);
     req.timeout = timeout;
     req.capture = false;
-    let o = spawner.run(&req)?;
+    let o = spawner.execute(&req)?;
     Ok(Measurement::new(argv, &o))
 }
 

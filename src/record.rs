@@ -157,8 +157,10 @@ pub struct RunRecord {
     pub size: String,
     /// The N the size means for this benchmark.
     pub n: u64,
-    /// 1-based run number within the cell; 0 for a cell-level record.
-    pub run: u32,
+    /// 1-based attempt number within the cell; 0 for a cell-level record
+    /// (stored as `run`).
+    #[serde(rename = "run")]
+    pub attempt: u32,
     /// Wall time of build + run, seconds (monotonic clock); 0 when there
     /// is no time.
     pub wall_s: f64,

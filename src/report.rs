@@ -75,7 +75,7 @@ pub struct Cell {
 
 impl Cell {
     fn from_runs(mut runs: Vec<RunRecord>) -> Cell {
-        runs.sort_by_key(|r| r.run);
+        runs.sort_by_key(|r| r.attempt);
         let status = runs
             .iter()
             .map(|r| r.status)
@@ -821,7 +821,7 @@ mod tests {
         assert_eq!(order, ["fast", "tcc", "slow", "seg"]);
         let fast = &s.rows[0];
         assert_eq!(fast.cells[&Bench::Assoc].wall_s(), Some(1.5));
-        assert_eq!(fast.cells[&Bench::Assoc].best.as_ref().unwrap().run, 2);
+        assert_eq!(fast.cells[&Bench::Assoc].best.as_ref().unwrap().attempt, 2);
         assert_eq!(s.row_texts(fast)[3], "1.50");
         assert_eq!(s.row_texts(&s.rows[1])[3], "1.00 (exit 25)");
         assert_eq!(s.row_texts(&s.rows[1])[5], "1.00 *");

@@ -351,7 +351,7 @@ mod tests {
         s.append_run(&record("a", Bench::Assoc, 2, 2.0)).unwrap();
         let loaded = s.load().unwrap();
         assert_eq!(loaded.runs.len(), 2);
-        assert_eq!(loaded.runs[1].run, 2);
+        assert_eq!(loaded.runs[1].attempt, 2);
     }
 
     #[test]

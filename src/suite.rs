@@ -95,8 +95,8 @@ fn complete_cells(stored: &crate::store::Stored, runs: Runs) -> HashSet<(String,
     }
     let mut done = HashSet::new();
     for ((variant, bench), mut cell) in cells {
-        cell.sort_by_key(|r| r.run);
-        let numbers: Vec<u32> = cell.iter().map(|r| r.run).collect();
+        cell.sort_by_key(|r| r.attempt);
+        let numbers: Vec<u32> = cell.iter().map(|r| r.attempt).collect();
         let contiguous = numbers.iter().enumerate().all(|(i, k)| *k == i as u32 + 1);
         let walls: Vec<f64> = cell
             .iter()
@@ -153,7 +153,7 @@ pub fn command(
         println!("{}", summary.terminal_text());
     }
     if opts.benches.contains(&Bench::WsEcho) && !interrupted() {
-        let records = crate::ws::run(spawner, variants, &ws()?)?;
+        let records = crate::ws::benchmark(spawner, variants, &ws()?)?;
         crate::ws::report::print(&records);
     }
     Ok(finish(&opts.out))
@@ -443,7 +443,7 @@ impl CellCtx<'_> {
             bench: self.bench,
             size: self.size.label(),
             n: self.n(),
-            run,
+            attempt: run,
             wall_s: 0.0,
             user_s: 0.0,
             sys_s: 0.0,

@@ -86,7 +86,7 @@ pub fn run(variant: &str, bench: Bench) -> Run {
         bench,
         size: "tiny".into(),
         n: 1000,
-        run: 1,
+        attempt: 1,
         wall_s: 1.0,
         user_s: 1.0,
         sys_s: 0.0,
@@ -104,7 +104,7 @@ pub fn run(variant: &str, bench: Bench) -> Run {
 impl Run {
     /// The run number within its cell (0: a cell-level record).
     pub fn nth(mut self, run: u32) -> Self {
-        self.0.run = run;
+        self.0.attempt = run;
         self
     }
     /// Wall time (and user time: a single-threaded program).

@@ -38,7 +38,7 @@ pub fn version(spawner: &Spawner, v: &Variant) -> Result<String> {
     req.timeout = Some(Duration::from_secs(120));
     // A version probe runs the entry's code: same sandbox as its runs.
     spawner.isolate(&mut req, dir.path(), false);
-    let out = spawner.run(&req)?;
+    let out = spawner.execute(&req)?;
     let text = format!("{}\n{}", out.stdout.text(), out.stderr.text());
     match v.parse_version(&text) {
         Some(ver) => Ok(ver),

@@ -31,7 +31,7 @@ fn measured_rss(args: &[&str]) -> u64 {
     let mut req = Request::new(args.iter().map(|s| s.to_string()).collect(), &repo());
     let s = spawner();
     s.isolate(&mut req, build.path(), false);
-    let o = s.run(&req).unwrap();
+    let o = s.execute(&req).unwrap();
     assert_eq!(o.exit, Exit::Exited(0), "{:?}", o.stderr.text());
     o.max_rss_kb
 }
@@ -102,7 +102,7 @@ fn timeout_kills_the_whole_group_and_nothing_outlives_the_run() {
     req.env = vec![(k.clone(), v.clone())];
     req.timeout = Some(Duration::from_millis(1500));
     let t = Instant::now();
-    let o = spawner().run(&req).unwrap();
+    let o = spawner().execute(&req).unwrap();
     assert!(o.timed_out);
     assert_eq!(o.exit, Exit::Signaled(libc::SIGKILL));
     assert!(o.wall >= Duration::from_millis(1500) && t.elapsed() < Duration::from_secs(10));
@@ -126,7 +126,7 @@ fn leftovers_of_a_finished_command_are_killed() {
         &repo(),
     );
     req.env = vec![(k.clone(), v.clone())];
-    let o = spawner().run(&req).unwrap();
+    let o = spawner().execute(&req).unwrap();
     assert_eq!(o.exit, Exit::Exited(0));
     assert_eq!(o.stdout.text(), "done\n");
     assert_eq!(o.leftovers, 1);
@@ -169,7 +169,7 @@ fn flooding_output_is_bounded_and_counted() {
         ],
         &repo(),
     );
-    let o = spawner().run(&req).unwrap();
+    let o = spawner().execute(&req).unwrap();
     assert_eq!(o.stdout.total, 50_000_000);
     assert_eq!(o.stdout.bytes.len(), langbench::spawn::STDOUT_KEEP);
     assert!(o.stdout.truncated());
@@ -178,7 +178,7 @@ fn flooding_output_is_bounded_and_counted() {
 #[test]
 fn a_missing_executable_is_a_clear_error() {
     let req = Request::new(vec!["no-such-program-xyz".into()], &repo());
-    let e = spawner().run(&req).unwrap_err().to_string();
+    let e = spawner().execute(&req).unwrap_err().to_string();
     assert!(e.contains("cannot execute no-such-program-xyz"), "{e}");
 }
 
@@ -477,10 +477,12 @@ fn uncontained_agent_kills_and_counts_leftovers() {
         &repo(),
     );
     req.env = vec![(k.clone(), v.clone())];
-    let o = s.run(&req).unwrap();
+    let o = s.execute(&req).unwrap();
     assert_eq!(o.exit, Exit::Exited(0));
     assert_eq!(o.leftovers, 2, "{o:?}");
     assert!(processes_with_env(&format!("{k}={v}")).is_empty());
-    let o = s.run(&Request::new(vec!["true".into()], &repo())).unwrap();
+    let o = s
+        .execute(&Request::new(vec!["true".into()], &repo()))
+        .unwrap();
     assert_eq!(o.leftovers, 0, "{o:?}");
 }

@@ -49,7 +49,7 @@ fn run_modes(modes: &[&str], tweak: impl FnOnce(&mut ws::Options)) -> (Vec<WsRec
         ..Default::default()
     };
     tweak(&mut opts);
-    let records = ws::run(&Spawner::new(bin()), &variants, &opts).unwrap();
+    let records = ws::benchmark(&Spawner::new(bin()), &variants, &opts).unwrap();
     // Nothing any server started is still alive.
     let left = processes_with_env(&format!("LANGBENCH_TEST_MARKER={m}"));
     assert!(left.is_empty(), "left behind: {left:?}");

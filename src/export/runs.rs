@@ -48,7 +48,7 @@ pub fn table(stored: &Stored, s: &Summary) -> Table {
                 .find(|row| row.variant == r.variant)
                 .and_then(|row| row.cells.get(&r.bench))
                 .and_then(|c| c.best.as_ref())
-                .is_some_and(|b| b.session == r.session && b.run == r.run && r.run > 0);
+                .is_some_and(|b| b.session == r.session && b.attempt == r.attempt && r.attempt > 0);
             let (code, signal) = match r.exit {
                 Some(Exit::Exited(c)) => (Cell::int(c.into(), c.to_string()), Cell::empty("")),
                 Some(Exit::Signaled(s)) => (Cell::empty(""), Cell::int(s.into(), s.to_string())),
@@ -65,7 +65,7 @@ pub fn table(stored: &Stored, s: &Summary) -> Table {
                 Cell::text(r.bench.name()),
                 Cell::text(&r.size),
                 Cell::int(r.n as i64, r.n.to_string()),
-                Cell::int(r.run.into(), r.run.to_string()),
+                Cell::int(r.attempt.into(), r.attempt.to_string()),
                 secs(r.wall_s),
                 cpu(r.user_s),
                 cpu(r.sys_s),

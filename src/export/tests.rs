@@ -56,7 +56,7 @@ fn cell(
 /// runs it skipped.
 fn settled(first: RunRecord, runs: u32) -> Vec<RunRecord> {
     let skipped = |k| RunRecord {
-        run: k,
+        attempt: k,
         wall_s: 0.0,
         user_s: 0.0,
         max_rss_kb: 0,

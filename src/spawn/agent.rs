@@ -269,7 +269,7 @@ pub fn main(args: &[OsString]) -> ! {
             std::process::exit(2);
         }
     };
-    std::process::exit(run(args))
+    std::process::exit(serve(args))
 }
 
 /// The agent's work done by the calling process itself: it forks the
@@ -299,7 +299,7 @@ pub(crate) fn run_here(mut args: Args) -> Result<Done, String> {
         }
     }
     REPORT_TO.store(fds[1], Ordering::Relaxed);
-    run(args);
+    serve(args);
     REPORT_TO.store(REPORT_FD, Ordering::Relaxed);
     // SAFETY: closing our write end, then reading our pipe to its end.
     let lines = unsafe {
@@ -343,7 +343,7 @@ pub(crate) fn handled_signals() -> libc::sigset_t {
 /// The agent's work: fork the command (contained: unshare and fork init,
 /// `contain::agent`), supervise it, sweep what it left behind, report.
 /// Returns the agent's exit code.
-fn run(args: Args) -> i32 {
+fn serve(args: Args) -> i32 {
     if !arm(args.parent) {
         // langbench died before we could arm PDEATHSIG.
         return 1;

@@ -188,7 +188,7 @@ impl Containment {
             ..Containment::default()
         });
         let req = Request::new(vec!["true".into()], Path::new("/"));
-        if let Err(e) = probe.run(&req) {
+        if let Err(e) = probe.execute(&req) {
             self.fall_back(&e);
         }
     }
@@ -501,7 +501,7 @@ impl Spawner {
     }
 
     /// Runs the command to completion.
-    pub fn run(&self, req: &Request) -> Result<Outcome> {
+    pub fn execute(&self, req: &Request) -> Result<Outcome> {
         self.start(req)?.wait()
     }
 }

@@ -498,7 +498,11 @@ pub fn ensure_nofile(connections: usize) -> Result<()> {
 
 /// Runs the ws-echo benchmark for every variant with a ws-echo program.
 /// Each server's record is appended to `ws.jsonl` as soon as it finishes.
-pub fn run(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<Vec<WsRecord>> {
+pub fn benchmark(
+    spawner: &Spawner,
+    variants: &[&Variant],
+    opts: &Options,
+) -> Result<Vec<WsRecord>> {
     let variants = with_ws_program(variants)?;
     let store = Store::open(&opts.out)?;
     let _lock = store.lock()?;
@@ -577,7 +581,7 @@ fn keep(store: &Store, pb: &indicatif::ProgressBar, rec: &WsRecord) -> Result<()
     Ok(())
 }
 
-/// `langbench ws`: every selected server under the load client ([`run`]),
+/// `langbench ws`: every selected server under the load client ([`benchmark`]),
 /// the table on the terminal, and where the results are.
 pub fn command(
     spawner: &Spawner,
@@ -585,7 +589,7 @@ pub fn command(
     opts: &Options,
 ) -> Result<std::process::ExitCode> {
     crate::signals::install_interrupt_handler();
-    let records = run(spawner, variants, opts)?;
+    let records = benchmark(spawner, variants, opts)?;
     report::print(&records);
     Ok(crate::signals::finish(&opts.out))
 }
