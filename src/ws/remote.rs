@@ -373,19 +373,11 @@ pub fn client_command(
 ) -> Result<ExitCode> {
     let target = Target::parse(target)?;
     let start = start_at.map(parse_start).transpose()?;
-    crate::signals::install_interrupt_handler();
-    let report = run_client(
-        &target,
-        opts,
-        &target_cpus(opts, server_pid),
-        server_pid,
-        start,
-        &|m| {
-            if !quiet {
-                eprintln!("{m}")
-            }
-        },
-    )?;
+    let report = drive_target(&target, server_pid, start, opts, &|m| {
+        if !quiet {
+            eprintln!("{m}")
+        }
+    })?;
     let json = serde_json::to_string_pretty(&report)?;
     match out {
         Some(f) => {
@@ -405,16 +397,28 @@ pub fn target_command(
     opts: &Options,
 ) -> Result<ExitCode> {
     let target = Target::parse(target)?;
+    let report = drive_target(&target, server_pid, None, opts, &|m| eprintln!("{m}"))?;
+    merge_command(&[report], name, opts)
+}
+
+/// The load client here against `target`, Ctrl-C handled, the client's
+/// CPUs chosen: what `ws-client` and `ws --target` share.
+fn drive_target(
+    target: &Target,
+    server_pid: Option<i32>,
+    start: Option<SystemTime>,
+    opts: &Options,
+    progress: &dyn Fn(String),
+) -> Result<ClientReport> {
     crate::signals::install_interrupt_handler();
-    let report = run_client(
-        &target,
+    run_client(
+        target,
         opts,
         &target_cpus(opts, server_pid),
         server_pid,
-        None,
-        &|m| eprintln!("{m}"),
-    )?;
-    merge_command(&[report], name, opts)
+        start,
+        progress,
+    )
 }
 
 /// `langbench ws merge`: the reports as one row named `name`, stored into
