@@ -91,7 +91,11 @@ fn real_main() -> Result<ExitCode> {
         } => {
             let langs = a.languages.load()?;
             let variants = langs.select(&a.lang)?;
-            Ok(toolchain::install_command(&variants, &langs.select(&[])?, a.dry_run))
+            Ok(toolchain::install_command(
+                &variants,
+                &langs.select(&[])?,
+                a.dry_run,
+            ))
         }
         Command::Toolchains {
             action: ToolchainsAction::Prune(a),

@@ -198,7 +198,10 @@ fn a_maven_toolchain_installs_with_its_dependencies_runs_in_the_sandbox_and_inst
         text(&o)
     };
     let out = prune(&["--dry-run"]);
-    assert!(out.contains(&format!("would remove {}", dir.display())), "{out}");
+    assert!(
+        out.contains(&format!("would remove {}", dir.display())),
+        "{out}"
+    );
     assert_eq!(entries(&tc), both, "--dry-run removed something");
     let out = prune(&[]);
     assert!(out.contains(&format!("removed {}", dir.display())), "{out}");
