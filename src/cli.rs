@@ -398,6 +398,20 @@ pub enum ToolchainsAction {
     /// Install every variant's toolchain that a registry here provides
     /// (Debian packages, npm, PyPI, Maven Central); idempotent, safe to re-run.
     Install(InstallArgs),
+    /// Remove the Maven toolchains (under the toolchains directory) that no
+    /// variant of the languages file uses any more, such as the versions an
+    /// upgrade replaced.
+    Prune(PruneArgs),
+}
+
+/// `langbench toolchains prune`.
+#[derive(clap::Args)]
+pub struct PruneArgs {
+    #[command(flatten)]
+    pub languages: LanguagesArg,
+    /// Name what would be removed, remove nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// `langbench toolchains install`.

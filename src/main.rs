@@ -51,8 +51,9 @@ fn real_main() -> Result<ExitCode> {
             let langs = a.languages.load()?;
             let variants = a.variants(&langs)?;
             let opts = a.options()?;
-            let ws_opts = || a.ws.options(opts.out.clone());
-            suite::command(&spawner, &variants, &opts, ws_opts)
+            // Checked now, not when the CPU benchmarks are done.
+            let ws_opts = a.ws.options(opts.out.clone())?;
+            suite::command(&spawner, &variants, &opts, &ws_opts)
         }
         Command::Ws(WsCommandArgs {
             action: Some(WsAction::Merge(m)),
@@ -90,8 +91,15 @@ fn real_main() -> Result<ExitCode> {
         } => {
             let langs = a.languages.load()?;
             let variants = langs.select(&a.lang)?;
-            Ok(toolchain::install_command(&variants, a.dry_run))
+            Ok(toolchain::install_command(
+                &variants,
+                &langs.select(&[])?,
+                a.dry_run,
+            ))
         }
+        Command::Toolchains {
+            action: ToolchainsAction::Prune(a),
+        } => toolchain::prune_command(&a.languages.load()?.select(&[])?, a.dry_run),
         Command::Import(a) => import::command(&a.languages.load()?, &a.options()),
         Command::Compare(a) => {
             let (langs, out) = (a.languages.load()?, a.out.as_deref());

@@ -413,6 +413,43 @@ fn remove_stale(dir: &Path, name: &str) {
     }
 }
 
+/// Directories of the toolchains directory that none of `used` (the
+/// [`dir_name`]s of a languages file's Maven toolchains) names: toolchains
+/// an earlier languages.toml installed (an older version, another table),
+/// with their size in bytes. Half-built ones (`.partial-*`) are
+/// `remove_stale`'s.
+pub fn unused(used: &std::collections::BTreeSet<String>) -> Vec<(PathBuf, u64)> {
+    let Ok(entries) = std::fs::read_dir(toolchains_dir()) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(PathBuf, u64)> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            !name.starts_with('.') && !used.contains(&name)
+        })
+        .map(|e| (e.path(), size_of_tree(&e.path())))
+        .collect();
+    out.sort();
+    out
+}
+
+/// Bytes of the regular files under `dir` (symbolic links not followed).
+fn size_of_tree(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|e| match e.file_type() {
+            Ok(t) if t.is_dir() => size_of_tree(&e.path()),
+            Ok(t) if t.is_file() => e.metadata().map_or(0, |m| m.len()),
+            _ => 0,
+        })
+        .sum()
+}
+
 /// Installs one Maven toolchain (a no-op when it is installed). Returns
 /// what it did; on error nothing is left under the toolchain's name.
 pub fn install(spec: Spec, dry_run: bool) -> Result<String, String> {

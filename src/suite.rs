@@ -129,14 +129,14 @@ pub fn default_out(size: Size) -> PathBuf {
 
 /// `langbench run`: the CPU benchmarks of the variants that have one
 /// ([`benchmark`]), then ws-echo if it was selected and no Ctrl-C came, each
-/// table on the terminal, and where the results are. `ws` gives ws-echo's
-/// options; it is called only when ws-echo runs, so a run of the CPU
-/// benchmarks never reads them.
+/// table on the terminal, and where the results are. `ws` holds ws-echo's
+/// options, checked before anything runs (a bad `--connections` must not
+/// wait for the CPU benchmarks to end); only ws-echo reads them.
 pub fn command(
     spawner: &Spawner,
     variants: &[&Variant],
     opts: &Options,
-    ws: impl FnOnce() -> Result<crate::ws::Options>,
+    ws: &crate::ws::Options,
 ) -> Result<std::process::ExitCode> {
     install_interrupt_handler();
     let cpu_variants: Vec<&Variant> = variants
@@ -153,7 +153,7 @@ pub fn command(
         println!("{}", summary.terminal_text());
     }
     if opts.benches.contains(&Bench::WsEcho) && !interrupted() {
-        let records = crate::ws::benchmark(spawner, variants, &ws()?)?;
+        let records = crate::ws::benchmark(spawner, variants, ws)?;
         crate::ws::report::print(&records);
     }
     Ok(finish(&opts.out))

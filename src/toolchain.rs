@@ -200,9 +200,61 @@ pub fn install(variants: &[&Variant], dry_run: bool) -> Vec<InstallResult> {
     results
 }
 
+/// The Maven toolchain directories `all` (every variant of a languages
+/// file) uses.
+fn maven_in_use(all: &[&Variant]) -> std::collections::BTreeSet<String> {
+    all.iter()
+        .filter(|v| !v.install.maven.is_empty())
+        .map(|v| crate::maven::dir_name(v.install.maven_spec(v.root())))
+        .collect()
+}
+
+/// `N directories, X MB` for the terminal.
+fn describe_dirs(dirs: &[(std::path::PathBuf, u64)]) -> String {
+    let bytes: u64 = dirs.iter().map(|d| d.1).sum();
+    format!(
+        "{} director{}, {:.0} MB",
+        dirs.len(),
+        if dirs.len() == 1 { "y" } else { "ies" },
+        bytes as f64 / 1e6
+    )
+}
+
+/// `langbench toolchains prune`: removes the Maven toolchain directories
+/// no variant of the languages file uses (`all`), naming each on stderr;
+/// with `dry_run` only names them. Other toolchains (apt, npm, PyPI)
+/// belong to their package managers and are left alone.
+pub fn prune_command(all: &[&Variant], dry_run: bool) -> anyhow::Result<ExitCode> {
+    let unused = crate::maven::unused(&maven_in_use(all));
+    let root = crate::maven::toolchains_dir();
+    if unused.is_empty() {
+        eprintln!(
+            "nothing to prune in {}: every toolchain there is used",
+            root.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let verb = if dry_run { "would remove" } else { "removed" };
+    for (dir, bytes) in &unused {
+        if !dry_run {
+            std::fs::remove_dir_all(dir)
+                .map_err(|e| anyhow::anyhow!("cannot remove {}: {e}", dir.display()))?;
+        }
+        eprintln!("{verb} {} ({:.0} MB)", dir.display(), *bytes as f64 / 1e6);
+    }
+    eprintln!(
+        "{verb} {} from {}: no variant of the languages file uses them",
+        describe_dirs(&unused),
+        root.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
 /// `langbench toolchains install`: [`install`], then one line per variant
-/// and the tally, on stderr.
-pub fn install_command(variants: &[&Variant], dry_run: bool) -> ExitCode {
+/// and the tally, on stderr; and a note when the toolchains directory
+/// holds Maven toolchains no variant of the languages file (`all`) uses
+/// any more (an upgrade leaves the old version behind).
+pub fn install_command(variants: &[&Variant], all: &[&Variant], dry_run: bool) -> ExitCode {
     let results = install(variants, dry_run);
     let mut failed = 0;
     for (r, v) in results.iter().zip(variants) {
@@ -222,6 +274,14 @@ pub fn install_command(variants: &[&Variant], dry_run: bool) -> ExitCode {
         results.len(),
         results.len() - ok - failed
     );
+    let unused = crate::maven::unused(&maven_in_use(all));
+    if !unused.is_empty() {
+        eprintln!(
+            "note: {} in {}: toolchains no variant uses any more; `langbench toolchains prune` removes them",
+            describe_dirs(&unused),
+            crate::maven::toolchains_dir().display()
+        );
+    }
     // Like any installer: a failure is the exit status too (the rows of
     // what failed say "not installed"; `run` goes on without them).
     if failed > 0 {

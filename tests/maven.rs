@@ -1,9 +1,10 @@
 //! Toolchains from Maven Central (`install = { maven, bin }`): a real fetch
 //! of a tiny artifact with its dependency, its launcher found in the
-//! sandbox, a second install that does nothing, and a checksum failure that
-//! installs nothing. Each test has its own toolchains directory and its own
-//! Maven local repository (MAVEN_OPTS=-Dmaven.repo.local), so every jar is
-//! really downloaded and checked, and ~/.m2 is left alone.
+//! sandbox, a second install that does nothing, a changed table's old
+//! directory pruned, and a checksum failure that installs nothing. Each
+//! test has its own toolchains directory and its own Maven local
+//! repository (MAVEN_OPTS=-Dmaven.repo.local), so every jar is really
+//! downloaded and checked, and ~/.m2 is left alone.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
@@ -165,6 +166,50 @@ fn a_maven_toolchain_installs_with_its_dependencies_runs_in_the_sandbox_and_inst
     assert!(!out.contains("$ mvn"), "mvn ran again: {out}");
     assert_eq!(std::fs::metadata(&jar).unwrap().modified().unwrap(), mtime);
     assert_eq!(entries(&tc), names);
+
+    // A changed table installs anew beside the old directory, which the
+    // install names as unused and `toolchains prune` removes (not before).
+    std::fs::write(
+        f.languages(),
+        JUNIT.replace("{home}/setup-copy.sh", "{home}/setup-copy-2.sh"),
+    )
+    .unwrap();
+    let install = || {
+        langbench_in(
+            home,
+            &[],
+            &["toolchains", "install", "--languages", &f.languages()],
+        )
+    };
+    let o = install();
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("note: 1 directory,"), "{out}");
+    assert!(out.contains("toolchains prune"), "{out}");
+    let both = entries(&tc);
+    assert_eq!(both.len(), 2, "{both:?}");
+    let new: Vec<&String> = both.iter().filter(|n| **n != names[0]).collect();
+    let languages = f.languages();
+    let prune = |extra: &[&str]| {
+        let mut args = vec!["toolchains", "prune", "--languages", &languages];
+        args.extend(extra);
+        let o = langbench_in(home, &[], &args);
+        assert!(o.status.success(), "{}", text(&o));
+        text(&o)
+    };
+    let out = prune(&["--dry-run"]);
+    assert!(
+        out.contains(&format!("would remove {}", dir.display())),
+        "{out}"
+    );
+    assert_eq!(entries(&tc), both, "--dry-run removed something");
+    let out = prune(&[]);
+    assert!(out.contains(&format!("removed {}", dir.display())), "{out}");
+    assert_eq!(entries(&tc), vec![new[0].clone()]);
+    assert_eq!(list(&[])["installed"], true);
+    let out = prune(&[]);
+    assert!(out.contains("nothing to prune"), "{out}");
+    assert!(!text(&install()).contains("note:"));
 }
 
 /// A static Maven repository on 127.0.0.1, serving `files` (path → bytes)

@@ -90,6 +90,21 @@ fn bad_options_are_refused_before_anything_runs() {
     let o = langbench(&["run", "--size", "60000000", "--out", &f.out()]);
     assert!(!o.status.success());
     assert!(text(&o).contains("N from 1 to 50000000"), "{}", text(&o));
+    // ws-echo's options too, although the CPU benchmarks would run first.
+    let o = f.run(&[
+        "--bench",
+        "num-comb",
+        "--bench",
+        "ws-echo",
+        "--connections",
+        "0",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o).contains("--connections must be at least 1"),
+        "{}",
+        text(&o)
+    );
     assert!(!f.path().join("results/runs.jsonl").exists());
 }
 

@@ -136,7 +136,8 @@ pub(crate) fn parse(args: &[OsString]) -> Result<Args, String> {
                             .collect::<Result<Vec<usize>, _>>()
                     })
                     .and_then(Result::ok)
-                    .ok_or("--cpus needs a list like 0,1")?;
+                    .filter(|c| c.iter().all(|&c| c < libc::CPU_SETSIZE as usize))
+                    .ok_or("--cpus needs a list like 0,1 of CPUs below CPU_SETSIZE")?;
             }
             "--" => {
                 let argv = args[i + 1..]
@@ -523,7 +524,8 @@ impl Waited {
     }
 }
 
-fn micros(t: libc::timeval) -> Duration {
+/// A rusage time.
+pub(crate) fn micros(t: libc::timeval) -> Duration {
     Duration::from_micros(t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64)
 }
 
@@ -615,7 +617,10 @@ fn sweep(pgid: i32) -> u32 {
         return 0;
     }
     let me = std::process::id() as i32;
-    let mut killed = 0;
+    // Each process counted once: one killed in an earlier round may still
+    // be found in the next (SIGKILL is pending until it is scheduled to
+    // die, which on a loaded machine can take longer than a round).
+    let mut killed = std::collections::HashSet::new();
     for _round in 0..200 {
         let mut found = false;
         for (pid, ppid, pgrp) in processes() {
@@ -623,7 +628,7 @@ fn sweep(pgid: i32) -> u32 {
                 found = true;
                 // A zombie child of ours is reaped below, not counted.
                 if !is_zombie(pid) {
-                    killed += 1;
+                    killed.insert(pid);
                 }
                 // SAFETY: signalling a pid we just found.
                 unsafe { libc::kill(pid, libc::SIGKILL) };
@@ -643,7 +648,7 @@ fn sweep(pgid: i32) -> u32 {
         }
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
-    killed
+    killed.len() as u32
 }
 
 /// Whether the command left nothing behind, known without reading every
@@ -690,4 +695,28 @@ fn processes() -> Vec<(i32, i32, i32)> {
     dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
         .filter_map(|pid| Stat::of(pid).map(|s| (pid, s.ppid, s.pgrp)))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+    use std::ffi::OsString;
+
+    fn args(a: &[&str]) -> Vec<OsString> {
+        a.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn cpus_past_cpu_setsize_are_an_error_not_a_panic() {
+        let ok = parse(&args(&["--cpus", "0,1", "--", "true"])).unwrap();
+        assert_eq!(ok.cpus, vec![0, 1]);
+        let big = (libc::CPU_SETSIZE as usize).to_string();
+        for bad in ["9999", big.as_str(), "0,x", ""] {
+            let e = parse(&args(&["--cpus", bad, "--", "true"])).err();
+            assert!(
+                e.as_deref().is_some_and(|e| e.contains("--cpus needs")),
+                "--cpus {bad:?}: {e:?}"
+            );
+        }
+    }
 }

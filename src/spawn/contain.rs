@@ -39,8 +39,11 @@
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-use super::agent::{Args, confirm_exec, errno, exec_failed, now_ns, report};
+use super::agent::{Args, confirm_exec, errno, exec_failed, micros, now_ns, report, send};
+use super::report::{Done, Ended, Report};
+use super::{Exit, TreeUsage};
 
 /// Directories under the maintainer's HOME that hold toolchain caches and
 /// stores. Each one that exists is mounted, inside the sandbox's HOME, as an
@@ -110,6 +113,11 @@ const AT_RECURSIVE: libc::c_int = 0x8000;
 
 /// `mount_setattr(2)` (Linux 5.12): set or clear read-only on a mount, or on
 /// a whole tree of mounts in one call.
+///
+/// The kernel refuses read-only (EBUSY) while anything holds write access
+/// to one of the mounts, and such a hold is brief (a write or an atime
+/// update in progress); on a loaded machine the whole-tree call met one
+/// now and then, so EBUSY is retried, for at most ~1 s.
 fn set_readonly(path: &Path, readonly: bool, recursive: bool) -> i32 {
     let attr = MountAttr {
         attr_set: if readonly { MOUNT_ATTR_RDONLY } else { 0 },
@@ -118,16 +126,24 @@ fn set_readonly(path: &Path, readonly: bool, recursive: bool) -> i32 {
         userns_fd: 0,
     };
     let p = cstr(path);
-    // SAFETY: plain syscall with a valid path and attribute struct.
-    unsafe {
-        libc::syscall(
-            libc::SYS_mount_setattr,
-            libc::AT_FDCWD,
-            p.as_ptr(),
-            if recursive { AT_RECURSIVE } else { 0 },
-            &attr as *const MountAttr,
-            std::mem::size_of::<MountAttr>(),
-        ) as i32
+    let mut tries = 0;
+    loop {
+        // SAFETY: plain syscall with a valid path and attribute struct.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_mount_setattr,
+                libc::AT_FDCWD,
+                p.as_ptr(),
+                if recursive { AT_RECURSIVE } else { 0 },
+                &attr as *const MountAttr,
+                std::mem::size_of::<MountAttr>(),
+            ) as i32
+        };
+        if r == 0 || errno() != libc::EBUSY || tries == 1000 {
+            return r;
+        }
+        tries += 1;
+        std::thread::sleep(Duration::from_millis(1));
     }
 }
 
@@ -804,21 +820,28 @@ unsafe fn relay_reports(args: &Args, init: i32, fd: i32, set: &libc::sigset_t) -
         if !got_done {
             // init was killed before it could report: the command escaped
             // its supervision; the namespace is gone with init.
-            report(&format!(
-                "done signaled 9 wall_ns={} utime_us=0 stime_us=0 maxrss_kb=0 timed_out={} stopped=0 leftovers=0 tree_utime_us={} tree_stime_us={} tree_rss_kb={} tree_single_kb=0 oom=0 escaped=1 forked_after=0\n",
-                now_ns() - t0,
-                killed as u8,
-                tv_us(ru.ru_utime),
-                tv_us(ru.ru_stime),
-                ru.ru_maxrss,
-            ));
+            send(&Report::Done(Done {
+                exit: Ended::Exit(Exit::Signaled(libc::SIGKILL)),
+                wall: Duration::from_nanos((now_ns() - t0) as u64),
+                user: Duration::ZERO,
+                sys: Duration::ZERO,
+                max_rss_kb: 0,
+                timed_out: killed,
+                stopped: false,
+                leftovers: 0,
+                tree: Some(TreeUsage {
+                    user: micros(ru.ru_utime),
+                    sys: micros(ru.ru_stime),
+                    max_rss_kb: ru.ru_maxrss as u64,
+                    max_single_rss_kb: 0,
+                }),
+                oom: false,
+                escaped: true,
+                forked_after: 0,
+            }));
         }
         0
     }
-}
-
-pub fn tv_us(t: libc::timeval) -> u64 {
-    t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64
 }
 
 /// The command's pid in langbench's namespace: init's only child.
@@ -1261,28 +1284,25 @@ impl Watch {
             tree,
             single,
         } = after;
-        let status = self.status;
-        let (kind, code) = if libc::WIFEXITED(status) {
-            ("exited", libc::WEXITSTATUS(status))
-        } else if libc::WIFSIGNALED(status) {
-            ("signaled", libc::WTERMSIG(status))
-        } else {
-            ("unknown", status)
-        };
-        report(&format!(
-            "done {kind} {code} wall_ns={} utime_us={} stime_us={} maxrss_kb={} timed_out={} stopped={} leftovers={} tree_utime_us={} tree_stime_us={} tree_rss_kb={} tree_single_kb={single} oom={} escaped=0 forked_after={walked}\n",
-            self.t1 - self.t0,
-            tv_us(self.rusage.ru_utime),
-            tv_us(self.rusage.ru_stime),
-            self.rusage.ru_maxrss,
-            self.timed_out as u8,
-            self.stopped as u8,
-            leftovers,
-            tv_us(tree.ru_utime),
-            tv_us(tree.ru_stime),
-            self.peak_tree,
-            self.oom as u8,
-        ));
+        send(&Report::Done(Done {
+            exit: Ended::from_wait_status(self.status),
+            wall: Duration::from_nanos((self.t1 - self.t0) as u64),
+            user: micros(self.rusage.ru_utime),
+            sys: micros(self.rusage.ru_stime),
+            max_rss_kb: self.rusage.ru_maxrss as u64,
+            timed_out: self.timed_out,
+            stopped: self.stopped,
+            leftovers: *leftovers,
+            tree: Some(TreeUsage {
+                user: micros(tree.ru_utime),
+                sys: micros(tree.ru_stime),
+                max_rss_kb: self.peak_tree,
+                max_single_rss_kb: *single,
+            }),
+            oom: self.oom,
+            escaped: false,
+            forked_after: *walked as u32,
+        }));
     }
 }
 

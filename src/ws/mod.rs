@@ -388,9 +388,9 @@ impl Ctx<'_> {
     /// CPUs the server may use and no client CPUs.
     fn cpus(&self, server: &Running) -> (Vec<usize>, Vec<usize>) {
         let client_cpus = self.split.as_ref().map(|s| s.1.clone()).unwrap_or_default();
-        // The CPUs the server was started on: under containment `pid()` is
-        // langbench's init in front of the server, which stays on
-        // langbench's own CPUs, so its affinity is not the server's.
+        // Pinned: the CPUs the server was started on. Unpinned: the
+        // server's own affinity (`pid()` is the server's pid as langbench
+        // sees it, also under containment, where init stands in front).
         let server_cpus = match &self.split {
             Some((server_cpus, _)) => server_cpus.clone(),
             None => drive::affinity(server.pid()).unwrap_or_default(),
