@@ -493,20 +493,21 @@ unsafe fn exec_command(
     }
 }
 
-/// What waiting for the command gave.
-struct Waited {
-    status: i32,
-    rusage: libc::rusage,
+/// What waiting for the command gave (the plain agent's, and init's in
+/// `contain`).
+pub(crate) struct Waited {
+    pub(crate) status: i32,
+    pub(crate) rusage: libc::rusage,
     /// Fork to reap.
-    wall: Duration,
-    timed_out: bool,
-    stopped: bool,
+    pub(crate) wall: Duration,
+    pub(crate) timed_out: bool,
+    pub(crate) stopped: bool,
 }
 
 impl Waited {
-    /// The plain agent's report: the command's own figures (the tree's
-    /// take init, `contain`).
-    fn done(&self, leftovers: u32) -> Done {
+    /// The command's own figures (`wait4`): the plain agent's whole
+    /// report; `contain`'s init adds the tree's.
+    pub(crate) fn done(&self, leftovers: u32) -> Done {
         Done {
             exit: Ended::from_wait_status(self.status),
             wall: self.wall,

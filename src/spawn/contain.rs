@@ -41,7 +41,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::agent::{Args, confirm_exec, errno, exec_failed, micros, now_ns, report, send};
+use super::agent::{Args, Waited, confirm_exec, errno, exec_failed, micros, now_ns, report, send};
 use super::report::{Done, Ended, Report};
 use super::{Exit, TreeUsage};
 
@@ -1284,15 +1284,14 @@ impl Watch {
             tree,
             single,
         } = after;
-        send(&Report::Done(Done {
-            exit: Ended::from_wait_status(self.status),
+        let own = Waited {
+            status: self.status,
+            rusage: self.rusage,
             wall: Duration::from_nanos((self.t1 - self.t0) as u64),
-            user: micros(self.rusage.ru_utime),
-            sys: micros(self.rusage.ru_stime),
-            max_rss_kb: self.rusage.ru_maxrss as u64,
             timed_out: self.timed_out,
             stopped: self.stopped,
-            leftovers: *leftovers,
+        };
+        send(&Report::Done(Done {
             tree: Some(TreeUsage {
                 user: micros(tree.ru_utime),
                 sys: micros(tree.ru_stime),
@@ -1300,8 +1299,8 @@ impl Watch {
                 max_single_rss_kb: *single,
             }),
             oom: self.oom,
-            escaped: false,
             forked_after: *walked as u32,
+            ..own.done(*leftovers)
         }));
     }
 }
