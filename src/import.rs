@@ -339,6 +339,8 @@ fn cpu_records(langs: &Languages, csv: &Csv, opts: &Options) -> Result<Vec<RunRe
                     )
                 }),
                 origin: Origin::Published,
+                identity: None,
+                cache: None,
             });
         }
     }

@@ -194,6 +194,52 @@ pub struct RunRecord {
     /// Measured here, or a published figure (absent: measured).
     #[serde(default, skip_serializing_if = "Origin::is_measured")]
     pub origin: Origin,
+    /// What ran (program source, resolved commands, toolchain and
+    /// langbench versions). Absent in published records and in runs from
+    /// before it was recorded: unknown, never guessed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity: Option<Identity>,
+    /// Whether the run started with the variant's toolchain caches cold
+    /// (empty: the compiler rebuilt what it caches) or warm (filled by
+    /// an earlier run, as a person's second `go run` is). Absent for a
+    /// variant that declares no cache, without containment, and in older
+    /// records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheStart>,
+}
+
+/// The identity of what a run ran, so a reader (and `--resume`, and
+/// `compare`) can tell a faster toolchain from a changed program.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, Hash)]
+pub struct Identity {
+    /// A digest (sha256, hex, first 16 digits) of `program`, `commands` and
+    /// `toolchain`: two runs with the same digest ran the same program the
+    /// same way on the same toolchain version. langbench's own version is
+    /// not in it (a new langbench measures the same program).
+    pub digest: String,
+    /// sha256 (hex) of the program's source: its file, or for a program
+    /// directory every file in it, by relative path, in order.
+    pub program: String,
+    /// The build commands and the run command, placeholders expanded, with
+    /// the run's own scratch directory written `{build}` and paths of the
+    /// languages file's directory relative to it.
+    pub commands: Vec<String>,
+    /// The toolchain version the probe read (as `version`).
+    pub toolchain: String,
+    /// langbench's version, with its git revision when it was built from a
+    /// checkout (`0.1.0 (abc1234)`).
+    pub langbench: String,
+}
+
+/// How a run's toolchain caches started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CacheStart {
+    /// The variant's caches were empty: the first run of a cell after a
+    /// clear (or on a fresh machine), or every run under `--cold-caches`.
+    Cold,
+    /// The caches held what earlier runs of the variant left.
+    Warm,
 }
 
 /// One `langbench run`, `ws` or `import` invocation: when, where, what

@@ -455,6 +455,8 @@ impl CellCtx<'_> {
             status,
             detail,
             origin: Origin::Measured,
+            identity: None,
+            cache: None,
         }
     }
 

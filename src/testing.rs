@@ -98,6 +98,8 @@ pub fn run(variant: &str, bench: Bench) -> Run {
         status: Status::Ok,
         detail: None,
         origin: Origin::Measured,
+        identity: None,
+        cache: None,
     })
 }
 
