@@ -292,9 +292,10 @@ fn run_program(
         .map_err(|e| Wrong::Failed(format!("cannot create a build directory: {e:#}")))?;
     let vars = crate::config::Vars {
         n: Some(n),
-        ..v.vars(bench, build.path())
+        ..step::vars(v, bench, build.path())
             .ok_or_else(|| Wrong::Failed("no program".into()))?
     };
+    let copy = crate::state::prepared_dir(v, bench);
     let cwd = v.cwd(&vars);
     let steps = v
         .build
@@ -302,13 +303,19 @@ fn run_program(
         .map(|t| (t, "build"))
         .chain([(&v.run, "run")]);
     for (t, what) in steps {
-        let mut req = v.request(t.expand(&vars), &cwd);
-        req.timeout = Some(timeout);
         // A contributor's code: contained like every benchmark run.
-        spawner.isolate(&mut req, build.path(), false);
-        let o = spawner
-            .execute(&req)
-            .map_err(|e| Wrong::Failed(format!("cannot start `{}`: {e:#}", t.text)))?;
+        let o = step::Step {
+            variant: v,
+            argv: t.expand(&vars),
+            cwd: &cwd,
+            timeout,
+            cpus: None,
+            scratch: build.path(),
+            program_copy: copy.as_deref(),
+            prepare: None,
+        }
+        .execute(spawner)
+        .map_err(|e| Wrong::Failed(format!("cannot start `{}`: {e:#}", t.text)))?;
         if o.timed_out {
             return Err(Wrong::Failed(format!(
                 "`{}` ({what}) did not finish in {:.0} s",

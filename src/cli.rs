@@ -45,6 +45,20 @@ pub struct Cli {
     /// delegated v2 subtree, else /proc sampling (recorded either way).
     #[arg(long, global = true, value_name = "PATH")]
     pub cgroup: Option<PathBuf>,
+    /// Kill a sandboxed run that writes more than this many MB to the
+    /// host's disk (its build directory and caches: watched as their
+    /// filesystem's free space), status `failed` with a note.
+    #[arg(long, global = true, value_name = "MB", default_value_t = 4096)]
+    pub disk_limit: u64,
+    /// The processes and threads a sandboxed run may have at once
+    /// (RLIMIT_NPROC of its user); a run that reaches it is flagged.
+    #[arg(long, global = true, value_name = "N", default_value_t = 4096)]
+    pub max_processes: u64,
+    /// The size of a sandboxed run's private /tmp and of its /dev/shm, MB
+    /// each; what they hold counts as the tree's memory (and toward
+    /// --memory-limit, which bounds them too when it is smaller).
+    #[arg(long, global = true, value_name = "MB", default_value_t = 2048)]
+    pub tmpfs_size: u64,
 }
 
 impl Cli {
@@ -59,6 +73,15 @@ impl Cli {
             Containment::full()
         };
         containment.memory_limit_kb = self.memory_limit.map(|mb| mb * 1024);
+        let l = &mut containment.limits;
+        l.disk_kb = self.disk_limit * 1024;
+        l.max_procs = self.max_processes;
+        // A tmpfs past the memory limit could only hold what the limit
+        // kills anyway (a little more, so the sampler sees it first).
+        l.tmpfs_kb = self.tmpfs_size * 1024;
+        if let Some(mb) = self.memory_limit {
+            l.tmpfs_kb = l.tmpfs_kb.min(mb * 1024 + 64 * 1024);
+        }
         if self.no_sandbox && self.memory_limit.is_some() {
             anyhow::bail!("--memory-limit needs containment (drop --no-sandbox)");
         }
@@ -78,9 +101,11 @@ impl Cli {
             // exists by the time a command starts.
             containment.hide.extend(std::path::absolute(o).ok());
         }
+        // The default results directory, existing or not yet (a first
+        // run in a fresh checkout creates it before any command starts).
         containment
             .hide
-            .extend(std::path::Path::new("results").canonicalize().ok());
+            .extend(std::path::absolute("results").ok());
         let exe = std::env::current_exe().context("cannot locate the langbench executable")?;
         containment.fall_back_if_refused(&exe);
         Ok(Spawner::current()?.with_containment(containment))

@@ -222,6 +222,51 @@ impl Install {
             && self.maven.is_empty())
     }
 
+    /// Every package name is one its registry knows as a name, never
+    /// something its installer would take as an option, a URL, a path or a
+    /// VCS spec (an apt "package" `-oDPkg::Pre-Invoke::=CMD` runs CMD as
+    /// root; npm and pip install from URLs, paths and git). `Err` names the
+    /// first one that is not, and what is allowed.
+    pub fn validate_packages(&self) -> Result<(), String> {
+        static APT: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
+            Regex::new(r"^[a-z0-9][a-z0-9+.\-]*(:[a-z0-9\-]+)?(=[A-Za-z0-9.+~:\-]+)?$")
+                .expect("valid regex")
+        });
+        static NPM: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
+            Regex::new(r"^(@[a-z0-9][a-z0-9._~\-]*/)?[a-z0-9][a-z0-9._~\-]*(@[A-Za-z0-9][A-Za-z0-9.+~\-]*)?$")
+                .expect("valid regex")
+        });
+        static PIP: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
+            let op = r"(==|>=|<=|~=|!=|<|>)[A-Za-z0-9.*+!\-]+";
+            Regex::new(&format!(
+                r"^[A-Za-z0-9][A-Za-z0-9._\-]*(\[[A-Za-z0-9._\-]+(,[A-Za-z0-9._\-]+)*\])?({op}(,{op})*)?$"
+            ))
+            .expect("valid regex")
+        });
+        static MAVEN: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
+            // Only what a coordinate can hold; its shape (and fixed
+            // versions) is `maven::validate`'s.
+            Regex::new(r"^[A-Za-z0-9_][A-Za-z0-9._:\-]*$").expect("valid regex")
+        });
+        let lists: [(&str, &[String], &Regex, &str); 4] = [
+            ("apt", &self.apt, &APT, "a Debian package name (`name`, `name:arch`, `name=version`)"),
+            ("npm", &self.npm, &NPM, "an npm package name, optionally `@version` (`hermes-engine-cli@0.12.0`, `@scope/name`)"),
+            ("pip", &self.pip, &PIP, "a PyPI project name with optional extras and version (`nuitka==2.5`, `name[extra]>=1`)"),
+            ("maven", &self.maven, &MAVEN, "a Maven coordinate (`group:artifact:version[:type]`)"),
+        ];
+        for (field, list, re, what) in lists {
+            for p in list.iter() {
+                if !re.is_match(p) {
+                    return Err(format!(
+                        "`install.{field}` entry {p:?} is not {what}: options, URLs, paths and VCS specs are refused \
+                         (`toolchains install` runs as root and hands these to the package manager)"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Its Maven toolchain, `{root}` being `root`.
     pub fn maven_spec<'a>(&'a self, root: &'a Path) -> crate::maven::Spec<'a> {
         crate::maven::Spec {
@@ -545,6 +590,17 @@ impl Variant {
             .collect()
     }
 
+    /// Placeholder values for a run of `bench` whose program's directory
+    /// is `dir` (a copy of the checkout's) instead of the checkout's own.
+    pub fn vars_in(&self, bench: Bench, build: &Path, dir: Option<&Path>) -> Option<Vars> {
+        let mut vars = self.vars(bench, build)?;
+        if let (Some(dir), Some(name)) = (dir, self.programs.get(&bench)?.file_name()) {
+            vars.src = dir.join(name).display().to_string();
+            vars.dir = dir.display().to_string();
+        }
+        Some(vars)
+    }
+
     /// Placeholder values for a run of `bench`.
     pub fn vars(&self, bench: Bench, build: &Path) -> Option<Vars> {
         let src = self.programs.get(&bench)?;
@@ -734,7 +790,10 @@ impl Languages {
         }
         for (name, t) in &raw.toolchain {
             if let Some(i) = &t.get_ref().install {
-                crate::maven::validate(i.get_ref().maven_spec(&ctx.root)).map_err(|m| {
+                i.get_ref()
+                    .validate_packages()
+                    .and_then(|()| crate::maven::validate(i.get_ref().maven_spec(&ctx.root)))
+                    .map_err(|m| {
                     ctx.err(i.span().start, None, format!("toolchain {name:?}: {m}"))
                 })?;
             }
@@ -979,7 +1038,18 @@ fn programs(
     }
     let mut out = BTreeMap::new();
     for (bench, (file, at)) in rel {
-        let full = ctx.root.join(&file);
+        let full = inside_root(ctx, &file).map_err(|why| {
+            ctx.err(
+                at,
+                Some(id),
+                format!(
+                    "program file {file:?} for {bench} is outside the languages file's directory \
+                     {} ({why}): programs live under it, as relative paths without `..` or a symlink \
+                     that leads out (a `prepare` step gets a copy of its program's directory)",
+                    ctx.root.display()
+                ),
+            )
+        })?;
         if !full.is_file() {
             return Err(ctx.err(
                 at,
@@ -994,6 +1064,28 @@ fn programs(
         out.insert(bench, full);
     }
     Ok(out)
+}
+
+/// `file` (a program path of the languages file) under the languages
+/// file's directory; `Err` says why it is not: an absolute path, a `..`,
+/// or a symlink whose target lies outside. A path that does not exist is
+/// returned as it is (the caller says so).
+fn inside_root(ctx: &Ctx, file: &str) -> Result<PathBuf, &'static str> {
+    let path = Path::new(file);
+    if path.is_absolute() {
+        return Err("an absolute path");
+    }
+    if path
+        .components()
+        .any(|c| matches!(c, std::path::Component::ParentDir))
+    {
+        return Err("a `..` in it");
+    }
+    let full = ctx.root.join(path);
+    match full.canonicalize() {
+        Ok(real) if !real.starts_with(&ctx.root) => Err("a symlink leads out"),
+        _ => Ok(full),
+    }
 }
 
 /// A `programs` table that is exactly the convention for one extension.
@@ -1359,7 +1451,9 @@ fn resolve_install(
     let mut install = match raw {
         Some(s) => {
             let at = s.span().start;
-            crate::maven::validate(s.get_ref().maven_spec(&ctx.root))
+            s.get_ref()
+                .validate_packages()
+                .and_then(|()| crate::maven::validate(s.get_ref().maven_spec(&ctx.root)))
                 .map_err(|m| ctx.err(at, Some(id), m))?;
             if shared.install == Some(s.get_ref()) {
                 ctx.delete_line(at, id, "install", "equals the toolchain's");

@@ -22,6 +22,7 @@ pub mod scratch;
 pub mod session;
 pub mod shard;
 pub mod signals;
+pub mod state;
 pub mod spawn;
 pub mod step;
 pub mod store;

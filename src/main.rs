@@ -95,6 +95,7 @@ fn real_main() -> Result<ExitCode> {
                 &variants,
                 &langs.select(&[])?,
                 a.dry_run,
+                &spawner,
             ))
         }
         Command::Toolchains {

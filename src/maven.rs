@@ -452,7 +452,11 @@ fn size_of_tree(dir: &Path) -> u64 {
 
 /// Installs one Maven toolchain (a no-op when it is installed). Returns
 /// what it did; on error nothing is left under the toolchain's name.
-pub fn install(spec: Spec, dry_run: bool) -> Result<String, String> {
+pub fn install(
+    spec: Spec,
+    dry_run: bool,
+    spawner: &crate::spawn::Spawner,
+) -> Result<String, String> {
     validate(spec)?;
     let Spec { maven, bin, .. } = spec;
     let artifacts: Vec<Artifact> = maven.iter().map(|a| a.parse()).collect::<Result<_, _>>()?;
@@ -481,7 +485,7 @@ pub fn install(spec: Spec, dry_run: bool) -> Result<String, String> {
     })?;
     remove_stale(&root, &name);
     let _ = std::fs::remove_dir_all(&partial);
-    let result = build(&artifacts, spec, &partial, &home, &argv);
+    let result = build(&artifacts, spec, &partial, &home, &argv, spawner);
     let result = result.and_then(|count| match std::fs::rename(&partial, &home) {
         Ok(()) => Ok(count),
         // Another install finished first: its copy is as good as ours.
@@ -511,6 +515,7 @@ fn build(
     dir: &Path,
     home: &Path,
     argv: &[String],
+    spawner: &crate::spawn::Spawner,
 ) -> Result<usize, String> {
     let io = |what: &str, p: &Path, e: std::io::Error| format!("{what} {}: {e}", p.display());
     std::fs::create_dir_all(dir.join("bin")).map_err(|e| io("cannot create", dir, e))?;
@@ -551,27 +556,58 @@ fn build(
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
             .map_err(|e| io("cannot chmod", &path, e))?;
     }
-    for command in spec.setup {
-        let words = shell_words::split(command).map_err(|e| e.to_string())?;
-        let argv = expand(&words, dir, spec.root);
-        eprintln!("$ {}", shell_words::join(&argv));
-        let out = std::process::Command::new(&argv[0])
-            .args(&argv[1..])
-            .current_dir(dir)
-            .stdin(std::process::Stdio::null())
-            .output()
-            .map_err(|e| format!("setup `{command}`: cannot run {}: {e}", argv[0]))?;
-        if !out.status.success() {
-            let err = String::from_utf8_lossy(&out.stderr);
-            let tail: Vec<&str> = err.trim().lines().rev().take(4).collect();
-            return Err(format!(
-                "setup `{command}` failed ({}): {}",
-                out.status,
-                tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
-            ));
-        }
-    }
+    setup(spec, dir, spawner)?;
     Ok(count)
+}
+
+/// Runs the setup commands in `dir` (the toolchain being built), each in
+/// the sandbox like a benchmark's build: only `dir` (and a scratch HOME)
+/// writable, the languages file's directory readable, no network, as the
+/// sandbox's user; then gives `dir` back to langbench's user, so no later
+/// sandboxed run can change the toolchain.
+fn setup(spec: Spec, dir: &Path, spawner: &crate::spawn::Spawner) -> Result<(), String> {
+    if spec.setup.is_empty() {
+        return Ok(());
+    }
+    let ids = spawner.containment.limits.ids;
+    if let Some((uid, gid)) = ids {
+        crate::scratch::chown_tree(dir, uid, gid).map_err(|e| format!("{e:#}"))?;
+    }
+    let ran = (|| {
+        for command in spec.setup {
+            let words = shell_words::split(command).map_err(|e| e.to_string())?;
+            let argv = expand(&words, dir, spec.root);
+            eprintln!("$ {}", shell_words::join(&argv));
+            let scratch = crate::scratch::dir("setup").map_err(|e| format!("{e:#}"))?;
+            let mut req = crate::spawn::Request::new(argv.clone(), dir);
+            req.timeout = Some(std::time::Duration::from_secs(600));
+            req.readable = vec![spec.root.to_path_buf()];
+            spawner.isolate(&mut req, scratch.path(), false);
+            if let Some(sb) = req.sandbox.as_mut() {
+                sb.writable.push(dir.to_path_buf());
+            }
+            let out = spawner
+                .execute(&req)
+                .map_err(|e| format!("setup `{command}`: cannot run {}: {e:#}", argv[0]))?;
+            if out.timed_out || out.exit != crate::spawn::Exit::Exited(0) {
+                let err = out.stderr.text();
+                let tail: Vec<&str> = err.trim().lines().rev().take(4).collect();
+                return Err(format!(
+                    "setup `{command}` failed ({}{}): {}",
+                    out.exit,
+                    if out.timed_out { ", timed out" } else { "" },
+                    tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
+                ));
+            }
+        }
+        Ok(())
+    })();
+    if ids.is_some() {
+        // SAFETY: geteuid/getegid cannot fail.
+        let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+        crate::scratch::chown_tree(dir, uid, gid).map_err(|e| format!("{e:#}"))?;
+    }
+    ran
 }
 
 #[cfg(test)]

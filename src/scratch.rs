@@ -3,20 +3,163 @@
 //! session removes those a killed langbench left behind (SIGKILL, a second
 //! Ctrl-C, a crash skip `TempDir`'s cleanup).
 
-use std::path::Path;
+use std::ffi::{CStr, CString, OsString};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use tempfile::TempDir;
 
 const PREFIX: &str = "langbench-";
 
+/// A scratch directory, removed (whatever a run left in it, however deep)
+/// when dropped; what could not be removed is said on stderr.
+#[derive(Debug)]
+pub struct Dir {
+    path: PathBuf,
+}
+
+impl Dir {
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        if let Err(e) = remove_tree(&self.path) {
+            eprintln!("warning: {e}");
+        }
+    }
+}
+
 /// A fresh scratch directory `langbench-<kind>-<pid>-XXXXXX` under the
 /// system temp directory, removed when dropped.
-pub fn dir(kind: &str) -> Result<TempDir> {
-    tempfile::Builder::new()
+pub fn dir(kind: &str) -> Result<Dir> {
+    let t = tempfile::Builder::new()
         .prefix(&format!("{PREFIX}{kind}-{}-", std::process::id()))
         .tempdir()
-        .with_context(|| format!("cannot create a {kind} directory"))
+        .with_context(|| format!("cannot create a {kind} directory"))?;
+    Ok(Dir { path: t.keep() })
+}
+
+/// Removes `top` and everything under it, holding at most two
+/// descriptors whatever the depth, and never following a symlink.
+///
+/// Hand-written (rather than `std::fs::remove_dir_all` or a crate): those
+/// hold a descriptor per level, so a run that nests 30,000 directories
+/// made them fail with EMFILE and leave it all behind; and paths that deep
+/// are longer than PATH_MAX, so a path-based walk fails too. This one goes
+/// down with `openat` and back up with `openat(..)`, as `rm -rf` does, and
+/// keeps only the names on the way down. `Err` says what is left.
+pub fn remove_tree(top: &Path) -> Result<(), String> {
+    let meta = match std::fs::symlink_metadata(top) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(format!("cannot remove {}: {e}", top.display())),
+    };
+    if !meta.is_dir() {
+        return std::fs::remove_file(top).map_err(|e| format!("cannot remove {}: {e}", top.display()));
+    }
+    let fail = |what: &str| {
+        format!(
+            "cannot remove {} ({what}: {}); what is left stays there",
+            top.display(),
+            std::io::Error::last_os_error()
+        )
+    };
+    let c = CString::new(top.as_os_str().as_bytes()).map_err(|_| fail("NUL in the path"))?;
+    let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+    // SAFETY: openat/unlinkat/fdopendir/readdir on descriptors this
+    // function owns; each readdir entry is copied before the next call.
+    unsafe {
+        let mut fd = libc::open(c.as_ptr(), flags);
+        if fd < 0 {
+            return Err(fail("open"));
+        }
+        let mut names: Vec<OsString> = Vec::new();
+        loop {
+            let Some(sub) = empty_but_dirs(fd) else {
+                libc::close(fd);
+                return Err(fail("read a directory"));
+            };
+            match sub {
+                Some(name) => {
+                    let n = CString::new(name.as_bytes()).unwrap_or_default();
+                    let child = libc::openat(fd, n.as_ptr(), flags);
+                    if child < 0 {
+                        libc::close(fd);
+                        return Err(fail("open a directory"));
+                    }
+                    libc::close(fd);
+                    fd = child;
+                    names.push(name);
+                }
+                None => {
+                    let Some(name) = names.pop() else {
+                        libc::close(fd);
+                        break;
+                    };
+                    let parent = libc::openat(fd, c"..".as_ptr(), flags);
+                    libc::close(fd);
+                    if parent < 0 {
+                        return Err(fail("go up"));
+                    }
+                    fd = parent;
+                    let n = CString::new(name.as_bytes()).unwrap_or_default();
+                    if libc::unlinkat(fd, n.as_ptr(), libc::AT_REMOVEDIR) != 0 {
+                        libc::close(fd);
+                        return Err(fail("remove a directory"));
+                    }
+                }
+            }
+        }
+    }
+    std::fs::remove_dir(top).map_err(|e| format!("cannot remove {}: {e}", top.display()))
+}
+
+/// Removes every non-directory entry of the directory `fd` and returns the
+/// first subdirectory's name (`Some(None)`: none left); `None` on an error.
+///
+/// # Safety
+/// `fd` is an open directory descriptor; it stays open.
+unsafe fn empty_but_dirs(fd: i32) -> Option<Option<OsString>> {
+    // SAFETY: a dup of fd for fdopendir (closedir closes the dup only).
+    unsafe {
+        let dup = libc::dup(fd);
+        if dup < 0 {
+            return None;
+        }
+        let dir = libc::fdopendir(dup);
+        if dir.is_null() {
+            libc::close(dup);
+            return None;
+        }
+        let mut first_dir = None;
+        loop {
+            let e = libc::readdir(dir);
+            if e.is_null() {
+                break;
+            }
+            let name = CStr::from_ptr((*e).d_name.as_ptr());
+            let bytes = name.to_bytes();
+            if bytes == b"." || bytes == b".." {
+                continue;
+            }
+            let mut st: libc::stat = std::mem::zeroed();
+            if libc::fstatat(fd, name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) != 0 {
+                continue;
+            }
+            if st.st_mode & libc::S_IFMT == libc::S_IFDIR {
+                if first_dir.is_none() {
+                    first_dir = Some(OsString::from_vec(bytes.to_vec()));
+                }
+            } else {
+                libc::unlinkat(fd, name.as_ptr(), 0);
+            }
+        }
+        libc::closedir(dir);
+        Some(first_dir)
+    }
 }
 
 /// The pid a scratch directory's name carries.
@@ -45,7 +188,7 @@ pub fn clean_stale_in(tmp: &Path) -> usize {
         if let Some(pid) = owner(&name)
             && !alive(pid)
             && e.file_type().is_ok_and(|t| t.is_dir())
-            && std::fs::remove_dir_all(e.path()).is_ok()
+            && remove_tree(&e.path()).is_ok()
         {
             removed += 1;
         }
@@ -56,6 +199,18 @@ pub fn clean_stale_in(tmp: &Path) -> usize {
 /// [`clean_stale_in`] the system temp directory.
 pub fn clean_stale() -> usize {
     clean_stale_in(&std::env::temp_dir())
+}
+
+/// `chown -R` without following symlinks.
+pub fn chown_tree(dir: &Path, uid: u32, gid: u32) -> Result<()> {
+    std::os::unix::fs::lchown(dir, Some(uid), Some(gid))
+        .with_context(|| format!("cannot chown {}", dir.display()))?;
+    if std::fs::symlink_metadata(dir)?.is_dir() {
+        for e in std::fs::read_dir(dir)?.flatten() {
+            chown_tree(&e.path(), uid, gid)?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -80,5 +235,34 @@ mod tests {
         assert!(mine.exists() && other.exists());
         assert_eq!(owner("langbench-ws-42-x1"), Some(42));
         assert_eq!(owner("langbench-build-x-1"), None);
+    }
+
+    #[test]
+    fn a_tree_deeper_than_path_max_and_the_fd_limit_is_removed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let top = tmp.path().join("deep");
+        std::fs::create_dir(&top).unwrap();
+        // 30,000 levels through relative openat/mkdirat: far past
+        // PATH_MAX (4096) and a default fd limit (1024).
+        // SAFETY: mkdirat/openat on descriptors this test owns.
+        unsafe {
+            let c = CString::new(top.as_os_str().as_bytes()).unwrap();
+            let mut fd = libc::open(c.as_ptr(), libc::O_DIRECTORY | libc::O_RDONLY);
+            for i in 0..30_000 {
+                assert_eq!(libc::mkdirat(fd, c"d".as_ptr(), 0o755), 0);
+                if i % 1000 == 0 {
+                    let f = libc::openat(fd, c"f".as_ptr(), libc::O_CREAT | libc::O_WRONLY, 0o644);
+                    libc::close(f);
+                    libc::symlinkat(c"/etc".as_ptr(), fd, c"l".as_ptr());
+                }
+                let next = libc::openat(fd, c"d".as_ptr(), libc::O_DIRECTORY | libc::O_RDONLY);
+                libc::close(fd);
+                fd = next;
+            }
+            libc::close(fd);
+        }
+        remove_tree(&top).unwrap();
+        assert!(!top.exists());
+        assert!(Path::new("/etc/passwd").exists(), "followed no symlink");
     }
 }

@@ -9,8 +9,9 @@ use std::time::Duration;
 use anyhow::Result;
 
 use crate::bench::Bench;
-use crate::config::Variant;
+use crate::config::{Variant, Vars};
 use crate::signals;
+use crate::spawn::proxy::Proxy;
 use crate::spawn::{Exit, Outcome, Spawner};
 
 /// One command of a variant, ready to start.
@@ -23,9 +24,13 @@ pub struct Step<'a> {
     pub cpus: Option<&'a [usize]>,
     /// The scratch directory the command builds in.
     pub scratch: &'a Path,
-    /// A `prepare` step: the program's directory, where it installs
-    /// dependencies.
-    pub prepare_dir: Option<&'a Path>,
+    /// The variant's private copy of its program's directory (a variant
+    /// with `prepare`): writable in its `prepare` steps, read-only in its
+    /// builds and runs.
+    pub program_copy: Option<&'a Path>,
+    /// A `prepare` step: the registry proxy its network goes through
+    /// (`None`: the host's network, where no proxy can be made).
+    pub prepare: Option<Option<&'a Proxy>>,
 }
 
 impl Step<'_> {
@@ -35,20 +40,47 @@ impl Step<'_> {
         let mut req = self.variant.request(self.argv, self.cwd);
         req.timeout = Some(self.timeout);
         req.cpus = self.cpus.map(<[usize]>::to_vec);
-        // A `prepare` step installs dependencies into the program's directory
-        // (npm ci, pip, go build -o {dir}/bin): it gets the network and that
-        // directory writable; builds and runs get neither.
-        spawner.isolate(&mut req, self.scratch, self.prepare_dir.is_some());
-        if let (Some(sb), Some(dir)) = (req.sandbox.as_mut(), self.prepare_dir) {
-            sb.writable.push(dir.to_path_buf());
+        // A `prepare` step installs dependencies into its copy of the
+        // program's directory (npm ci, pip, go build -o {dir}/bin): it gets
+        // that copy writable and the package registries through
+        // langbench's proxy; builds and runs get neither.
+        let proxy = self.prepare.flatten();
+        let host_network = self.prepare.is_some() && proxy.is_none();
+        spawner.isolate(&mut req, self.scratch, host_network);
+        if let Some(sb) = req.sandbox.as_mut() {
+            match (self.program_copy, self.prepare.is_some()) {
+                (Some(copy), true) => sb.writable.push(copy.to_path_buf()),
+                (Some(copy), false) => sb.readable.push(copy.to_path_buf()),
+                (None, _) => {}
+            }
+            if let Some(p) = proxy {
+                sb.netns = Some(p.netns().to_path_buf());
+                for (k, v) in p.env() {
+                    match req.env.iter_mut().find(|(key, _)| *key == k) {
+                        // The entry's own MAVEN_OPTS keep theirs.
+                        Some((_, old)) if k == "MAVEN_OPTS" => *old = format!("{v} {old}"),
+                        Some(_) => {}
+                        None => req.env.push((k, v)),
+                    }
+                }
+            }
         }
         let running = spawner.start(&req)?;
         signals::forward_while(running.agent_pid(), || running.wait())
     }
 }
 
-/// Runs a variant's untimed `prepare` commands for `bench`; `Err` says
-/// which one failed and why.
+/// The placeholder values for a run of `variant`'s `bench` program with
+/// `build` as its build directory: `{src}` and `{dir}` in the checkout, or
+/// in the variant's private copy for a variant with `prepare`.
+pub fn vars(variant: &Variant, bench: Bench, build: &Path) -> Option<Vars> {
+    let copy = crate::state::prepared_dir(variant, bench);
+    variant.vars_in(bench, build, copy.as_deref())
+}
+
+/// Runs a variant's untimed `prepare` commands for `bench`, in its private
+/// copy of the program's directory (brought up to date with the checkout
+/// first); `Err` says which one failed and why.
 pub fn prepare(
     spawner: &Spawner,
     variant: &Variant,
@@ -56,7 +88,25 @@ pub fn prepare(
     timeout: Duration,
 ) -> Result<(), String> {
     let dir = crate::scratch::dir("prepare").map_err(|e| format!("{e:#}"))?;
-    let vars = variant.vars(bench, dir.path()).ok_or("no program")?;
+    let copy = crate::state::prepared_dir(variant, bench).ok_or("no program")?;
+    let checkout = variant
+        .programs
+        .get(&bench)
+        .and_then(|p| p.parent())
+        .ok_or("no program")?;
+    let c = &spawner.containment;
+    let sandboxed = c.namespaces && c.isolate;
+    crate::state::sync_copy(checkout, &copy, c.limits.ids.filter(|_| sandboxed))
+        .map_err(|e| format!("cannot copy {} for prepare: {e:#}", checkout.display()))?;
+    // Root's sandboxed prepare steps reach the registries through the
+    // proxy only; without root none can be made (the step keeps the
+    // host's network, as the session's containment says).
+    let proxy = if sandboxed && c.limits.ids.is_some() {
+        Some(Proxy::start().map_err(|e| format!("prepare: {e}"))?)
+    } else {
+        None
+    };
+    let vars = vars(variant, bench, dir.path()).ok_or("no program")?;
     for t in &variant.prepare {
         let o = Step {
             variant,
@@ -65,7 +115,8 @@ pub fn prepare(
             timeout,
             cpus: None,
             scratch: dir.path(),
-            prepare_dir: Some(Path::new(&vars.dir)),
+            program_copy: Some(&copy),
+            prepare: Some(proxy.as_ref()),
         }
         .execute(spawner)
         .map_err(|e| format!("prepare `{}`: {e:#}", t.text))?;
@@ -134,6 +185,7 @@ mod tests {
             oom: false,
             escaped: false,
             forked_after: 0,
+            bounds: Default::default(),
             stdout: Captured::default(),
             stderr: Captured {
                 bytes: stderr.as_bytes().to_vec(),

@@ -22,7 +22,7 @@ use crate::record::{Origin, RunRecord, SCHEMA, Status, VariantInfo, now_rfc3339}
 use crate::report::{Summary, thousands};
 use crate::session::{SessionParams, begin_session};
 use crate::signals::{finish, install_interrupt_handler, interrupted};
-use crate::spawn::{Exit, Outcome, Spawner};
+use crate::spawn::{Limits, Exit, Outcome, Spawner};
 use crate::step::{self, Step, stderr_tail};
 use crate::store::Store;
 use crate::verify;
@@ -466,9 +466,7 @@ impl CellCtx<'_> {
         let build_dir = crate::scratch::dir("build")?;
         let vars = Vars {
             n: Some(self.n()),
-            ..self
-                .variant
-                .vars(self.bench, build_dir.path())
+            ..step::vars(self.variant, self.bench, build_dir.path())
                 .context("no program for this benchmark")?
         };
         let mut rec = self.record(run, Status::Ok, None);
@@ -494,6 +492,18 @@ impl CellCtx<'_> {
                 });
             }
         }
+        if totals.bounds.disk {
+            rec.status = Status::Failed;
+            let note = format!(
+                "killed for writing more than {} MB to the host's disk (its build directory and caches; --disk-limit)",
+                self.spawner.containment.limits.disk_kb / 1024
+            );
+            rec.detail = Some(match rec.detail.take() {
+                Some(d) => format!("{note}; {d}"),
+                None => note,
+            });
+        }
+        rec.finished_at = now_rfc3339();
         Ok(rec)
     }
 
@@ -508,6 +518,7 @@ impl CellCtx<'_> {
         totals: &mut Totals,
     ) -> Ended {
         let cwd = self.variant.cwd(vars);
+        let copy = crate::state::prepared_dir(self.variant, self.bench);
         let started = Instant::now();
         let execute = |t: &Template| {
             Step {
@@ -519,7 +530,8 @@ impl CellCtx<'_> {
                 cwd: &cwd,
                 cpus: self.cpus,
                 scratch: build_dir,
-                prepare_dir: None,
+                program_copy: copy.as_deref(),
+                prepare: None,
             }
             .execute(self.spawner)
         };
@@ -574,7 +586,7 @@ impl CellCtx<'_> {
                     .unwrap_or_default()
             )),
         };
-        let (escaped, left) = totals.escape_note();
+        let (escaped, left) = totals.escape_note(&self.spawner.containment.limits);
         if escaped.is_some()
             && matches!(
                 rec.status,
@@ -643,6 +655,8 @@ struct Totals {
     build_wall: Option<f64>,
     /// The exit of the last step that ran.
     exit: Option<Exit>,
+    /// What the steps did against the run's bounds.
+    bounds: crate::spawn::Bounds,
 }
 
 impl Totals {
@@ -663,6 +677,11 @@ impl Totals {
         self.escaped |= o.escaped;
         self.forked_after += o.forked_after;
         self.exit = Some(o.exit);
+        let b = &mut self.bounds;
+        b.tasks = b.tasks.max(o.bounds.tasks);
+        b.proc_limit |= o.bounds.proc_limit;
+        b.widened |= o.bounds.widened;
+        b.disk |= o.bounds.disk;
     }
 
     /// A build step's outcome: its time is also the build's.
@@ -700,12 +719,26 @@ impl Totals {
     /// - processes it left running kept starting new ones after it exited
     ///   (a fork-walker: `WALK_MIN_NEW` within `WALK_WATCH_MS`); an
     ///   idle daemon left running (Erlang's epmd) is only a note;
-    /// - its supervisor lost control.
-    fn escape_note(&self) -> (Option<String>, Option<String>) {
+    /// - its supervisor lost control;
+    /// - it reached the run's bound on processes and threads, or one of
+    ///   its tasks could run outside `--cpus` (it left the conditions it
+    ///   was measured under).
+    fn escape_note(&self, limits: &Limits) -> (Option<String>, Option<String>) {
         let own_cpu = (self.user + self.sys).as_secs_f64();
         let mut why = Vec::new();
         if self.escaped {
             why.push("its supervisor lost control and was killed".to_string());
+        }
+        if self.bounds.proc_limit {
+            why.push(format!(
+                "it reached the process limit ({} processes and threads, --max-processes; {} seen at once): forks failed",
+                limits.max_procs, self.bounds.tasks
+            ));
+        }
+        if self.bounds.widened {
+            why.push(
+                "it widened its CPU affinity past --cpus (a task could run on other CPUs)".to_string(),
+            );
         }
         if let Some((cpu, _, single)) = self.tree {
             let cpu = cpu.as_secs_f64();

@@ -100,7 +100,9 @@ fn apt_packages(v: &Variant) -> Vec<String> {
 }
 
 fn apt_install_args(pkgs: &[String]) -> Vec<String> {
-    let mut args = vec!["install".to_string(), "-y".into()];
+    // `--`: whatever the list holds (validated names, see
+    // `Install::validate_packages`), apt never reads it as an option.
+    let mut args = vec!["install".to_string(), "-y".into(), "--".into()];
     args.extend(pkgs.iter().cloned());
     args
 }
@@ -112,7 +114,7 @@ fn apt_install_args(pkgs: &[String]) -> Vec<String> {
 /// whose `needs` are all present is left alone, so it is safe to re-run and
 /// never replaces a toolchain installed another way. One variant's failure
 /// does not stop the others.
-pub fn install(variants: &[&Variant], dry_run: bool) -> Vec<InstallResult> {
+pub fn install(variants: &[&Variant], dry_run: bool, spawner: &Spawner) -> Vec<InstallResult> {
     let all = variants;
     let (present, variants): (Vec<&Variant>, Vec<&Variant>) =
         variants.iter().partition(|v| v.missing().is_empty());
@@ -152,7 +154,7 @@ pub fn install(variants: &[&Variant], dry_run: bool) -> Vec<InstallResult> {
                     done.push(format!("apt: {}", v.install.apt.join(" ")));
                 }
                 if !v.install.npm.is_empty() {
-                    let mut args = vec!["install".to_string(), "-g".into()];
+                    let mut args = vec!["install".to_string(), "-g".into(), "--".into()];
                     args.extend(v.install.npm.iter().cloned());
                     sh("npm", &args, dry_run)?;
                     done.push(format!("npm: {}", v.install.npm.join(" ")));
@@ -163,6 +165,7 @@ pub fn install(variants: &[&Variant], dry_run: bool) -> Vec<InstallResult> {
                         "pip".into(),
                         "install".into(),
                         "-q".into(),
+                        "--".into(),
                     ];
                     args.extend(v.install.pip.iter().cloned());
                     sh("python3", &args, dry_run)?;
@@ -172,6 +175,7 @@ pub fn install(variants: &[&Variant], dry_run: bool) -> Vec<InstallResult> {
                     done.push(crate::maven::install(
                         v.install.maven_spec(v.root()),
                         dry_run,
+                        spawner,
                     )?);
                 }
                 if !v.install.is_installable() {
@@ -254,8 +258,13 @@ pub fn prune_command(all: &[&Variant], dry_run: bool) -> anyhow::Result<ExitCode
 /// and the tally, on stderr; and a note when the toolchains directory
 /// holds Maven toolchains no variant of the languages file (`all`) uses
 /// any more (an upgrade leaves the old version behind).
-pub fn install_command(variants: &[&Variant], all: &[&Variant], dry_run: bool) -> ExitCode {
-    let results = install(variants, dry_run);
+pub fn install_command(
+    variants: &[&Variant],
+    all: &[&Variant],
+    dry_run: bool,
+    spawner: &Spawner,
+) -> ExitCode {
+    let results = install(variants, dry_run, spawner);
     let mut failed = 0;
     for (r, v) in results.iter().zip(variants) {
         match &r.outcome {

@@ -3,58 +3,9 @@
 //! fails if the kernel-enforced containment stops holding. Real processes,
 //! run through `langbench run` / `list` as a maintainer would.
 
-use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use crate::util::*;
-
-/// The right answer of num-comb at tiny size (N = 1,000).
-const RIGHT: &str = "print('0 1 1000')";
-
-/// A languages file with one python3 variant per hostile program.
-fn fixture(marker: &str, programs: &[(&str, String)]) -> Fixture {
-    let mut toml = String::new();
-    let mut files = Vec::new();
-    for (id, body) in programs {
-        let entry = Entry::sh(id)
-            .language(id)
-            .flags(&format!("python3 {id}"))
-            .needs(&["python3"])
-            .version_command("python3 --version")
-            .run("python3 {src} {n}")
-            .env("LANGBENCH_TEST_MARKER", marker)
-            .program(&format!("programs/{id}.py"));
-        toml.push_str(&entry.toml());
-        files.push((format!("programs/{id}.py"), body.clone()));
-    }
-    let files: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
-    Fixture::new(&toml, &files)
-}
-
-fn records(f: &Fixture) -> HashMap<String, serde_json::Value> {
-    std::fs::read_to_string(f.path().join("results/runs.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-        .map(|r| (r["variant"].as_str().unwrap().to_string(), r))
-        .collect()
-}
-
-fn assert_nothing_left(marker: &str) {
-    // The namespace dies with its init; give the kernel a moment to reap.
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
-        let left = processes_with_env(&format!("LANGBENCH_TEST_MARKER={marker}"));
-        if left.is_empty() {
-            return;
-        }
-        assert!(Instant::now() < deadline, "left behind: {left:?}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
 
 /// Attacks 1–3: leave the process group, kill the supervisor, outrun the
 /// sweep. Each is killed at the timeout (or when the command ends) with
@@ -88,7 +39,7 @@ fn no_program_outlives_its_run_whatever_group_or_parent_it_picks() {
         "import os, time\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n        \
          os.close(1)\n        time.sleep(60)\n    os._exit(0)\nos.wait()\n{RIGHT}\n"
     );
-    let f = fixture(
+    let f = python_fixture(
         &m,
         &[
             ("pgid", join_supervisor_group),
@@ -148,7 +99,7 @@ fn work_hidden_in_an_unwaited_child_is_counted_and_flagged() {
          os._exit(0)\n\
          os.read(r, 1)\n{RIGHT}\n"
     );
-    let f = fixture(&m, &[("hidden", hidden)]);
+    let f = python_fixture(&m, &[("hidden", hidden)]);
     let o = f.run(&["--timeout", "60"]);
     assert!(o.status.success(), "{}", text(&o));
     let r = &records(&f)["hidden"];
@@ -179,7 +130,7 @@ fn the_sandbox_hides_the_results_and_the_machine() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let home = std::env::var("HOME").unwrap();
-    let f = fixture(&m, &[("probe", String::new())]);
+    let f = python_fixture(&m, &[("probe", String::new())]);
     let results = f.path().join("results");
     // A secret in the maintainer's real home (removed again at the end).
     struct Remove(std::path::PathBuf);
@@ -268,7 +219,7 @@ print('; '.join(won) if won else '0 1 1000')
 #[test]
 fn listing_a_hostile_entry_runs_its_probe_in_the_sandbox() {
     let (_, m) = marker("list");
-    let f = fixture(&m, &[]);
+    let f = python_fixture(&m, &[]);
     let pwned = f.path().join("pwned");
     let toml = Entry::sh("probe")
         .version_command(&format!(
@@ -305,7 +256,7 @@ fn memory_limit_kills_the_tree_and_the_cell_shows_its_peak() {
     let eater = "import time\nchunks = []\nwhile True:\n    chunks.append(b'x' * (20 << 20))\n    time.sleep(0.01)\n".to_string();
     let crash = "import os, signal\nb = b'x' * (150 << 20)\nos.kill(os.getpid(), signal.SIGSEGV)\n"
         .to_string();
-    let f = fixture(&m, &[("eater", eater), ("crash", crash)]);
+    let f = python_fixture(&m, &[("eater", eater), ("crash", crash)]);
     let o = f.run(&["--timeout", "60", "--memory-limit", "300"]);
     assert!(o.status.success(), "{}", text(&o));
     let recs = records(&f);
@@ -335,7 +286,7 @@ fn memory_limit_kills_the_tree_and_the_cell_shows_its_peak() {
 #[test]
 fn no_sandbox_is_recorded() {
     let (_, m) = marker("nosandbox");
-    let f = fixture(&m, &[("plain", format!("{RIGHT}\n"))]);
+    let f = python_fixture(&m, &[("plain", format!("{RIGHT}\n"))]);
     let o = f.run(&["--no-sandbox"]);
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(records(&f)["plain"]["status"], "ok");
@@ -501,7 +452,7 @@ fn a_given_cgroup_measures_each_run_and_is_left_clean() {
         return;
     };
     let (_, m) = marker("cgroup");
-    let f = fixture(&m, &[("probe", cgroup_probe(&cg.0))]);
+    let f = python_fixture(&m, &[("probe", cgroup_probe(&cg.0))]);
     let path = cg.0.display().to_string();
     let o = f.run(&["--timeout", "60", "--cgroup", &path]);
     assert!(o.status.success(), "{}", text(&o));
@@ -548,7 +499,7 @@ fn a_delegated_own_cgroup_is_used_an_undelegated_one_is_not() {
         return;
     };
     let (_, m) = marker("delegated");
-    let f = fixture(&m, &[("probe", cgroup_probe(&cg.0))]);
+    let f = python_fixture(&m, &[("probe", cgroup_probe(&cg.0))]);
     let start_inside = |f: &Fixture| {
         let script = format!(
             "echo $$ > {}/cgroup.procs && exec \"$0\" \"$@\"",

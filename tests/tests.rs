@@ -4,6 +4,7 @@
 
 mod util;
 
+mod attacks;
 mod check;
 mod contain;
 mod edition;

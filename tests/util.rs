@@ -5,6 +5,8 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
 
 pub fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_langbench"))
@@ -46,6 +48,7 @@ pub struct Entry {
     env: Vec<(String, String)>,
     programs: Vec<(String, String)>,
     install: Option<String>,
+    prepare: Option<String>,
 }
 
 impl Entry {
@@ -65,6 +68,7 @@ impl Entry {
             env: Vec::new(),
             programs: vec![("num-comb".into(), format!("programs/num-comb/{id}.sh"))],
             install: None,
+            prepare: None,
         }
     }
     pub fn language(mut self, language: &str) -> Entry {
@@ -109,6 +113,12 @@ impl Entry {
         self
     }
 
+    /// An untimed `prepare` command.
+    pub fn prepare(mut self, command: &str) -> Entry {
+        self.prepare = Some(command.into());
+        self
+    }
+
     /// The entry as TOML (a blank line after it).
     pub fn toml(&self) -> String {
         let q = |s: &str| toml_quote(s);
@@ -141,6 +151,9 @@ impl Entry {
             .map(|(b, p)| format!("{b} = {}", q(p)))
             .collect();
         t.push_str(&format!("programs = {{ {} }}\n", programs.join(", ")));
+        if let Some(p) = &self.prepare {
+            t.push_str(&format!("prepare = {}\n", q(p)));
+        }
         if let Some(i) = &self.install {
             t.push_str(&format!("install = {i}\n"));
         }
@@ -166,7 +179,13 @@ pub struct Fixture {
 
 impl Fixture {
     pub fn new(toml: &str, files: &[(&str, &str)]) -> Fixture {
-        let dir = tempfile::tempdir().unwrap();
+        Fixture::new_in(&std::env::temp_dir(), toml, files)
+    }
+
+    /// A fixture under `parent` (a checkout outside /tmp, which the
+    /// sandbox covers), world-readable as a git clone is.
+    pub fn new_in(parent: &Path, toml: &str, files: &[(&str, &str)]) -> Fixture {
+        let dir = tempfile::tempdir_in(parent).unwrap();
         std::fs::write(dir.path().join("languages.toml"), toml).unwrap();
         for (name, body) in files {
             let p = dir.path().join(name);
@@ -273,3 +292,53 @@ pub fn marker(name: &str) -> (String, String) {
         format!("{name}-{}-{nanos}", std::process::id()),
     )
 }
+
+/// The right answer of num-comb at tiny size (N = 1,000).
+pub const RIGHT: &str = "print('0 1 1000')";
+
+/// A languages file with one python3 variant per (hostile) program, at
+/// `programs/<id>.py`, each tagged with `marker` in its environment.
+pub fn python_fixture(marker: &str, programs: &[(&str, String)]) -> Fixture {
+    let mut toml = String::new();
+    let mut files = Vec::new();
+    for (id, body) in programs {
+        let entry = Entry::sh(id)
+            .language(id)
+            .flags(&format!("python3 {id}"))
+            .needs(&["python3"])
+            .version_command("python3 --version")
+            .run("python3 {src} {n}")
+            .env("LANGBENCH_TEST_MARKER", marker)
+            .program(&format!("programs/{id}.py"));
+        toml.push_str(&entry.toml());
+        files.push((format!("programs/{id}.py"), body.clone()));
+    }
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    Fixture::new(&toml, &files)
+}
+
+pub fn records(f: &Fixture) -> HashMap<String, serde_json::Value> {
+    std::fs::read_to_string(f.path().join("results/runs.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .map(|r| (r["variant"].as_str().unwrap().to_string(), r))
+        .collect()
+}
+
+pub fn assert_nothing_left(marker: &str) {
+    // The namespace dies with its init; give the kernel a moment to reap.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let left = processes_with_env(&format!("LANGBENCH_TEST_MARKER={marker}"));
+        if left.is_empty() {
+            return;
+        }
+        assert!(Instant::now() < deadline, "left behind: {left:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+

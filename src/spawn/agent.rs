@@ -74,6 +74,30 @@ pub(crate) struct Args {
     /// langbench itself does the agent's work (`run_here`): nobody needs
     /// the command's pid before the end, so nobody waits for its exec.
     pub here: bool,
+    /// The user and group the command runs as (root's sandboxed runs: an
+    /// unprivileged user, never the host's root); `None`: unchanged.
+    pub ids: Option<(u32, u32)>,
+    /// Size of each private tmpfs (/tmp, /dev/shm), KB; 0: the kernel's
+    /// default.
+    pub tmpfs_kb: u64,
+    /// Persistent writable directories bound into HOME (source, target):
+    /// the variant's caches.
+    pub binds: Vec<(PathBuf, PathBuf)>,
+    /// Read-only directories bound into HOME (source, target): toolchains
+    /// of the real home that their launchers find through HOME.
+    pub ro_binds: Vec<(PathBuf, PathBuf)>,
+    /// The bound on the command's processes and threads (RLIMIT_NPROC);
+    /// 0: none.
+    pub max_procs: u64,
+    /// Kill the tree when the filesystems of `watch` lose more than this
+    /// (KB) while it runs; 0: no bound.
+    pub disk_kb: u64,
+    /// Persistent writable directories whose filesystem's free space is
+    /// watched (`disk_kb`).
+    pub watch: Vec<PathBuf>,
+    /// Join this network namespace instead of creating one (a `prepare`
+    /// step's, where langbench's registry proxy listens).
+    pub netns: Option<PathBuf>,
 }
 
 pub(crate) fn parse(args: &[OsString]) -> Result<Args, String> {
@@ -87,6 +111,10 @@ pub(crate) fn parse(args: &[OsString]) -> Result<Args, String> {
     let mut mem_kb = 0;
     let mut cgroup_procs = None;
     let mut setenv = Vec::new();
+    let mut ids = None;
+    let (mut tmpfs_kb, mut max_procs, mut disk_kb) = (0, 0, 0);
+    let (mut binds, mut ro_binds, mut watch) = (Vec::new(), Vec::new(), Vec::new());
+    let mut netns = None;
     let mut i = 0;
     while i < args.len() {
         let a = args[i].to_string_lossy();
@@ -102,6 +130,22 @@ pub(crate) fn parse(args: &[OsString]) -> Result<Args, String> {
                 .ok_or_else(|| format!("{a} needs a path"))
         };
         match a.as_ref() {
+            "--bind" | "--ro-bind" => {
+                let pair = (path(i + 1)?, path(i + 2)?);
+                if a == "--bind" {
+                    binds.push(pair);
+                } else {
+                    ro_binds.push(pair);
+                }
+                i += 3;
+                continue;
+            }
+            "--ids" => {
+                let (uid, gid) = (num(i + 1)?, num(i + 2)?);
+                ids = Some((uid as u32, gid as u32));
+                i += 3;
+                continue;
+            }
             "--contain" | "--isolate" | "--net" => {
                 match a.as_ref() {
                     "--contain" => contain = true,
@@ -117,6 +161,11 @@ pub(crate) fn parse(args: &[OsString]) -> Result<Args, String> {
             "--home" => home = Some(path(i + 1)?),
             "--real-home" => real_home = Some(path(i + 1)?),
             "--mem-kb" => mem_kb = num(i + 1)?,
+            "--tmpfs-kb" => tmpfs_kb = num(i + 1)?,
+            "--max-procs" => max_procs = num(i + 1)?,
+            "--disk-kb" => disk_kb = num(i + 1)?,
+            "--watch" => watch.push(path(i + 1)?),
+            "--netns" => netns = Some(path(i + 1)?),
             "--cgroup-procs" => cgroup_procs = Some(path(i + 1)?),
             "--setenv" => setenv.push(
                 args.get(i + 1)
@@ -165,6 +214,14 @@ pub(crate) fn parse(args: &[OsString]) -> Result<Args, String> {
                     cgroup_procs,
                     setenv,
                     here: false,
+                    ids,
+                    tmpfs_kb,
+                    binds,
+                    ro_binds,
+                    max_procs,
+                    disk_kb,
+                    watch,
+                    netns,
                 });
             }
             other => return Err(format!("unknown agent argument {other}")),
@@ -521,6 +578,7 @@ impl Waited {
             oom: false,
             escaped: false,
             forked_after: 0,
+            bounds: super::report::Bounds::default(),
         }
     }
 }

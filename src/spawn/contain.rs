@@ -42,37 +42,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::agent::{Args, Waited, confirm_exec, errno, exec_failed, micros, now_ns, report, send};
-use super::report::{Done, Ended, Report};
+use super::report::{Bounds, Done, Ended, Report};
 use super::{Exit, TreeUsage};
-
-/// Directories under the maintainer's HOME that hold toolchain caches and
-/// stores. Each one that exists is mounted, inside the sandbox's HOME, as an
-/// overlay: the real directory is the read-only lower layer (so the cache is
-/// warm: `go run` does not rebuild its standard library, Maven does not
-/// download), and writes land in an upper layer on the run's private /tmp,
-/// thrown away when the run ends (so no program can poison the cache for
-/// the next variant).
-pub const CACHE_DIRS: &[&str] = &[
-    ".cache/go-build",
-    ".cache/crystal",
-    ".cache/nim",
-    ".cache/zig",
-    ".cache/deno",
-    ".cache/pip",
-    ".m2",
-    ".gradle",
-    ".npm",
-    ".nimble",
-    ".cargo",
-    ".rustup",
-    ".pyenv",
-    ".julia",
-    ".dotnet",
-    ".ghcup",
-    ".cabal",
-    ".stack",
-    "go",
-];
 
 /// How the agent's error begins when the kernel refuses the namespaces.
 pub(crate) const REFUSED: &str = "cannot create namespaces";
@@ -109,19 +80,30 @@ struct MountAttr {
     userns_fd: u64,
 }
 const MOUNT_ATTR_RDONLY: u64 = 0x1;
+const MOUNT_ATTR_NODEV: u64 = 0x4;
 const AT_RECURSIVE: libc::c_int = 0x8000;
 
 /// `mount_setattr(2)` (Linux 5.12): set or clear read-only on a mount, or on
 /// a whole tree of mounts in one call.
+fn set_readonly(path: &Path, readonly: bool, recursive: bool) -> i32 {
+    if readonly {
+        setattr(path, MOUNT_ATTR_RDONLY, 0, recursive)
+    } else {
+        setattr(path, 0, MOUNT_ATTR_RDONLY, recursive)
+    }
+}
+
+/// `mount_setattr(2)`: set the `set` attributes and clear the `clr` ones
+/// on a mount (or a whole tree of mounts).
 ///
 /// The kernel refuses read-only (EBUSY) while anything holds write access
 /// to one of the mounts, and such a hold is brief (a write or an atime
 /// update in progress); on a loaded machine the whole-tree call met one
 /// now and then, so EBUSY is retried, for at most ~1 s.
-fn set_readonly(path: &Path, readonly: bool, recursive: bool) -> i32 {
+fn setattr(path: &Path, set: u64, clr: u64, recursive: bool) -> i32 {
     let attr = MountAttr {
-        attr_set: if readonly { MOUNT_ATTR_RDONLY } else { 0 },
-        attr_clr: if readonly { 0 } else { MOUNT_ATTR_RDONLY },
+        attr_set: set,
+        attr_clr: clr,
         propagation: 0,
         userns_fd: 0,
     };
@@ -147,17 +129,47 @@ fn set_readonly(path: &Path, readonly: bool, recursive: bool) -> i32 {
     }
 }
 
-fn mkdir_p(p: &Path) {
-    let _ = std::fs::create_dir_all(p);
+/// Creates `p` and every missing parent, each created directory owned by
+/// `ids` (the command's user, so that it may write below what init made
+/// for it: the parents of its caches in its HOME).
+fn mkdir_owned(p: &Path, ids: Option<(u32, u32)>) {
+    let mut missing = Vec::new();
+    let mut d = Some(p);
+    while let Some(dir) = d {
+        if dir.exists() {
+            break;
+        }
+        missing.push(dir.to_path_buf());
+        d = dir.parent();
+    }
+    for dir in missing.iter().rev() {
+        if std::fs::create_dir(dir).is_ok()
+            && let Some((uid, gid)) = ids
+        {
+            let _ = std::os::unix::fs::chown(dir, Some(uid), Some(gid));
+        }
+    }
 }
 
-/// Credential files that may sit inside a toolchain directory the sandbox
-/// keeps visible (a registry token): covered by an empty file, in the real
-/// directory and in its cache overlay alike.
+fn mkdir_p(p: &Path) {
+    mkdir_owned(p, None);
+}
+
+/// Configuration and credential files that may sit inside a toolchain
+/// directory the sandbox keeps visible (a registry token, a mirror's
+/// password): covered by an empty file.
 const CREDENTIAL_FILES: &[&str] = &[
     ".cargo/credentials",
     ".cargo/credentials.toml",
+    ".cargo/config",
+    ".cargo/config.toml",
+    ".m2/settings.xml",
     ".m2/settings-security.xml",
+    ".gradle/gradle.properties",
+    ".npmrc",
+    ".pypirc",
+    ".netrc",
+    ".docker/config.json",
 ];
 
 /// Home directories the sandbox covers with an empty read-only tmpfs: the
@@ -187,11 +199,18 @@ fn home_masks(real_home: Option<&Path>) -> Vec<PathBuf> {
     masks
 }
 
-/// What must stay visible inside a covered home, at its own path: the
-/// top-level directory of every PATH entry under it (`~/.cargo` for
-/// `~/.cargo/bin`, `~/.pyenv` for its shims: toolchains installed in the
-/// home keep working) and the toolchain caches of `CACHE_DIRS`.
-fn home_keeps(masks: &[PathBuf], real_home: Option<&Path>) -> Vec<PathBuf> {
+/// Directories of a home shared by many programs: a PATH entry in one of
+/// them (`~/.local/bin`) is bound back alone, never the whole directory
+/// (`~/.local/share` holds keyrings and tokens, `~/.config` every
+/// program's settings).
+const SHARED_HOME_DIRS: &[&str] = &[".local", ".config", ".cache"];
+
+/// What must stay visible inside a covered home, at its own path: for
+/// every PATH entry under it, the top-level directory of the entry (`~/.cargo`
+/// for `~/.cargo/bin`, `~/.pyenv` for its shims: a toolchain manager's
+/// home, which its launchers read by absolute path), or the entry alone
+/// inside a shared directory (`~/.local/bin`).
+fn home_keeps(masks: &[PathBuf]) -> Vec<PathBuf> {
     let mut keep = Vec::new();
     let path = std::env::var_os("PATH").unwrap_or_default();
     for p in std::env::split_paths(&path) {
@@ -200,15 +219,8 @@ fn home_keeps(masks: &[PathBuf], real_home: Option<&Path>) -> Vec<PathBuf> {
             if let Ok(rest) = p.strip_prefix(m)
                 && let Some(first) = rest.components().next()
             {
-                keep.push(m.join(first));
-            }
-        }
-    }
-    if let Some(real) = real_home.and_then(|r| r.canonicalize().ok()) {
-        for dir in CACHE_DIRS {
-            let p = real.join(dir);
-            if p.is_dir() && masks.iter().any(|m| p.starts_with(m)) {
-                keep.push(p);
+                let shared = SHARED_HOME_DIRS.iter().any(|s| first.as_os_str() == *s);
+                keep.push(if shared { p.clone() } else { m.join(first) });
             }
         }
     }
@@ -217,44 +229,204 @@ fn home_keeps(masks: &[PathBuf], real_home: Option<&Path>) -> Vec<PathBuf> {
     keep
 }
 
-/// A directory held by an `O_PATH` fd, to be bound back at its own path
-/// after something covered it.
+/// A directory held by an `O_PATH` fd, to be bound at a path after
+/// something covered its own.
 struct Held {
+    /// Where it is bound (its own path, or a bind's target).
     path: PathBuf,
     fd: i32,
     writable: bool,
 }
 
+impl Held {
+    /// Opens `src` to be bound at `path`; `None` if it cannot be opened.
+    fn open(src: &Path, path: &Path, writable: bool) -> Option<Held> {
+        // SAFETY: open(2) with a NUL-terminated path.
+        let fd = unsafe {
+            libc::open(
+                cstr(src).as_ptr(),
+                libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+            )
+        };
+        (fd >= 0).then(|| Held {
+            path: path.to_path_buf(),
+            fd,
+            writable,
+        })
+    }
+
+    /// Binds it at its path (created if missing, owned by `ids`).
+    unsafe fn bind(&self, ids: Option<(u32, u32)>) -> Result<(), String> {
+        mkdir_owned(&self.path, ids);
+        let src = format!("/proc/self/fd/{}", self.fd);
+        // SAFETY: mount(2) and mount_setattr(2) with valid arguments.
+        unsafe {
+            if mount(&src, &self.path, "", libc::MS_BIND | libc::MS_REC, "") != 0 {
+                return Err(failed("bind", &self.path));
+            }
+        }
+        if set_readonly(&self.path, !self.writable, !self.writable) != 0 {
+            return Err(failed("set the mode of", &self.path));
+        }
+        Ok(())
+    }
+}
+
+/// The error of a failed mount step on `p`, with errno.
+fn failed(what: &str, p: &Path) -> String {
+    format!(
+        "sandbox: {what} {}: {}",
+        p.display(),
+        std::io::Error::from_raw_os_error(errno())
+    )
+}
+
+/// The options of a private tmpfs of the sandbox: bounded (`--tmpfs-kb`,
+/// what it holds counts as the tree's memory), owned by the command's
+/// user.
+fn tmpfs_options(args: &Args, mode: &str) -> String {
+    let mut o = format!("mode={mode}");
+    if args.tmpfs_kb > 0 {
+        o.push_str(&format!(",size={}k", args.tmpfs_kb));
+    }
+    if let Some((uid, gid)) = args.ids {
+        o.push_str(&format!(",uid={uid},gid={gid}"));
+    }
+    o
+}
+
 /// Covers `target` with a fresh tmpfs (`data`: its options) and binds back
-/// every held directory that lies under it, at its own path; `readonly`
-/// then makes the tmpfs itself read-only (the bound directories keep their
-/// own mode: read-only like their source, or writable).
+/// every held directory that lies under it; `readonly` then makes the
+/// tmpfs itself read-only (the bound directories keep their own mode).
 unsafe fn cover(target: &Path, data: &str, readonly: bool, held: &[Held]) -> Result<(), String> {
-    let fail = |what: &str, p: &Path| {
-        format!(
-            "sandbox: {what} {}: {}",
-            p.display(),
-            std::io::Error::from_raw_os_error(errno())
-        )
-    };
     // SAFETY: mount(2) and mount_setattr(2) with valid arguments.
     unsafe {
         let flags = libc::MS_NOSUID | libc::MS_NODEV;
         if mount("tmpfs", target, "tmpfs", flags, data) != 0 {
-            return Err(fail("mount tmpfs on", target));
+            return Err(failed("mount tmpfs on", target));
         }
         for h in held.iter().filter(|h| h.path.starts_with(target)) {
-            mkdir_p(&h.path);
-            let src = format!("/proc/self/fd/{}", h.fd);
-            if mount(&src, &h.path, "", libc::MS_BIND | libc::MS_REC, "") != 0 {
-                return Err(fail("bind back", &h.path));
-            }
-            if h.writable && set_readonly(&h.path, false, false) != 0 {
-                return Err(fail("make writable", &h.path));
-            }
+            h.bind(None)?;
         }
-        if readonly && set_readonly(target, true, false) != 0 {
-            return Err(fail("make read-only", target));
+    }
+    if readonly && set_readonly(target, true, false) != 0 {
+        return Err(failed("make read-only", target));
+    }
+    Ok(())
+}
+
+/// The device nodes a program may use: a fresh /dev holds only these,
+/// bound from the real ones, plus its own /dev/pts and /dev/shm. No
+/// other node exists, and mounts elsewhere are `nodev`.
+const DEVICES: &[&str] = &["null", "zero", "full", "random", "urandom", "tty"];
+
+/// A minimal /dev: a read-only tmpfs with `DEVICES`, the usual symlinks,
+/// a private devpts and a bounded /dev/shm.
+unsafe fn minimal_dev(args: &Args) -> Result<(), String> {
+    let dev = Path::new("/dev");
+    // SAFETY: open/mount/symlink with valid arguments.
+    unsafe {
+        let held: Vec<(String, i32)> = DEVICES
+            .iter()
+            .filter_map(|d| {
+                let fd = libc::open(
+                    cstr(&dev.join(d)).as_ptr(),
+                    libc::O_PATH | libc::O_CLOEXEC,
+                );
+                (fd >= 0).then(|| (d.to_string(), fd))
+            })
+            .collect();
+        if mount(
+            "tmpfs",
+            dev,
+            "tmpfs",
+            libc::MS_NOSUID | libc::MS_NOEXEC,
+            "mode=0755,size=64k",
+        ) != 0
+        {
+            return Err(failed("mount tmpfs on", dev));
+        }
+        for (name, fd) in &held {
+            let node = dev.join(name);
+            let _ = std::fs::File::create(&node);
+            let src = format!("/proc/self/fd/{fd}");
+            // The node's own mount was made `nodev` with the rest; this
+            // bind of it is the one place where a device works.
+            if mount(&src, &node, "", libc::MS_BIND, "") != 0
+                || setattr(&node, 0, MOUNT_ATTR_NODEV, false) != 0
+            {
+                return Err(failed("bind", &node));
+            }
+            libc::close(*fd);
+        }
+        for (link, to) in [
+            ("fd", "/proc/self/fd"),
+            ("stdin", "/proc/self/fd/0"),
+            ("stdout", "/proc/self/fd/1"),
+            ("stderr", "/proc/self/fd/2"),
+            ("ptmx", "pts/ptmx"),
+        ] {
+            let _ = std::os::unix::fs::symlink(to, dev.join(link));
+        }
+        let pts = dev.join("pts");
+        mkdir_p(&pts);
+        // A devpts of its own: the host's terminals are not in it.
+        let _ = mount(
+            "devpts",
+            &pts,
+            "devpts",
+            libc::MS_NOSUID | libc::MS_NOEXEC,
+            "newinstance,ptmxmode=0666,mode=0620",
+        );
+        let shm = dev.join("shm");
+        mkdir_p(&shm);
+        if mount(
+            "tmpfs",
+            &shm,
+            "tmpfs",
+            libc::MS_NOSUID | libc::MS_NODEV,
+            &tmpfs_options(args, "1777"),
+        ) != 0
+        {
+            return Err(failed("mount tmpfs on", &shm));
+        }
+    }
+    if set_readonly(dev, true, false) != 0 {
+        return Err(failed("make read-only", dev));
+    }
+    Ok(())
+}
+
+/// Parts of a fresh /proc that turn the kernel's knobs: bound read-only
+/// over themselves (as container runtimes do), whoever the command is.
+const PROC_READONLY: &[&str] = &["sys", "sysrq-trigger", "irq", "bus", "fs"];
+
+/// A /proc of the namespace, its knobs read-only.
+unsafe fn fresh_proc() -> Result<(), String> {
+    let proc_ = Path::new("/proc");
+    // SAFETY: mount(2) with valid arguments.
+    unsafe {
+        if mount(
+            "proc",
+            proc_,
+            "proc",
+            libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+            "",
+        ) != 0
+        {
+            return Err(failed("mount", proc_));
+        }
+        for p in PROC_READONLY {
+            let p = proc_.join(p);
+            if !p.exists() {
+                continue;
+            }
+            if mount(&p.to_string_lossy(), &p, "", libc::MS_BIND | libc::MS_REC, "") != 0 {
+                return Err(failed("bind", &p));
+            }
+            if set_readonly(&p, true, true) != 0 {
+                return Err(failed("make read-only", &p));
+            }
         }
     }
     Ok(())
@@ -262,21 +434,19 @@ unsafe fn cover(target: &Path, data: &str, readonly: bool, held: &[Held]) -> Res
 
 /// Builds the program's view of the filesystem, inside the new mount
 /// namespace (called by init, before the command is forked):
-/// everything read-only; a private tmpfs on /tmp and /dev/shm; the
-/// writable directories (the build directory) bound read-write at their own
-/// paths; HOME with the toolchain caches as throw-away overlays; the real
-/// home directories (the maintainer's, /root, /home) covered by an empty
-/// read-only tmpfs with only the toolchains in them bound back; the hidden
-/// paths (the results directory) covered by an empty read-only tmpfs; and a
-/// /proc that shows only the namespace.
+/// - everything read-only, and `nodev` wherever it is not /dev;
+/// - a private, bounded tmpfs on /tmp and /dev/shm;
+/// - the writable directories (the build directory with HOME in it, a
+///   `prepare` step's private copy) bound read-write at their own paths, the persistent caches read-write at
+///   their places in HOME, the toolchain directories of the real home
+///   read-only there;
+/// - the real home directories (the maintainer's, /root, /home) covered
+///   by an empty read-only tmpfs with only the toolchains in them bound
+///   back, their configuration and credential files covered;
+/// - /run (so /var/run) covered: no host service's unix socket;
+/// - the hidden paths (the results directory) covered;
+/// - a minimal /dev and a /proc of the namespace with its knobs read-only.
 fn build_view(args: &Args) -> Result<(), String> {
-    let fail = |what: &str, p: &Path| {
-        format!(
-            "sandbox: {what} {}: {}",
-            p.display(),
-            std::io::Error::from_raw_os_error(errno())
-        )
-    };
     let cwd = std::env::current_dir().map_err(|e| format!("sandbox: cwd: {e}"))?;
     let masks = home_masks(args.real_home.as_deref());
     // SAFETY: mount(2) calls with valid arguments.
@@ -289,102 +459,60 @@ fn build_view(args: &Args) -> Result<(), String> {
             "",
         ) != 0
         {
-            return Err(fail("make private", Path::new("/")));
+            return Err(failed("make private", Path::new("/")));
         }
         // What is about to be covered (/tmp, the homes) but must stay
-        // visible: the writable directories, the readable ones, the
-        // toolchains in a home. Held by fd, bound back from there.
+        // visible: held by fd, bound back from there.
         let mut held = Vec::new();
         for w in &args.rw {
-            let fd = libc::open(
-                cstr(w).as_ptr(),
-                libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
-            );
-            if fd < 0 {
-                return Err(fail("open writable dir", w));
-            }
-            held.push(Held {
-                path: w.clone(),
-                fd,
-                writable: true,
-            });
+            held.push(Held::open(w, w, true).ok_or_else(|| failed("open writable dir", w))?);
         }
-        let keeps = home_keeps(&masks, args.real_home.as_deref());
-        for r in args.ro.iter().chain(&keeps) {
-            let fd = libc::open(
-                cstr(r).as_ptr(),
-                libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
-            );
-            if fd >= 0 {
-                held.push(Held {
-                    path: r.clone(),
-                    fd,
-                    writable: false,
-                });
-            }
+        for r in args.ro.iter().chain(&home_keeps(&masks)) {
+            held.extend(Held::open(r, r, false));
         }
+        // Caches and the real home's toolchain directories, bound into
+        // HOME at the end.
+        let mut into_home = Vec::new();
+        for (src, dst) in &args.binds {
+            into_home.push(Held::open(src, dst, true).ok_or_else(|| failed("open cache", src))?);
+        }
+        for (src, dst) in &args.ro_binds {
+            into_home.extend(Held::open(src, dst, false));
+        }
+        // Parents before what lies in them: a read-only directory bound
+        // after a writable one inside it would cover it.
+        held.sort_by_key(|h| h.path.components().count());
         if set_readonly(Path::new("/"), true, true) != 0 {
-            return Err(fail("make read-only", Path::new("/")));
+            return Err(failed("make read-only", Path::new("/")));
         }
-        cover(Path::new("/tmp"), "mode=1777", false, &held)?;
-        if Path::new("/dev/shm").is_dir() {
-            cover(Path::new("/dev/shm"), "mode=1777", false, &held)?;
-        }
-        // The writable directories elsewhere: bound at their own path, then
-        // made writable.
+        set_nodev(Path::new("/"))?;
+        cover(Path::new("/tmp"), &tmpfs_options(args, "1777"), false, &held)?;
+        minimal_dev(args)?;
+        // The writable directories elsewhere.
+        // (Those under /tmp were bound back with it, those in a home are
+        // bound back with it below.)
         for h in held.iter().filter(|h| {
-            h.writable && !h.path.starts_with("/tmp") && !h.path.starts_with("/dev/shm")
+            h.writable && !h.path.starts_with("/tmp") && !masks.iter().any(|m| h.path.starts_with(m))
         }) {
-            let src = format!("/proc/self/fd/{}", h.fd);
-            if mount(&src, &h.path, "", libc::MS_BIND, "") != 0 {
-                return Err(fail("bind writable dir", &h.path));
-            }
-            if set_readonly(&h.path, false, false) != 0 {
-                return Err(fail("make writable", &h.path));
-            }
+            h.bind(None)?;
         }
-        // The homes, with what a run needs from them bound back (the cache
-        // overlays below then take their lower layers from those binds).
-        for m in masks
-            .iter()
-            .filter(|m| !m.starts_with("/tmp") && !m.starts_with("/dev/shm"))
-        {
+        // The homes, with what a run needs from them bound back.
+        for m in masks.iter().filter(|m| !m.starts_with("/tmp")) {
             cover(m, "size=64k,mode=0755", true, &held)?;
         }
-        for h in &held {
-            libc::close(h.fd);
-        }
-        if let (Some(home), Some(real)) = (&args.home, &args.real_home) {
-            mkdir_p(home);
-            for (i, dir) in CACHE_DIRS.iter().enumerate() {
-                let lower = real.join(dir);
-                let s = lower.to_string_lossy();
-                if !lower.is_dir() || s.contains([',', ':', '\\']) {
-                    continue;
-                }
-                let layer = PathBuf::from(format!("/tmp/.langbench-cache/{i}"));
-                let (up, work) = (layer.join("up"), layer.join("work"));
-                mkdir_p(&up);
-                mkdir_p(&work);
-                let target = home.join(dir);
-                mkdir_p(&target);
-                let opts = format!(
-                    "lowerdir={s},upperdir={},workdir={}",
-                    up.display(),
-                    work.display()
-                );
-                if mount("overlay", &target, "overlay", 0, &opts) != 0 {
-                    return Err(fail("overlay cache", &target));
-                }
+        if let Some(home) = &args.home {
+            mkdir_owned(home, args.ids);
+            for h in &into_home {
+                h.bind(args.ids)?;
             }
         }
-        let credentials = [args.home.as_deref(), args.real_home.as_deref()];
-        for base in credentials.into_iter().flatten() {
-            for c in CREDENTIAL_FILES {
-                let p = base.join(c);
-                if p.is_file() {
-                    let _ = mount("/dev/null", &p, "", libc::MS_BIND, "");
-                }
+        for h in held.iter().chain(&into_home) {
+            libc::close(h.fd);
+        }
+        cover_credentials(args, &masks);
+        for run in [Path::new("/run"), Path::new("/var/run")] {
+            if run.is_dir() && !run.is_symlink() {
+                cover(run, "size=4k,mode=0755", true, &[])?;
             }
         }
         for h in &args.hide {
@@ -398,28 +526,43 @@ fn build_view(args: &Args) -> Result<(), String> {
                 );
             }
         }
-        if mount(
-            "proc",
-            Path::new("/proc"),
-            "proc",
-            libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-            "",
-        ) != 0
-        {
-            return Err(fail("mount", Path::new("/proc")));
-        }
+        fresh_proc()?;
         // Resolve the working directory again through the new mounts (the
-        // old handle points into the now read-only /tmp).
+        // old handle points into the now covered /tmp).
         if libc::chdir(cstr(&cwd).as_ptr()) != 0 {
-            return Err(fail("chdir", &cwd));
+            return Err(failed("chdir", &cwd));
         }
     }
     Ok(())
 }
 
+/// Makes every mount under `path` `nodev` (device nodes on the host's
+/// disks, a raw disk among them, stop working); /dev is replaced after.
+fn set_nodev(path: &Path) -> Result<(), String> {
+    if setattr(path, MOUNT_ATTR_NODEV, 0, true) != 0 {
+        return Err(failed("make nodev", path));
+    }
+    Ok(())
+}
+
+/// Covers the configuration and credential files (`CREDENTIAL_FILES`) in
+/// the real homes and in the sandbox's HOME by an empty file.
+unsafe fn cover_credentials(args: &Args, masks: &[PathBuf]) {
+    let bases = masks.iter().map(PathBuf::as_path).chain(args.home.as_deref());
+    for base in bases {
+        for c in CREDENTIAL_FILES {
+            let p = base.join(c);
+            if p.is_file() {
+                // SAFETY: a bind mount of /dev/null with valid paths.
+                let _ = unsafe { mount("/dev/null", &p, "", libc::MS_BIND, "") };
+            }
+        }
+    }
+}
+
 /// Brings the loopback interface of a fresh network namespace up, so that
 /// a program may still talk to itself on 127.0.0.1 (nothing else exists).
-fn loopback_up() {
+pub(crate) fn loopback_up() {
     // SAFETY: ioctl on a socket we own, with a zeroed ifreq naming "lo".
     unsafe {
         let s = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
@@ -438,13 +581,18 @@ fn loopback_up() {
     }
 }
 
-/// Drops every capability for good (bounding set included, no new
-/// privileges), so that a command running as root inside the sandbox cannot
-/// undo it: no remount, no umount of the hiding tmpfs, no ptrace of init.
-/// Called in the command's child before exec; async-signal-safe syscalls.
-unsafe fn drop_capabilities() {
-    // SAFETY: prctl/capset with valid arguments.
+/// Makes the command an unprivileged process for good: no capabilities
+/// (bounding and ambient sets dropped), no new privileges, and, when init
+/// runs as the host's root, the sandbox's user and group (`ids`) with no
+/// supplementary groups, so that files checked by owner rather than by
+/// capability (/proc/sys, /etc/shadow, root's 0600 files, root-only
+/// sockets and devices) refuse it. Called in the command's child before
+/// exec; async-signal-safe syscalls only. `false`: a step failed (the
+/// caller reports errno and does not exec).
+unsafe fn drop_privileges(ids: Option<(u32, u32)>) -> bool {
+    // SAFETY: prctl/setgroups/setres[ug]id/capset with valid arguments.
     unsafe {
+        // The bounding set needs CAP_SETPCAP: before the uid changes.
         for cap in 0..64 {
             libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0);
         }
@@ -455,6 +603,13 @@ unsafe fn drop_capabilities() {
             0,
             0,
         );
+        if let Some((uid, gid)) = ids
+            && (libc::setgroups(0, std::ptr::null()) != 0
+                || libc::setresgid(gid, gid, gid) != 0
+                || libc::setresuid(uid, uid, uid) != 0)
+        {
+            return false;
+        }
         #[repr(C)]
         struct Header {
             version: u32,
@@ -483,20 +638,56 @@ unsafe fn drop_capabilities() {
             },
         ];
         libc::syscall(libc::SYS_capset, &h as *const Header, d.as_ptr());
-        libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+        libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
     }
 }
 
-/// Sum of the resident memory (KB) of every process of the namespace but
-/// init: what the tree holds right now. Shared pages count once per process
-/// (as in `ps`), so this can overstate a tree that shares a lot.
-fn tree_rss_kb() -> u64 {
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return 0;
+/// Closes every descriptor from `from` up, but `keep` (async-signal-safe:
+/// `close_range(2)`, Linux 5.9). Descriptors langbench's own parent left
+/// open (a CI runner's, a make jobserver's, a directory of the host) never
+/// reach the command.
+pub(crate) fn close_from(from: i32, keep: Option<i32>) {
+    // SAFETY: close_range on descriptor numbers; nothing is dereferenced.
+    unsafe {
+        match keep {
+            Some(k) if k >= from => {
+                if k > from {
+                    libc::syscall(libc::SYS_close_range, from as u32, (k - 1) as u32, 0u32);
+                }
+                libc::syscall(libc::SYS_close_range, (k + 1) as u32, u32::MAX, 0u32);
+            }
+            _ => {
+                libc::syscall(libc::SYS_close_range, from as u32, u32::MAX, 0u32);
+            }
+        }
+    }
+}
+
+/// One look at the namespace (init excluded): what its processes hold
+/// resident plus what its private tmpfs hold (files there are memory that
+/// is in no process's RSS), how many tasks (processes and threads) it
+/// has, and whether one of them may run outside `--cpus`.
+#[derive(Debug, Default, Clone, Copy)]
+struct Sample {
+    memory_kb: u64,
+    tasks: u64,
+    widened: bool,
+}
+
+/// Takes a [`Sample`]. Shared pages count once per process (as in `ps`),
+/// so the memory can overstate a tree that shares a lot. `allowed`: the
+/// `--cpus` set, whose every task's affinity is checked.
+fn sample_tree(args: &Args, allowed: Option<&libc::cpu_set_t>) -> Sample {
+    let mut s = Sample {
+        memory_kb: tmpfs_used_kb(args),
+        ..Sample::default()
     };
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return s;
+    };
+    // SAFETY: sysconf cannot fail for _SC_PAGESIZE.
     let page_kb = (unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as u64 / 1024).max(1);
-    let mut sum = 0;
-    let mut buf = [0u8; 128];
+    let mut buf = [0u8; 1024];
     for e in dir.flatten() {
         let name = e.file_name();
         let Some(pid) = name.to_str().and_then(|s| s.parse::<i32>().ok()) else {
@@ -505,30 +696,95 @@ fn tree_rss_kb() -> u64 {
         if pid == 1 {
             continue;
         }
-        let path = format!("/proc/{pid}/statm\0");
-        // SAFETY: open/read/close with a NUL-terminated path and our buffer.
-        let n = unsafe {
-            let fd = libc::open(path.as_ptr().cast(), libc::O_RDONLY | libc::O_CLOEXEC);
-            if fd < 0 {
-                continue;
-            }
-            let n = libc::read(fd, buf.as_mut_ptr().cast(), buf.len());
-            libc::close(fd);
-            n
-        };
-        if n <= 0 {
+        let Some(stat) = read_small(&format!("/proc/{pid}/stat\0"), &mut buf) else {
             continue;
-        }
-        let text = std::str::from_utf8(&buf[..n as usize]).unwrap_or("");
-        if let Some(res) = text
-            .split_whitespace()
-            .nth(1)
-            .and_then(|r| r.parse::<u64>().ok())
+        };
+        // After the command name's closing parenthesis: field 3 (state)
+        // on, so num_threads (20) is the 18th and rss (24) the 22nd.
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let field = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok());
+        s.tasks += field(17).unwrap_or(1);
+        s.memory_kb += field(21).unwrap_or(0) * page_kb;
+        if let Some(allowed) = allowed
+            && !s.widened
         {
-            sum += res * page_kb;
+            s.widened = left_cpus(pid, allowed);
         }
     }
-    sum
+    s
+}
+
+/// Reads a small /proc file whole into `buf` (no allocation for the
+/// read); `path` ends with a NUL.
+fn read_small<'a>(path: &str, buf: &'a mut [u8]) -> Option<&'a str> {
+    // SAFETY: open/read/close with a NUL-terminated path and our buffer.
+    let n = unsafe {
+        let fd = libc::open(path.as_ptr().cast(), libc::O_RDONLY | libc::O_CLOEXEC);
+        if fd < 0 {
+            return None;
+        }
+        let n = libc::read(fd, buf.as_mut_ptr().cast(), buf.len());
+        libc::close(fd);
+        n
+    };
+    (n > 0).then(|| std::str::from_utf8(&buf[..n as usize]).unwrap_or(""))
+}
+
+/// Whether a task of process `pid` may run on a CPU outside `allowed`
+/// (affinity is per thread: every task is asked).
+fn left_cpus(pid: i32, allowed: &libc::cpu_set_t) -> bool {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return false;
+    };
+    for t in tasks.flatten() {
+        let Some(tid) = t.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
+            continue;
+        };
+        // SAFETY: sched_getaffinity into a set we own; CPU_ISSET reads sets.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            if libc::sched_getaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0
+            {
+                continue;
+            }
+            for cpu in 0..libc::CPU_SETSIZE as usize {
+                if libc::CPU_ISSET(cpu, &set) && !libc::CPU_ISSET(cpu, allowed) {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// KB in use on a filesystem (`statvfs`), and KB free; `None` if it
+/// cannot be asked.
+fn usage_kb(path: &Path) -> Option<(u64, u64)> {
+    // SAFETY: statvfs into a struct we own, with a NUL-terminated path.
+    unsafe {
+        let mut st: libc::statvfs = std::mem::zeroed();
+        if libc::statvfs(cstr(path).as_ptr(), &mut st) != 0 {
+            return None;
+        }
+        let kb = |blocks: u64| blocks * st.f_frsize / 1024;
+        Some((kb(st.f_blocks - st.f_bfree), kb(st.f_bavail)))
+    }
+}
+
+/// What the private tmpfs of a sandboxed run hold (KB): /tmp and
+/// /dev/shm.
+fn tmpfs_used_kb(args: &Args) -> u64 {
+    if !args.isolate {
+        return 0;
+    }
+    [Path::new("/tmp"), Path::new("/dev/shm")]
+        .into_iter()
+        .filter_map(usage_kb)
+        .map(|(used, _)| used)
+        .sum()
 }
 
 /// Processes of the namespace still alive besides init (zombies excluded).
@@ -635,6 +891,26 @@ pub(crate) fn agent(args: Args) -> i32 {
             if !args.net {
                 flags |= libc::CLONE_NEWNET;
             }
+        }
+        if args.isolate && !args.here {
+            // Nothing langbench's parent left open passes on (fd 3 is the
+            // report pipe).
+            close_from(super::agent::REPORT_FD + 1, None);
+        }
+        if let Some(ns) = &args.netns {
+            // A `prepare` step's namespace, made by langbench, where its
+            // registry proxy listens: joined instead of a fresh one.
+            let fd = libc::open(cstr(ns).as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC);
+            if fd < 0 || libc::setns(fd, libc::CLONE_NEWNET) != 0 {
+                report(&format!(
+                    "error cannot join the network namespace {}: {}\n",
+                    ns.display(),
+                    std::io::Error::from_raw_os_error(errno())
+                ));
+                return 2;
+            }
+            libc::close(fd);
+            flags &= !libc::CLONE_NEWNET;
         }
         let (uid, gid) = (libc::geteuid(), libc::getegid());
         if uid != 0 {
@@ -838,6 +1114,7 @@ unsafe fn relay_reports(args: &Args, init: i32, fd: i32, set: &libc::sigset_t) -
                 oom: false,
                 escaped: true,
                 forked_after: 0,
+                bounds: Bounds::default(),
             }));
         }
         0
@@ -871,11 +1148,11 @@ unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
         };
         let mut watch = Watch::new(args, &started);
         watch.until_the_command_ends(args, set);
-        let after = watch.clear_the_namespace();
+        let after = watch.clear_the_namespace(args);
         if args.here && exec_failed(started.errfd, &args.argv[0]) {
             return 2;
         }
-        watch.report_done(&after);
+        watch.report_done(args, &after);
         0
     }
 }
@@ -1035,11 +1312,23 @@ unsafe fn exec_command(args: &Args, exec: &Exec, errpipe: [i32; 2]) -> ! {
             libc::write(errpipe[1], (&e as *const i32).cast(), 4);
             libc::_exit(127);
         }
-        if args.isolate {
-            drop_capabilities();
-        }
         libc::close(super::agent::report_fd());
         libc::close(errpipe[0]);
+        if args.isolate {
+            close_from(3, Some(errpipe[1]));
+            if args.max_procs > 0 {
+                let lim = libc::rlimit {
+                    rlim_cur: args.max_procs,
+                    rlim_max: args.max_procs,
+                };
+                libc::setrlimit(libc::RLIMIT_NPROC, &lim);
+            }
+            if !drop_privileges(args.ids) {
+                let e: i32 = errno();
+                libc::write(errpipe[1], (&e as *const i32).cast(), 4);
+                libc::_exit(127);
+            }
+        }
         libc::execvpe(exec.argv[0], exec.argv.as_ptr(), exec.envp.as_ptr());
         let e: i32 = errno();
         libc::write(errpipe[1], (&e as *const i32).cast(), 4);
@@ -1069,6 +1358,16 @@ struct Watch {
     peak_tree: u64,
     /// Processes besides the command that the timeout killed.
     killed_early: u32,
+    /// `--cpus`, whose every task's affinity each sample checks.
+    allowed: Option<libc::cpu_set_t>,
+    /// The most tasks (processes and threads) a sample saw.
+    peak_tasks: u64,
+    /// A task could run outside `--cpus`.
+    widened: bool,
+    /// Free space (KB) of each watched filesystem when the command started.
+    disk_start: Vec<(PathBuf, u64)>,
+    /// Killed for writing more than `--disk-kb` to them.
+    disk_killed: bool,
 }
 
 /// What the namespace held besides the command, once it ended.
@@ -1104,6 +1403,25 @@ impl Watch {
             oom: false,
             peak_tree: 0,
             killed_early: 0,
+            allowed: (!args.cpus.is_empty()).then(|| {
+                // SAFETY: an all-zero cpu_set_t is the empty set; CPU_SET
+                // with CPUs below CPU_SETSIZE (checked when parsed).
+                unsafe {
+                    let mut set: libc::cpu_set_t = std::mem::zeroed();
+                    for &c in &args.cpus {
+                        libc::CPU_SET(c, &mut set);
+                    }
+                    set
+                }
+            }),
+            peak_tasks: 0,
+            widened: false,
+            disk_start: args
+                .watch
+                .iter()
+                .filter_map(|p| Some((p.clone(), usage_kb(p)?.1)))
+                .collect(),
+            disk_killed: false,
         }
     }
 
@@ -1146,20 +1464,42 @@ impl Watch {
         }
     }
 
-    /// Every `SAMPLE_NS`: the tree's resident memory, its peak, and the
-    /// memory limit on it (everything is killed past it).
+    /// Every `SAMPLE_NS`: the tree's memory (resident and in its tmpfs),
+    /// its peak, and the memory limit on it (everything is killed past
+    /// it); its tasks; its CPUs; what it wrote to disk, and the bound on
+    /// that (everything is killed past it).
     unsafe fn sample(&mut self, args: &Args, now: u128) {
         if now >= self.next_sample {
-            let rss = tree_rss_kb();
-            self.peak_tree = self.peak_tree.max(rss);
-            if args.mem_kb > 0 && rss > args.mem_kb && !self.oom {
+            self.look(args);
+            if args.mem_kb > 0 && self.peak_tree > args.mem_kb && !self.oom {
                 self.oom = true;
                 // SAFETY: from a namespace's init, -1 is every other
                 // process of the namespace.
                 unsafe { libc::kill(-1, libc::SIGKILL) };
             }
+            if args.disk_kb > 0 && !self.disk_killed {
+                let wrote = self
+                    .disk_start
+                    .iter()
+                    .filter_map(|(p, free)| Some(free.saturating_sub(usage_kb(p)?.1)))
+                    .max()
+                    .unwrap_or(0);
+                if wrote > args.disk_kb {
+                    self.disk_killed = true;
+                    // SAFETY: as above.
+                    unsafe { libc::kill(-1, libc::SIGKILL) };
+                }
+            }
             self.next_sample = now + SAMPLE_NS;
         }
+    }
+
+    /// One [`Sample`] of the tree, folded into the peaks.
+    fn look(&mut self, args: &Args) {
+        let s = sample_tree(args, self.allowed.as_ref());
+        self.peak_tree = self.peak_tree.max(s.memory_kb);
+        self.peak_tasks = self.peak_tasks.max(s.tasks);
+        self.widened |= s.widened;
     }
 
     /// Past the timeout, or past a stop request's grace period, everything
@@ -1227,10 +1567,18 @@ impl Watch {
     /// The command has ended: whatever still runs in the namespace escaped
     /// it. Count it, kill it, reap it (so its CPU time is in our
     /// RUSAGE_CHILDREN).
-    unsafe fn clear_the_namespace(&mut self) -> Aftermath {
+    unsafe fn clear_the_namespace(&mut self, args: &Args) -> Aftermath {
         // SAFETY: see the steps.
         unsafe {
-            let (leftovers, walked) = self.kill_leftovers();
+            let (leftovers, walked) = self.kill_leftovers(args);
+            // What the tmpfs still hold after the command counts too (it
+            // is gone only with the namespace): a program that filled its
+            // /tmp past the memory limit and exited before a sample saw
+            // it went past the limit all the same.
+            self.peak_tree = self.peak_tree.max(tmpfs_used_kb(args));
+            if args.mem_kb > 0 && self.peak_tree > args.mem_kb {
+                self.oom = true;
+            }
             let tree = reap_the_tree();
             // A short-lived process may fall between two samples: the tree
             // held at least the largest peak of any one process. That
@@ -1257,12 +1605,11 @@ impl Watch {
     /// namespace descends from init, orphans are reparented to it), and
     /// neither the namespace's /proc nor kill(-1) (which walks every
     /// process of the machine) is needed.
-    unsafe fn kill_leftovers(&mut self) -> (u32, usize) {
+    unsafe fn kill_leftovers(&mut self, args: &Args) -> (u32, usize) {
         let mut leftovers = self.killed_early;
         let mut walked = 0;
         if !super::agent::no_child() {
-            let rss = tree_rss_kb();
-            self.peak_tree = self.peak_tree.max(rss);
+            self.look(args);
             let left = alive_in_namespace();
             leftovers = leftovers.max(left.len() as u32);
             if !(left.is_empty() || self.timed_out || self.oom || self.stopped) {
@@ -1277,7 +1624,7 @@ impl Watch {
 
     /// The `done` line: how the command ended, its own figures (`wait4`),
     /// and the tree's.
-    fn report_done(&self, after: &Aftermath) {
+    fn report_done(&self, args: &Args, after: &Aftermath) {
         let Aftermath {
             leftovers,
             walked,
@@ -1300,6 +1647,15 @@ impl Watch {
             }),
             oom: self.oom,
             forked_after: *walked as u32,
+            bounds: Bounds {
+                tasks: self.peak_tasks,
+                // RLIMIT_NPROC counts every process of the user on the
+                // machine, the sample only the namespace's, between
+                // samples: near the bound is at it.
+                proc_limit: args.max_procs > 0 && self.peak_tasks * 10 >= args.max_procs * 9,
+                widened: self.widened,
+                disk: self.disk_killed,
+            },
             ..own.done(*leftovers)
         }));
     }

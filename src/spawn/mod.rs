@@ -11,6 +11,7 @@ pub mod agent;
 pub mod cgroup;
 pub mod contain;
 pub mod procstat;
+pub mod proxy;
 mod report;
 
 use std::ffi::OsString;
@@ -25,6 +26,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, anyhow, bail};
 
 use procstat::Stat;
+pub use report::Bounds;
 use report::{BadReport, Report};
 
 /// Hidden first argument that turns the langbench binary into the agent.
@@ -65,8 +67,21 @@ pub struct Request {
 /// the network is a private loopback.
 #[derive(Debug, Clone, Default)]
 pub struct Sandbox {
-    /// Writable, at their own paths (the build directory).
+    /// Writable host directories, at their own paths, owned by the
+    /// command's user: the build directory (HOME is in it) and a `prepare`
+    /// step's private copy of its program's directory. What is written
+    /// there is bounded by [`Limits::disk_kb`].
     pub writable: Vec<PathBuf>,
+    /// Persistent writable directories bound into HOME (host directory,
+    /// place in the sandbox): the variant's toolchain caches.
+    pub caches: Vec<(PathBuf, PathBuf)>,
+    /// Read-only directories of the real home bound into HOME (host
+    /// directory, place in the sandbox): toolchains their launchers find
+    /// through HOME (`~/.rustup`).
+    pub home_dirs: Vec<(PathBuf, PathBuf)>,
+    /// A network namespace to join instead of a fresh one (a `prepare`
+    /// step's, where langbench's registry proxy listens).
+    pub netns: Option<PathBuf>,
     /// Readable even if they lie in the machine's /tmp (the command's
     /// working directory, the languages file's directory).
     pub readable: Vec<PathBuf>,
@@ -100,6 +115,45 @@ pub struct Containment {
     /// Why containment is off although `--no-sandbox` was not given (the
     /// kernel refused the namespaces).
     pub fallback: Option<String>,
+    /// The bounds of a sandboxed run (see [`Bounds`]'s counterpart,
+    /// [`Limits`]).
+    pub limits: Limits,
+}
+
+/// The resources a sandboxed run may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The user and group sandboxed commands run as when langbench is
+    /// root: never the host's root (`None` without root: the user's own,
+    /// in a user namespace).
+    pub ids: Option<(u32, u32)>,
+    /// Size of each private tmpfs (/tmp, /dev/shm), KB; what they hold
+    /// counts as the tree's memory.
+    pub tmpfs_kb: u64,
+    /// Processes and threads (RLIMIT_NPROC, which counts the user's on the
+    /// whole machine).
+    pub max_procs: u64,
+    /// What a run may write to the host directories it can write (its
+    /// build directory, its caches, a prepared copy), KB, watched on their
+    /// filesystem's free space.
+    pub disk_kb: u64,
+}
+
+/// The unprivileged user and group root's sandboxed commands run as:
+/// `nobody` and `nogroup` on Debian, Ubuntu and Fedora alike.
+pub const SANDBOX_IDS: (u32, u32) = (65534, 65534);
+
+impl Default for Limits {
+    fn default() -> Self {
+        // SAFETY: geteuid cannot fail.
+        let root = unsafe { libc::geteuid() } == 0;
+        Limits {
+            ids: root.then_some(SANDBOX_IDS),
+            tmpfs_kb: 2 << 20,
+            max_procs: 4096,
+            disk_kb: 4 << 20,
+        }
+    }
 }
 
 impl Containment {
@@ -113,6 +167,7 @@ impl Containment {
             memory_limit_kb: None,
             cgroup: None,
             fallback: None,
+            limits: Limits::default(),
         }
     }
 
@@ -323,6 +378,8 @@ pub struct Outcome {
     /// the command ended (a fork-walker; contained runs only, see
     /// `contain::walkers`).
     pub forked_after: u32,
+    /// What it did against the run's bounds (processes, `--cpus`, disk).
+    pub bounds: Bounds,
     pub stdout: Captured,
     pub stderr: Captured,
 }
@@ -384,8 +441,16 @@ impl Spawner {
         if !(self.containment.namespaces && self.containment.isolate) {
             return;
         }
+        if let Some((uid, gid)) = self.containment.limits.ids {
+            // The build directory is the command's; langbench (root)
+            // removes it afterwards whatever it holds.
+            let _ = std::os::unix::fs::chown(build, Some(uid), Some(gid));
+        }
         req.sandbox = Some(Sandbox {
             writable: vec![build.to_path_buf()],
+            caches: Vec::new(),
+            home_dirs: Vec::new(),
+            netns: None,
             readable: std::iter::once(req.cwd.clone())
                 .chain(req.readable.iter().cloned())
                 .collect(),
@@ -548,9 +613,41 @@ fn agent_args(
         if sb.network {
             arg(&"--net");
         }
+        let l = &c.limits;
+        if let Some((uid, gid)) = l.ids {
+            arg(&"--ids");
+            arg(&uid.to_string());
+            arg(&gid.to_string());
+        }
+        for (flag, value) in [
+            ("--tmpfs-kb", l.tmpfs_kb),
+            ("--max-procs", l.max_procs),
+            ("--disk-kb", l.disk_kb),
+        ] {
+            arg(&flag);
+            arg(&value.to_string());
+        }
+        if let Some(ns) = &sb.netns {
+            arg(&"--netns");
+            arg(ns);
+        }
         for w in &sb.writable {
             arg(&"--rw");
             arg(w);
+            arg(&"--watch");
+            arg(w);
+        }
+        for (src, dst) in &sb.caches {
+            arg(&"--bind");
+            arg(src);
+            arg(dst);
+            arg(&"--watch");
+            arg(src);
+        }
+        for (src, dst) in &sb.home_dirs {
+            arg(&"--ro-bind");
+            arg(src);
+            arg(dst);
         }
         for r in &sb.readable {
             if !sb.writable.contains(r) {

@@ -80,6 +80,21 @@ pub(crate) struct Done {
     pub escaped: bool,
     /// `forked_after` (absent: 0).
     pub forked_after: u32,
+    /// `tasks`, `proc_limit`, `widened`, `disk` (absent: 0).
+    pub bounds: Bounds,
+}
+
+/// What a contained run did against its bounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Bounds {
+    /// The most processes and threads a sample of the tree saw.
+    pub tasks: u64,
+    /// It reached the bound on processes and threads (forks failed).
+    pub proc_limit: bool,
+    /// A task of it could run outside `--cpus` (it widened its affinity).
+    pub widened: bool,
+    /// It was killed for writing more than the disk bound.
+    pub disk: bool,
 }
 
 /// A report line that could not be read.
@@ -173,6 +188,14 @@ impl fmt::Display for Done {
                 self.oom as u8, self.escaped as u8, self.forked_after
             )?;
         }
+        let b = &self.bounds;
+        if *b != Bounds::default() {
+            write!(
+                f,
+                " tasks={} proc_limit={} widened={} disk={}",
+                b.tasks, b.proc_limit as u8, b.widened as u8, b.disk as u8
+            )?;
+        }
         Ok(())
     }
 }
@@ -240,6 +263,12 @@ impl FromStr for Done {
             oom: field("oom").unwrap_or(0) != 0,
             escaped: field("escaped").unwrap_or(0) != 0,
             forked_after: field("forked_after").unwrap_or(0) as u32,
+            bounds: Bounds {
+                tasks: field("tasks").unwrap_or(0),
+                proc_limit: field("proc_limit").unwrap_or(0) != 0,
+                widened: field("widened").unwrap_or(0) != 0,
+                disk: field("disk").unwrap_or(0) != 0,
+            },
         })
     }
 }
@@ -265,6 +294,7 @@ impl Done {
             oom: self.oom,
             escaped: self.escaped,
             forked_after: self.forked_after,
+            bounds: self.bounds,
             stdout,
             stderr,
         })
@@ -289,6 +319,7 @@ mod tests {
             oom: false,
             escaped: false,
             forked_after: 0,
+            bounds: Bounds::default(),
         }
     }
 
@@ -332,6 +363,16 @@ mod tests {
                 tree: tree(),
                 escaped: true,
                 ..done(Exit::Signaled(libc::SIGKILL))
+            }),
+            Report::Done(Done {
+                tree: tree(),
+                bounds: Bounds {
+                    tasks: 4000,
+                    proc_limit: true,
+                    widened: true,
+                    disk: true,
+                },
+                ..done(Exit::Exited(0))
             }),
             // Verdicts without a tree are still written.
             Report::Done(Done {

@@ -352,7 +352,7 @@ impl Ctx<'_> {
         let port = free_port()?;
         let vars = Vars {
             port: Some(port),
-            ..v.vars(Bench::WsEcho, build).context("no ws-echo program")?
+            ..crate::step::vars(v, Bench::WsEcho, build).context("no ws-echo program")?
         };
         let mut req = v.request(v.run.expand(&vars), &v.cwd(&vars));
         req.grace = Duration::from_secs(5);
@@ -362,6 +362,13 @@ impl Ctx<'_> {
         // enter it, so the server keeps the host's network.
         self.spawner
             .isolate(&mut req, build, !crate::spawn::can_enter_netns());
+        // Its prepared copy (npm's node_modules, a built binary), read-only.
+        if let (Some(sb), Some(copy)) = (
+            req.sandbox.as_mut(),
+            crate::state::prepared_dir(v, Bench::WsEcho),
+        ) {
+            sb.readable.push(copy);
+        }
         if let Some((server_cpus, _)) = &self.split {
             req.cpus = Some(server_cpus.clone());
         }

@@ -1,0 +1,182 @@
+//! What langbench keeps per variant between runs and sessions, outside the
+//! checkout and the results: the private copies of program directories
+//! that `prepare` steps work in (issue #21), and the variants' toolchain
+//! caches (issue #22). Everything lives under one directory langbench
+//! owns: `$LANGBENCH_STATE`, else `$XDG_CACHE_HOME/langbench`, else
+//! `~/.cache/langbench`. A sandboxed command can write only its own
+//! variant's part of it, owned by the sandbox's user.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use crate::bench::Bench;
+use crate::config::Variant;
+
+/// The directory langbench keeps its per-variant state in.
+pub fn root() -> PathBuf {
+    if let Some(d) = std::env::var_os("LANGBENCH_STATE").filter(|d| !d.is_empty()) {
+        return PathBuf::from(d);
+    }
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    cache.join("langbench")
+}
+
+/// Where `variant`'s `prepare` steps for `bench` work: a private copy of
+/// the program's directory (`{dir}` and `{src}` of its prepare, build and
+/// run commands point there). `None` for a variant without `prepare`,
+/// whose commands use the checkout's directory, read-only.
+pub fn prepared_dir(variant: &Variant, bench: Bench) -> Option<PathBuf> {
+    if variant.prepare.is_empty() {
+        return None;
+    }
+    variant.programs.get(&bench)?;
+    Some(root().join("prepared").join(&variant.id).join(bench.name()))
+}
+
+/// The list of files the last sync copied, kept in the copy: what the
+/// checkout no longer has is removed from the copy, what the prepare step
+/// built is kept.
+const MANIFEST: &str = ".langbench-sources";
+
+/// Brings the private copy `dst` up to date with the checkout's program
+/// directory `src`: every file (symlinks copied as symlinks, never
+/// followed) written where it differs, files the checkout dropped since the
+/// last sync removed, what earlier prepare steps built kept; then the whole
+/// copy is given to `ids` (the sandbox's user) so the step may write it.
+///
+/// The copy is the sandbox's to write, so it is hostile here: a directory
+/// of it that a step replaced by a symlink (which langbench, root, would
+/// follow out of the copy) makes the whole copy start afresh.
+pub fn sync_copy(src: &Path, dst: &Path, ids: Option<(u32, u32)>) -> Result<()> {
+    let mut files = Vec::new();
+    collect(src, Path::new(""), &mut files)
+        .with_context(|| format!("cannot read {}", src.display()))?;
+    let tampered = std::fs::symlink_metadata(dst).is_ok_and(|m| !m.is_dir())
+        || files
+            .iter()
+            .chain(std::iter::once(&PathBuf::from(MANIFEST)))
+            .any(|f| !plain_parents(dst, f));
+    if tampered {
+        crate::scratch::remove_tree(dst).map_err(anyhow::Error::msg)?;
+    }
+    std::fs::create_dir_all(dst).with_context(|| format!("cannot create {}", dst.display()))?;
+    let old = std::fs::read_to_string(dst.join(MANIFEST)).unwrap_or_default();
+    for gone in old.lines().map(Path::new).filter(|p| !files.iter().any(|f| f == p)) {
+        if gone.components().all(|c| matches!(c, std::path::Component::Normal(_)))
+            && plain_parents(dst, gone)
+        {
+            let _ = std::fs::remove_file(dst.join(gone));
+        }
+    }
+    for rel in &files {
+        let (from, to) = (src.join(rel), dst.join(rel));
+        if let Some(parent) = to.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        let meta = std::fs::symlink_metadata(&from)?;
+        if meta.file_type().is_symlink() {
+            let target = std::fs::read_link(&from)?;
+            if std::fs::read_link(&to).ok().as_ref() != Some(&target) {
+                let _ = std::fs::remove_file(&to);
+                std::os::unix::fs::symlink(&target, &to)?;
+            }
+            continue;
+        }
+        let body = std::fs::read(&from)?;
+        if std::fs::symlink_metadata(&to).is_ok_and(|m| m.file_type().is_symlink())
+            || std::fs::read(&to).ok().as_ref() != Some(&body)
+        {
+            let _ = std::fs::remove_file(&to);
+            std::fs::write(&to, &body).with_context(|| format!("cannot write {}", to.display()))?;
+            std::fs::set_permissions(&to, meta.permissions())?;
+        }
+    }
+    let manifest: String = files.iter().map(|f| format!("{}\n", f.display())).collect();
+    std::fs::write(dst.join(MANIFEST), manifest)?;
+    if let Some((uid, gid)) = ids {
+        crate::scratch::chown_tree(dst, uid, gid)?;
+    }
+    Ok(())
+}
+
+/// Whether every directory between `top` and `top/rel` is a real
+/// directory (or missing), not a symlink.
+fn plain_parents(top: &Path, rel: &Path) -> bool {
+    let mut at = top.to_path_buf();
+    let parents: Vec<_> = rel.components().collect();
+    for c in &parents[..parents.len().saturating_sub(1)] {
+        at.push(c);
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if !m.is_dir() => return false,
+            Ok(_) => {}
+            Err(_) => return true,
+        }
+    }
+    true
+}
+
+/// Every file and symlink under `dir` (relative to the top), sorted.
+fn collect(top: &Path, rel: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let mut entries: Vec<_> = std::fs::read_dir(top.join(rel))?.flatten().collect();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let path = rel.join(e.file_name());
+        let t = e.file_type()?;
+        if t.is_dir() {
+            collect(top, &path, out)?;
+        } else {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sync_keeps_what_was_built_drops_what_the_checkout_dropped_and_follows_no_symlink() {
+        let t = tempfile::tempdir().unwrap();
+        let (src, dst) = (t.path().join("src"), t.path().join("dst"));
+        std::fs::create_dir_all(src.join("sub")).unwrap();
+        std::fs::write(src.join("a.txt"), "a").unwrap();
+        std::fs::write(src.join("sub/b.txt"), "b").unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", src.join("link")).unwrap();
+        sync_copy(&src, &dst, None).unwrap();
+        assert_eq!(std::fs::read_to_string(dst.join("sub/b.txt")).unwrap(), "b");
+        assert_eq!(
+            std::fs::read_link(dst.join("link")).unwrap(),
+            Path::new("/etc/passwd")
+        );
+        // A prepare step built something; the checkout dropped b and
+        // changed a.
+        std::fs::write(dst.join("built"), "x").unwrap();
+        std::fs::remove_file(src.join("sub/b.txt")).unwrap();
+        std::fs::write(src.join("a.txt"), "a2").unwrap();
+        // The copy was tampered with: a.txt is now a symlink out.
+        std::fs::remove_file(dst.join("a.txt")).unwrap();
+        std::os::unix::fs::symlink("/etc/shadow", dst.join("a.txt")).unwrap();
+        sync_copy(&src, &dst, None).unwrap();
+        assert_eq!(std::fs::read_to_string(dst.join("a.txt")).unwrap(), "a2");
+        assert!(!dst.join("a.txt").is_symlink());
+        assert!(dst.join("built").exists());
+        assert!(!dst.join("sub/b.txt").exists());
+        // A directory of the copy replaced by a symlink out: the copy
+        // starts afresh, nothing is written through it.
+        let outside = t.path().join("outside");
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(src.join("sub/c.txt"), "c").unwrap();
+        std::fs::remove_dir_all(dst.join("sub")).unwrap();
+        std::os::unix::fs::symlink(&outside, dst.join("sub")).unwrap();
+        sync_copy(&src, &dst, None).unwrap();
+        assert!(!outside.join("c.txt").exists());
+        assert_eq!(std::fs::read_to_string(dst.join("sub/c.txt")).unwrap(), "c");
+        assert!(!dst.join("built").exists(), "started afresh");
+    }
+}

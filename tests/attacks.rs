@@ -1,0 +1,810 @@
+//! Issue #21: the second round of hostile variants. Each test is an attack
+//! a contributor's pull request could hide in a program or in a
+//! `languages.toml` entry, one per class of hole the audit found (the row
+//! of the issue's table is in each test's name and comment). Every attack
+//! is harmless if it succeeds (it opens for writing without writing, reads
+//! without keeping, connects without sending), so a regression shows as a
+//! failed test, never as a damaged machine. Programs print the right
+//! answer only when every attempt failed, else what worked.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use crate::util::*;
+
+/// The python prelude every attack program starts with: `won` collects what
+/// worked, `done()` prints the verdict.
+const PRELUDE: &str = "import os, sys, socket, stat\nwon = []\n\
+def done():\n    print('; '.join(won) if won else '0 1 1000')\n";
+
+fn attack(body: &str) -> String {
+    format!("{PRELUDE}{body}\ndone()\n")
+}
+
+/// One record per variant; asserts the run was `ok` (every attempt failed)
+/// and says what worked otherwise.
+fn assert_all_refused(f: &Fixture, id: &str) -> serde_json::Value {
+    let r = records(f)[id].clone();
+    assert_eq!(r["status"], "ok", "{id}: {r}");
+    r
+}
+
+/// Files and directories a test created in the real HOME (or elsewhere on
+/// the host), removed again whatever happens; never one that was there.
+struct Created(Vec<PathBuf>);
+
+impl Created {
+    fn file(&mut self, p: &Path, body: &str, mode: u32) {
+        let mut missing = Vec::new();
+        let mut d = p.parent();
+        while let Some(dir) = d {
+            if dir.exists() {
+                break;
+            }
+            missing.push(dir.to_path_buf());
+            d = dir.parent();
+        }
+        for dir in missing.iter().rev() {
+            std::fs::create_dir(dir).unwrap();
+            self.0.push(dir.clone());
+        }
+        if p.exists() {
+            return;
+        }
+        std::fs::write(p, body).unwrap();
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+        self.0.push(p.to_path_buf());
+    }
+}
+
+impl Drop for Created {
+    fn drop(&mut self) {
+        for p in self.0.iter().rev() {
+            let _ = std::fs::remove_file(p).or_else(|_| std::fs::remove_dir(p));
+        }
+    }
+}
+
+fn root() -> bool {
+    // SAFETY: geteuid cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Row 1: the command never runs as the host's root. It opens every file
+/// of /proc/sys (and sysrq-trigger, /proc/irq, /proc/bus) for writing and
+/// writes nothing; any that opens is a kernel knob a program could turn
+/// (`kernel.core_pattern` ran a script as host root).
+#[test]
+fn row01_no_kernel_knob_opens_for_writing_and_the_command_is_not_host_root() {
+    let (_, m) = marker("a01");
+    let probe = attack(
+        r#"
+n = 0
+for top in ('/proc/sys', '/proc/irq', '/proc/bus'):
+    for d, _, files in os.walk(top):
+        for name in files:
+            try:
+                os.close(os.open(os.path.join(d, name), os.O_WRONLY))
+                n += 1
+            except OSError:
+                pass
+if n:
+    won.append(f'{n} files of /proc/sys, /proc/irq, /proc/bus open for writing')
+try:
+    os.close(os.open('/proc/sysrq-trigger', os.O_WRONLY))
+    won.append('opened /proc/sysrq-trigger')
+except OSError:
+    pass
+uid_map = open('/proc/self/uid_map').read().split()
+if os.geteuid() == 0 and uid_map[:2] == ['0', '0']:
+    won.append('runs as uid 0 of the host')
+"#,
+    );
+    let f = python_fixture(&m, &[("a01", probe)]);
+    let o = f.run(&["--timeout", "120"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_all_refused(&f, "a01");
+}
+
+/// Rows 2 and 3: a `prepare` step writes only a private copy of its
+/// program's directory: not the shared `programs/<bench>/` (another
+/// variant's program there stays as it was), not the languages file's
+/// directory; and a program path outside the languages file's directory
+/// (absolute, `..`, a symlink out) is an error naming the line.
+#[test]
+fn row02_row03_prepare_writes_only_its_own_copy_and_programs_stay_inside_the_checkout() {
+    let (_, m) = marker("a02");
+    let python = |id: &str| {
+        Entry::sh(id)
+            .flags(&format!("python3 {id}"))
+            .needs(&["python3"])
+            .version_command("python3 --version")
+            .run("python3 {src} {n}")
+            .env("LANGBENCH_TEST_MARKER", &m)
+            .program(&format!("programs/num-comb/{id}.py"))
+    };
+    // `a` rewrites its neighbour's program and drops a file next to both;
+    // `b` (run after it) must still run its own program.
+    let a = python("a").prepare(
+        "sh -c 'echo \"print(\\\"rewritten\\\")\" > {dir}/b.py; echo x > {dir}/pwned; { echo x > {dir}/../pwned-root; } 2>/dev/null; true'",
+    );
+    let b = python("b");
+    let right = format!("{RIGHT}\n");
+    let f = Fixture::new_in(
+        Path::new("/var/tmp"),
+        &languages_toml(&[a, b]),
+        &[
+            ("programs/num-comb/a.py", &right),
+            ("programs/num-comb/b.py", &right),
+        ],
+    );
+    let o = f.run(&["--timeout", "120"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let recs = records(&f);
+    assert_eq!(recs["a"]["status"], "ok", "{}", recs["a"]);
+    assert_eq!(recs["b"]["status"], "ok", "{}", recs["b"]);
+    let dir = f.path().join("programs/num-comb");
+    assert_eq!(std::fs::read_to_string(dir.join("b.py")).unwrap(), right);
+    assert!(!dir.join("pwned").exists(), "prepare wrote the shared program directory");
+    assert!(!f.path().join("programs/pwned-root").exists());
+
+    // Program paths that leave the languages file's directory: each an
+    // error naming the file and line, and `run` refuses the file before
+    // anything runs.
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("x.py"), &right).unwrap();
+    let abs = outside.path().join("x.py").display().to_string();
+    for (id, program, why) in [
+        ("abs", abs.as_str(), "an absolute path"),
+        ("up", "../x.py", "a `..` in it"),
+        ("link", "programs/link/x.py", "a symlink leads out"),
+    ] {
+        let g = Fixture::new(&python(id).program(program).toml(), &[]);
+        std::fs::create_dir_all(g.path().join("programs")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), g.path().join("programs/link")).unwrap();
+        std::fs::write(g.path().parent().unwrap().join("x.py"), &right).ok();
+        let o = langbench(&["check", "--languages", &g.languages()]);
+        let out = text(&o);
+        assert!(!o.status.success(), "{out}");
+        assert!(out.contains(&format!("variant \"{id}\"")), "{id} not named: {out}");
+        assert!(out.contains("outside") && out.contains(why), "{id}: {out}");
+        assert!(out.contains("languages.toml:"), "no file:line in {out}");
+        let o = langbench(&[
+            "run",
+            "--languages",
+            &g.languages(),
+            "--size",
+            "tiny",
+            "--runs",
+            "1",
+            "--out",
+            &g.out(),
+        ]);
+        assert!(!o.status.success(), "{}", text(&o));
+        assert!(!g.path().join("results/runs.jsonl").exists());
+    }
+}
+
+/// Row 4: `toolchains install` cannot be made to run commands: package
+/// names are validated per registry (an apt "package" that is an apt
+/// option, npm and pip specs that are URLs, paths or options), `check`
+/// reports each with its line, and install refuses before running
+/// anything.
+#[test]
+fn row04_package_names_that_are_options_urls_or_paths_are_refused() {
+    let hostile = [
+        ("apt-opt", r#"{ apt = ["-oDPkg::Pre-Invoke::=touch /tmp/pwned"] }"#),
+        ("apt-space", r#"{ apt = ["gcc tcc"] }"#),
+        ("npm-url", r#"{ npm = ["https://example.org/evil.tgz"] }"#),
+        ("npm-path", r#"{ npm = ["../evil"] }"#),
+        ("npm-opt", r#"{ npm = ["--registry=http://127.0.0.1:1/"] }"#),
+        ("npm-git", r#"{ npm = ["github:evil/pkg"] }"#),
+        ("pip-url", r#"{ pip = ["git+https://example.org/evil"] }"#),
+        ("pip-opt", r#"{ pip = ["-e ."] }"#),
+        ("pip-path", r#"{ pip = ["./evil.whl"] }"#),
+        ("pip-index", r#"{ pip = ["--index-url=http://127.0.0.1:1/ x"] }"#),
+        ("mvn-opt", r#"{ maven = ["-Dexec=x:y:1"], bin = { x = "java" } }"#),
+    ];
+    // Each entry on its own (a languages file stops at its first error).
+    for (id, install) in &hostile {
+        let f = Fixture::new(
+            &Entry::sh(id).install(install).toml(),
+            &[(&format!("programs/num-comb/{id}.sh"), "")],
+        );
+        let o = langbench(&["check", "--languages", &f.languages()]);
+        let out = text(&o);
+        assert!(!o.status.success(), "{id}: {out}");
+        assert!(out.contains("languages.toml:"), "{id}: no file:line: {out}");
+        assert!(out.contains("is not a") && out.contains("refused"), "{id}: {out}");
+    }
+    let entries: Vec<Entry> = hostile
+        .iter()
+        .map(|(id, install)| Entry::sh(id).install(install))
+        .collect();
+    let files: Vec<(String, String)> = hostile
+        .iter()
+        .map(|(id, _)| (format!("programs/num-comb/{id}.sh"), String::new()))
+        .collect();
+    let files: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let f = Fixture::new(&languages_toml(&entries), &files);
+    for id in ["apt-opt", "npm-url", "pip-opt"] {
+        let o = langbench(&[
+            "toolchains",
+            "install",
+            "--dry-run",
+            "--languages",
+            &f.languages(),
+            "--lang",
+            id,
+        ]);
+        assert!(!o.status.success(), "{id}: {}", text(&o));
+        assert!(!text(&o).contains("+ apt-get"), "{}", text(&o));
+    }
+    assert!(!Path::new("/tmp/pwned").exists());
+}
+
+/// Row 4, setup: a Maven toolchain's `setup` commands run in the sandbox,
+/// with only the toolchain being built writable: one that writes the
+/// languages file's directory fails, and installs nothing.
+#[test]
+fn row04_maven_setup_commands_run_in_the_sandbox() {
+    let (repo, _server) = tiny_maven_repository();
+    let toml = r#"
+[variant.tiny]
+language = "Sh"
+needs = ["tiny", "sh"]
+run = "sh {src} {n}"
+programs = { num-comb = "nc.sh" }
+
+[variant.tiny.install]
+maven = ["langbench.test:tiny:1.0"]
+bin = { tiny = "sh -c true" }
+setup = ["sh -c 'echo ok > {home}/built; echo x > {root}/pwned-by-setup'"]
+"#;
+    let f = Fixture::new(toml, &[("nc.sh", "")]);
+    let o = Command::new(bin())
+        .args(["toolchains", "install", "--languages", &f.languages()])
+        .env("LANGBENCH_TOOLCHAINS", f.path().join("toolchains"))
+        .env("LANGBENCH_MAVEN_REPOSITORY", &repo)
+        .env(
+            "MAVEN_OPTS",
+            format!("-Dmaven.repo.local={}", f.path().join("m2").display()),
+        )
+        .output()
+        .unwrap();
+    let out = text(&o);
+    assert!(!f.path().join("pwned-by-setup").exists(), "{out}");
+    assert!(!o.status.success(), "{out}");
+    assert!(out.contains("setup"), "{out}");
+    // The same setup without the write outside installs.
+    let ok = toml.replace("; echo x > {root}/pwned-by-setup", "");
+    std::fs::write(f.path().join("languages.toml"), ok).unwrap();
+    let o = Command::new(bin())
+        .args(["toolchains", "install", "--languages", &f.languages()])
+        .env("LANGBENCH_TOOLCHAINS", f.path().join("toolchains"))
+        .env("LANGBENCH_MAVEN_REPOSITORY", &repo)
+        .env(
+            "MAVEN_OPTS",
+            format!("-Dmaven.repo.local={}", f.path().join("m2").display()),
+        )
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+}
+
+/// A Maven repository on 127.0.0.1 holding one artifact with a right
+/// checksum (`langbench.test:tiny:1.0`).
+fn tiny_maven_repository() -> (String, std::thread::JoinHandle<()>) {
+    use sha1::{Digest, Sha1};
+    use std::io::{BufRead, BufReader, Write};
+    let pom = b"<?xml version=\"1.0\"?>\n<project xmlns=\"http://maven.apache.org/POM/4.0.0\"><modelVersion>4.0.0</modelVersion>\
+<groupId>langbench.test</groupId><artifactId>tiny</artifactId><version>1.0</version></project>\n"
+        .to_vec();
+    let jar = b"PK\x05\x06\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0".to_vec();
+    let hex = |b: &[u8]| {
+        Sha1::digest(b)
+            .iter()
+            .map(|x| format!("{x:02x}"))
+            .collect::<String>()
+            .into_bytes()
+    };
+    let base = "/langbench/test/tiny/1.0/tiny-1.0";
+    let files = vec![
+        (format!("{base}.pom"), pom.clone()),
+        (format!("{base}.pom.sha1"), hex(&pom)),
+        (format!("{base}.jar"), jar.clone()),
+        (format!("{base}.jar.sha1"), hex(&jar)),
+    ];
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let server = std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut line = String::new();
+            if reader.read_line(&mut line).is_err() {
+                continue;
+            }
+            let mut h = String::new();
+            while reader.read_line(&mut h).is_ok_and(|n| n > 2) {
+                h.clear();
+            }
+            let mut words = line.split_whitespace();
+            let (method, path) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+            let mut stream = stream;
+            match files.iter().find(|(p, _)| p == path) {
+                Some((_, body)) => {
+                    let _ = write!(
+                        stream,
+                        "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                        body.len()
+                    );
+                    if method == "GET" {
+                        let _ = stream.write_all(body);
+                    }
+                }
+                None => {
+                    let _ = write!(
+                        stream,
+                        "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                    );
+                }
+            }
+        }
+    });
+    (format!("http://127.0.0.1:{port}/"), server)
+}
+
+/// Row 5: host services on unix sockets are out of reach: socket files
+/// under /run (and /var/run) are covered, and a socket the sandbox's user
+/// may not write refuses it (a root-only one elsewhere on the host).
+#[test]
+fn row05_host_unix_sockets_are_out_of_reach() {
+    if !root() {
+        eprintln!("skipped: needs root to place sockets under /run");
+        return;
+    }
+    let (_, m) = marker("a05");
+    let run_sock = PathBuf::from(format!("/run/langbench-{m}.sock"));
+    let other = tempfile::Builder::new()
+        .prefix("langbench-a05-")
+        .tempdir_in("/var/tmp")
+        .unwrap();
+    std::fs::set_permissions(other.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let private_sock = other.path().join("private.sock");
+    let _l1 = std::os::unix::net::UnixListener::bind(&run_sock).unwrap();
+    let _l2 = std::os::unix::net::UnixListener::bind(&private_sock).unwrap();
+    std::fs::set_permissions(&run_sock, std::fs::Permissions::from_mode(0o666)).unwrap();
+    std::fs::set_permissions(&private_sock, std::fs::Permissions::from_mode(0o660)).unwrap();
+    struct Unlink(PathBuf);
+    impl Drop for Unlink {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+    let _u = Unlink(run_sock.clone());
+    let probe = attack(&format!(
+        r#"
+for p in ('{run}', '/var{run}', '{private}', '/run/dbus/system_bus_socket', '/var/run/docker.sock'):
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.connect(p)
+        won.append('connected to ' + p)
+    except OSError:
+        pass
+    s.close()
+if os.path.isdir('/run') and os.listdir('/run'):
+    won.append('listed /run: ' + ' '.join(os.listdir('/run')[:5]))
+"#,
+        run = run_sock.display(),
+        private = private_sock.display()
+    ));
+    let f = python_fixture(&m, &[("a05", probe)]);
+    let o = f.run(&["--timeout", "60"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_all_refused(&f, "a05");
+}
+
+/// Row 6: descriptors open in langbench's parent (a CI runner's, a make
+/// jobserver's) do not reach the command: a directory fd there would
+/// resolve in the host's mount namespace, writable.
+#[test]
+fn row06_inherited_descriptors_do_not_reach_the_command() {
+    let (_, m) = marker("a06");
+    let host_dir = tempfile::tempdir().unwrap();
+    let probe = attack(
+        r#"
+for fd in range(3, 64):
+    try:
+        os.fstat(fd)
+    except OSError:
+        continue
+    try:
+        os.close(os.open('pwned', os.O_WRONLY | os.O_CREAT, dir_fd=fd))
+        won.append(f'wrote through fd {fd}')
+    except OSError:
+        pass
+    won.append(f'fd {fd} is open: ' + os.readlink(f'/proc/self/fd/{fd}'))
+"#,
+    );
+    let f = python_fixture(&m, &[("a06", probe)]);
+    let dir = std::fs::File::open(host_dir.path()).unwrap();
+    let file = std::fs::File::create(host_dir.path().join("log")).unwrap();
+    use std::os::fd::AsRawFd;
+    use std::os::unix::process::CommandExt;
+    let (d, w) = (dir.as_raw_fd(), file.as_raw_fd());
+    let mut c = Command::new(bin());
+    c.args(f.run_args(&["--timeout", "60"]));
+    // SAFETY: dup2 between fork and exec, on fds this process owns.
+    unsafe {
+        c.pre_exec(move || {
+            if libc::dup2(d, 9) < 0 || libc::dup2(w, 10) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let o = c.output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert_all_refused(&f, "a06");
+    assert!(!host_dir.path().join("pwned").exists());
+}
+
+/// Row 7: what a program keeps in its private /tmp and /dev/shm is memory
+/// (tmpfs pages are in no process's RSS): it counts toward the tree's
+/// memory and `--memory-limit`, and the tmpfs is bounded.
+#[test]
+fn row07_tmpfs_files_count_as_memory_and_are_bounded() {
+    let (_, m) = marker("a07");
+    let filler = |dir: &str| {
+        format!(
+            "import os\nchunk = b'x' * (32 << 20)\nn = 0\ntry:\n    with open('{dir}/fill', 'wb') as f:\n        \
+             while n < 1200:\n            f.write(chunk); f.flush(); n += 32\nexcept OSError:\n    pass\n{RIGHT}\n"
+        )
+    };
+    let f = python_fixture(&m, &[("shm", filler("/dev/shm")), ("tmp", filler("/tmp"))]);
+    let o = f.run(&["--timeout", "120", "--memory-limit", "300"]);
+    assert!(o.status.success(), "{}", text(&o));
+    for (id, r) in records(&f) {
+        assert_eq!(r["status"], "oom", "{id}: {r}");
+        let tree = r["tree_max_rss_kb"].as_u64().unwrap_or(0);
+        assert!(tree >= 290 << 10, "{id}: tree memory {tree} KB: {r}");
+        assert!(tree < 1000 << 10, "{id}: tmpfs not bounded: {r}");
+    }
+}
+
+/// Row 8: secrets stay unreadable: root-only files of the host
+/// (/etc/shadow, a 0600 file), and the configuration and credential files
+/// of the covered home, also under a toolchain directory that is bound
+/// back (`~/.local` once `~/.local/bin` is on PATH).
+#[test]
+fn row08_secrets_of_the_host_and_the_home_stay_unreadable() {
+    let (_, m) = marker("a08");
+    let home = PathBuf::from(std::env::var("HOME").unwrap());
+    let mut created = Created(Vec::new());
+    let secret = PathBuf::from(format!("/var/tmp/langbench-{m}.secret"));
+    created.file(&secret, "token", 0o600);
+    let home_secrets = [
+        ".m2/settings.xml",
+        ".gradle/gradle.properties",
+        ".cargo/config.toml",
+        ".cargo/credentials.toml",
+        ".cabal/config",
+        ".npmrc",
+        ".local/share/langbench-secret",
+        ".config/langbench-secret",
+    ];
+    for s in home_secrets {
+        created.file(&home.join(s), "token", 0o644);
+    }
+    created.file(&home.join(".local/bin/langbench-a08"), "#!/bin/sh\n", 0o755);
+    let mut paths: Vec<String> = vec![
+        "/etc/shadow".into(),
+        "/etc/gshadow".into(),
+        secret.display().to_string(),
+    ];
+    paths.extend(home_secrets.iter().map(|s| home.join(s).display().to_string()));
+    let probe = attack(&format!(
+        r#"
+for p in {paths:?}:
+    try:
+        if open(p, 'rb').read(1):
+            won.append('read ' + p)
+    except OSError:
+        pass
+"#
+    ));
+    let f = python_fixture(&m, &[("a08", probe)]);
+    let path = format!(
+        "{}:{}",
+        home.join(".local/bin").display(),
+        std::env::var("PATH").unwrap()
+    );
+    let o = Command::new(bin())
+        .args(f.run_args(&["--timeout", "60"]))
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert_all_refused(&f, "a08");
+}
+
+/// Row 9: what a failed program printed reaches the tables as inert text
+/// (no live link, image or HTML in summary.md or report.html, no formula
+/// in a spreadsheet), and a `prepare` step cannot reach the host's
+/// loopback services.
+#[test]
+fn row09_published_text_is_inert_and_prepare_cannot_reach_the_hosts_loopback() {
+    let (_, m) = marker("a09");
+    let leak = "import sys\nsys.stderr.write('error: ![x](http://127.0.0.1:9/steal?k=secret) <img src=\"http://127.0.0.1:9/i\"> [y](http://127.0.0.1:9/l)\\n=HYPERLINK(\"http://127.0.0.1:9/c\")\\n')\nsys.exit(1)\n";
+    let f = python_fixture(&m, &[("leak", leak.to_string())]);
+    let o = f.run(&["--timeout", "60"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(records(&f)["leak"]["status"], "failed");
+    let md = std::fs::read_to_string(f.path().join("results/summary.md")).unwrap();
+    assert!(md.contains("127.0.0.1:9"), "the note is there: {md}");
+    for live in ["![x](http", "](http://127.0.0.1:9/l)"] {
+        assert!(!md.contains(live), "live {live:?} in summary.md:\n{md}");
+    }
+    assert!(
+        md.match_indices("<img").all(|(i, _)| md[..i].ends_with('\\')),
+        "an unescaped <img in summary.md:\n{md}"
+    );
+    let html = std::fs::read_to_string(f.path().join("results/report.html")).unwrap();
+    assert!(!html.contains("<img src=\"http://127.0.0.1:9"), "live <img> in report.html");
+    for csv in ["summary.csv", "runs.csv"] {
+        let mut r = csv::Reader::from_path(f.path().join("results").join(csv)).unwrap();
+        for row in r.records() {
+            for field in row.unwrap().iter() {
+                assert!(
+                    !field.starts_with(['=', '+', '@']),
+                    "a formula in {csv}: {field}"
+                );
+            }
+        }
+    }
+
+    // prepare: the registries, not the host's loopback.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let reach = Entry::sh("reach")
+        .flags("python3 reach")
+        .needs(&["python3"])
+        .version_command("python3 --version")
+        .run("python3 {src} {n}")
+        .program("programs/reach.py")
+        .prepare(&format!(
+            "python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {port}), 3)'"
+        ));
+    // The registries are reached all the same (PyPI, through langbench's
+    // proxy when langbench is root).
+    let registry = Entry::sh("registry")
+        .flags("python3 registry")
+        .needs(&["python3"])
+        .version_command("python3 --version")
+        .run("python3 {src} {n}")
+        .program("programs/registry/registry.py")
+        .prepare(
+            "python3 -m pip download -q --no-deps --no-cache-dir --disable-pip-version-check six==1.16.0 -d {dir}/wheels",
+        );
+    let right = format!("{RIGHT}\n");
+    let g = Fixture::new(
+        &languages_toml(&[reach, registry]),
+        &[
+            ("programs/reach.py", &right),
+            ("programs/registry/registry.py", &right),
+        ],
+    );
+    let o = g.run(&["--timeout", "120"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let recs = records(&g);
+    let r = &recs["reach"];
+    assert_eq!(r["status"], "failed", "prepare reached the host's loopback: {r}");
+    assert!(
+        r["detail"].as_str().unwrap_or_default().contains("Connection refused"),
+        "{r}"
+    );
+    assert!(listener.accept().is_err(), "a connection arrived");
+    assert_eq!(recs["registry"]["status"], "ok", "{}", recs["registry"]);
+}
+
+/// Row 10: device nodes: only the harmless ones (null, zero, full,
+/// random, urandom, tty, pts, shm) exist, and no device node works
+/// elsewhere (no KVM, loop devices, TUN, kernel log, raw disks).
+#[test]
+fn row10_only_harmless_devices() {
+    let (_, m) = marker("a10");
+    let probe = attack(
+        r#"
+for p, mode in (('/dev/kvm', os.O_RDWR), ('/dev/loop-control', os.O_RDWR), ('/dev/net/tun', os.O_RDWR),
+                ('/dev/kmsg', os.O_WRONLY), ('/dev/mem', os.O_RDONLY), ('/dev/port', os.O_RDONLY),
+                ('/dev/fuse', os.O_RDWR)):
+    try:
+        os.close(os.open(p, mode))
+        won.append('opened ' + p)
+    except OSError:
+        pass
+for name in os.listdir('/dev'):
+    p = '/dev/' + name
+    try:
+        if stat.S_ISBLK(os.stat(p).st_mode):
+            os.close(os.open(p, os.O_RDONLY))
+            won.append('opened the disk ' + p)
+    except OSError:
+        pass
+for p in ('/dev/null', '/dev/zero', '/dev/full', '/dev/random', '/dev/urandom'):
+    try:
+        os.close(os.open(p, os.O_RDWR))
+    except OSError as e:
+        won.append(f'cannot open {p}: {e}')
+extra = sorted(set(os.listdir('/dev')) - {'null', 'zero', 'full', 'random', 'urandom', 'tty', 'pts', 'ptmx', 'shm', 'fd', 'stdin', 'stdout', 'stderr', 'console', 'mqueue'})
+if extra:
+    won.append('/dev has ' + ' '.join(extra[:8]))
+"#,
+    );
+    let f = python_fixture(&m, &[("a10", probe)]);
+    let o = f.run(&["--timeout", "60"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_all_refused(&f, "a10");
+}
+
+/// Row 11: a run's processes and threads are bounded: a fork bomb of
+/// 5,000 idle children hits the bound, is flagged with a note that says
+/// so, and does not wait for the timeout.
+#[test]
+fn row11_a_fork_bomb_hits_the_process_bound_and_is_flagged() {
+    let (_, m) = marker("a11");
+    let bomb = Entry::sh("bomb")
+        .env("LANGBENCH_TEST_MARKER", &m)
+        .program("programs/bomb.sh");
+    let body = "i=0\nwhile [ $i -lt 5000 ]; do sleep 100 & i=$((i+1)); done\necho '0 1 1000'\n";
+    let f = Fixture::new(&bomb.toml(), &[("programs/bomb.sh", body)]);
+    let t = Instant::now();
+    let o = f.run(&["--timeout", "120"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(t.elapsed() < Duration::from_secs(90), "{:?}", t.elapsed());
+    let r = &records(&f)["bomb"];
+    assert_ne!(r["status"], "ok", "{r}");
+    let detail = r["detail"].as_str().unwrap_or_default();
+    assert!(detail.contains("process limit"), "{r}");
+    assert_nothing_left(&m);
+}
+
+/// Row 12: the build directory is bounded (a program cannot fill the
+/// host's disk), and nothing a run leaves, however deep, outlives it.
+#[test]
+fn row12_the_build_directory_is_bounded_and_leaves_nothing() {
+    let (_, m) = marker("a12");
+    let fill = "import os\nchunk = b'x' * (32 << 20)\nn = 0\nwith open('big', 'wb') as f:\n    \
+        while n < 3000:\n        f.write(chunk); f.flush(); os.fsync(f.fileno()); n += 32\nprint('0 1 1000')\n";
+    let deep = "import os\nfor i in range(30000):\n    os.mkdir('d')\n    os.chdir('d')\nprint('0 1 1000')\n";
+    let f = python_fixture(&m, &[("fill", fill.into()), ("deep", deep.into())]);
+    let tmp = tempfile::tempdir().unwrap();
+    let o = Command::new(bin())
+        .args(f.run_args(&["--timeout", "300", "--disk-limit", "1024"]))
+        .env("TMPDIR", tmp.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let recs = records(&f);
+    let fill = &recs["fill"];
+    assert_eq!(fill["status"], "failed", "{fill}");
+    assert!(
+        fill["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("writing more than 1024 MB"),
+        "{fill}"
+    );
+    assert!(fill["wall_s"].as_f64().unwrap() < 60.0, "{fill}");
+    assert_eq!(recs["deep"]["status"], "ok", "{}", recs["deep"]);
+    // Nothing of either run is left in the scratch area.
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+/// Row 13: in a fresh checkout (no `--out`, no `results/` yet) the
+/// default results directory is hidden from the very first run on: the
+/// second run cannot read the first one's records.
+#[test]
+fn row13_the_default_results_directory_is_hidden_from_the_first_run() {
+    let (_, m) = marker("a13");
+    let probe = attack(
+        r#"
+for d, _, files in os.walk(os.environ['LANGBENCH_A13']):
+    if 'runs.jsonl' in files:
+        won.append('read ' + os.path.join(d, 'runs.jsonl'))
+"#,
+    );
+    let f = python_fixture(&m, &[("one", probe.clone()), ("two", probe)]);
+    let toml = std::fs::read_to_string(f.path().join("languages.toml")).unwrap();
+    let toml = toml.replace(
+        "env = {",
+        &format!(
+            "env = {{ LANGBENCH_A13 = {:?},",
+            f.path().join("results").display().to_string()
+        ),
+    );
+    std::fs::write(f.path().join("languages.toml"), toml).unwrap();
+    let o = Command::new(bin())
+        .args(["run", "--languages", "languages.toml", "--size", "tiny", "--runs", "1"])
+        .current_dir(f.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let runs = std::fs::read_dir(f.path().join("results"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path().join("runs.jsonl"))
+        .find(|p| p.exists())
+        .expect("a default results directory");
+    let text_runs = std::fs::read_to_string(&runs).unwrap();
+    let statuses: Vec<serde_json::Value> = text_runs
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for r in &statuses {
+        assert_eq!(r["status"], "ok", "{r}");
+    }
+    assert_eq!(statuses.len(), 2);
+}
+
+/// Row 15: a program that widens its own CPU affinity past `--cpus` is
+/// noticed and flagged.
+#[test]
+fn row15_leaving_cpus_is_flagged() {
+    if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
+        eprintln!("skipped: needs 2 CPUs");
+        return;
+    }
+    let (_, m) = marker("a15");
+    let wide = format!(
+        "import os, time\nos.sched_setaffinity(0, set(range(os.cpu_count())))\n\
+         t = time.time()\nwhile time.time() - t < 0.5: pass\n{RIGHT}\n"
+    );
+    let f = python_fixture(&m, &[("wide", wide), ("narrow", format!("{RIGHT}\n"))]);
+    let o = f.run(&["--timeout", "60", "--cpus", "1"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let recs = records(&f);
+    assert_eq!(recs["narrow"]["status"], "ok", "{}", recs["narrow"]);
+    let r = &recs["wide"];
+    assert_eq!(r["status"], "escaped", "{r}");
+    assert!(
+        r["detail"].as_str().unwrap_or_default().contains("--cpus"),
+        "{r}"
+    );
+}
+
+/// `finished_at` is when the run finished, not when it started.
+#[test]
+fn finished_at_is_stamped_after_the_run() {
+    let (_, m) = marker("fin");
+    let slow = format!("import time\ntime.sleep(2.5)\n{RIGHT}\n");
+    let f = python_fixture(&m, &[("slow", slow)]);
+    let o = f.run(&["--timeout", "60"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let r = &records(&f)["slow"];
+    let session: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(f.path().join("results/sessions.jsonl"))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    let t = |v: &serde_json::Value| {
+        chrono::DateTime::parse_from_rfc3339(v.as_str().unwrap())
+            .unwrap()
+            .timestamp()
+    };
+    assert!(
+        t(&r["finished_at"]) - t(&session["started_at"]) >= 2,
+        "{r} / {session}"
+    );
+}
