@@ -23,4 +23,33 @@ fn main() {
         println!("cargo:rustc-link-arg-bins=-no-pie");
     }
     println!("cargo:rerun-if-changed=build.rs");
+    git_revision();
+}
+
+/// `LANGBENCH_GIT_REV`: the checkout's short revision, recorded with every
+/// run (`record::langbench_version`); empty outside a git checkout (a
+/// crates.io or tarball build). Rebuilt when HEAD moves.
+fn git_revision() {
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let rev = git(&["rev-parse", "--short=12", "HEAD"]).unwrap_or_default();
+    if let Some(dir) = git(&["rev-parse", "--git-dir"]) {
+        println!("cargo:rerun-if-changed={dir}/HEAD");
+        if let Some(r) = git(&["symbolic-ref", "-q", "HEAD"]) {
+            println!("cargo:rerun-if-changed={dir}/{r}");
+        }
+        if let Some(common) = git(&["rev-parse", "--git-common-dir"]) {
+            println!("cargo:rerun-if-changed={common}/packed-refs");
+            if let Some(r) = git(&["symbolic-ref", "-q", "HEAD"]) {
+                println!("cargo:rerun-if-changed={common}/{r}");
+            }
+        }
+    }
+    println!("cargo:rustc-env=LANGBENCH_GIT_REV={rev}");
 }

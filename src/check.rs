@@ -217,7 +217,9 @@ fn check_variant(
             continue;
         }
         ran = true;
-        if let Err(e) = step::prepare(spawner, v, bench, opts.timeout) {
+        let caches =
+            crate::state::Caches::of(v, "check", false, spawner.containment.limits.ids).ok();
+        if let Err(e) = step::prepare(spawner, v, bench, opts.timeout, caches.as_ref()) {
             report.problems.push(problem(
                 file.clone(),
                 v.line,
@@ -292,10 +294,11 @@ fn run_program(
         .map_err(|e| Wrong::Failed(format!("cannot create a build directory: {e:#}")))?;
     let vars = crate::config::Vars {
         n: Some(n),
-        ..step::vars(v, bench, build.path())
-            .ok_or_else(|| Wrong::Failed("no program".into()))?
+        ..step::vars(v, bench, build.path()).ok_or_else(|| Wrong::Failed("no program".into()))?
     };
     let copy = crate::state::prepared_dir(v, bench);
+    // Its own caches, apart from the measured runs' (keyed by no version).
+    let caches = crate::state::Caches::of(v, "check", false, spawner.containment.limits.ids).ok();
     let cwd = v.cwd(&vars);
     let steps = v
         .build
@@ -313,6 +316,7 @@ fn run_program(
             scratch: build.path(),
             program_copy: copy.as_deref(),
             prepare: None,
+            caches: caches.as_ref(),
         }
         .execute(spawner)
         .map_err(|e| Wrong::Failed(format!("cannot start `{}`: {e:#}", t.text)))?;

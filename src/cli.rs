@@ -103,9 +103,10 @@ impl Cli {
         }
         // The default results directory, existing or not yet (a first
         // run in a fresh checkout creates it before any command starts).
-        containment
-            .hide
-            .extend(std::path::absolute("results").ok());
+        containment.hide.extend(std::path::absolute("results").ok());
+        // langbench's state (every variant's caches and prepared copies):
+        // a command sees only its own.
+        containment.masks.push(crate::state::root());
         let exe = std::env::current_exe().context("cannot locate the langbench executable")?;
         containment.fall_back_if_refused(&exe);
         Ok(Spawner::current()?.with_containment(containment))
@@ -207,6 +208,12 @@ pub struct RunArgs {
     /// Ctrl-C, a crash, or to finish an edition over several sittings).
     #[arg(long)]
     pub resume: bool,
+    /// Start every run from empty toolchain caches (measure builds from
+    /// scratch). By default each variant keeps its caches between runs and
+    /// sessions, so its first run may be cold and the next ones warm, as a
+    /// person's are (`toolchains clear-caches` empties them).
+    #[arg(long)]
+    pub cold_caches: bool,
     #[command(flatten)]
     pub ws: WsArgs,
 }
@@ -250,6 +257,7 @@ impl RunArgs {
             view,
             shard: self.shard.map(|s| s.to_string()),
             cpus: self.cpus.as_ref().map(|c| c.0.clone()),
+            cold_caches: self.cold_caches,
         })
     }
 }
@@ -427,6 +435,20 @@ pub enum ToolchainsAction {
     /// variant of the languages file uses any more, such as the versions an
     /// upgrade replaced.
     Prune(PruneArgs),
+    /// Empty the variants' toolchain caches (kept by langbench between runs
+    /// so runs start warm, as a person's do): their next run starts cold.
+    ClearCaches(ClearCachesArgs),
+}
+
+/// `langbench toolchains clear-caches`.
+#[derive(clap::Args)]
+pub struct ClearCachesArgs {
+    /// Only these variant ids' caches (repeatable; default: every variant's).
+    #[arg(long = "lang", value_name = "ID")]
+    pub lang: Vec<String>,
+    /// Name what would be removed, remove nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// `langbench toolchains prune`.

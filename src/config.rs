@@ -142,6 +142,8 @@ struct RawToolchain {
     install: Option<Spanned<Install>>,
     #[serde(default)]
     env: BTreeMap<String, String>,
+    caches: Option<Spanned<Vec<String>>>,
+    home: Option<Spanned<Vec<String>>>,
 }
 
 #[derive(Deserialize)]
@@ -167,6 +169,8 @@ struct RawVariant {
     install: Option<Spanned<Install>>,
     #[serde(default)]
     aliases: Vec<Alias>,
+    caches: Option<Spanned<Vec<String>>>,
+    home: Option<Spanned<Vec<String>>>,
 }
 
 /// Another name under which a published edition listed a variant: its
@@ -249,10 +253,30 @@ impl Install {
             Regex::new(r"^[A-Za-z0-9_][A-Za-z0-9._:\-]*$").expect("valid regex")
         });
         let lists: [(&str, &[String], &Regex, &str); 4] = [
-            ("apt", &self.apt, &APT, "a Debian package name (`name`, `name:arch`, `name=version`)"),
-            ("npm", &self.npm, &NPM, "an npm package name, optionally `@version` (`hermes-engine-cli@0.12.0`, `@scope/name`)"),
-            ("pip", &self.pip, &PIP, "a PyPI project name with optional extras and version (`nuitka==2.5`, `name[extra]>=1`)"),
-            ("maven", &self.maven, &MAVEN, "a Maven coordinate (`group:artifact:version[:type]`)"),
+            (
+                "apt",
+                &self.apt,
+                &APT,
+                "a Debian package name (`name`, `name:arch`, `name=version`)",
+            ),
+            (
+                "npm",
+                &self.npm,
+                &NPM,
+                "an npm package name, optionally `@version` (`hermes-engine-cli@0.12.0`, `@scope/name`)",
+            ),
+            (
+                "pip",
+                &self.pip,
+                &PIP,
+                "a PyPI project name with optional extras and version (`nuitka==2.5`, `name[extra]>=1`)",
+            ),
+            (
+                "maven",
+                &self.maven,
+                &MAVEN,
+                "a Maven coordinate (`group:artifact:version[:type]`)",
+            ),
         ];
         for (field, list, re, what) in lists {
             for p in list.iter() {
@@ -502,6 +526,13 @@ pub struct Variant {
     pub run: Template,
     pub prepare: Vec<Template>,
     pub env: BTreeMap<String, String>,
+    /// Where its toolchain caches, under HOME (`.cache/go-build`): each a
+    /// persistent directory of the variant's, so its runs start warm as a
+    /// person's second `go run` does (see `state`).
+    pub caches: Vec<PathBuf>,
+    /// Directories of the real home its toolchain reads through HOME
+    /// (`.rustup`), bound read-only into the sandbox's HOME.
+    pub home_dirs: Vec<PathBuf>,
     cwd: Option<String>,
     pub note: Option<String>,
     pub library: Option<String>,
@@ -550,6 +581,7 @@ impl Variant {
         }
         let mut req = crate::spawn::Request::new(argv, cwd);
         req.readable = vec![self.root.clone()];
+        req.home_dirs = self.home_dirs.clone();
         if let (Some(home), Some(bin)) = (&self.maven_home, &bin) {
             req.readable.push(home.clone());
             if !self.env.contains_key("PATH") {
@@ -738,6 +770,8 @@ struct Shared<'a> {
     version_regex: Option<(&'a str, usize)>,
     install: Option<&'a Install>,
     env: Option<&'a BTreeMap<String, String>>,
+    caches: Option<&'a Spanned<Vec<String>>>,
+    home: Option<&'a Spanned<Vec<String>>>,
 }
 
 impl<'a> Shared<'a> {
@@ -756,6 +790,8 @@ impl<'a> Shared<'a> {
                 .map(|s| (s.get_ref().as_str(), s.span().start)),
             install: t.install.as_ref().map(|s| s.get_ref()),
             env: Some(&t.env),
+            caches: t.caches.as_ref(),
+            home: t.home.as_ref(),
         }
     }
 }
@@ -794,8 +830,8 @@ impl Languages {
                     .validate_packages()
                     .and_then(|()| crate::maven::validate(i.get_ref().maven_spec(&ctx.root)))
                     .map_err(|m| {
-                    ctx.err(i.span().start, None, format!("toolchain {name:?}: {m}"))
-                })?;
+                        ctx.err(i.span().start, None, format!("toolchain {name:?}: {m}"))
+                    })?;
             }
         }
         let mut seen: BTreeMap<String, usize> = BTreeMap::new();
@@ -1206,8 +1242,12 @@ fn resolve_variant(
         library,
         install: raw_install,
         aliases,
+        caches: raw_caches,
+        home: raw_home,
         ..
     } = v;
+    let caches = home_paths(ctx, &id, "caches", raw_caches.as_ref(), shared.caches)?;
+    let home_dirs = home_paths(ctx, &id, "home", raw_home.as_ref(), shared.home)?;
     let build = templates(ctx, &id, build)?;
     let prepare = templates(ctx, &id, prepare)?;
     let cwd = match &raw_cwd {
@@ -1291,6 +1331,8 @@ fn resolve_variant(
         run,
         prepare: prepare.into_iter().map(|(t, _)| t).collect(),
         env,
+        caches,
+        home_dirs,
         cwd,
         note,
         library,
@@ -1301,6 +1343,77 @@ fn resolve_variant(
         line: ctx.lines.position(ctx.text, entry).0,
         root: ctx.root.clone(),
     })
+}
+
+/// Directories of a home a sandboxed command may not be given: keys,
+/// tokens and every program's settings (`home`), or the real home itself.
+const SECRET_HOME_DIRS: &[&str] = &[
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".docker",
+    ".config",
+    ".local",
+    ".cache",
+    ".netrc",
+    ".npmrc",
+    ".pypirc",
+    ".m2",
+    ".gradle",
+    ".cargo",
+    ".git-credentials",
+    ".password-store",
+];
+
+/// `caches` or `home` (`what`): the variant's list, else its toolchain's,
+/// as paths relative to HOME. Each entry is `~/` and a relative path
+/// without `..`; a `home` entry is none of `SECRET_HOME_DIRS` (nor inside
+/// one).
+fn home_paths(
+    ctx: &mut Ctx,
+    id: &str,
+    what: &str,
+    own: Option<&Spanned<Vec<String>>>,
+    shared: Option<&Spanned<Vec<String>>>,
+) -> Result<Vec<PathBuf>, ConfigError> {
+    if let (Some(o), Some(t)) = (own, shared)
+        && o.get_ref() == t.get_ref()
+    {
+        ctx.delete_line(o.span().start, id, what, "equals the toolchain's");
+    }
+    let Some(list) = own.or(shared) else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for entry in list.get_ref() {
+        let bad = |why: &str| {
+            ctx.err(
+                list.span().start,
+                Some(id),
+                format!("`{what}` entry {entry:?} {why} (write `~/` and a path under HOME, e.g. \"~/.cache/go-build\")"),
+            )
+        };
+        let Some(rel) = entry.strip_prefix("~/") else {
+            return Err(bad("does not start with `~/`"));
+        };
+        let rel = Path::new(rel);
+        if rel.as_os_str().is_empty()
+            || !rel
+                .components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)))
+        {
+            return Err(bad("is not a plain path under HOME (no `..`, `.` or `//`)"));
+        }
+        if what == "home" && SECRET_HOME_DIRS.iter().any(|s| rel.starts_with(s)) {
+            return Err(bad(
+                "is a directory of keys, tokens or settings that no sandboxed command may read",
+            ));
+        }
+        out.push(rel.to_path_buf());
+    }
+    Ok(out)
 }
 
 /// `run`: the variant's, else `<flags> {src} {n}` for the CPU benchmarks.

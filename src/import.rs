@@ -208,7 +208,7 @@ fn session(opts: &Options, cpu: bool) -> SessionRecord {
         schema: SCHEMA,
         session: session_id(opts),
         started_at: now_rfc3339(),
-        langbench_version: env!("CARGO_PKG_VERSION").to_string(),
+        langbench_version: crate::record::langbench_version(),
         command_line: opts.command_line.clone(),
         size,
         runs: opts.runs,

@@ -101,6 +101,9 @@ fn real_main() -> Result<ExitCode> {
         Command::Toolchains {
             action: ToolchainsAction::Prune(a),
         } => toolchain::prune_command(&a.languages.load()?.select(&[])?, a.dry_run),
+        Command::Toolchains {
+            action: ToolchainsAction::ClearCaches(a),
+        } => langbench::state::clear_caches(&a.lang, a.dry_run),
         Command::Import(a) => import::command(&a.languages.load()?, &a.options()),
         Command::Compare(a) => {
             let (langs, out) = (a.languages.load()?, a.out.as_deref());

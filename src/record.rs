@@ -329,6 +329,17 @@ pub struct VariantInfo {
     pub programs: Vec<Bench>,
 }
 
+/// langbench's version as records store it: the crate's version, with the
+/// git revision it was built from when built from a checkout
+/// (`0.1.0 (1f30ee3a9c2d)`).
+pub fn langbench_version() -> String {
+    let version = env!("CARGO_PKG_VERSION");
+    match env!("LANGBENCH_GIT_REV") {
+        "" => version.to_string(),
+        rev => format!("{version} ({rev})"),
+    }
+}
+
 /// Now, as stored in records.
 pub fn now_rfc3339() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)

@@ -58,7 +58,8 @@ pub fn remove_tree(top: &Path) -> Result<(), String> {
         Err(e) => return Err(format!("cannot remove {}: {e}", top.display())),
     };
     if !meta.is_dir() {
-        return std::fs::remove_file(top).map_err(|e| format!("cannot remove {}: {e}", top.display()));
+        return std::fs::remove_file(top)
+            .map_err(|e| format!("cannot remove {}: {e}", top.display()));
     }
     let fail = |what: &str| {
         format!(

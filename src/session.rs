@@ -52,7 +52,7 @@ pub fn begin_session(
         schema: SCHEMA,
         session: session.clone(),
         started_at: now_rfc3339(),
-        langbench_version: env!("CARGO_PKG_VERSION").to_string(),
+        langbench_version: crate::record::langbench_version(),
         command_line: params.command_line.to_vec(),
         size: params.size,
         runs: params.runs,

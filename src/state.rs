@@ -38,6 +38,143 @@ pub fn prepared_dir(variant: &Variant, bench: Bench) -> Option<PathBuf> {
     Some(root().join("prepared").join(&variant.id).join(bench.name()))
 }
 
+/// A variant's toolchain caches for one toolchain version: one persistent
+/// directory per `caches` entry, bound at that place in the sandbox's HOME
+/// for each of its runs (and `prepare` steps), so that the first run may be
+/// cold and the next ones are warm, exactly as by hand. Only the variant's
+/// own commands see them (the state directory is covered in every
+/// sandbox), owned by the sandbox's user.
+#[derive(Debug, Clone)]
+pub struct Caches {
+    /// (host directory, path under HOME).
+    pub dirs: Vec<(PathBuf, PathBuf)>,
+}
+
+impl Caches {
+    /// The caches of `variant` at toolchain `version` (none when it
+    /// declares none, or with `cold`: every run from empty caches, as
+    /// `--cold-caches` asks), created and given to `ids`.
+    pub fn of(
+        variant: &Variant,
+        version: &str,
+        cold: bool,
+        ids: Option<(u32, u32)>,
+    ) -> Result<Caches> {
+        if cold || variant.caches.is_empty() {
+            return Ok(Caches { dirs: Vec::new() });
+        }
+        let base = variant_caches(&variant.id).join(version_slug(version));
+        let mut dirs = Vec::new();
+        for rel in &variant.caches {
+            let host = base.join("home").join(rel);
+            std::fs::create_dir_all(&host)
+                .with_context(|| format!("cannot create the cache {}", host.display()))?;
+            if let Some((uid, gid)) = ids {
+                std::os::unix::fs::lchown(&host, Some(uid), Some(gid))
+                    .with_context(|| format!("cannot chown {}", host.display()))?;
+            }
+            dirs.push((host, rel.clone()));
+        }
+        Ok(Caches { dirs })
+    }
+
+    /// Whether a run starting now starts cold (every cache empty) or warm;
+    /// `None` without caches.
+    pub fn start(&self) -> Option<crate::record::CacheStart> {
+        if self.dirs.is_empty() {
+            return None;
+        }
+        let empty = self
+            .dirs
+            .iter()
+            .all(|(host, _)| std::fs::read_dir(host).map_or(true, |mut d| d.next().is_none()));
+        Some(if empty {
+            crate::record::CacheStart::Cold
+        } else {
+            crate::record::CacheStart::Warm
+        })
+    }
+}
+
+/// Every cache of a variant (all toolchain versions).
+pub fn variant_caches(id: &str) -> PathBuf {
+    root().join("caches").join(id)
+}
+
+/// A version as a directory name: `1.26.8`, `unknown` when there is none.
+fn version_slug(version: &str) -> String {
+    let s: String = version
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-+".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    if s.is_empty() { "unknown".into() } else { s }
+}
+
+/// `langbench toolchains clear-caches`: removes the caches of `ids` (every
+/// variant's when empty), saying what and how much; the next run of each
+/// starts cold.
+pub fn clear_caches(ids: &[String], dry_run: bool) -> Result<std::process::ExitCode> {
+    let dir = root().join("caches");
+    let mut targets: Vec<PathBuf> = if ids.is_empty() {
+        std::fs::read_dir(&dir)
+            .map(|d| d.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default()
+    } else {
+        ids.iter()
+            .map(|id| variant_caches(id))
+            .filter(|p| p.exists())
+            .collect()
+    };
+    targets.sort();
+    if targets.is_empty() {
+        eprintln!("no caches to clear in {}", dir.display());
+        return Ok(std::process::ExitCode::SUCCESS);
+    }
+    let verb = if dry_run { "would clear" } else { "cleared" };
+    let mut failed = false;
+    for t in &targets {
+        let mb = du_bytes(t) as f64 / 1e6;
+        if !dry_run && let Err(e) = crate::scratch::remove_tree(t) {
+            eprintln!("error: {e}");
+            failed = true;
+            continue;
+        }
+        eprintln!("{verb} {} ({mb:.0} MB)", t.display());
+    }
+    Ok(if failed {
+        std::process::ExitCode::from(1)
+    } else {
+        std::process::ExitCode::SUCCESS
+    })
+}
+
+/// Bytes under `p` (files, not following symlinks); iterative, so depth
+/// cannot exhaust the stack.
+fn du_bytes(p: &Path) -> u64 {
+    let mut total = 0;
+    let mut todo = vec![p.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            match e.file_type() {
+                Ok(t) if t.is_dir() => todo.push(e.path()),
+                Ok(_) => total += e.metadata().map_or(0, |m| m.len()),
+                Err(_) => {}
+            }
+        }
+    }
+    total
+}
+
 /// The list of files the last sync copied, kept in the copy: what the
 /// checkout no longer has is removed from the copy, what the prepare step
 /// built is kept.
@@ -66,8 +203,14 @@ pub fn sync_copy(src: &Path, dst: &Path, ids: Option<(u32, u32)>) -> Result<()> 
     }
     std::fs::create_dir_all(dst).with_context(|| format!("cannot create {}", dst.display()))?;
     let old = std::fs::read_to_string(dst.join(MANIFEST)).unwrap_or_default();
-    for gone in old.lines().map(Path::new).filter(|p| !files.iter().any(|f| f == p)) {
-        if gone.components().all(|c| matches!(c, std::path::Component::Normal(_)))
+    for gone in old
+        .lines()
+        .map(Path::new)
+        .filter(|p| !files.iter().any(|f| f == p))
+    {
+        if gone
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)))
             && plain_parents(dst, gone)
         {
             let _ = std::fs::remove_file(dst.join(gone));

@@ -13,6 +13,7 @@ use crate::config::{Variant, Vars};
 use crate::signals;
 use crate::spawn::proxy::Proxy;
 use crate::spawn::{Exit, Outcome, Spawner};
+use crate::state::Caches;
 
 /// One command of a variant, ready to start.
 pub struct Step<'a> {
@@ -31,6 +32,8 @@ pub struct Step<'a> {
     /// A `prepare` step: the registry proxy its network goes through
     /// (`None`: the host's network, where no proxy can be made).
     pub prepare: Option<Option<&'a Proxy>>,
+    /// The variant's persistent toolchain caches (none: a fresh HOME).
+    pub caches: Option<&'a Caches>,
 }
 
 impl Step<'_> {
@@ -40,6 +43,9 @@ impl Step<'_> {
         let mut req = self.variant.request(self.argv, self.cwd);
         req.timeout = Some(self.timeout);
         req.cpus = self.cpus.map(<[usize]>::to_vec);
+        if let Some(c) = self.caches {
+            req.caches = c.dirs.clone();
+        }
         // A `prepare` step installs dependencies into its copy of the
         // program's directory (npm ci, pip, go build -o {dir}/bin): it gets
         // that copy writable and the package registries through
@@ -86,7 +92,11 @@ pub fn prepare(
     variant: &Variant,
     bench: Bench,
     timeout: Duration,
+    caches: Option<&Caches>,
 ) -> Result<(), String> {
+    if variant.prepare.is_empty() {
+        return Ok(());
+    }
     let dir = crate::scratch::dir("prepare").map_err(|e| format!("{e:#}"))?;
     let copy = crate::state::prepared_dir(variant, bench).ok_or("no program")?;
     let checkout = variant
@@ -117,6 +127,7 @@ pub fn prepare(
             scratch: dir.path(),
             program_copy: Some(&copy),
             prepare: Some(proxy.as_ref()),
+            caches,
         }
         .execute(spawner)
         .map_err(|e| format!("prepare `{}`: {e:#}", t.text))?;

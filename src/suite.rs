@@ -22,7 +22,8 @@ use crate::record::{Origin, RunRecord, SCHEMA, Status, VariantInfo, now_rfc3339}
 use crate::report::{Summary, thousands};
 use crate::session::{SessionParams, begin_session};
 use crate::signals::{finish, install_interrupt_handler, interrupted};
-use crate::spawn::{Limits, Exit, Outcome, Spawner};
+use crate::spawn::{Exit, Limits, Outcome, Spawner};
+use crate::state::Caches;
 use crate::step::{self, Step, stderr_tail};
 use crate::store::Store;
 use crate::verify;
@@ -44,6 +45,9 @@ pub struct Options {
     pub shard: Option<String>,
     /// Pin every measured process to these CPUs.
     pub cpus: Option<Vec<usize>>,
+    /// Every run from empty toolchain caches (`--cold-caches`): builds
+    /// from scratch, instead of a person's warm second run.
+    pub cold_caches: bool,
 }
 
 /// How many runs a cell gets.
@@ -187,7 +191,7 @@ pub fn benchmark(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Re
         started: Instant::now(),
     };
     for (k, &(i, bench)) in cells.iter().enumerate() {
-        let ctx = CellCtx {
+        let mut ctx = CellCtx {
             spawner,
             variant: variants[i],
             info: &infos[i],
@@ -195,6 +199,7 @@ pub fn benchmark(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Re
             size: opts.size,
             session: &session,
             cpus: opts.cpus.as_deref(),
+            caches: None,
         };
         let label = format!(
             "[{}/{}] {} · {bench} N={}",
@@ -203,7 +208,7 @@ pub fn benchmark(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Re
             ctx.variant.id,
             thousands(ctx.n())
         );
-        if suite.cell(&ctx, &label)?.is_break() {
+        if suite.cell(&mut ctx, &label)?.is_break() {
             break;
         }
     }
@@ -312,7 +317,7 @@ impl Suite<'_> {
     /// One cell: skipped when `--resume` finds it complete, one record when
     /// its toolchain is missing or its `prepare` fails, else its runs.
     /// `Break` after Ctrl-C.
-    fn cell(&self, ctx: &CellCtx, label: &str) -> Result<ControlFlow<()>> {
+    fn cell(&self, ctx: &mut CellCtx, label: &str) -> Result<ControlFlow<()>> {
         if self.done.contains(&(ctx.variant.id.clone(), ctx.bench)) {
             let dir = self.store.dir().display();
             say(self.pb, format!("{label}: already complete in {dir}"));
@@ -328,9 +333,25 @@ impl Suite<'_> {
             self.save(ctx.record(0, Status::NotInstalled, Some(detail)))?;
             return Ok(ControlFlow::Continue(()));
         }
+        let ids = self.spawner.containment.limits.ids;
+        match Caches::of(ctx.variant, &ctx.info.version, self.opts.cold_caches, ids) {
+            Ok(c) => ctx.caches = Some(c),
+            Err(e) => {
+                let detail = format!("cannot set up its caches: {e:#}");
+                say(self.pb, format!("{label}: {detail}"));
+                self.save(ctx.record(0, Status::Failed, Some(detail)))?;
+                return Ok(ControlFlow::Continue(()));
+            }
+        }
         if !ctx.variant.prepare.is_empty() {
             self.pb.set_message(format!("{label} · prepare"));
-            let prepared = step::prepare(self.spawner, ctx.variant, ctx.bench, self.opts.timeout);
+            let prepared = step::prepare(
+                self.spawner,
+                ctx.variant,
+                ctx.bench,
+                self.opts.timeout,
+                ctx.caches.as_ref(),
+            );
             if let Err(e) = prepared {
                 if interrupted() {
                     return Ok(ControlFlow::Break(()));
@@ -424,6 +445,8 @@ struct CellCtx<'a> {
     session: &'a str,
     /// `--cpus`: every measured process pinned there.
     cpus: Option<&'a [usize]>,
+    /// The variant's toolchain caches (set once the cell runs).
+    caches: Option<Caches>,
 }
 
 impl CellCtx<'_> {
@@ -455,7 +478,7 @@ impl CellCtx<'_> {
             status,
             detail,
             origin: Origin::Measured,
-            identity: None,
+            identity: crate::identity::of(self.variant, self.bench, self.n(), &self.info.version),
             cache: None,
         }
     }
@@ -470,6 +493,11 @@ impl CellCtx<'_> {
                 .context("no program for this benchmark")?
         };
         let mut rec = self.record(run, Status::Ok, None);
+        rec.cache = self.caches.as_ref().and_then(Caches::start);
+        if self.caches.is_some() && rec.cache.is_none() && !self.variant.caches.is_empty() {
+            // --cold-caches: a fresh HOME every run.
+            rec.cache = Some(crate::record::CacheStart::Cold);
+        }
         let mut totals = Totals::default();
         let ended = self.steps(&vars, build_dir.path(), timeout, &mut totals);
         totals.fill(&mut rec);
@@ -532,6 +560,7 @@ impl CellCtx<'_> {
                 scratch: build_dir,
                 program_copy: copy.as_deref(),
                 prepare: None,
+                caches: self.caches.as_ref(),
             }
             .execute(self.spawner)
         };
@@ -737,7 +766,8 @@ impl Totals {
         }
         if self.bounds.widened {
             why.push(
-                "it widened its CPU affinity past --cpus (a task could run on other CPUs)".to_string(),
+                "it widened its CPU affinity past --cpus (a task could run on other CPUs)"
+                    .to_string(),
             );
         }
         if let Some((cpu, _, single)) = self.tree {

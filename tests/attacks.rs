@@ -147,7 +147,10 @@ fn row02_row03_prepare_writes_only_its_own_copy_and_programs_stay_inside_the_che
     assert_eq!(recs["b"]["status"], "ok", "{}", recs["b"]);
     let dir = f.path().join("programs/num-comb");
     assert_eq!(std::fs::read_to_string(dir.join("b.py")).unwrap(), right);
-    assert!(!dir.join("pwned").exists(), "prepare wrote the shared program directory");
+    assert!(
+        !dir.join("pwned").exists(),
+        "prepare wrote the shared program directory"
+    );
     assert!(!f.path().join("programs/pwned-root").exists());
 
     // Program paths that leave the languages file's directory: each an
@@ -168,7 +171,10 @@ fn row02_row03_prepare_writes_only_its_own_copy_and_programs_stay_inside_the_che
         let o = langbench(&["check", "--languages", &g.languages()]);
         let out = text(&o);
         assert!(!o.status.success(), "{out}");
-        assert!(out.contains(&format!("variant \"{id}\"")), "{id} not named: {out}");
+        assert!(
+            out.contains(&format!("variant \"{id}\"")),
+            "{id} not named: {out}"
+        );
         assert!(out.contains("outside") && out.contains(why), "{id}: {out}");
         assert!(out.contains("languages.toml:"), "no file:line in {out}");
         let o = langbench(&[
@@ -195,7 +201,10 @@ fn row02_row03_prepare_writes_only_its_own_copy_and_programs_stay_inside_the_che
 #[test]
 fn row04_package_names_that_are_options_urls_or_paths_are_refused() {
     let hostile = [
-        ("apt-opt", r#"{ apt = ["-oDPkg::Pre-Invoke::=touch /tmp/pwned"] }"#),
+        (
+            "apt-opt",
+            r#"{ apt = ["-oDPkg::Pre-Invoke::=touch /tmp/pwned"] }"#,
+        ),
         ("apt-space", r#"{ apt = ["gcc tcc"] }"#),
         ("npm-url", r#"{ npm = ["https://example.org/evil.tgz"] }"#),
         ("npm-path", r#"{ npm = ["../evil"] }"#),
@@ -204,8 +213,14 @@ fn row04_package_names_that_are_options_urls_or_paths_are_refused() {
         ("pip-url", r#"{ pip = ["git+https://example.org/evil"] }"#),
         ("pip-opt", r#"{ pip = ["-e ."] }"#),
         ("pip-path", r#"{ pip = ["./evil.whl"] }"#),
-        ("pip-index", r#"{ pip = ["--index-url=http://127.0.0.1:1/ x"] }"#),
-        ("mvn-opt", r#"{ maven = ["-Dexec=x:y:1"], bin = { x = "java" } }"#),
+        (
+            "pip-index",
+            r#"{ pip = ["--index-url=http://127.0.0.1:1/ x"] }"#,
+        ),
+        (
+            "mvn-opt",
+            r#"{ maven = ["-Dexec=x:y:1"], bin = { x = "java" } }"#,
+        ),
     ];
     // Each entry on its own (a languages file stops at its first error).
     for (id, install) in &hostile {
@@ -217,7 +232,10 @@ fn row04_package_names_that_are_options_urls_or_paths_are_refused() {
         let out = text(&o);
         assert!(!o.status.success(), "{id}: {out}");
         assert!(out.contains("languages.toml:"), "{id}: no file:line: {out}");
-        assert!(out.contains("is not a") && out.contains("refused"), "{id}: {out}");
+        assert!(
+            out.contains("is not a") && out.contains("refused"),
+            "{id}: {out}"
+        );
     }
     let entries: Vec<Entry> = hostile
         .iter()
@@ -227,7 +245,10 @@ fn row04_package_names_that_are_options_urls_or_paths_are_refused() {
         .iter()
         .map(|(id, _)| (format!("programs/num-comb/{id}.sh"), String::new()))
         .collect();
-    let files: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
     let f = Fixture::new(&languages_toml(&entries), &files);
     for id in ["apt-opt", "npm-url", "pip-opt"] {
         let o = langbench(&[
@@ -311,7 +332,7 @@ fn tiny_maven_repository() -> (String, std::thread::JoinHandle<()>) {
             .into_bytes()
     };
     let base = "/langbench/test/tiny/1.0/tiny-1.0";
-    let files = vec![
+    let files = [
         (format!("{base}.pom"), pom.clone()),
         (format!("{base}.pom.sha1"), hex(&pom)),
         (format!("{base}.jar"), jar.clone()),
@@ -504,7 +525,11 @@ fn row08_secrets_of_the_host_and_the_home_stay_unreadable() {
         "/etc/gshadow".into(),
         secret.display().to_string(),
     ];
-    paths.extend(home_secrets.iter().map(|s| home.join(s).display().to_string()));
+    paths.extend(
+        home_secrets
+            .iter()
+            .map(|s| home.join(s).display().to_string()),
+    );
     let probe = attack(&format!(
         r#"
 for p in {paths:?}:
@@ -548,11 +573,15 @@ fn row09_published_text_is_inert_and_prepare_cannot_reach_the_hosts_loopback() {
         assert!(!md.contains(live), "live {live:?} in summary.md:\n{md}");
     }
     assert!(
-        md.match_indices("<img").all(|(i, _)| md[..i].ends_with('\\')),
+        md.match_indices("<img")
+            .all(|(i, _)| md[..i].ends_with('\\')),
         "an unescaped <img in summary.md:\n{md}"
     );
     let html = std::fs::read_to_string(f.path().join("results/report.html")).unwrap();
-    assert!(!html.contains("<img src=\"http://127.0.0.1:9"), "live <img> in report.html");
+    assert!(
+        !html.contains("<img src=\"http://127.0.0.1:9"),
+        "live <img> in report.html"
+    );
     for csv in ["summary.csv", "runs.csv"] {
         let mut r = csv::Reader::from_path(f.path().join("results").join(csv)).unwrap();
         for row in r.records() {
@@ -601,9 +630,15 @@ fn row09_published_text_is_inert_and_prepare_cannot_reach_the_hosts_loopback() {
     assert!(o.status.success(), "{}", text(&o));
     let recs = records(&g);
     let r = &recs["reach"];
-    assert_eq!(r["status"], "failed", "prepare reached the host's loopback: {r}");
+    assert_eq!(
+        r["status"], "failed",
+        "prepare reached the host's loopback: {r}"
+    );
     assert!(
-        r["detail"].as_str().unwrap_or_default().contains("Connection refused"),
+        r["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("Connection refused"),
         "{r}"
     );
     assert!(listener.accept().is_err(), "a connection arrived");
@@ -733,7 +768,15 @@ for d, _, files in os.walk(os.environ['LANGBENCH_A13']):
     );
     std::fs::write(f.path().join("languages.toml"), toml).unwrap();
     let o = Command::new(bin())
-        .args(["run", "--languages", "languages.toml", "--size", "tiny", "--runs", "1"])
+        .args([
+            "run",
+            "--languages",
+            "languages.toml",
+            "--size",
+            "tiny",
+            "--runs",
+            "1",
+        ])
         .current_dir(f.path())
         .output()
         .unwrap();

@@ -3,9 +3,9 @@
 //! left behind.
 #![allow(dead_code)]
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 pub fn bin() -> PathBuf {
@@ -341,4 +341,3 @@ pub fn assert_nothing_left(marker: &str) {
         std::thread::sleep(Duration::from_millis(100));
     }
 }
-

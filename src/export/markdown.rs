@@ -24,7 +24,8 @@ fn escape(s: &str) -> String {
         }
         out.push(c);
     }
-    out.replace("://", ":\u{200b}//").replace("www.", "www\u{200b}.")
+    out.replace("://", ":\u{200b}//")
+        .replace("www.", "www\u{200b}.")
 }
 
 pub fn table(t: &Table) -> String {
@@ -111,7 +112,10 @@ mod tests {
                 _ => None,
             })
             .collect();
-        assert!(text.contains("![x](https:\u{200b}//evil.example/?k=secret)"), "{text}");
+        assert!(
+            text.contains("![x](https:\u{200b}//evil.example/?k=secret)"),
+            "{text}"
+        );
         assert!(text.contains("<script>alert(1)</script>"), "{text}");
     }
 }

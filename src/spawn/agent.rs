@@ -61,6 +61,9 @@ pub(crate) struct Args {
     pub ro: Vec<PathBuf>,
     /// Directories covered by an empty read-only tmpfs.
     pub hide: Vec<PathBuf>,
+    /// Directories covered like the homes: what the command is given
+    /// inside them is bound back.
+    pub masks: Vec<PathBuf>,
     /// HOME inside the sandbox, and the real one whose caches it overlays.
     pub home: Option<PathBuf>,
     pub real_home: Option<PathBuf>,
@@ -106,7 +109,7 @@ pub(crate) fn parse(args: &[OsString]) -> Result<Args, String> {
     let mut parent = 0;
     let mut cpus = Vec::new();
     let (mut contain, mut isolate, mut net) = (false, false, false);
-    let (mut rw, mut ro, mut hide) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut rw, mut ro, mut hide, mut masks) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut home, mut real_home) = (None, None);
     let mut mem_kb = 0;
     let mut cgroup_procs = None;
@@ -157,6 +160,7 @@ pub(crate) fn parse(args: &[OsString]) -> Result<Args, String> {
             }
             "--rw" => rw.push(path(i + 1)?),
             "--hide" => hide.push(path(i + 1)?),
+            "--mask" => masks.push(path(i + 1)?),
             "--ro" => ro.push(path(i + 1)?),
             "--home" => home = Some(path(i + 1)?),
             "--real-home" => real_home = Some(path(i + 1)?),
@@ -208,6 +212,7 @@ pub(crate) fn parse(args: &[OsString]) -> Result<Args, String> {
                     rw,
                     ro,
                     hide,
+                    masks,
                     home,
                     real_home,
                     mem_kb,

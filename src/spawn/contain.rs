@@ -176,7 +176,7 @@ const CREDENTIAL_FILES: &[&str] = &[
 /// real HOME (secrets: ~/.ssh, ~/.npmrc, tokens, shell history) and every
 /// user's. What a run needs from them is bound back read-only at its own
 /// path (see `build_view`).
-fn home_masks(real_home: Option<&Path>) -> Vec<PathBuf> {
+fn home_masks(real_home: Option<&Path>, more: &[PathBuf]) -> Vec<PathBuf> {
     let mut masks: Vec<PathBuf> = Vec::new();
     for m in [
         real_home,
@@ -185,6 +185,7 @@ fn home_masks(real_home: Option<&Path>) -> Vec<PathBuf> {
     ]
     .into_iter()
     .flatten()
+    .chain(more.iter().map(PathBuf::as_path))
     {
         let Ok(m) = m.canonicalize() else { continue };
         if m == Path::new("/") || !m.is_dir() {
@@ -329,10 +330,7 @@ unsafe fn minimal_dev(args: &Args) -> Result<(), String> {
         let held: Vec<(String, i32)> = DEVICES
             .iter()
             .filter_map(|d| {
-                let fd = libc::open(
-                    cstr(&dev.join(d)).as_ptr(),
-                    libc::O_PATH | libc::O_CLOEXEC,
-                );
+                let fd = libc::open(cstr(&dev.join(d)).as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
                 (fd >= 0).then(|| (d.to_string(), fd))
             })
             .collect();
@@ -421,7 +419,14 @@ unsafe fn fresh_proc() -> Result<(), String> {
             if !p.exists() {
                 continue;
             }
-            if mount(&p.to_string_lossy(), &p, "", libc::MS_BIND | libc::MS_REC, "") != 0 {
+            if mount(
+                &p.to_string_lossy(),
+                &p,
+                "",
+                libc::MS_BIND | libc::MS_REC,
+                "",
+            ) != 0
+            {
                 return Err(failed("bind", &p));
             }
             if set_readonly(&p, true, true) != 0 {
@@ -448,7 +453,7 @@ unsafe fn fresh_proc() -> Result<(), String> {
 /// - a minimal /dev and a /proc of the namespace with its knobs read-only.
 fn build_view(args: &Args) -> Result<(), String> {
     let cwd = std::env::current_dir().map_err(|e| format!("sandbox: cwd: {e}"))?;
-    let masks = home_masks(args.real_home.as_deref());
+    let masks = home_masks(args.real_home.as_deref(), &args.masks);
     // SAFETY: mount(2) calls with valid arguments.
     unsafe {
         if mount(
@@ -486,13 +491,20 @@ fn build_view(args: &Args) -> Result<(), String> {
             return Err(failed("make read-only", Path::new("/")));
         }
         set_nodev(Path::new("/"))?;
-        cover(Path::new("/tmp"), &tmpfs_options(args, "1777"), false, &held)?;
+        cover(
+            Path::new("/tmp"),
+            &tmpfs_options(args, "1777"),
+            false,
+            &held,
+        )?;
         minimal_dev(args)?;
         // The writable directories elsewhere.
         // (Those under /tmp were bound back with it, those in a home are
         // bound back with it below.)
         for h in held.iter().filter(|h| {
-            h.writable && !h.path.starts_with("/tmp") && !masks.iter().any(|m| h.path.starts_with(m))
+            h.writable
+                && !h.path.starts_with("/tmp")
+                && !masks.iter().any(|m| h.path.starts_with(m))
         }) {
             h.bind(None)?;
         }
@@ -510,6 +522,9 @@ fn build_view(args: &Args) -> Result<(), String> {
             libc::close(h.fd);
         }
         cover_credentials(args, &masks);
+        if let Some(home) = &args.home {
+            passwd_with_home(args, home)?;
+        }
         for run in [Path::new("/run"), Path::new("/var/run")] {
             if run.is_dir() && !run.is_symlink() {
                 cover(run, "size=4k,mode=0755", true, &[])?;
@@ -536,6 +551,52 @@ fn build_view(args: &Args) -> Result<(), String> {
     Ok(())
 }
 
+/// /etc/passwd as the command sees it: its user's entry gives the
+/// sandbox's HOME as its home directory (and exists: a line is added for a
+/// user the host's file lacks). Programs that ask the password database
+/// rather than $HOME (Java's `user.home`, so Maven and Gradle; ssh) find
+/// HOME, not `nobody`'s `/nonexistent` or the maintainer's real home.
+unsafe fn passwd_with_home(args: &Args, home: &Path) -> Result<(), String> {
+    // SAFETY: geteuid/getegid cannot fail.
+    let (uid, gid) = args
+        .ids
+        .unwrap_or_else(|| unsafe { (libc::geteuid(), libc::getegid()) });
+    let host = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
+    let home = home.display().to_string();
+    let mut found = false;
+    let mut out = String::new();
+    for line in host.lines() {
+        let mut f: Vec<&str> = line.split(':').collect();
+        if f.len() >= 7 && f[2].parse() == Ok(uid) && !found {
+            found = true;
+            f[5] = &home;
+            out.push_str(&f.join(":"));
+        } else {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    if !found {
+        out.push_str(&format!(
+            "langbench:x:{uid}:{gid}:langbench sandbox:{home}:/bin/sh\n"
+        ));
+    }
+    let file = Path::new("/tmp/.langbench-passwd");
+    std::fs::write(file, out).map_err(|e| format!("sandbox: write {}: {e}", file.display()))?;
+    let target = Path::new("/etc/passwd");
+    // SAFETY: a bind mount of a file we wrote over /etc/passwd.
+    unsafe {
+        if mount(&file.to_string_lossy(), target, "", libc::MS_BIND, "") != 0 {
+            return Err(failed("bind", target));
+        }
+    }
+    let _ = std::fs::remove_file(file);
+    if set_readonly(target, true, false) != 0 {
+        return Err(failed("make read-only", target));
+    }
+    Ok(())
+}
+
 /// Makes every mount under `path` `nodev` (device nodes on the host's
 /// disks, a raw disk among them, stop working); /dev is replaced after.
 fn set_nodev(path: &Path) -> Result<(), String> {
@@ -548,7 +609,10 @@ fn set_nodev(path: &Path) -> Result<(), String> {
 /// Covers the configuration and credential files (`CREDENTIAL_FILES`) in
 /// the real homes and in the sandbox's HOME by an empty file.
 unsafe fn cover_credentials(args: &Args, masks: &[PathBuf]) {
-    let bases = masks.iter().map(PathBuf::as_path).chain(args.home.as_deref());
+    let bases = masks
+        .iter()
+        .map(PathBuf::as_path)
+        .chain(args.home.as_deref());
     for base in bases {
         for c in CREDENTIAL_FILES {
             let p = base.join(c);
@@ -746,8 +810,7 @@ fn left_cpus(pid: i32, allowed: &libc::cpu_set_t) -> bool {
         // SAFETY: sched_getaffinity into a set we own; CPU_ISSET reads sets.
         unsafe {
             let mut set: libc::cpu_set_t = std::mem::zeroed();
-            if libc::sched_getaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0
-            {
+            if libc::sched_getaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
                 continue;
             }
             for cpu in 0..libc::CPU_SETSIZE as usize {

@@ -60,6 +60,13 @@ pub struct Request {
     /// Kept readable in the sandbox even under /tmp: the languages file's
     /// directory, a Maven toolchain's directory.
     pub readable: Vec<PathBuf>,
+    /// Persistent cache directories (host directory, path under HOME),
+    /// bound writable into the sandbox's HOME.
+    pub caches: Vec<(PathBuf, PathBuf)>,
+    /// Directories of the real HOME (relative to it) the command's
+    /// toolchain reads through HOME (`.rustup`), bound read-only at the
+    /// same place in the sandbox's HOME.
+    pub home_dirs: Vec<PathBuf>,
 }
 
 /// What a sandboxed command may touch. Everything else is read-only, /tmp
@@ -106,6 +113,10 @@ pub struct Containment {
     pub isolate: bool,
     /// Paths no command may see (the results directory).
     pub hide: Vec<PathBuf>,
+    /// Directories covered like the homes, with only what a command is
+    /// given bound back (langbench's state: every variant's caches and
+    /// prepared copies; a command sees its own).
+    pub masks: Vec<PathBuf>,
     /// Kill a tree whose resident memory passes this (KB): the cgroup's
     /// memory.max with a memory controller, else init's sampling.
     pub memory_limit_kb: Option<u64>,
@@ -164,6 +175,7 @@ impl Containment {
             namespaces: true,
             isolate: true,
             hide: Vec::new(),
+            masks: Vec::new(),
             memory_limit_kb: None,
             cgroup: None,
             fallback: None,
@@ -294,6 +306,8 @@ impl Request {
             cpus: None,
             sandbox: None,
             readable: Vec::new(),
+            caches: Vec::new(),
+            home_dirs: Vec::new(),
         }
     }
 }
@@ -446,15 +460,29 @@ impl Spawner {
             // removes it afterwards whatever it holds.
             let _ = std::os::unix::fs::chown(build, Some(uid), Some(gid));
         }
+        let home = build.join(".home");
+        let real_home = std::env::var_os("HOME").map(PathBuf::from);
+        let home_dirs = req
+            .home_dirs
+            .iter()
+            .filter_map(|rel| {
+                let real = real_home.as_ref()?.join(rel);
+                real.is_dir().then(|| (real, home.join(rel)))
+            })
+            .collect();
         req.sandbox = Some(Sandbox {
             writable: vec![build.to_path_buf()],
-            caches: Vec::new(),
-            home_dirs: Vec::new(),
+            caches: req
+                .caches
+                .iter()
+                .map(|(host, rel)| (host.clone(), home.join(rel)))
+                .collect(),
+            home_dirs,
             netns: None,
             readable: std::iter::once(req.cwd.clone())
                 .chain(req.readable.iter().cloned())
                 .collect(),
-            home: build.join(".home"),
+            home,
             network,
         });
     }
@@ -658,6 +686,10 @@ fn agent_args(
         for h in &c.hide {
             arg(&"--hide");
             arg(h);
+        }
+        for m in &c.masks {
+            arg(&"--mask");
+            arg(m);
         }
         arg(&"--home");
         arg(&sb.home);

@@ -33,6 +33,19 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
+/// Environment variables naming the CA certificates TLS clients trust
+/// (OpenSSL, Node, Python's requests and pip, curl, git, cargo).
+const TRUST_ENV: &[&str] = &[
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "NODE_EXTRA_CA_CERTS",
+    "REQUESTS_CA_BUNDLE",
+    "PIP_CERT",
+    "CURL_CA_BUNDLE",
+    "GIT_SSL_CAINFO",
+    "CARGO_HTTP_CAINFO",
+];
+
 /// A running proxy; stopped when dropped.
 pub struct Proxy {
     netns: PathBuf,
@@ -114,6 +127,15 @@ impl Proxy {
         .map(|k| (k.to_string(), url.clone()))
         .collect();
         env.push(("NO_PROXY".into(), String::new()));
+        // The machine's TLS trust settings (a registry mirror's or a
+        // TLS-inspecting gateway's CA): the sandbox's clean environment
+        // would drop them, and npm through a proxy reads only
+        // NODE_EXTRA_CA_CERTS, not its cafile.
+        for k in TRUST_ENV {
+            if let Some(v) = std::env::var_os(k).filter(|v| !v.is_empty()) {
+                env.push((k.to_string(), v.to_string_lossy().into_owned()));
+            }
+        }
         env.push((
             "MAVEN_OPTS".into(),
             format!(
@@ -246,7 +268,9 @@ fn connect(target: &str, allow: &[String]) -> Result<TcpStream, String> {
         .filter(|a| mirror || (is_public(a.ip()) && !own.contains(&a.ip())))
         .collect();
     let first = ok.first().ok_or_else(|| {
-        format!("{target}: not a public address (langbench's registry proxy forwards only to those)")
+        format!(
+            "{target}: not a public address (langbench's registry proxy forwards only to those)"
+        )
     })?;
     TcpStream::connect_timeout(first, Duration::from_secs(15)).map_err(|e| format!("{target}: {e}"))
 }
@@ -316,7 +340,9 @@ fn own_addresses() -> Vec<IpAddr> {
                 match (*a).sa_family as i32 {
                     libc::AF_INET => {
                         let sin = &*(a as *const libc::sockaddr_in);
-                        out.push(IpAddr::from(u32::from_be(sin.sin_addr.s_addr).to_be_bytes()));
+                        out.push(IpAddr::from(
+                            u32::from_be(sin.sin_addr.s_addr).to_be_bytes(),
+                        ));
                     }
                     libc::AF_INET6 => {
                         let sin6 = &*(a as *const libc::sockaddr_in6);

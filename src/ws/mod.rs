@@ -339,7 +339,16 @@ impl Ctx<'_> {
         }
         if !v.prepare.is_empty() {
             pb.set_message(format!("{} · prepare", v.id));
-            if let Err(e) = prepare(self.spawner, v, Bench::WsEcho, self.opts.prepare_timeout) {
+            let ids = self.spawner.containment.limits.ids;
+            let caches = match crate::state::Caches::of(v, &info.version, false, ids) {
+                Ok(c) => c,
+                Err(e) => {
+                    let why = format!("cannot set up its caches: {e:#}");
+                    return Some(self.record(v, info, WsStatus::Failed, Some(why)));
+                }
+            };
+            let timeout = self.opts.prepare_timeout;
+            if let Err(e) = prepare(self.spawner, v, Bench::WsEcho, timeout, Some(&caches)) {
                 return Some(self.record(v, info, WsStatus::Failed, Some(e)));
             }
         }
