@@ -294,7 +294,8 @@ fn run_program(
         .map_err(|e| Wrong::Failed(format!("cannot create a build directory: {e:#}")))?;
     let vars = crate::config::Vars {
         n: Some(n),
-        ..step::vars(v, bench, build.path()).ok_or_else(|| Wrong::Failed("no program".into()))?
+        ..step::vars(spawner, v, bench, build.path())
+            .ok_or_else(|| Wrong::Failed("no program".into()))?
     };
     let copy = crate::state::prepared_dir(v, bench);
     // Its own caches, apart from the measured runs' (keyed by no version).

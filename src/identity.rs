@@ -107,7 +107,8 @@ mod tests {
     fn variant(dir: &Path, body: &str) -> Languages {
         std::fs::create_dir_all(dir.join("programs/num-comb")).unwrap();
         std::fs::write(dir.join("programs/num-comb/num_comb.py"), body).unwrap();
-        let toml = "[variant.py]\nlanguage = \"Python\"\nflags = \"python3\"\next = \"py\"\n";
+        let toml = "[variant.py]\nlanguage = \"Python\"\nflags = \"python3\"\n\
+                    programs = { num-comb = \"programs/num-comb/num_comb.py\" }\n";
         std::fs::write(dir.join("languages.toml"), toml).unwrap();
         Languages::load(&dir.join("languages.toml")).unwrap()
     }

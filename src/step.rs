@@ -79,9 +79,13 @@ impl Step<'_> {
 /// The placeholder values for a run of `variant`'s `bench` program with
 /// `build` as its build directory: `{src}` and `{dir}` in the checkout, or
 /// in the variant's private copy for a variant with `prepare`.
-pub fn vars(variant: &Variant, bench: Bench, build: &Path) -> Option<Vars> {
+///
+/// `build` is the run's build directory on the host; a sandboxed command
+/// sees it at one path for every run (`Spawner::build_path`), which is the
+/// `{build}` it is given.
+pub fn vars(spawner: &Spawner, variant: &Variant, bench: Bench, build: &Path) -> Option<Vars> {
     let copy = crate::state::prepared_dir(variant, bench);
-    variant.vars_in(bench, build, copy.as_deref())
+    variant.vars_in(bench, &spawner.build_path(build), copy.as_deref())
 }
 
 /// Runs a variant's untimed `prepare` commands for `bench`, in its private
@@ -116,7 +120,7 @@ pub fn prepare(
     } else {
         None
     };
-    let vars = vars(variant, bench, dir.path()).ok_or("no program")?;
+    let vars = vars(spawner, variant, bench, dir.path()).ok_or("no program")?;
     for t in &variant.prepare {
         let o = Step {
             variant,

@@ -489,7 +489,7 @@ impl CellCtx<'_> {
         let build_dir = crate::scratch::dir("build")?;
         let vars = Vars {
             n: Some(self.n()),
-            ..step::vars(self.variant, self.bench, build_dir.path())
+            ..step::vars(self.spawner, self.variant, self.bench, build_dir.path())
                 .context("no program for this benchmark")?
         };
         let mut rec = self.record(run, Status::Ok, None);

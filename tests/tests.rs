@@ -5,6 +5,7 @@
 mod util;
 
 mod attacks;
+mod caches;
 mod check;
 mod contain;
 mod edition;

@@ -67,6 +67,12 @@ pub(crate) struct Args {
     /// HOME inside the sandbox, and the real one whose caches it overlays.
     pub home: Option<PathBuf>,
     pub real_home: Option<PathBuf>,
+    /// The host directory bound at `home` (the run's, in its build
+    /// directory).
+    pub home_dir: Option<PathBuf>,
+    /// The command's working directory, entered once the sandbox's mounts
+    /// are made (it may exist only there); `None`: the agent's.
+    pub cwd: Option<PathBuf>,
     /// Kill the tree when its sampled resident memory passes this (KB).
     pub mem_kb: u64,
     /// The run cgroup's `cgroup.procs`: init moves itself there first.
@@ -110,7 +116,7 @@ pub(crate) fn parse(args: &[OsString]) -> Result<Args, String> {
     let mut cpus = Vec::new();
     let (mut contain, mut isolate, mut net) = (false, false, false);
     let (mut rw, mut ro, mut hide, mut masks) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let (mut home, mut real_home) = (None, None);
+    let (mut home, mut real_home, mut home_dir, mut cwd) = (None, None, None, None);
     let mut mem_kb = 0;
     let mut cgroup_procs = None;
     let mut setenv = Vec::new();
@@ -164,6 +170,8 @@ pub(crate) fn parse(args: &[OsString]) -> Result<Args, String> {
             "--ro" => ro.push(path(i + 1)?),
             "--home" => home = Some(path(i + 1)?),
             "--real-home" => real_home = Some(path(i + 1)?),
+            "--home-dir" => home_dir = Some(path(i + 1)?),
+            "--cwd" => cwd = Some(path(i + 1)?),
             "--mem-kb" => mem_kb = num(i + 1)?,
             "--tmpfs-kb" => tmpfs_kb = num(i + 1)?,
             "--max-procs" => max_procs = num(i + 1)?,
@@ -215,6 +223,8 @@ pub(crate) fn parse(args: &[OsString]) -> Result<Args, String> {
                     masks,
                     home,
                     real_home,
+                    home_dir,
+                    cwd,
                     mem_kb,
                     cgroup_procs,
                     setenv,

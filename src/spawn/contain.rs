@@ -452,7 +452,10 @@ unsafe fn fresh_proc() -> Result<(), String> {
 /// - the hidden paths (the results directory) covered;
 /// - a minimal /dev and a /proc of the namespace with its knobs read-only.
 fn build_view(args: &Args) -> Result<(), String> {
-    let cwd = std::env::current_dir().map_err(|e| format!("sandbox: cwd: {e}"))?;
+    let cwd = match &args.cwd {
+        Some(c) => c.clone(),
+        None => std::env::current_dir().map_err(|e| format!("sandbox: cwd: {e}"))?,
+    };
     let masks = home_masks(args.real_home.as_deref(), &args.masks);
     // SAFETY: mount(2) calls with valid arguments.
     unsafe {
@@ -478,6 +481,11 @@ fn build_view(args: &Args) -> Result<(), String> {
         // Caches and the real home's toolchain directories, bound into
         // HOME at the end.
         let mut into_home = Vec::new();
+        if let (Some(dir), Some(home)) = (&args.home_dir, &args.home) {
+            // The run's fresh HOME first, then what is bound into it.
+            mkdir_owned(dir, args.ids);
+            into_home.push(Held::open(dir, home, true).ok_or_else(|| failed("open HOME", dir))?);
+        }
         for (src, dst) in &args.binds {
             into_home.push(Held::open(src, dst, true).ok_or_else(|| failed("open cache", src))?);
         }

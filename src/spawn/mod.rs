@@ -92,9 +92,16 @@ pub struct Sandbox {
     /// Readable even if they lie in the machine's /tmp (the command's
     /// working directory, the languages file's directory).
     pub readable: Vec<PathBuf>,
-    /// HOME inside the sandbox (in the build directory); the toolchain
-    /// caches of the real HOME appear in it as throw-away overlays.
+    /// HOME inside the sandbox: always [`SANDBOX_HOME`], the same path for
+    /// every run (a toolchain that records its cache's path, as `nim r`
+    /// does, finds it again), the fresh `home_dir` bound there.
     pub home: PathBuf,
+    /// The host directory that is the run's HOME (in the build directory,
+    /// so the build steps and the run share it).
+    pub home_dir: PathBuf,
+    /// The run's build directory (host) and where the command sees it
+    /// ([`SANDBOX_BUILD`]).
+    pub build_at: Option<(PathBuf, PathBuf)>,
     /// Keep the host's network (`prepare` steps: package registries).
     /// `false`: a network namespace of its own with only `lo`
     /// (`Running::netns` to reach it).
@@ -149,6 +156,16 @@ pub struct Limits {
     /// filesystem's free space.
     pub disk_kb: u64,
 }
+
+/// Where a sandboxed command's HOME is: one path for every run, in its
+/// private /tmp (a fresh directory of the run's is bound there).
+pub const SANDBOX_HOME: &str = "/tmp/home";
+
+/// Where a sandboxed run's build directory (`{build}`, its default working
+/// directory) is: one path for every run, as a person's working directory
+/// is the same each time they type the command (`nim r` keys its compile
+/// cache by it), the run's fresh directory bound there.
+pub const SANDBOX_BUILD: &str = "/tmp/build";
 
 /// The unprivileged user and group root's sandboxed commands run as:
 /// `nobody` and `nogroup` on Debian, Ubuntu and Fedora alike.
@@ -460,7 +477,7 @@ impl Spawner {
             // removes it afterwards whatever it holds.
             let _ = std::os::unix::fs::chown(build, Some(uid), Some(gid));
         }
-        let home = build.join(".home");
+        let home = PathBuf::from(SANDBOX_HOME);
         let real_home = std::env::var_os("HOME").map(PathBuf::from);
         let home_dirs = req
             .home_dirs
@@ -483,8 +500,21 @@ impl Spawner {
                 .chain(req.readable.iter().cloned())
                 .collect(),
             home,
+            home_dir: build.join(".home"),
+            build_at: Some((build.to_path_buf(), PathBuf::from(SANDBOX_BUILD))),
             network,
         });
+    }
+
+    /// The `{build}` of a run whose build directory is `build` on the host:
+    /// [`SANDBOX_BUILD`] where runs are sandboxed (see [`Self::isolate`]),
+    /// else `build` itself.
+    pub fn build_path(&self, build: &Path) -> PathBuf {
+        if self.containment.namespaces && self.containment.isolate {
+            PathBuf::from(SANDBOX_BUILD)
+        } else {
+            build.to_path_buf()
+        }
     }
 
     /// The spawner of the running langbench binary.
@@ -523,7 +553,14 @@ impl Spawner {
         if !c.namespaces {
             cmd.envs(req.env.iter().map(|(k, v)| (k, v)));
         }
-        cmd.current_dir(&req.cwd).stdin(Stdio::null());
+        if let (true, Some(_)) = (c.namespaces, &req.sandbox) {
+            // The working directory may exist only inside the sandbox
+            // ({build}): init enters it once the mounts are made.
+            cmd.current_dir("/");
+        } else {
+            cmd.current_dir(&req.cwd);
+        }
+        cmd.stdin(Stdio::null());
         if req.capture {
             cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
         }
@@ -693,6 +730,15 @@ fn agent_args(
         }
         arg(&"--home");
         arg(&sb.home);
+        arg(&"--home-dir");
+        arg(&sb.home_dir);
+        if let Some((host, inside)) = &sb.build_at {
+            arg(&"--bind");
+            arg(host);
+            arg(inside);
+        }
+        arg(&"--cwd");
+        arg(&req.cwd);
         if let Some(real) = std::env::var_os("HOME") {
             arg(&"--real-home");
             arg(&real);

@@ -361,7 +361,8 @@ impl Ctx<'_> {
         let port = free_port()?;
         let vars = Vars {
             port: Some(port),
-            ..crate::step::vars(v, Bench::WsEcho, build).context("no ws-echo program")?
+            ..crate::step::vars(self.spawner, v, Bench::WsEcho, build)
+                .context("no ws-echo program")?
         };
         let mut req = v.request(v.run.expand(&vars), &v.cwd(&vars));
         req.grace = Duration::from_secs(5);

@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Fidelity: langbench's figures against a person's `/usr/bin/time`, side by
+side in one run (issue #22).
+
+For every installed CPU variant (or `--lang ID ...`), one benchmark at one
+size, three times each way, interleaved:
+
+- langbench: `langbench run --lang ID --bench B --size S --runs 1` (contained,
+  the defaults), once per round, each into its own results directory, with
+  langbench's state (its per-variant caches) in STATE;
+- by hand: the exact commands the run recorded (`identity.commands`: its
+  build and run, placeholders expanded), typed into a shell under
+  `/usr/bin/time -f '%e %M'` in a fresh build directory, from the languages
+  file's directory, with HOME a person's home whose caches start as STATE's
+  do (empty with `--cold`, else kept from earlier rounds and sittings).
+
+Prints per variant the best-of-3 wall and peak RSS of each way, their
+ratios (langbench / by hand), and flags any outside 10% wall or 5% RSS.
+The by-hand build step's peak and time are folded as langbench does (wall
+summed, the larger peak). Compare ratios, not absolute figures: the machine
+may be shared.
+
+    cargo build --release
+    python3 benches/fidelity.py --size 2020 --bench num-comb --cold   # a fresh machine
+    python3 benches/fidelity.py --size 2020 --bench num-comb          # warm caches
+
+`--work DIR` keeps STATE and the person's HOME there (default: a directory
+under /var/tmp that `--cold` empties first); `--json FILE` writes the rows.
+Needs /usr/bin/time (Debian package `time`).
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LANGBENCH = os.path.join(ROOT, "target", "release", "langbench")
+TIME = "/usr/bin/time"
+
+
+def installed_cpu_variants(languages, bench):
+    out = subprocess.run(
+        [LANGBENCH, "list", "--json", "--languages", languages],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    rows = json.loads(out)
+    return [r["id"] for r in rows if r.get("installed") and bench in (r.get("programs") or [bench])
+            and not r["id"].startswith("ws-")]
+
+
+def langbench_round(vid, args, out, env):
+    cmd = [LANGBENCH, "run", "--languages", args.languages, "--lang", vid, "--bench", args.bench,
+           "--size", args.size, "--runs", "1", "--timeout", str(args.timeout), "--out", out]
+    subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    recs = [json.loads(l) for l in open(os.path.join(out, "runs.jsonl"))]
+    rec = [r for r in recs if r["variant"] == vid and r["run"] == 1][-1]
+    return rec
+
+
+def by_hand(commands, root, home, timeout):
+    """Runs the recorded commands as a person would, each under
+    /usr/bin/time; returns (status, wall, peak KB)."""
+    build = tempfile.mkdtemp(prefix="fidelity-build-")
+    wall, peak, ok = 0.0, 0, True
+    env = dict(os.environ, HOME=home, TMPDIR="/tmp", LANG="C.UTF-8")
+    # The toolchains a person has in their home stay theirs.
+    real = os.environ.get("HOME", "/root")
+    env.setdefault("RUSTUP_HOME", os.path.join(real, ".rustup"))
+    try:
+        for c in commands:
+            what, _, line = c.partition(": ")
+            if what == "prepare":
+                continue
+            # The record writes the checkout's paths relative to it, and the
+            # run's directory as its placeholder.
+            line = re.sub(r"(?<![\w/.])programs/", root + "/programs/", line)
+            line = line.replace("{build}", build)
+            timing = os.path.join(build, ".time")
+            argv = [TIME, "-o", timing, "-f", "%e %M", "sh", "-c", line]
+            p = subprocess.run(argv, cwd=build, env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=timeout)
+            last = open(timing).read().split("\n")
+            last = [l for l in last if l.strip()][-1].split()
+            wall += float(last[0])
+            peak = max(peak, int(last[1]))
+            if p.returncode != 0:
+                ok = False
+                break
+    except subprocess.TimeoutExpired:
+        ok = False
+    finally:
+        shutil.rmtree(build, ignore_errors=True)
+    return ok, wall, peak
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--languages", default=os.path.join(ROOT, "languages.toml"))
+    ap.add_argument("--lang", action="append", default=[])
+    ap.add_argument("--bench", default="num-comb")
+    ap.add_argument("--size", default="2020")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument("--cold", action="store_true", help="start from empty caches (a fresh machine)")
+    ap.add_argument("--work", default="/var/tmp/langbench-fidelity")
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    state, home = os.path.join(args.work, "state"), os.path.join(args.work, "home")
+    if args.cold:
+        shutil.rmtree(args.work, ignore_errors=True)
+    os.makedirs(state, exist_ok=True)
+    os.makedirs(home, exist_ok=True)
+    env = dict(os.environ, LANGBENCH_STATE=state)
+    root = os.path.dirname(os.path.abspath(args.languages))
+    ids = args.lang or installed_cpu_variants(args.languages, args.bench)
+    rows = []
+    print(f"{'variant':28} {'langbench s':>11} {'by hand s':>10} {'wall ×':>7} "
+          f"{'lb RSS MB':>9} {'hand MB':>8} {'RSS ×':>6}  notes", flush=True)
+    for vid in ids:
+        lb, hand, notes = [], [], []
+        with tempfile.TemporaryDirectory(prefix="fidelity-out-") as outs:
+            for i in range(args.rounds):
+                rec = langbench_round(vid, args, os.path.join(outs, str(i)), env)
+                if rec["status"] == "ok":
+                    lb.append((rec["wall_s"], rec["max_rss_kb"], rec.get("cache")))
+                else:
+                    notes.append(f"langbench run {i + 1}: {rec['status']}")
+                commands = (rec.get("identity") or {}).get("commands")
+                if not commands:
+                    notes.append("no identity recorded")
+                    break
+                ok, wall, kb = by_hand(commands, root, home, args.timeout)
+                if ok:
+                    hand.append((wall, kb))
+                else:
+                    notes.append(f"by hand run {i + 1} failed")
+        if not lb or not hand:
+            print(f"{vid:28} {'-':>11} {'-':>10} {'-':>7} {'-':>9} {'-':>8} {'-':>6}  {'; '.join(notes)}")
+            rows.append({"variant": vid, "notes": notes})
+            continue
+        (lw, lk, _), (hw, hk) = min(lb), min(hand)
+        rw, rk = lw / hw if hw else 0, lk / hk if hk else 0
+        if any(c == "cold" for _, _, c in lb[:1]):
+            notes.append("langbench run 1 cold")
+        if abs(rw - 1) > 0.10:
+            notes.append("WALL OUTSIDE 10%")
+        if abs(rk - 1) > 0.05:
+            notes.append("RSS OUTSIDE 5%")
+        print(f"{vid:28} {lw:11.3f} {hw:10.3f} {rw:7.2f} {lk / 1024:9.1f} {hk / 1024:8.1f} {rk:6.2f}  "
+              f"{'; '.join(notes)}", flush=True)
+        rows.append({"variant": vid, "langbench": lb, "by_hand": hand, "wall_ratio": rw,
+                     "rss_ratio": rk, "notes": notes})
+    if args.json:
+        json.dump(rows, open(args.json, "w"), indent=1)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
