@@ -191,7 +191,7 @@ fn check_variant(
                 line + 1,
                 format!("{bench} is still the stub `langbench new` wrote"),
                 format!(
-                    "implement {bench} as the spec says (shared/spec/benchmarks.md, \"{bench}\") and delete the {STUB_MARKER} lines"
+                    "implement {bench} as the spec says (docs/benchmarks.md, \"{bench}\") and delete the {STUB_MARKER} lines"
                 ),
             ));
         }

@@ -151,9 +151,7 @@ fn stub(bench: Bench, language: &str, id: &str, syntax: &Syntax) -> String {
         out.push_str("<?php\n");
     }
     let todo = [
-        format!(
-            "implement {bench} as the spec says (shared/spec/benchmarks.md, section \"{bench}\"),"
-        ),
+        format!("implement {bench} as the spec says (docs/benchmarks.md, section \"{bench}\"),"),
         format!(
             "written the way an everyday {language} programmer would (CONTRIBUTING.md: fairness rules)."
         ),
