@@ -462,3 +462,34 @@ fn the_pr_workflow_commands_install_and_check_the_changed_variants() {
         .unwrap();
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
 }
+
+/// `new --help` shows the placeholders the commands must contain: clap
+/// turns a help text's `{n}` into a line break unless it is protected, both
+/// when the help goes to a pipe (no colour) and to a terminal (colour, here
+/// forced and then stripped as a terminal would show it).
+#[test]
+fn new_help_shows_the_placeholders() {
+    for colour in [false, true] {
+        let mut cmd = Command::new(bin());
+        cmd.args(["new", "--help"]);
+        if colour {
+            cmd.env("CLICOLOR_FORCE", "1");
+        }
+        let o = cmd.output().unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+        let shown = String::from_utf8(strip_ansi_escapes::strip(&o.stdout)).unwrap();
+        if colour {
+            assert_ne!(shown.as_bytes(), o.stdout, "no colour was forced");
+        }
+        assert!(
+            shown.contains(
+                "Run command; must pass {n} (e.g. \"{exe} {n}\" or \"python3 {src} {n}\")"
+            ),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("(e.g. \"gcc -O2 -o {exe} {src}\")"),
+            "{shown}"
+        );
+    }
+}
