@@ -204,6 +204,7 @@ fn check_variant(
         return;
     }
     let before = report.problems.len();
+    check_version(spawner, langs, v, report);
     let mut ran = false;
     for (&bench, path) in &v.programs {
         if !bench.is_cpu() {
@@ -259,6 +260,25 @@ fn check_variant(
     }
     if ran && !stubs && report.problems.len() == before {
         report.passed.push(v.id.clone());
+    }
+}
+
+/// The version every table shows: a probe that prints none (`tclsh
+/// --version` prints nothing) would leave "unknown" in the published row,
+/// so it is a problem, with the working form of a probe as the fix.
+fn check_version(spawner: &Spawner, langs: &Languages, v: &Variant, report: &mut Report) {
+    if let Err(e) = crate::toolchain::version(spawner, v) {
+        report.problems.push(Problem {
+            file: langs.path.display().to_string(),
+            line: v.line,
+            column: None,
+            variant: v.id.clone(),
+            what: format!("its version cannot be read ({e:#})"),
+            todo: "set `version` to a command that prints it (a shell script in TOML: \
+                   version = \"sh -c 'echo puts [info patchlevel] | tclsh'\"), and \
+                   `version_regex` if other numbers come first (CONTRIBUTING.md: \"The version\")"
+                .into(),
+        });
     }
 }
 

@@ -32,6 +32,7 @@ language = "Shell"
 flags = "sh"
 programs = { num-comb = "programs/num-comb/good.sh", str-comb = "programs/str-comb/good.sh" }
 install = { apt = ["dash"] }
+version = "sh -c 'echo 1.0'"
 "#;
 
 fn fixture(extra_toml: &str, extra_files: &[(&str, &str)]) -> Fixture {
@@ -67,8 +68,8 @@ fn a_broken_entry_is_named_by_line_and_column() {
     let out = stdout(&o);
     let first = out.lines().next().unwrap();
     assert!(
-        first.starts_with(&format!("{}:9:20: ", f.languages()))
-            || first.starts_with("languages.toml:9:20: "),
+        first.starts_with(&format!("{}:10:20: ", f.languages()))
+            || first.starts_with("languages.toml:10:20: "),
         "{}",
         text(&o)
     );
@@ -80,7 +81,7 @@ fn a_broken_entry_is_named_by_line_and_column() {
     let o = run_in(f.path(), &["check"]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(
-        stdout(&o).starts_with("languages.toml:9:1: "),
+        stdout(&o).starts_with("languages.toml:10:1: "),
         "{}",
         text(&o)
     );
@@ -115,7 +116,7 @@ fn a_missing_program_is_named_by_line() {
     let o = run_in(f.path(), &["check"]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let out = stdout(&o);
-    assert!(out.starts_with("languages.toml:10:"), "{}", text(&o));
+    assert!(out.starts_with("languages.toml:11:"), "{}", text(&o));
     assert!(out.contains("sh-missing"), "{}", text(&o));
     assert!(
         out.contains("\"programs/num-comb/missing.sh\" for num-comb does not exist"),
@@ -233,7 +234,7 @@ fn new_then_check_fails_on_the_stub_and_passes_when_implemented() {
     let out = stdout(&o);
     assert!(out.contains("programs/assoc/assoc.sh:1: sh-new: assoc is still the stub `langbench new` wrote; implement assoc"), "{}", text(&o));
     assert!(
-        out.contains("languages.toml:7: sh-new: no install instructions"),
+        out.contains("languages.toml:8: sh-new: no install instructions"),
         "{}",
         text(&o)
     );
@@ -251,7 +252,7 @@ fn new_then_check_fails_on_the_stub_and_passes_when_implemented() {
     .unwrap();
     std::fs::write(
         f.languages(),
-        format!("{toml}install = {{ apt = [\"dash\"] }}\n"),
+        format!("{toml}install = {{ apt = [\"dash\"] }}\nversion = \"sh -c 'echo 1.0'\"\n"),
     )
     .unwrap();
     let o = run_in(f.path(), &["check", "sh-new"]);
@@ -329,6 +330,7 @@ fn git(dir: &Path, args: &[&str]) {
 
 const THREE: &str = r#"[toolchain.shell]
 language = "Shell"
+version = "sh -c 'echo 1.0'"
 install = { apt = ["dash"] }
 
 [variant.a]
@@ -346,12 +348,14 @@ language = "Shell"
 flags = "sh"
 programs = { num-comb = "programs/num-comb/c.sh" }
 install = { apt = ["dash"] }
+version = "sh -c 'echo 1.0'"
 
 [variant.d]
 language = "Shell"
 flags = "sh"
 programs = { num-comb = "programs/num-comb/d.sh" }
 install = { apt = ["dash"] }
+version = "sh -c 'echo 1.0'"
 "#;
 
 fn repo_with_three() -> Fixture {
@@ -387,7 +391,7 @@ fn changed_since_picks_exactly_the_changed_variants() {
     let toml = std::fs::read_to_string(f.languages()).unwrap().replace(
         "[variant.d]\nlanguage = \"Shell\"\nflags = \"sh\"",
         "[variant.d]\nlanguage = \"Shell\"\nflags = \"sh -e\"\nrun = \"sh {src} {n}\"",
-    ) + "\n[variant.e]\nlanguage = \"Shell\"\nflags = \"sh\"\nprograms = { num-comb = \"programs/num-comb/e.sh\" }\ninstall = { apt = [\"dash\"] }\n";
+    ) + "\n[variant.e]\nlanguage = \"Shell\"\nflags = \"sh\"\nprograms = { num-comb = \"programs/num-comb/e.sh\" }\ninstall = { apt = [\"dash\"] }\nversion = \"sh -c 'echo 1.0'\"\n";
     std::fs::write(f.languages(), toml).unwrap();
     std::fs::write(f.path().join("programs/num-comb/e.sh"), NUM_COMB_OK).unwrap();
     git(f.path(), &["checkout", "-q", "-b", "pr"]);
@@ -492,4 +496,39 @@ fn new_help_shows_the_placeholders() {
             "{shown}"
         );
     }
+}
+
+/// A version probe that prints no version (`tclsh --version` prints
+/// nothing and exits 0) fails `check` with the working form as the fix,
+/// instead of an "unknown" version in every table; the form the docs show,
+/// a shell script in a TOML string, reads it.
+#[test]
+fn an_unreadable_version_fails_with_the_fix() {
+    let entry = "\n[variant.tcl-quiet]\nlanguage = \"Shell\"\nflags = \"sh\"\nprograms = { num-comb = \"programs/num-comb/good.sh\" }\ninstall = { apt = [\"dash\", \"tcl\"] }\nneeds = [\"sh\", \"tclsh\"]\n";
+    let f = fixture(&format!("{entry}version = \"tclsh --version\"\n"), &[]);
+    let o = run_in(f.path(), &["check", "tcl-quiet"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("languages.toml:8: tcl-quiet: its version cannot be read (no version in the output of `tclsh --version`: \"\"); set `version` to a command that prints it (a shell script in TOML: version = \"sh -c 'echo puts [info patchlevel] | tclsh'\")"),
+        "{}",
+        text(&o)
+    );
+    assert!(!out.contains("ok: tcl-quiet"), "{}", text(&o));
+
+    // The fix, as written in the message and in CONTRIBUTING.md.
+    let fixed = format!("{entry}version = \"sh -c 'echo puts [info patchlevel] | tclsh'\"\n");
+    let f = fixture(&fixed, &[]);
+    let o = run_in(f.path(), &["check", "tcl-quiet"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(stdout(&o).contains("ok: tcl-quiet"), "{}", text(&o));
+    let o = run_in(f.path(), &["list", "tcl-quiet"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        regex::Regex::new(r"8\.\d+\.\d+")
+            .unwrap()
+            .is_match(&stdout(&o)),
+        "{}",
+        text(&o)
+    );
 }
