@@ -369,8 +369,11 @@ pub struct NewArgs {
     /// The programs' file extension (programs/<bench>/<stem>.<ext>).
     #[arg(long)]
     pub ext: String,
-    /// The Command Flags column (default: the id).
-    #[arg(long)]
+    #[arg(long, help = literal_placeholders(
+        "The Command Flags column, what tells variants apart (default: read from \
+         the commands, e.g. \"tclsh\" for --run \"tclsh {src} {n}\", \"gcc -O2\" for \
+         --build \"gcc -O2 -o {exe} {src}\")"
+    ))]
     pub flags: Option<String>,
     // The help of the two commands names placeholders, so it is built by
     // `literal_placeholders` (a doc comment's `{n}` would become a line break).

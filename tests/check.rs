@@ -532,3 +532,85 @@ fn an_unreadable_version_fails_with_the_fix() {
         text(&o)
     );
 }
+
+/// Without --flags, `new` reads the Command Flags from the commands (never
+/// the bare id, which looks like a command and is not one), says so, and
+/// asks for --flags when the commands say nothing.
+#[test]
+fn new_reads_the_command_flags_from_the_commands() {
+    let f = fixture("", &[]);
+    let o = run_in(
+        f.path(),
+        &[
+            "new",
+            "tcl",
+            "--language",
+            "Tcl",
+            "--ext",
+            "tcl",
+            "--run",
+            "tclsh {src} {n}",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        stdout(&o).contains("Command Flags: \"tclsh\", read from the commands"),
+        "{}",
+        text(&o)
+    );
+    let toml = std::fs::read_to_string(f.languages()).unwrap();
+    // `run` is then the default (`<flags> {src} {n}`), so it is not written.
+    assert!(
+        toml.ends_with("\n[variant.tcl]\nlanguage = \"Tcl\"\nflags = \"tclsh\"\next = \"tcl\"\n"),
+        "{toml}"
+    );
+    let o = run_in(f.path(), &["list", "tcl", "--json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(stdout(&o).contains("\"flags\": \"tclsh\""), "{}", text(&o));
+
+    let o = run_in(
+        f.path(),
+        &[
+            "new",
+            "c-gcc",
+            "--language",
+            "C",
+            "--ext",
+            "c",
+            "--build",
+            "gcc -O2 -o {exe} {src}",
+            "--run",
+            "{exe} {n}",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let toml = std::fs::read_to_string(f.languages()).unwrap();
+    assert!(
+        toml.contains("[variant.c-gcc]\nlanguage = \"C\"\nflags = \"gcc -O2\"\n"),
+        "{toml}"
+    );
+
+    // Nothing to read: an error that asks, and nothing written.
+    let before = std::fs::read_to_string(f.languages()).unwrap();
+    let o = run_in(
+        f.path(),
+        &[
+            "new",
+            "mystery",
+            "--language",
+            "X",
+            "--ext",
+            "sh",
+            "--run",
+            "{dir}/run.sh {n}",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("cannot tell the Command Flags (the command the tables show for mystery) from --run \"{dir}/run.sh {n}\": pass --flags"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(std::fs::read_to_string(f.languages()).unwrap(), before);
+    assert!(!f.path().join("programs/assoc/assoc.sh").exists());
+}
