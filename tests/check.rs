@@ -614,3 +614,117 @@ fn new_reads_the_command_flags_from_the_commands() {
     assert_eq!(std::fs::read_to_string(f.languages()).unwrap(), before);
     assert!(!f.path().join("programs/assoc/assoc.sh").exists());
 }
+
+const DIR_VARIANTS: &str = r#"[variant.hx]
+language = "Shell"
+flags = "sh (hx)"
+run = "sh {dir}/Main.hxs {n}"
+programs = { num-comb = "programs/num-comb/Main.hxs" }
+files = ["programs/*/*.hxs"]
+version = "sh -c 'echo 1.0'"
+install = { apt = ["dash"] }
+
+[variant.plain]
+language = "Shell"
+flags = "sh"
+programs = { num-comb = "programs/num-comb/plain.sh" }
+version = "sh -c 'echo 1.0'"
+install = { apt = ["dash"] }
+"#;
+
+const TCL_ENTRY: &str = r#"
+[variant.tcl]
+language = "Tcl"
+flags = "tclsh"
+programs = { num-comb = "programs/num-comb/num_comb.tcl" }
+version = "sh -c 'echo puts [info patchlevel] | tclsh'"
+install = { apt = ["tcl"] }
+"#;
+
+/// A Tcl-only pull request touches no other variant: a variant whose
+/// commands take the whole program directory (`{dir}`, as haxe and ponyc
+/// do) says which files there are its own (`files`), so a new file in that
+/// directory is not its change; `.ci/pr` installs and checks tcl alone.
+/// Without `files` it would be picked, and `check` says to add them.
+#[test]
+fn a_tcl_only_change_checks_only_tcl() {
+    let f = Fixture::new(
+        DIR_VARIANTS,
+        &[
+            ("programs/num-comb/Main.hxs", NUM_COMB_OK),
+            ("programs/num-comb/plain.sh", NUM_COMB_OK),
+        ],
+    );
+    git(f.path(), &["init", "-q", "-b", "main"]);
+    git(f.path(), &["add", "-A"]);
+    git(f.path(), &["commit", "-q", "-m", "base"]);
+    git(f.path(), &["checkout", "-q", "-b", "pr"]);
+    let toml = std::fs::read_to_string(f.languages()).unwrap() + TCL_ENTRY;
+    std::fs::write(f.languages(), &toml).unwrap();
+    std::fs::write(
+        f.path().join("programs/num-comb/num_comb.tcl"),
+        "puts \"0 1 [lindex $argv 0]\"\n",
+    )
+    .unwrap();
+    git(f.path(), &["add", "-A"]);
+    git(f.path(), &["commit", "-q", "-m", "tcl"]);
+    assert_eq!(changed(&f, "main"), vec!["tcl"]);
+    let o = Command::new(repo().join(".ci/pr"))
+        .arg("main")
+        .current_dir(f.path())
+        .env("LANGBENCH", bin())
+        .env("LANGBENCH_INSTALL_ARGS", "--dry-run")
+        .output()
+        .unwrap();
+    let all = format!("{}{}", stdout(&o), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "{all}");
+    assert!(
+        all.contains("+ langbench toolchains install --lang tcl --dry-run\n"),
+        "{all}"
+    );
+    assert!(
+        all.contains("ok: tcl\n") && !all.contains("ok: hx") && !all.contains("ok: plain"),
+        "{all}"
+    );
+
+    // A change to one of hx's own files is its change.
+    std::fs::write(
+        f.path().join("programs/num-comb/Util.hxs"),
+        "# shared helper\n",
+    )
+    .unwrap();
+    assert_eq!(changed(&f, "main"), vec!["hx", "tcl"]);
+    std::fs::remove_file(f.path().join("programs/num-comb/Util.hxs")).unwrap();
+
+    // Without `files`, every file of the directory would be hx's: the Tcl
+    // change picks it, and check says which files to name.
+    std::fs::write(
+        f.path().join("languages.toml"),
+        toml.replace("files = [\"programs/*/*.hxs\"]\n", ""),
+    )
+    .unwrap();
+    git(f.path(), &["commit", "-qam", "hx without files"]);
+    assert_eq!(changed(&f, "main"), vec!["hx", "tcl"]);
+    let o = run_in(f.path(), &["check", "--changed-since", "main"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        stdout(&o).contains("languages.toml:1: hx: its commands take {dir}, and programs/num-comb holds other variants' programs too, so every change there would check it again; say which files are its own: files = [\"programs/*/*.hxs\"]"),
+        "{}",
+        text(&o)
+    );
+}
+
+/// With --changed-since and nothing changed, check runs no variant (it
+/// used to run every installed one, as `select` of no ids is all).
+#[test]
+fn nothing_changed_checks_the_file_only() {
+    let f = repo_with_three();
+    let o = run_in(f.path(), &["check", "--changed-since", "HEAD"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(!stdout(&o).contains("ok: "), "{}", text(&o));
+    assert!(
+        stdout(&o).contains("check: 0 problem(s); 0 variant(s) right"),
+        "{}",
+        text(&o)
+    );
+}
