@@ -1,4 +1,4 @@
-//! The benchmarks and their sizes (see `shared/spec/benchmarks.md`).
+//! The benchmarks and their sizes (see `docs/benchmarks.md`).
 #![warn(missing_docs)]
 
 use std::fmt;

@@ -139,11 +139,70 @@ pub fn check(spawner: &Spawner, langs: &Languages, opts: &Options) -> Result<Rep
             todo: l.fix.clone(),
         });
     }
+    shared_dir_problems(langs, &mut report);
     let ids = selection(langs, opts)?;
+    // With --changed-since, no changed variant means none to run (`select`
+    // of no ids would be every variant).
+    if ids.is_empty() && opts.changed_since.is_some() {
+        return Ok(report);
+    }
     for v in langs.select(&ids)? {
         check_variant(spawner, langs, v, opts, &mut report);
     }
     Ok(report)
+}
+
+/// A variant that takes `{dir}` where other variants' programs live too
+/// (`programs/assoc/`) would be picked by `--changed-since` for every
+/// change there, so every pull request would install and check it: it has
+/// to say which files are its own (`files`).
+fn shared_dir_problems(langs: &Languages, report: &mut Report) {
+    for v in langs
+        .variants
+        .iter()
+        .filter(|v| v.uses_dir() && v.files.is_empty())
+    {
+        let mine: BTreeSet<&PathBuf> = v.programs.values().collect();
+        let dirs: BTreeSet<&Path> = v.programs.values().filter_map(|p| p.parent()).collect();
+        let shared = dirs.iter().find(|d| {
+            langs.variants.iter().any(|w| {
+                w.programs
+                    .values()
+                    .any(|p| !mine.contains(p) && p.parent() == Some(**d))
+            })
+        });
+        let Some(shared) = shared else { continue };
+        let mut globs: BTreeSet<String> = BTreeSet::new();
+        for (bench, p) in &v.programs {
+            let rel = p.strip_prefix(v.root()).unwrap_or(p);
+            let parent = rel
+                .parent()
+                .map(|d| d.display().to_string())
+                .unwrap_or_default();
+            let parent = if parent == format!("programs/{bench}") {
+                "programs/*".to_string()
+            } else {
+                parent
+            };
+            let ext = p.extension().map(|e| format!("*.{}", e.to_string_lossy()));
+            globs.insert(format!("{parent}/{}", ext.unwrap_or_else(|| "*".into())));
+        }
+        let globs: Vec<String> = globs.iter().map(|g| format!("{g:?}")).collect();
+        report.problems.push(Problem {
+            file: langs.path.display().to_string(),
+            line: v.line,
+            column: None,
+            variant: v.id.clone(),
+            what: format!(
+                "its commands take {{dir}}, and {} holds other variants' programs too, so every change there would check it again",
+                shown(langs, v, shared)
+            ),
+            todo: format!(
+                "say which files are its own: files = [{}] (CONTRIBUTING.md: `files`)",
+                globs.join(", ")
+            ),
+        });
+    }
 }
 
 /// A program path as the user sees it: next to the languages file as given.
@@ -191,7 +250,7 @@ fn check_variant(
                 line + 1,
                 format!("{bench} is still the stub `langbench new` wrote"),
                 format!(
-                    "implement {bench} as the spec says (shared/spec/benchmarks.md, \"{bench}\") and delete the {STUB_MARKER} lines"
+                    "implement {bench} as the spec says (docs/benchmarks.md, \"{bench}\") and delete the {STUB_MARKER} lines"
                 ),
             ));
         }
@@ -204,6 +263,7 @@ fn check_variant(
         return;
     }
     let before = report.problems.len();
+    check_version(spawner, langs, v, report);
     let mut ran = false;
     for (&bench, path) in &v.programs {
         if !bench.is_cpu() {
@@ -261,6 +321,25 @@ fn check_variant(
     }
     if ran && !stubs && report.problems.len() == before {
         report.passed.push(v.id.clone());
+    }
+}
+
+/// The version every table shows: a probe that prints none (`tclsh
+/// --version` prints nothing) would leave "unknown" in the published row,
+/// so it is a problem, with the working form of a probe as the fix.
+fn check_version(spawner: &Spawner, langs: &Languages, v: &Variant, report: &mut Report) {
+    if let Err(e) = crate::toolchain::version(spawner, v) {
+        report.problems.push(Problem {
+            file: langs.path.display().to_string(),
+            line: v.line,
+            column: None,
+            variant: v.id.clone(),
+            what: format!("its version cannot be read ({e:#})"),
+            todo: "set `version` to a command that prints it (a shell script in TOML: \
+                   version = \"sh -c 'echo puts [info patchlevel] | tclsh'\"), and \
+                   `version_regex` if other numbers come first (CONTRIBUTING.md: \"The version\")"
+                .into(),
+        });
     }
 }
 
@@ -355,10 +434,12 @@ fn run_program(
     Ok(())
 }
 
-/// The variants whose entry (or its toolchain table) or program files
-/// changed since the git revision `rev`: committed, staged, unstaged or
-/// new files. Variants that use `{dir}` own every file of their program's
-/// directory (manifests, lock files). Uses the git CLI, as CI has it.
+/// The variants whose entry (or its toolchain table) or own files changed
+/// since the git revision `rev`: committed, staged, unstaged or new files.
+/// A variant's own files are its programs and what its `files` globs
+/// match; without `files`, a variant that uses `{dir}` owns every file of
+/// its programs' directories (manifests, lock files). Uses the git CLI, as
+/// CI has it.
 pub fn changed_since(langs: &Languages, rev: &str) -> Result<Vec<String>> {
     let file = langs
         .path
@@ -400,13 +481,21 @@ pub fn changed_since(langs: &Languages, rev: &str) -> Result<Vec<String>> {
             .and_then(|e| e.get("toolchain"))
             .and_then(|t| t.as_str());
         let tool_changed = tool.is_some_and(|t| old_tools.get(t) != new_tools.get(t));
+        let own_file = |c: &PathBuf| {
+            c.strip_prefix(dir).is_ok_and(|rel| {
+                v.files
+                    .iter()
+                    .any(|g| g.matches_path_with(rel, crate::config::FILE_GLOB))
+            })
+        };
         let files_changed = v.programs.values().any(|p| {
             let p = p.canonicalize().unwrap_or(p.clone());
             changed.contains(&p)
                 || (v.uses_dir()
+                    && v.files.is_empty()
                     && p.parent()
                         .is_some_and(|d| changed.iter().any(|c| c.starts_with(d))))
-        });
+        }) || changed.iter().any(own_file);
         if entry_changed || tool_changed || files_changed {
             out.push(v.id.clone());
         }

@@ -402,15 +402,49 @@ pub struct NewArgs {
     /// The programs' file extension (programs/<bench>/<stem>.<ext>).
     #[arg(long)]
     pub ext: String,
-    /// The Command Flags column (default: the id).
-    #[arg(long)]
+    #[arg(long, help = literal_placeholders(
+        "The Command Flags column, what tells variants apart (default: read from \
+         the commands, e.g. \"tclsh\" for --run \"tclsh {src} {n}\", \"gcc -O2\" for \
+         --build \"gcc -O2 -o {exe} {src}\")"
+    ))]
     pub flags: Option<String>,
-    /// Build command, timed with the run (e.g. "gcc -O2 -o {exe} {src}").
-    #[arg(long)]
+    // The help of the two commands names placeholders, so it is built by
+    // `literal_placeholders` (a doc comment's `{n}` would become a line break).
+    #[arg(long, help = literal_placeholders(
+        "Build command, timed with the run (e.g. \"gcc -O2 -o {exe} {src}\")"
+    ))]
     pub build: Option<String>,
-    /// Run command; must pass {n} (e.g. "{exe} {n}" or "python3 {src} {n}").
-    #[arg(long)]
+    #[arg(long, help = literal_placeholders(
+        "Run command; must pass {n} (e.g. \"{exe} {n}\" or \"python3 {src} {n}\")"
+    ))]
     pub run: String,
+}
+
+/// A help text whose `{name}` placeholders show as written. clap turns every
+/// `{n}` of a help text into a line break (its newline marker, with no
+/// escape: clap-rs/clap#5196), which ate the one placeholder `new --run`
+/// must contain. Each placeholder is styled as a literal (bold), with a
+/// style escape right after its `{`, so clap does not see `{n}`; where
+/// colour is off, clap strips the escapes and prints `{n}`.
+fn literal_placeholders(text: &str) -> clap::builder::StyledStr {
+    use std::fmt::Write as _;
+    let bold = clap::builder::styling::Style::new().bold();
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(start) = rest.find('{') {
+        let Some(len) = rest[start..].find('}') else {
+            break;
+        };
+        let name = &rest[start + 1..start + len];
+        let _ = write!(
+            out,
+            "{}{bold}{{{bold:#}{bold}{name}}}{bold:#}",
+            &rest[..start]
+        );
+        rest = &rest[start + len + 1..];
+    }
+    out.push_str(rest);
+    out.into()
 }
 
 impl NewArgs {

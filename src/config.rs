@@ -171,6 +171,7 @@ struct RawVariant {
     aliases: Vec<Alias>,
     caches: Option<Spanned<Vec<String>>>,
     home: Option<Spanned<Vec<String>>>,
+    files: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 /// Another name under which a published edition listed a variant: its
@@ -543,6 +544,10 @@ pub struct Variant {
     pub maven_home: Option<PathBuf>,
     /// Names the editions used for this variant (see [`Alias`]).
     pub aliases: Vec<Alias>,
+    /// The files its commands read besides its programs (`files`: globs
+    /// relative to the languages file), for `check --changed-since`; empty:
+    /// its programs, and with `{dir}` every file of their directories.
+    pub files: Vec<glob::Pattern>,
     /// Line of the entry in languages.toml.
     pub line: usize,
     /// Directory of the languages file.
@@ -1244,10 +1249,12 @@ fn resolve_variant(
         aliases,
         caches: raw_caches,
         home: raw_home,
+        files: raw_files,
         ..
     } = v;
     let caches = home_paths(ctx, &id, "caches", raw_caches.as_ref(), shared.caches)?;
     let home_dirs = home_paths(ctx, &id, "home", raw_home.as_ref(), shared.home)?;
+    let files = resolve_files(ctx, &id, raw_files)?;
     let build = templates(ctx, &id, build)?;
     let prepare = templates(ctx, &id, prepare)?;
     let cwd = match &raw_cwd {
@@ -1340,6 +1347,7 @@ fn resolve_variant(
         install,
         maven_home,
         aliases,
+        files,
         line: ctx.lines.position(ctx.text, entry).0,
         root: ctx.root.clone(),
     })
@@ -1415,6 +1423,70 @@ fn home_paths(
     }
     Ok(out)
 }
+
+/// `files`: each a glob relative to the languages file's directory, inside
+/// it (no `/` first, no `..`), one directory level per `*` (no `**`, so
+/// checking it lists a few directories, never the tree), matching at least
+/// one file now. Contributed text, so it is only ever matched against path
+/// names and listed, never read or run.
+fn resolve_files(
+    ctx: &Ctx,
+    id: &str,
+    raw: Option<Spanned<Vec<Spanned<String>>>>,
+) -> Result<Vec<glob::Pattern>, ConfigError> {
+    let Some(raw) = raw else {
+        return Ok(Vec::new());
+    };
+    if raw.get_ref().is_empty() {
+        return Err(ctx.err(
+            raw.span().start,
+            Some(id),
+            "`files` is empty: list the files the commands read (globs such as \"programs/*/*.hx\"), or delete it",
+        ));
+    }
+    let mut out = Vec::new();
+    for g in raw.into_inner() {
+        let at = g.span().start;
+        let text = g.into_inner();
+        let bad = |why: &str| ctx.err(at, Some(id), format!("files entry {text:?} {why}"));
+        if text.starts_with('/')
+            || Path::new(&text)
+                .components()
+                .any(|c| c == std::path::Component::ParentDir)
+        {
+            return Err(bad(
+                "is outside the repository: give a path relative to the languages file, without `..`",
+            ));
+        }
+        if text.contains("**") {
+            return Err(bad(
+                "uses `**`: name each directory level (`programs/*/*.hx`)",
+            ));
+        }
+        let pattern = glob::Pattern::new(&text).map_err(|e| bad(&format!("is not a glob: {e}")))?;
+        let full = format!(
+            "{}/{text}",
+            glob::Pattern::escape(&ctx.root.to_string_lossy())
+        );
+        let matches = glob::glob_with(&full, FILE_GLOB)
+            .map_err(|e| bad(&format!("is not a glob: {e}")))?
+            .flatten()
+            .any(|p| p.is_file());
+        if !matches {
+            return Err(bad("matches no file"));
+        }
+        out.push(pattern);
+    }
+    Ok(out)
+}
+
+/// How `files` globs match: `*` and `?` within one path component, and a
+/// leading `.` only when written.
+pub const FILE_GLOB: glob::MatchOptions = glob::MatchOptions {
+    case_sensitive: true,
+    require_literal_separator: true,
+    require_literal_leading_dot: true,
+};
 
 /// `run`: the variant's, else `<flags> {src} {n}` for the CPU benchmarks.
 fn resolve_run(
@@ -1846,6 +1918,34 @@ ext = "c"
         .unwrap();
         assert_eq!(l.lints.len(), 1);
         assert_eq!(l.lints[0].fix, "delete [toolchain.unused]");
+    }
+
+    #[test]
+    fn files_are_globs_inside_the_repository_that_match_a_file() {
+        let d = dir_with(&["programs/assoc/assoc.c", "programs/assoc/util.h"]);
+        let with = |files: &str| format!("{GOOD}files = {files}\n");
+        let v = parse(&with(r#"["programs/*/*.h"]"#), &d).unwrap();
+        let g = &v.variants[0].files;
+        assert_eq!(g.len(), 1);
+        assert!(g[0].matches_path_with(Path::new("programs/assoc/util.h"), FILE_GLOB));
+        assert!(!g[0].matches_path_with(Path::new("programs/assoc/sub/util.h"), FILE_GLOB));
+        assert!(!g[0].matches_path_with(Path::new("programs/assoc/assoc.c"), FILE_GLOB));
+        for (files, says) in [
+            ("[]", "`files` is empty"),
+            (r#"["/etc/*"]"#, "\"/etc/*\" is outside the repository"),
+            (r#"["../x/*.h"]"#, "\"../x/*.h\" is outside the repository"),
+            (r#"["programs/**/*.h"]"#, "uses `**`"),
+            (r#"["programs/[a/*.h"]"#, "is not a glob"),
+            (
+                r#"["programs/*/*.hx"]"#,
+                "\"programs/*/*.hx\" matches no file",
+            ),
+        ] {
+            let e = parse(&with(files), &d).unwrap_err();
+            assert_eq!(e.line, 11, "{files}: {e}");
+            assert!(e.message.contains("variant \"c-gcc\""), "{e}");
+            assert!(e.message.contains(says), "{files}: {e}");
+        }
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! `langbench import`: a published edition's CSV (`../shared/data/`) becomes
+//! `langbench import`: a published edition's CSV (`data/published/`) becomes
 //! a results directory in the record format of measured runs, marked as
 //! published (`origin: published`): one record per cell holding the
 //! published best-of-N figure, the edition's machine as its publisher

@@ -151,9 +151,7 @@ fn stub(bench: Bench, language: &str, id: &str, syntax: &Syntax) -> String {
         out.push_str("<?php\n");
     }
     let todo = [
-        format!(
-            "implement {bench} as the spec says (shared/spec/benchmarks.md, section \"{bench}\"),"
-        ),
+        format!("implement {bench} as the spec says (docs/benchmarks.md, section \"{bench}\"),"),
         format!(
             "written the way an everyday {language} programmer would (CONTRIBUTING.md: fairness rules)."
         ),
@@ -191,8 +189,52 @@ fn stub(bench: Bench, language: &str, id: &str, syntax: &Syntax) -> String {
     out
 }
 
+/// The Command Flags `new` writes when `--flags` is not given: what the
+/// tables show to tell variants apart, read from the commands. Each command
+/// gives its program and options without the words that name files or the
+/// size (those with a placeholder), and without an option that only
+/// introduces an output or search path (`-o {exe}`, `-cp {dir}`);
+/// `gcc -O2 -o {exe} {src}` gives `gcc -O2`, `tclsh {src} {n}` gives
+/// `tclsh`, `tcc -run {src} {n}` gives `tcc -run`. With a build command and
+/// a run command that starts a program of its own, both, joined by ` + `
+/// (`javac + java Main`). `None` when nothing is left, or for a shell
+/// script (`sh -c '…'`), which says nothing about the toolchain: then the
+/// contributor names them.
+pub fn derived_flags(build: Option<&str>, run: &str) -> Option<String> {
+    fn of(command: &str) -> Option<String> {
+        let words = shell_words::split(command).ok()?;
+        let program = words.first()?;
+        if program.contains('{') {
+            return None;
+        }
+        let shell = ["sh", "bash", "dash", "zsh"].contains(&program.as_str());
+        if shell && words.iter().any(|w| w == "-c") {
+            return None;
+        }
+        let mut kept: Vec<&str> = Vec::new();
+        for (i, w) in words.iter().enumerate() {
+            if w.contains('{') {
+                continue;
+            }
+            let introduces_a_path = w.starts_with('-')
+                && words.get(i + 1).is_some_and(|next| {
+                    ["{exe}", "{build}", "{dir}"]
+                        .iter()
+                        .any(|p| next.starts_with(p))
+                });
+            if !introduces_a_path {
+                kept.push(w);
+            }
+        }
+        Some(kept.join(" "))
+    }
+    let parts: Vec<String> = build.and_then(of).into_iter().chain(of(run)).collect();
+    (!parts.is_empty()).then(|| parts.join(" + "))
+}
+
 /// What `new` did: the entry appended, the files written or kept.
 pub struct Done {
+    pub flags: String,
     pub entry: String,
     pub written: Vec<PathBuf>,
     pub kept: Vec<PathBuf>,
@@ -230,7 +272,23 @@ pub fn new(languages: &Path, opts: &Options) -> Result<Done> {
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let flags = opts.flags.clone().unwrap_or_else(|| opts.id.clone());
+    let flags = match &opts.flags {
+        Some(f) => f.clone(),
+        None => derived_flags(opts.build.as_deref(), &opts.run).with_context(|| {
+            format!(
+                "cannot tell the Command Flags (the command the tables show for {}) from {}: pass --flags, e.g. --flags \"gcc -O2\"",
+                opts.id,
+                match &opts.build {
+                    Some(b) => format!("--build {b:?} and --run {:?}", opts.run),
+                    None => format!("--run {:?}", opts.run),
+                }
+            )
+        })?,
+    };
+    ensure!(
+        !flags.trim().is_empty(),
+        "--flags is empty: it is the Command Flags column"
+    );
     let mut entry = format!("\n[variant.{}]\n", toml_key(&opts.id));
     let _ = writeln!(entry, "language = {}", toml_str(&opts.language));
     if flags != opts.id {
@@ -245,6 +303,7 @@ pub fn new(languages: &Path, opts: &Options) -> Result<Done> {
     }
     let syntax = syntax(&opts.ext);
     let mut done = Done {
+        flags: flags.clone(),
         entry: entry.clone(),
         written: Vec::new(),
         kept: Vec::new(),
@@ -293,6 +352,12 @@ fn toml_key(id: &str) -> String {
 pub fn command(languages: &Path, opts: &Options) -> Result<ExitCode> {
     let done = new(languages, opts)?;
     println!("Added to {}:{}", languages.display(), done.entry.trim_end());
+    if opts.flags.is_none() {
+        println!(
+            "Command Flags: {:?}, read from the commands (--flags to choose another)",
+            done.flags
+        );
+    }
     for p in &done.written {
         println!("wrote stub {}", p.display());
     }
@@ -312,4 +377,40 @@ pub fn command(languages: &Path, opts: &Options) -> Result<ExitCode> {
         opts.id
     );
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::derived_flags;
+
+    #[test]
+    fn flags_are_read_from_the_commands() {
+        let d = |b: Option<&str>, r: &str| derived_flags(b, r);
+        assert_eq!(d(None, "tclsh {src} {n}").as_deref(), Some("tclsh"));
+        assert_eq!(d(None, "tcc -run {src} {n}").as_deref(), Some("tcc -run"));
+        assert_eq!(
+            d(None, "ruby --jit {src} {n}").as_deref(),
+            Some("ruby --jit")
+        );
+        assert_eq!(
+            d(Some("gcc -O2 -o {exe} {src}"), "{exe} {n}").as_deref(),
+            Some("gcc -O2")
+        );
+        assert_eq!(
+            d(None, "haxe -cp {dir} --run Main {n}").as_deref(),
+            Some("haxe --run Main")
+        );
+        assert_eq!(
+            d(None, "nim r -d:release --nimcache:{build} {src} {n}").as_deref(),
+            Some("nim r -d:release")
+        );
+        assert_eq!(
+            d(Some("javac -d {build} {src}"), "java -cp {build} Main {n}").as_deref(),
+            Some("javac + java Main")
+        );
+        // Nothing to read: the contributor names them.
+        assert_eq!(d(None, "{exe} {n}"), None);
+        assert_eq!(d(None, "sh -c 'tclsh {src} {n}'"), None);
+        assert_eq!(d(None, "unbalanced 'quote {src} {n}"), None);
+    }
 }

@@ -1,10 +1,12 @@
 //! Expected outputs, computed by langbench's own reference implementations of
-//! the spec (`shared/spec/benchmarks.md`), and the check of a run's stdout.
+//! the spec (`docs/benchmarks.md`), and the check of a run's stdout.
 //!
-//! The spec gives a few figures (assoc at N = 1,000 and 1,230,000, the comb
-//! sorts at 1,000 and 10,000); the tests check the reference against them, so
-//! the expected output for any other N (12,000,000 for the 2021 edition) comes
-//! from code that reproduces every published figure, never from a guess.
+//! The benchmarks' first specification gave a few figures (assoc at N = 1,000
+//! and 1,230,000, the comb sorts at 1,000 and 10,000); the tests below check
+//! the reference against them, so the expected output for any other N
+//! (12,000,000 for the 2021 edition) comes from code that reproduces every
+//! published figure, never from a guess. `docs/benchmarks.md` lists this
+//! code's outputs at langbench's sizes; `tests/docs.rs` keeps them equal.
 
 use std::collections::HashMap;
 use std::sync::Mutex;

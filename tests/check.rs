@@ -32,6 +32,7 @@ language = "Shell"
 flags = "sh"
 programs = { num-comb = "programs/num-comb/good.sh", str-comb = "programs/str-comb/good.sh" }
 install = { apt = ["dash"] }
+version = "sh -c 'echo 1.0'"
 "#;
 
 fn fixture(extra_toml: &str, extra_files: &[(&str, &str)]) -> Fixture {
@@ -67,8 +68,8 @@ fn a_broken_entry_is_named_by_line_and_column() {
     let out = stdout(&o);
     let first = out.lines().next().unwrap();
     assert!(
-        first.starts_with(&format!("{}:9:20: ", f.languages()))
-            || first.starts_with("languages.toml:9:20: "),
+        first.starts_with(&format!("{}:10:20: ", f.languages()))
+            || first.starts_with("languages.toml:10:20: "),
         "{}",
         text(&o)
     );
@@ -80,7 +81,7 @@ fn a_broken_entry_is_named_by_line_and_column() {
     let o = run_in(f.path(), &["check"]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(
-        stdout(&o).starts_with("languages.toml:9:1: "),
+        stdout(&o).starts_with("languages.toml:10:1: "),
         "{}",
         text(&o)
     );
@@ -115,7 +116,7 @@ fn a_missing_program_is_named_by_line() {
     let o = run_in(f.path(), &["check"]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let out = stdout(&o);
-    assert!(out.starts_with("languages.toml:10:"), "{}", text(&o));
+    assert!(out.starts_with("languages.toml:11:"), "{}", text(&o));
     assert!(out.contains("sh-missing"), "{}", text(&o));
     assert!(
         out.contains("\"programs/num-comb/missing.sh\" for num-comb does not exist"),
@@ -233,7 +234,7 @@ fn new_then_check_fails_on_the_stub_and_passes_when_implemented() {
     let out = stdout(&o);
     assert!(out.contains("programs/assoc/assoc.sh:1: sh-new: assoc is still the stub `langbench new` wrote; implement assoc"), "{}", text(&o));
     assert!(
-        out.contains("languages.toml:7: sh-new: no install instructions"),
+        out.contains("languages.toml:8: sh-new: no install instructions"),
         "{}",
         text(&o)
     );
@@ -251,7 +252,7 @@ fn new_then_check_fails_on_the_stub_and_passes_when_implemented() {
     .unwrap();
     std::fs::write(
         f.languages(),
-        format!("{toml}install = {{ apt = [\"dash\"] }}\n"),
+        format!("{toml}install = {{ apt = [\"dash\"] }}\nversion = \"sh -c 'echo 1.0'\"\n"),
     )
     .unwrap();
     let o = run_in(f.path(), &["check", "sh-new"]);
@@ -329,6 +330,7 @@ fn git(dir: &Path, args: &[&str]) {
 
 const THREE: &str = r#"[toolchain.shell]
 language = "Shell"
+version = "sh -c 'echo 1.0'"
 install = { apt = ["dash"] }
 
 [variant.a]
@@ -346,12 +348,14 @@ language = "Shell"
 flags = "sh"
 programs = { num-comb = "programs/num-comb/c.sh" }
 install = { apt = ["dash"] }
+version = "sh -c 'echo 1.0'"
 
 [variant.d]
 language = "Shell"
 flags = "sh"
 programs = { num-comb = "programs/num-comb/d.sh" }
 install = { apt = ["dash"] }
+version = "sh -c 'echo 1.0'"
 "#;
 
 fn repo_with_three() -> Fixture {
@@ -387,7 +391,7 @@ fn changed_since_picks_exactly_the_changed_variants() {
     let toml = std::fs::read_to_string(f.languages()).unwrap().replace(
         "[variant.d]\nlanguage = \"Shell\"\nflags = \"sh\"",
         "[variant.d]\nlanguage = \"Shell\"\nflags = \"sh -e\"\nrun = \"sh {src} {n}\"",
-    ) + "\n[variant.e]\nlanguage = \"Shell\"\nflags = \"sh\"\nprograms = { num-comb = \"programs/num-comb/e.sh\" }\ninstall = { apt = [\"dash\"] }\n";
+    ) + "\n[variant.e]\nlanguage = \"Shell\"\nflags = \"sh\"\nprograms = { num-comb = \"programs/num-comb/e.sh\" }\ninstall = { apt = [\"dash\"] }\nversion = \"sh -c 'echo 1.0'\"\n";
     std::fs::write(f.languages(), toml).unwrap();
     std::fs::write(f.path().join("programs/num-comb/e.sh"), NUM_COMB_OK).unwrap();
     git(f.path(), &["checkout", "-q", "-b", "pr"]);
@@ -461,4 +465,266 @@ fn the_pr_workflow_commands_install_and_check_the_changed_variants() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+}
+
+/// `new --help` shows the placeholders the commands must contain: clap
+/// turns a help text's `{n}` into a line break unless it is protected, both
+/// when the help goes to a pipe (no colour) and to a terminal (colour, here
+/// forced and then stripped as a terminal would show it).
+#[test]
+fn new_help_shows_the_placeholders() {
+    for colour in [false, true] {
+        let mut cmd = Command::new(bin());
+        cmd.args(["new", "--help"]);
+        if colour {
+            cmd.env("CLICOLOR_FORCE", "1");
+        }
+        let o = cmd.output().unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+        let shown = String::from_utf8(strip_ansi_escapes::strip(&o.stdout)).unwrap();
+        if colour {
+            assert_ne!(shown.as_bytes(), o.stdout, "no colour was forced");
+        }
+        assert!(
+            shown.contains(
+                "Run command; must pass {n} (e.g. \"{exe} {n}\" or \"python3 {src} {n}\")"
+            ),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("(e.g. \"gcc -O2 -o {exe} {src}\")"),
+            "{shown}"
+        );
+    }
+}
+
+/// A version probe that prints no version (`tclsh --version` prints
+/// nothing and exits 0) fails `check` with the working form as the fix,
+/// instead of an "unknown" version in every table; the form the docs show,
+/// a shell script in a TOML string, reads it.
+#[test]
+fn an_unreadable_version_fails_with_the_fix() {
+    let entry = "\n[variant.tcl-quiet]\nlanguage = \"Shell\"\nflags = \"sh\"\nprograms = { num-comb = \"programs/num-comb/good.sh\" }\ninstall = { apt = [\"dash\", \"tcl\"] }\nneeds = [\"sh\", \"tclsh\"]\n";
+    let f = fixture(&format!("{entry}version = \"tclsh --version\"\n"), &[]);
+    let o = run_in(f.path(), &["check", "tcl-quiet"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("languages.toml:8: tcl-quiet: its version cannot be read (no version in the output of `tclsh --version`: \"\"); set `version` to a command that prints it (a shell script in TOML: version = \"sh -c 'echo puts [info patchlevel] | tclsh'\")"),
+        "{}",
+        text(&o)
+    );
+    assert!(!out.contains("ok: tcl-quiet"), "{}", text(&o));
+
+    // The fix, as written in the message and in CONTRIBUTING.md.
+    let fixed = format!("{entry}version = \"sh -c 'echo puts [info patchlevel] | tclsh'\"\n");
+    let f = fixture(&fixed, &[]);
+    let o = run_in(f.path(), &["check", "tcl-quiet"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(stdout(&o).contains("ok: tcl-quiet"), "{}", text(&o));
+    let o = run_in(f.path(), &["list", "tcl-quiet"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        regex::Regex::new(r"8\.\d+\.\d+")
+            .unwrap()
+            .is_match(&stdout(&o)),
+        "{}",
+        text(&o)
+    );
+}
+
+/// Without --flags, `new` reads the Command Flags from the commands (never
+/// the bare id, which looks like a command and is not one), says so, and
+/// asks for --flags when the commands say nothing.
+#[test]
+fn new_reads_the_command_flags_from_the_commands() {
+    let f = fixture("", &[]);
+    let o = run_in(
+        f.path(),
+        &[
+            "new",
+            "tcl",
+            "--language",
+            "Tcl",
+            "--ext",
+            "tcl",
+            "--run",
+            "tclsh {src} {n}",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        stdout(&o).contains("Command Flags: \"tclsh\", read from the commands"),
+        "{}",
+        text(&o)
+    );
+    let toml = std::fs::read_to_string(f.languages()).unwrap();
+    // `run` is then the default (`<flags> {src} {n}`), so it is not written.
+    assert!(
+        toml.ends_with("\n[variant.tcl]\nlanguage = \"Tcl\"\nflags = \"tclsh\"\next = \"tcl\"\n"),
+        "{toml}"
+    );
+    let o = run_in(f.path(), &["list", "tcl", "--json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(stdout(&o).contains("\"flags\": \"tclsh\""), "{}", text(&o));
+
+    let o = run_in(
+        f.path(),
+        &[
+            "new",
+            "c-gcc",
+            "--language",
+            "C",
+            "--ext",
+            "c",
+            "--build",
+            "gcc -O2 -o {exe} {src}",
+            "--run",
+            "{exe} {n}",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let toml = std::fs::read_to_string(f.languages()).unwrap();
+    assert!(
+        toml.contains("[variant.c-gcc]\nlanguage = \"C\"\nflags = \"gcc -O2\"\n"),
+        "{toml}"
+    );
+
+    // Nothing to read: an error that asks, and nothing written.
+    let before = std::fs::read_to_string(f.languages()).unwrap();
+    let o = run_in(
+        f.path(),
+        &[
+            "new",
+            "mystery",
+            "--language",
+            "X",
+            "--ext",
+            "sh",
+            "--run",
+            "{dir}/run.sh {n}",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("cannot tell the Command Flags (the command the tables show for mystery) from --run \"{dir}/run.sh {n}\": pass --flags"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(std::fs::read_to_string(f.languages()).unwrap(), before);
+    assert!(!f.path().join("programs/assoc/assoc.sh").exists());
+}
+
+const DIR_VARIANTS: &str = r#"[variant.hx]
+language = "Shell"
+flags = "sh (hx)"
+run = "sh {dir}/Main.hxs {n}"
+programs = { num-comb = "programs/num-comb/Main.hxs" }
+files = ["programs/*/*.hxs"]
+version = "sh -c 'echo 1.0'"
+install = { apt = ["dash"] }
+
+[variant.plain]
+language = "Shell"
+flags = "sh"
+programs = { num-comb = "programs/num-comb/plain.sh" }
+version = "sh -c 'echo 1.0'"
+install = { apt = ["dash"] }
+"#;
+
+const TCL_ENTRY: &str = r#"
+[variant.tcl]
+language = "Tcl"
+flags = "tclsh"
+programs = { num-comb = "programs/num-comb/num_comb.tcl" }
+version = "sh -c 'echo puts [info patchlevel] | tclsh'"
+install = { apt = ["tcl"] }
+"#;
+
+/// A Tcl-only pull request touches no other variant: a variant whose
+/// commands take the whole program directory (`{dir}`, as haxe and ponyc
+/// do) says which files there are its own (`files`), so a new file in that
+/// directory is not its change; `.ci/pr` installs and checks tcl alone.
+/// Without `files` it would be picked, and `check` says to add them.
+#[test]
+fn a_tcl_only_change_checks_only_tcl() {
+    let f = Fixture::new(
+        DIR_VARIANTS,
+        &[
+            ("programs/num-comb/Main.hxs", NUM_COMB_OK),
+            ("programs/num-comb/plain.sh", NUM_COMB_OK),
+        ],
+    );
+    git(f.path(), &["init", "-q", "-b", "main"]);
+    git(f.path(), &["add", "-A"]);
+    git(f.path(), &["commit", "-q", "-m", "base"]);
+    git(f.path(), &["checkout", "-q", "-b", "pr"]);
+    let toml = std::fs::read_to_string(f.languages()).unwrap() + TCL_ENTRY;
+    std::fs::write(f.languages(), &toml).unwrap();
+    std::fs::write(
+        f.path().join("programs/num-comb/num_comb.tcl"),
+        "puts \"0 1 [lindex $argv 0]\"\n",
+    )
+    .unwrap();
+    git(f.path(), &["add", "-A"]);
+    git(f.path(), &["commit", "-q", "-m", "tcl"]);
+    assert_eq!(changed(&f, "main"), vec!["tcl"]);
+    let o = Command::new(repo().join(".ci/pr"))
+        .arg("main")
+        .current_dir(f.path())
+        .env("LANGBENCH", bin())
+        .env("LANGBENCH_INSTALL_ARGS", "--dry-run")
+        .output()
+        .unwrap();
+    let all = format!("{}{}", stdout(&o), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "{all}");
+    assert!(
+        all.contains("+ langbench toolchains install --lang tcl --dry-run\n"),
+        "{all}"
+    );
+    assert!(
+        all.contains("ok: tcl\n") && !all.contains("ok: hx") && !all.contains("ok: plain"),
+        "{all}"
+    );
+
+    // A change to one of hx's own files is its change.
+    std::fs::write(
+        f.path().join("programs/num-comb/Util.hxs"),
+        "# shared helper\n",
+    )
+    .unwrap();
+    assert_eq!(changed(&f, "main"), vec!["hx", "tcl"]);
+    std::fs::remove_file(f.path().join("programs/num-comb/Util.hxs")).unwrap();
+
+    // Without `files`, every file of the directory would be hx's: the Tcl
+    // change picks it, and check says which files to name.
+    std::fs::write(
+        f.path().join("languages.toml"),
+        toml.replace("files = [\"programs/*/*.hxs\"]\n", ""),
+    )
+    .unwrap();
+    git(f.path(), &["commit", "-qam", "hx without files"]);
+    assert_eq!(changed(&f, "main"), vec!["hx", "tcl"]);
+    let o = run_in(f.path(), &["check", "--changed-since", "main"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        stdout(&o).contains("languages.toml:1: hx: its commands take {dir}, and programs/num-comb holds other variants' programs too, so every change there would check it again; say which files are its own: files = [\"programs/*/*.hxs\"]"),
+        "{}",
+        text(&o)
+    );
+}
+
+/// With --changed-since and nothing changed, check runs no variant (it
+/// used to run every installed one, as `select` of no ids is all).
+#[test]
+fn nothing_changed_checks_the_file_only() {
+    let f = repo_with_three();
+    let o = run_in(f.path(), &["check", "--changed-since", "HEAD"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(!stdout(&o).contains("ok: "), "{}", text(&o));
+    assert!(
+        stdout(&o).contains("check: 0 problem(s); 0 variant(s) right"),
+        "{}",
+        text(&o)
+    );
 }

@@ -9,7 +9,7 @@ use std::process::Command;
 use crate::util::*;
 
 fn shared_data(name: &str) -> PathBuf {
-    repo().join("../shared/data").join(name)
+    repo().join("data/published").join(name)
 }
 
 fn import(file: &Path, out: &Path, edition: &str, size: &str) -> std::process::Output {
