@@ -6,6 +6,7 @@ mod util;
 
 mod check;
 mod contain;
+mod dist;
 mod edition;
 mod languages;
 mod maven;
