@@ -1,5 +1,5 @@
 // WebSocket echo server (langbench ws-echo): Node.js + uWebSockets.js.
-// Usage: node ws_echo.js <port>   (listens on 127.0.0.1 only, any path)
+// Usage: node server.js <port>   (listens on 127.0.0.1 only, any path)
 // uWebSockets.js itself is published only on GitHub; npm's `uwebsockets`
 // package (3.0.6, sha512-pinned in package-lock.json; a third party's copy
 // of uWS.js's binaries branch, source commit b8704be9) ships its prebuilt
