@@ -213,6 +213,9 @@ pub struct Install {
     /// file's.
     #[serde(default)]
     pub setup: Vec<String>,
+    /// A runtime fetched as one registry archive (see `dist.rs`).
+    #[serde(default)]
+    pub dist: Option<crate::dist::Dist>,
     /// One line for humans (resolved variants always have one: the file's,
     /// or the one derived from the package lists).
     pub hint: Option<String>,
@@ -224,7 +227,28 @@ impl Install {
         !(self.apt.is_empty()
             && self.npm.is_empty()
             && self.pip.is_empty()
-            && self.maven.is_empty())
+            && self.maven.is_empty()
+            && self.dist.is_none())
+    }
+
+    /// Its dist toolchain, `{root}` being `root`.
+    pub fn dist_spec<'a>(&'a self, root: &'a Path) -> Option<crate::dist::Spec<'a>> {
+        self.dist
+            .as_ref()
+            .map(|dist| crate::dist::Spec { dist, root })
+    }
+
+    /// Checks the Maven and dist parts (one toolchain directory each).
+    fn validate(&self, root: &Path) -> Result<(), String> {
+        self.validate_packages()?;
+        crate::maven::validate(self.maven_spec(root))?;
+        if let Some(spec) = self.dist_spec(root) {
+            if !(self.maven.is_empty() && self.bin.is_empty() && self.setup.is_empty()) {
+                return Err("`install.dist` with `install.maven`/`bin`/`setup`: a variant has one toolchain directory; the launchers of a dist go in `install.dist.bin`".into());
+            }
+            crate::dist::validate(spec)?;
+        }
+        Ok(())
     }
 
     /// Every package name is one its registry knows as a name, never
@@ -323,6 +347,9 @@ impl Install {
                 "langbench toolchains install (Maven Central: {})",
                 self.maven.join(" ")
             ));
+        }
+        if let Some(d) = &self.dist {
+            parts.push(d.describe());
         }
         if parts.is_empty() {
             "no install instructions".into()
@@ -542,6 +569,9 @@ pub struct Variant {
     /// The directory of its Maven toolchain (`install.maven`), whose `bin/`
     /// comes first on the PATH of its commands.
     pub maven_home: Option<PathBuf>,
+    /// The directory of its dist toolchain (`install.dist`), used as a
+    /// Maven toolchain's is.
+    pub dist_home: Option<PathBuf>,
     /// Names the editions used for this variant (see [`Alias`]).
     pub aliases: Vec<Alias>,
     /// The files its commands read besides its programs (`files`: globs
@@ -578,16 +608,17 @@ impl Variant {
     /// find its launchers) and a launcher as the program is started by its
     /// full path (the agent looks programs up on langbench's own PATH).
     pub fn request(&self, mut argv: Vec<String>, cwd: &Path) -> crate::spawn::Request {
-        let bin = self.maven_home.as_ref().map(|h| h.join("bin"));
-        if let (Some(bin), Some(program)) = (&bin, argv.first_mut())
-            && self.install.bin.contains_key(program.as_str())
+        let launchers = self.launchers();
+        let bin = launchers.map(|(h, _)| h.join("bin"));
+        if let (Some((_, names)), Some(bin), Some(program)) = (launchers, &bin, argv.first_mut())
+            && names.contains_key(program.as_str())
         {
             *program = bin.join(&*program).display().to_string();
         }
         let mut req = crate::spawn::Request::new(argv, cwd);
         req.readable = vec![self.root.clone()];
         req.home_dirs = self.home_dirs.clone();
-        if let (Some(home), Some(bin)) = (&self.maven_home, &bin) {
+        if let (Some((home, _)), Some(bin)) = (launchers, &bin) {
             req.readable.push(home.clone());
             if !self.env.contains_key("PATH") {
                 let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into());
@@ -615,10 +646,10 @@ impl Variant {
             .filter(|n| {
                 if n.contains('/') {
                     !path_exists(&self.root.join(n))
-                } else if let Some(home) = &self.maven_home
-                    && self.install.bin.contains_key(n.as_str())
+                } else if let Some((home, bin)) = self.launchers()
+                    && bin.contains_key(n.as_str())
                 {
-                    !crate::maven::is_installed(home, &self.install.bin)
+                    !crate::maven::is_installed(home, bin)
                 } else {
                     which::which(n).is_err()
                 }
@@ -636,6 +667,15 @@ impl Variant {
             vars.dir = dir.display().to_string();
         }
         Some(vars)
+    }
+
+    /// Its toolchain directory (Maven or dist) and that toolchain's launchers.
+    fn launchers(&self) -> Option<(&PathBuf, &BTreeMap<String, String>)> {
+        match (&self.maven_home, &self.dist_home, &self.install.dist) {
+            (Some(home), _, _) => Some((home, &self.install.bin)),
+            (None, Some(home), Some(d)) => Some((home, &d.bin)),
+            _ => None,
+        }
     }
 
     /// Placeholder values for a run of `bench`.
@@ -831,12 +871,9 @@ impl Languages {
         }
         for (name, t) in &raw.toolchain {
             if let Some(i) = &t.get_ref().install {
-                i.get_ref()
-                    .validate_packages()
-                    .and_then(|()| crate::maven::validate(i.get_ref().maven_spec(&ctx.root)))
-                    .map_err(|m| {
-                        ctx.err(i.span().start, None, format!("toolchain {name:?}: {m}"))
-                    })?;
+                i.get_ref().validate(&ctx.root).map_err(|m| {
+                    ctx.err(i.span().start, None, format!("toolchain {name:?}: {m}"))
+                })?;
             }
         }
         let mut seen: BTreeMap<String, usize> = BTreeMap::new();
@@ -1327,6 +1364,7 @@ fn resolve_variant(
 
     let install = resolve_install(ctx, &id, raw_install, shared)?;
     let maven_home = crate::maven::home(install.maven_spec(&ctx.root));
+    let dist_home = install.dist_spec(&ctx.root).map(crate::dist::home);
     Ok(Variant {
         id,
         language,
@@ -1346,6 +1384,7 @@ fn resolve_variant(
         programs,
         install,
         maven_home,
+        dist_home,
         aliases,
         files,
         line: ctx.lines.position(ctx.text, entry).0,
@@ -1637,8 +1676,7 @@ fn resolve_install(
         Some(s) => {
             let at = s.span().start;
             s.get_ref()
-                .validate_packages()
-                .and_then(|()| crate::maven::validate(s.get_ref().maven_spec(&ctx.root)))
+                .validate(&ctx.root)
                 .map_err(|m| ctx.err(at, Some(id), m))?;
             if shared.install == Some(s.get_ref()) {
                 ctx.delete_line(at, id, "install", "equals the toolchain's");

@@ -6,6 +6,7 @@ pub mod check;
 pub mod cli;
 pub mod compare;
 pub mod config;
+pub mod dist;
 pub mod export;
 pub mod hygiene;
 pub mod identity;

@@ -110,7 +110,7 @@ fn apt_install_args(pkgs: &[String]) -> Vec<String> {
 /// Installs the toolchains of `variants` from their `install` tables:
 /// Debian packages, then global npm packages, then PyPI packages, then
 /// Maven Central artifacts (see `maven.rs`; Debian's `maven` is installed
-/// first when `mvn` is missing). A variant
+/// first when `mvn` is missing), then registry archives (`dist.rs`). A variant
 /// whose `needs` are all present is left alone, so it is safe to re-run and
 /// never replaces a toolchain installed another way. One variant's failure
 /// does not stop the others.
@@ -178,6 +178,9 @@ pub fn install(variants: &[&Variant], dry_run: bool, spawner: &Spawner) -> Vec<I
                         spawner,
                     )?);
                 }
+                if let Some(spec) = v.install.dist_spec(v.root()) {
+                    done.push(crate::dist::install(spec, dry_run)?);
+                }
                 if !v.install.is_installable() {
                     return Err(format!(
                         "no registry here provides it: {}",
@@ -204,12 +207,16 @@ pub fn install(variants: &[&Variant], dry_run: bool, spawner: &Spawner) -> Vec<I
     results
 }
 
-/// The Maven toolchain directories `all` (every variant of a languages
-/// file) uses.
+/// The toolchain directories (Maven and dist: they share the toolchains
+/// directory) `all` (every variant of a languages file) uses.
 fn maven_in_use(all: &[&Variant]) -> std::collections::BTreeSet<String> {
     all.iter()
         .filter(|v| !v.install.maven.is_empty())
         .map(|v| crate::maven::dir_name(v.install.maven_spec(v.root())))
+        .chain(
+            all.iter()
+                .filter_map(|v| v.install.dist_spec(v.root()).map(crate::dist::dir_name)),
+        )
         .collect()
 }
 
@@ -224,8 +231,8 @@ fn describe_dirs(dirs: &[(std::path::PathBuf, u64)]) -> String {
     )
 }
 
-/// `langbench toolchains prune`: removes the Maven toolchain directories
-/// no variant of the languages file uses (`all`), naming each on stderr;
+/// `langbench toolchains prune`: removes the Maven and dist toolchain
+/// directories no variant of the languages file uses (`all`), naming each on stderr;
 /// with `dry_run` only names them. Other toolchains (apt, npm, PyPI)
 /// belong to their package managers and are left alone.
 pub fn prune_command(all: &[&Variant], dry_run: bool) -> anyhow::Result<ExitCode> {

@@ -8,6 +8,7 @@ mod attacks;
 mod caches;
 mod check;
 mod contain;
+mod dist;
 mod docs;
 mod edition;
 mod languages;

@@ -170,6 +170,14 @@ fn the_repository_servers_echo_correctly() {
         "ws-node-ws",
         "--lang",
         "ws-c-libwebsockets",
+        // uWebSockets.js from npm's uwebsockets, and the runtimes that
+        // install.dist fetches (issue 23).
+        "--lang",
+        "ws-node-uws",
+        "--lang",
+        "ws-bun",
+        "--lang",
+        "ws-deno",
         "--connections",
         "50",
         "--delays",
@@ -186,7 +194,7 @@ fn the_repository_servers_echo_correctly() {
     let headers = r.headers().unwrap().clone();
     let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
     let rows: Vec<_> = r.records().map(|r| r.unwrap()).collect();
-    assert_eq!(rows.len(), 3, "{}", text(&o));
+    assert_eq!(rows.len(), 6, "{}", text(&o));
     for row in &rows {
         assert_eq!(&row[col("status")], "ok", "{:?}\n{}", row, text(&o));
         assert_eq!(&row[col("alive")], "50");

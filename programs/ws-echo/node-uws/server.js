@@ -1,9 +1,11 @@
 // WebSocket echo server (langbench ws-echo): Node.js + uWebSockets.js.
 // Usage: node server.js <port>   (listens on 127.0.0.1 only, any path)
-// uWebSockets.js is published only on GitHub (not on the npm registry):
-//   npm install uNetworking/uWebSockets.js#v20.51.0
+// uWebSockets.js itself is published only on GitHub; npm's `uwebsockets`
+// package (3.0.6, sha512-pinned in package-lock.json; a third party's copy
+// of uWS.js's binaries branch, source commit b8704be9) ships its prebuilt
+// addons (uws_linux_x64_<node ABI>.node) and loader: `npm ci` installs it.
 'use strict';
-const uWS = require('uWebSockets.js');
+const uWS = require('uwebsockets');
 
 const port = Number(process.argv[2] || 8080);
 
