@@ -7,12 +7,16 @@ mod util;
 mod check;
 mod contain;
 mod edition;
+mod errors;
 mod languages;
 mod maven;
 mod measure;
+mod progress;
+mod resume;
 mod robustness;
 mod run;
 mod shards;
+mod terminal;
 mod ws;
 
 /// Cargo builds only this file (`autotests = false`): a test file that is

@@ -181,57 +181,57 @@ fn cut_texts(cols: &mut [Shown], over: usize, floor: usize) {
 /// The table in at most `width` columns (see the module's steps).
 pub fn table_fit(t: &Table, width: usize) -> String {
     let rows = t.rows.len();
-    let mut cols = shown(t);
     let fits = |s: &str| display_width(s) <= width;
     let over =
         |cols: &[Shown]| display_width(&render(cols, rows, true, None)).saturating_sub(width);
-    let full = render(&cols, rows, true, None);
+    let full = render(&shown(t), rows, true, None);
     if fits(&full) {
         return full;
     }
-    // RAM in MB.
-    let shown_cols = t.display_columns();
-    for (k, &i) in shown_cols.iter().enumerate() {
+    // RAM in MB; a failure by its first word (`TIMEOUT >1000.00` →
+    // `TIMEOUT`: the notes say the rest).
+    let mut compact = shown(t);
+    for (k, &i) in t.display_columns().iter().enumerate() {
         if t.columns[i].kind == Kind::Kb {
-            cols[k].header = cols[k]
+            compact[k].header = compact[k]
                 .header
                 .replace("RAM (KB)", "MB")
                 .replace("(KB)", "(MB)");
-            cols[k].cells = t.rows.iter().map(|r| mb(&r[i])).collect();
+            compact[k].cells = t.rows.iter().map(|r| mb(&r[i])).collect();
         }
     }
-    let s = render(&cols, rows, true, None);
+    let s = render(&compact, rows, true, None);
     if fits(&s) {
         return s;
     }
-    // A failure by its first word: `TIMEOUT >1000.00` → `TIMEOUT`.
-    for c in cols.iter_mut().filter(|c| c.kind.is_numeric()) {
+    for c in compact.iter_mut().filter(|c| c.kind.is_numeric()) {
         for cell in &mut c.cells {
             if cell.starts_with(|ch: char| ch.is_ascii_uppercase()) {
                 *cell = cell.split_whitespace().next().unwrap_or("").to_string();
             }
         }
     }
-    // Long texts (versions, flags) cut, down to 16 characters.
-    let o = over(&cols);
-    cut_texts(&mut cols, o, 16);
-    let s = render(&cols, rows, true, None);
-    if fits(&s) {
-        return s;
+    // Each try cuts long texts (versions, flags) only as far as it needs
+    // to, never below its floor: with every column (down to 16
+    // characters), without each benchmark's RAM (the total stays; down to
+    // 16, then 8), then without borders.
+    let without_ram: Vec<Shown> = compact
+        .iter()
+        .filter(|c| c.kind != Kind::Kb || c.total)
+        .cloned()
+        .collect();
+    for (base, floor) in [(&compact, 16), (&without_ram, 16), (&without_ram, 8)] {
+        let mut cols = base.clone();
+        let o = over(&cols);
+        cut_texts(&mut cols, o, floor);
+        let s = render(&cols, rows, true, None);
+        if fits(&s) {
+            return s;
+        }
     }
-    // The total's RAM stays, each benchmark's goes.
-    cols.retain(|c| c.kind != Kind::Kb || c.total);
-    let s = render(&cols, rows, true, None);
-    if fits(&s) {
-        return s;
-    }
-    // Texts cut further, down to 8 characters, then no borders.
+    let mut cols = without_ram;
     let o = over(&cols);
     cut_texts(&mut cols, o, 8);
-    let s = render(&cols, rows, true, None);
-    if fits(&s) {
-        return s;
-    }
     let s = render(&cols, rows, false, None);
     if fits(&s) {
         return s;
@@ -249,7 +249,9 @@ fn clean(s: &str) -> String {
 fn wrapped(line: &str, width: Option<usize>, indent: &str) -> String {
     match width {
         Some(w) if textwrap::core::display_width(line) > w => {
-            let opts = textwrap::Options::new(w.max(20)).subsequent_indent(indent);
+            let opts = textwrap::Options::new(w.max(20))
+                .subsequent_indent(indent)
+                .word_splitter(textwrap::WordSplitter::NoHyphenation);
             textwrap::fill(line, opts)
         }
         _ => line.to_string(),
