@@ -411,6 +411,10 @@ pub struct ListArgs {
     /// Print JSON (for scripts).
     #[arg(long, conflicts_with = "long")]
     pub json: bool,
+    /// Probe every version anew (default: a version is cached until a file
+    /// its probe or its commands need changes).
+    #[arg(long)]
+    pub refresh: bool,
 }
 
 /// `langbench check`.

@@ -33,4 +33,5 @@ pub mod suite;
 mod testing;
 pub mod toolchain;
 pub mod verify;
+pub mod version_cache;
 pub mod ws;

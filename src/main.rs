@@ -84,7 +84,10 @@ fn real_main() -> Result<ExitCode> {
             let timeout = a.timeout()?;
             measure::command(&spawner, a.command, timeout, a.json)
         }
-        Command::List(a) => list::command(&spawner, &a.languages.load()?, &a.ids, a.long, a.json),
+        Command::List(a) => {
+            let langs = a.languages.load()?;
+            list::command(&spawner, &langs, &a.ids, a.long, a.json, a.refresh)
+        }
         Command::Check(a) => {
             check::command(&spawner, &a.languages.languages, a.ids_only, || a.options())
         }

@@ -10,6 +10,15 @@ use crate::config::Variant;
 use crate::record::VariantInfo;
 use crate::spawn::Spawner;
 
+/// How long a version probe may take: a toolchain that prints its version
+/// takes well under a second (a JVM a few); one that hangs must not stall
+/// `list` or a session.
+pub const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How many probes run at once: they mostly wait (a JVM starting, a probe
+/// that hangs), so a few at a time cost little more than one.
+pub const PROBE_THREADS: usize = 4;
+
 /// Installation state and version of one variant.
 pub fn inspect(spawner: &Spawner, v: &Variant) -> VariantInfo {
     let missing = v.missing();
@@ -18,6 +27,11 @@ pub fn inspect(spawner: &Spawner, v: &Variant) -> VariantInfo {
     } else {
         String::new()
     };
+    info(v, missing, version)
+}
+
+/// A variant's state as a session records it.
+pub fn info(v: &Variant, missing: Vec<String>, version: String) -> VariantInfo {
     VariantInfo {
         id: v.id.clone(),
         language: v.language.clone(),
@@ -30,15 +44,71 @@ pub fn inspect(spawner: &Spawner, v: &Variant) -> VariantInfo {
     }
 }
 
-/// Runs the variant's version command (through the spawner, with a timeout)
-/// and picks the version out of its output.
+/// [`inspect`] of every variant, [`PROBE_THREADS`] at a time (see
+/// [`probe_all`]).
+pub fn inspect_all(
+    spawner: &Spawner,
+    variants: &[&Variant],
+    done: &(dyn Fn(usize, usize) + Sync),
+) -> Option<Vec<VariantInfo>> {
+    probe_all(variants, &|v| inspect(spawner, v), done)
+}
+
+/// `probe` of every variant, [`PROBE_THREADS`] at a time, in the
+/// variants' order; `done(finished, of)` after each. `None` after Ctrl-C
+/// (no new probe starts; a running one is stopped by the spawner).
+pub fn probe_all<T: Send>(
+    variants: &[&Variant],
+    probe: &(dyn Fn(&Variant) -> T + Sync),
+    done: &(dyn Fn(usize, usize) + Sync),
+) -> Option<Vec<T>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let slots: Vec<std::sync::Mutex<Option<T>>> = variants
+        .iter()
+        .map(|_| std::sync::Mutex::new(None))
+        .collect();
+    let (next, finished) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    std::thread::scope(|scope| {
+        for _ in 0..PROBE_THREADS.min(variants.len()) {
+            scope.spawn(|| {
+                while !crate::signals::interrupted() {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(v) = variants.get(i) else {
+                        break;
+                    };
+                    let out = probe(v);
+                    *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(out);
+                    done(finished.fetch_add(1, Ordering::SeqCst) + 1, variants.len());
+                }
+            });
+        }
+    });
+    if crate::signals::interrupted() {
+        return None;
+    }
+    slots
+        .into_iter()
+        .map(|s| s.into_inner().unwrap_or_else(|e| e.into_inner()))
+        .collect()
+}
+
+/// Runs the variant's version command (through the spawner, in the
+/// sandbox of its runs, within [`PROBE_TIMEOUT`]) and picks the version
+/// out of its output.
 pub fn version(spawner: &Spawner, v: &Variant) -> Result<String> {
     let dir = crate::scratch::dir("probe")?;
     let mut req = v.request(v.version.expand(&Default::default()), dir.path());
-    req.timeout = Some(Duration::from_secs(120));
+    req.timeout = Some(PROBE_TIMEOUT);
     // A version probe runs the entry's code: same sandbox as its runs.
     spawner.isolate(&mut req, dir.path(), false);
     let out = spawner.execute(&req)?;
+    if out.timed_out {
+        bail!(
+            "timed out: `{}` printed no version within {} s",
+            v.version.text,
+            PROBE_TIMEOUT.as_secs()
+        );
+    }
     let text = format!("{}\n{}", out.stdout.text(), out.stderr.text());
     match v.parse_version(&text) {
         Some(ver) => Ok(ver),

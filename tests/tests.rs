@@ -9,6 +9,7 @@ mod contain;
 mod edition;
 mod errors;
 mod languages;
+mod list;
 mod maven;
 mod measure;
 mod progress;
