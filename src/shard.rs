@@ -56,6 +56,11 @@ impl Shard {
     }
 }
 
+/// `1 variant`, `2 variants`.
+pub fn count(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
 /// Which shard (0-based) each item goes to: longest first onto the
 /// least-loaded shard (LPT, as a scheduler would), ties broken by id, then
 /// by the shard with fewer items, then the lower shard. The same costs give
@@ -299,8 +304,9 @@ impl<'a> Plan<'a> {
                 String::new()
             };
             out.push_str(&format!(
-                "{name}: {} variants, {cells} cells, ~{}{done}\n",
-                shard.len(),
+                "{name}: {}, {}, ~{}{done}\n",
+                count(shard.len(), "variant"),
+                count(cells, "cell"),
                 duration(loads[i])
             ));
             for p in shard {
@@ -327,8 +333,8 @@ impl<'a> Plan<'a> {
         }
         let longest = loads.iter().copied().fold(0.0, f64::max);
         out.push_str(&format!(
-            "Total: {} cells, ~{}",
-            self.all().map(|p| p.cells.len()).sum::<usize>(),
+            "Total: {}, ~{}",
+            count(self.all().map(|p| p.cells.len()).sum(), "cell"),
             duration(self.total())
         ));
         if self.shards.len() > 1 {

@@ -255,8 +255,8 @@ pub fn plan_command(
             .map(|b| format!("{b} N={}", thousands(opts.size.n(*b))))
             .collect();
         println!(
-            "Plan (nothing runs): {} variants; {}; {}, timeout {}; into {}",
-            variants.len(),
+            "Plan (nothing runs): {}; {}; {}, timeout {}; into {}",
+            crate::shard::count(variants.len(), "variant"),
             sizes.join(", "),
             opts.runs.describe(),
             duration(opts.timeout.as_secs_f64()),

@@ -144,6 +144,19 @@ fn resume_keeps_the_two_finished_runs_of_three_and_runs_the_third() {
         lines(&f.path().join("results/sessions.jsonl")).len(),
         sessions
     );
+    // And the plan says so.
+    let o = std::process::Command::new(bin())
+        .args(args(&f, &["--resume", "--plan"]))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let plan = String::from_utf8_lossy(&o.stdout);
+    assert!(plan.contains("Plan (nothing runs): 1 variant;"), "{plan}");
+    assert!(
+        plan.contains("num-comb ") && plan.contains(" done"),
+        "{plan}"
+    );
+    assert!(plan.contains("(~0s left)"), "{plan}");
 }
 
 /// `--resume` decides from the records which cells are complete before it
