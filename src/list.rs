@@ -35,12 +35,13 @@ pub fn inspect<'a>(
     let mut versions: Vec<Option<String>> = Vec::new();
     let mut probe: Vec<(usize, Key)> = Vec::new();
     let missing: Vec<Vec<String>> = variants.iter().map(|v| v.missing()).collect();
+    let containment = spawner.containment.describe();
     for (i, v) in variants.iter().enumerate() {
         if !missing[i].is_empty() {
             versions.push(Some(String::new()));
             continue;
         }
-        let key = Key::of(v);
+        let key = Key::of(v, &containment);
         versions.push(cache.get(&v.id, &key).map(String::from));
         if versions[i].is_none() {
             probe.push((i, key));

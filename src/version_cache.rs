@@ -4,7 +4,8 @@
 //! version it probed itself).
 //!
 //! The key of a variant is its probe (the command as run, its environment,
-//! its version regex), and each executable and file it needs as found now:
+//! its version regex, how it is contained), and each executable and file it
+//! needs as found now:
 //! the path it resolves to on PATH, that file's canonical path, size and
 //! modification time (`needs` names what the commands run, so an upgraded
 //! compiler changes the key). langbench's own version is in the key too.
@@ -67,13 +68,16 @@ pub struct Key {
     pub env: Vec<(String, String)>,
     pub version_regex: Option<String>,
     pub files: Vec<Stamp>,
+    /// How probes are contained (a probe in the sandbox can read another
+    /// version than one outside: a JIT that needs a writable cache).
+    pub containment: String,
     pub langbench: String,
 }
 
 impl Key {
-    /// The key of `v` now: its probe as it would run, and the files it
-    /// and its commands need.
-    pub fn of(v: &Variant) -> Key {
+    /// The key of `v` now: its probe as it would run (contained as
+    /// `containment` says), and the files it and its commands need.
+    pub fn of(v: &Variant, containment: &str) -> Key {
         let req = v.request(v.version.expand(&Default::default()), v.root());
         let mut files = Vec::new();
         let mut stamp = |name: &str| {
@@ -99,6 +103,7 @@ impl Key {
             env: req.env,
             version_regex: v.version_regex.as_ref().map(|r| r.as_str().to_string()),
             files,
+            containment: containment.to_string(),
             langbench: env!("CARGO_PKG_VERSION").to_string(),
         }
     }
@@ -207,6 +212,7 @@ mod tests {
             env: Vec::new(),
             version_regex: None,
             files: Vec::new(),
+            containment: "full".into(),
             langbench: "0".into(),
         };
         let evil = "1.0\"}},\"versions\":{\"x\":{}}\n\u{0}\u{1b}[31m\\";
