@@ -12,7 +12,7 @@ use crate::spawn::Spawner;
 
 /// How long a version probe may take: a toolchain that prints its version
 /// takes well under a second (a JVM a few); one that hangs must not stall
-/// `list` or a session.
+/// `list` or a session (see [`version`] for one that is only slow).
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How many probes run at once: they mostly wait (a JVM starting, a probe
@@ -92,21 +92,39 @@ pub fn probe_all<T: Send>(
         .collect()
 }
 
+/// How long a probe that was still working when [`PROBE_TIMEOUT`] passed
+/// (a JVM starting on a loaded machine) gets for one more try.
+pub const BUSY_PROBE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The CPU a timed-out probe must have used to count as busy, not hung.
+const BUSY_CPU: Duration = Duration::from_secs(1);
+
 /// Runs the variant's version command (through the spawner, in the
-/// sandbox of its runs, within [`PROBE_TIMEOUT`]) and picks the version
-/// out of its output.
+/// sandbox of its runs) and picks the version out of its output. A probe
+/// gets [`PROBE_TIMEOUT`]; one that was working all along (it used at
+/// least a second of CPU: a JVM starting while other work runs) is tried
+/// once more with [`BUSY_PROBE_TIMEOUT`], one that was waiting (hung) is
+/// not: it says "timed out".
 pub fn version(spawner: &Spawner, v: &Variant) -> Result<String> {
-    let dir = crate::scratch::dir("probe")?;
-    let mut req = v.request(v.version.expand(&Default::default()), dir.path());
-    req.timeout = Some(PROBE_TIMEOUT);
-    // A version probe runs the entry's code: same sandbox as its runs.
-    spawner.isolate(&mut req, dir.path(), false);
-    let out = spawner.execute(&req)?;
+    let probe = |timeout: Duration| -> Result<crate::spawn::Outcome> {
+        let dir = crate::scratch::dir("probe")?;
+        let mut req = v.request(v.version.expand(&Default::default()), dir.path());
+        req.timeout = Some(timeout);
+        // A version probe runs the entry's code: same sandbox as its runs.
+        spawner.isolate(&mut req, dir.path(), false);
+        spawner.execute(&req)
+    };
+    let mut timeout = PROBE_TIMEOUT;
+    let mut out = probe(timeout)?;
+    if out.timed_out && busy(&out) && !crate::signals::interrupted() {
+        timeout = BUSY_PROBE_TIMEOUT;
+        out = probe(timeout)?;
+    }
     if out.timed_out {
         bail!(
             "timed out: `{}` printed no version within {} s",
             v.version.text,
-            PROBE_TIMEOUT.as_secs()
+            timeout.as_secs()
         );
     }
     let text = format!("{}\n{}", out.stdout.text(), out.stderr.text());
@@ -118,6 +136,14 @@ pub fn version(spawner: &Spawner, v: &Variant) -> Result<String> {
             text.trim().chars().take(120).collect::<String>()
         ),
     }
+}
+
+/// Whether a timed-out probe was working (its process, or its tree, used
+/// [`BUSY_CPU`]), not waiting.
+fn busy(o: &crate::spawn::Outcome) -> bool {
+    let own = o.user + o.sys;
+    let tree = o.tree.as_ref().map_or(Duration::ZERO, |t| t.user + t.sys);
+    own.max(tree) >= BUSY_CPU
 }
 
 /// What `toolchains install` did for one variant.

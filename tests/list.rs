@@ -123,6 +123,24 @@ fn a_probe_s_output_cannot_break_the_cache() {
     assert_eq!(version_of(&json, "evil"), evil);
 }
 
+/// A probe that is only slow (it works, using CPU, for 11 s, as a JVM
+/// starting on a loaded machine may) is tried once more with a longer
+/// timeout and its version read; one that waits is not (above).
+#[test]
+fn a_busy_probe_gets_a_second_longer_try() {
+    let busy =
+        "sh -c 'end=$(($(date +%s)+11)); while [ $(date +%s) -lt $end ]; do :; done; echo 2.5'";
+    let entries = [Entry::sh("busy")
+        .version_command(busy)
+        .program("programs/num-comb/ok.sh")];
+    let f = Fixture::new(
+        &languages_toml(&entries),
+        &[("programs/num-comb/ok.sh", "echo 0 1 $1\n")],
+    );
+    let (_, json) = list(&f, &f.path().join("versions.json"), &[]);
+    assert_eq!(version_of(&json, "busy"), "2.5", "{json}");
+}
+
 /// Three probes that hang: each stopped at the probe timeout (10 s) and
 /// said "timed out", all at once: far less than the 30 s one after another.
 #[test]
