@@ -4,7 +4,7 @@
 //! [`document`] renders every column. [`document_fit`] keeps within a
 //! width (`$COLUMNS`, else the terminal's, see [`width`]): the full table
 //! where it fits, else a compact one, step by step until it fits: RAM in
-//! MB instead of KB, failures by their first word (the notes say the
+//! MB instead of KB (and no `(s)` in the time headers), failures by their first word (the notes say the
 //! rest), no per-benchmark RAM (the total stays), long texts (versions,
 //! flags) cut with `…`, no borders; and if even that is too wide, cells
 //! wrapped. Facts and notes wrap at the width.
@@ -191,6 +191,12 @@ pub fn table_fit(t: &Table, width: usize) -> String {
     // RAM in MB; a failure by its first word (`TIMEOUT >1000.00` →
     // `TIMEOUT`: the notes say the rest).
     let mut compact = shown(t);
+    // Seconds and MB are said above the table (Time:), not in each header.
+    for c in &mut compact {
+        if let Some(h) = c.header.strip_suffix(" (s)") {
+            c.header = h.to_string();
+        }
+    }
     for (k, &i) in t.display_columns().iter().enumerate() {
         if t.columns[i].kind == Kind::Kb {
             compact[k].header = compact[k]
@@ -355,7 +361,14 @@ mod tests {
             at160.contains("assoc MB") && at160.contains("2,397"),
             "{at160}"
         );
-        assert!(at160.contains("GraalVM CE 25.0.1+…"), "cut: {at160}");
+        assert!(
+            at160.contains("GraalVM CE 25.0.1+8.1") && !at160.contains("JIT)"),
+            "the long version cut: {at160}"
+        );
+        assert!(
+            at160.contains("┆ assoc ") && !at160.contains("(s)"),
+            "{at160}"
+        );
         assert!(
             at160.contains("TIMEOUT ") && !at160.contains("TIMEOUT >"),
             "{at160}"
