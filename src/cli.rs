@@ -31,19 +31,19 @@ pub struct Cli {
     pub command: Command,
     /// Run commands as before containment: process group + subreaper, no
     /// namespaces, no sandbox, no tree figures (recorded in the session).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = "Containment")]
     pub no_sandbox: bool,
     /// Kill a run whose process tree's resident memory passes this many MB
     /// (status `oom`): the run cgroup's memory.max with --cgroup and a memory
     /// controller, else sampled every 50 ms from the run's PID namespace.
-    #[arg(long, global = true, value_name = "MB")]
+    #[arg(long, global = true, value_name = "MB", help_heading = "Containment")]
     pub memory_limit: Option<u64>,
     /// A cgroup v2 directory langbench may use: one child cgroup per run
     /// (removed afterwards) measures the tree's CPU and, with the memory
     /// controller, its peak memory, the memory limit and OOM kills.
     /// Without it langbench uses its own cgroup only if that is a
     /// delegated v2 subtree, else /proc sampling (recorded either way).
-    #[arg(long, global = true, value_name = "PATH")]
+    #[arg(long, global = true, value_name = "PATH", help_heading = "Containment")]
     pub cgroup: Option<PathBuf>,
     /// Kill a sandboxed run that writes more than this many MB to the
     /// host's disk (its build directory and caches: watched as their
@@ -121,8 +121,29 @@ pub struct LanguagesArg {
 }
 
 impl LanguagesArg {
+    /// The languages file; one that does not exist says how to name
+    /// another (outside a checkout, the default is not there).
     pub fn load(&self) -> Result<Languages> {
-        Languages::load(&self.languages)
+        let path = &self.languages;
+        if !path.exists() {
+            let here = std::env::current_dir()
+                .map(|d| format!(" in {}", d.display()))
+                .unwrap_or_default();
+            let from_env = std::env::var_os("LANGBENCH_LANGUAGES").is_some();
+            let what = if from_env {
+                format!("{} (from LANGBENCH_LANGUAGES)", path.display())
+            } else if path.is_relative() {
+                format!("{}{here}", path.display())
+            } else {
+                path.display().to_string()
+            };
+            anyhow::bail!(
+                "the languages file {what} does not exist: run langbench from a langbench \
+                 checkout (languages.toml is at its top), or name the file with \
+                 --languages FILE or the LANGBENCH_LANGUAGES environment variable"
+            );
+        }
+        Languages::load(path)
     }
 }
 
@@ -174,62 +195,86 @@ pub struct RunArgs {
     #[command(flatten)]
     pub languages: LanguagesArg,
     /// Variant ids to run (repeatable; default: all).
-    #[arg(long = "lang", value_name = "ID")]
+    #[arg(long = "lang", value_name = "ID", help_heading = CPU)]
     pub lang: Vec<String>,
-    /// Benchmarks to run (repeatable; default: assoc, num-comb, str-comb).
-    #[arg(long = "bench", value_name = "NAME")]
+    /// Benchmarks to run (repeatable; default: assoc, num-comb, str-comb;
+    /// ws-echo: the WebSocket servers, after them).
+    #[arg(long = "bench", value_name = "NAME", value_parser = parse_bench, help_heading = CPU)]
     pub bench: Vec<Bench>,
     /// tiny, 2020 (the 2020 edition's sizes), 2021 (2021+ sizes) or N.
-    #[arg(long, default_value = "2021")]
+    #[arg(long, default_value = "2021", help_heading = CPU)]
     pub size: Size,
-    /// Runs per cell (the fastest is the cell's figure), or `auto`: at
-    /// least 3, then until the runs spread no more than
-    /// --noise-threshold, at most --max-runs.
-    #[arg(long, default_value = "3", value_parser = parse_runs)]
-    pub runs: RunsArg,
-    /// With --runs auto: the most runs a cell gets.
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(3..))]
-    pub max_runs: u32,
-    /// Run only this shard of the selected variants: K/N (machine K of N).
-    #[arg(long)]
-    pub shard: Option<crate::shard::Shard>,
-    /// Pin every measured process to these CPUs (e.g. 1 or 0-1,3).
-    #[arg(long, value_parser = parse_cpus)]
-    pub cpus: Option<CpuList>,
-    #[command(flatten)]
-    pub view: ViewArgs,
-    /// Seconds before a run's process group is killed.
-    #[arg(long, default_value_t = 1000.0)]
-    pub timeout: f64,
     /// Results directory (default: results/<year>, or results/<year>-<size>).
-    #[arg(long)]
+    #[arg(long, help_heading = CPU)]
     pub out: Option<PathBuf>,
-    /// Skip cells the results directory already holds complete (after a
-    /// Ctrl-C, a crash, or to finish an edition over several sittings).
-    #[arg(long)]
+    /// Skip cells the results directory already holds complete and carry
+    /// on after the finished runs of a cell cut short (after a Ctrl-C, a
+    /// crash, or to finish an edition over several sittings).
+    #[arg(long, help_heading = CPU)]
     pub resume: bool,
+    /// Print what would run (per shard its variants, cells and estimated
+    /// time, and the total) and stop: nothing runs.
+    #[arg(long, help_heading = CPU)]
+    pub plan: bool,
+    /// With --plan: print it as JSON.
+    #[arg(long, requires = "plan", help_heading = CPU)]
+    pub json: bool,
     /// Start every run from empty toolchain caches (measure builds from
     /// scratch). By default each variant keeps its caches between runs and
     /// sessions, so its first run may be cold and the next ones warm, as a
     /// person's are (`toolchains clear-caches` empties them).
-    #[arg(long)]
+    #[arg(long, help_heading = MEASUREMENT)]
     pub cold_caches: bool,
+    /// Every column of the final table, however wide (default: a compact
+    /// table where the full one would not fit the terminal).
+    #[arg(long, help_heading = CPU)]
+    pub wide: bool,
+    /// Run only this shard of the selected variants: K/N (machine K of N),
+    /// balanced by the cells' expected time (see --balance-from).
+    #[arg(long, help_heading = CPU)]
+    pub shard: Option<crate::shard::Shard>,
+    /// A results directory (e.g. the previous edition, results/2026) whose
+    /// records estimate each cell's time: shards are balanced by it (the
+    /// same on every machine), and --plan and the progress line's time
+    /// left use it where --out has no figure. Default: --out's records.
+    #[arg(long, value_name = "DIR", help_heading = CPU)]
+    pub balance_from: Option<PathBuf>,
+    /// Runs per cell (the fastest is the cell's figure), or `auto`: at
+    /// least 3, then until the runs spread no more than
+    /// --noise-threshold, at most --max-runs.
+    #[arg(long, default_value = "3", value_parser = parse_runs, help_heading = MEASUREMENT)]
+    pub runs: RunsArg,
+    /// With --runs auto: the most runs a cell gets.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(3..), help_heading = MEASUREMENT)]
+    pub max_runs: u32,
+    /// Seconds before a run's process group is killed.
+    #[arg(long, default_value_t = 1000.0, help_heading = MEASUREMENT)]
+    pub timeout: f64,
+    /// Pin every measured process to these CPUs (e.g. 1 or 0-1,3).
+    #[arg(long, value_parser = parse_cpus, help_heading = MEASUREMENT)]
+    pub cpus: Option<CpuList>,
+    #[command(flatten)]
+    pub view: ViewArgs,
     #[command(flatten)]
     pub ws: WsArgs,
 }
 
+/// `run --help`'s headings.
+const CPU: &str = "CPU benchmarks";
+const MEASUREMENT: &str = "Measurement";
+const TABLES: &str = "Tables";
+const WS_ECHO: &str = "ws-echo (--bench ws-echo, ws, ws-client)";
+
 impl RunArgs {
-    /// The selected variants; with --shard, this machine's part of them
-    /// (named on stderr).
+    /// The selected variants (all of them: `--shard` picks this machine's
+    /// part when the run starts, by the records).
     pub fn variants<'a>(&self, langs: &'a Languages) -> Result<Vec<&'a Variant>> {
-        let variants = langs.select(&self.lang)?;
-        Ok(match self.shard {
-            Some(s) => s.variants(&variants),
-            None => variants,
-        })
+        langs.select(&self.lang)
     }
 
     /// The CPU benchmarks' options (ws-echo's are [`WsArgs::options`]).
+    /// `--balance-from` must be a results directory, `--resume` needs
+    /// --out to exist.
     pub fn options(&self) -> Result<suite::Options> {
         let benches = if self.bench.is_empty() {
             Bench::CPU.to_vec()
@@ -237,6 +282,23 @@ impl RunArgs {
             self.bench.clone()
         };
         let view = self.view.view()?;
+        if let Some(d) = &self.balance_from {
+            crate::suggest::results_dir(d, "--balance-from")?;
+        }
+        let out = self
+            .out
+            .clone()
+            .unwrap_or_else(|| suite::default_out(self.size));
+        if self.resume && !out.exists() {
+            let near = crate::suggest::similar_results_dir(&out)
+                .map(|d| format!(": did you mean {d}?"))
+                .unwrap_or_default();
+            anyhow::bail!(
+                "--resume: the results directory {} does not exist, so there is nothing to resume{near}",
+                out.display()
+            );
+        }
+        let command_line: Vec<String> = std::env::args().collect();
         Ok(suite::Options {
             benches,
             size: self.size,
@@ -248,18 +310,42 @@ impl RunArgs {
                 },
             },
             timeout: timeout_seconds(self.timeout)?,
-            out: self
-                .out
-                .clone()
-                .unwrap_or_else(|| suite::default_out(self.size)),
-            command_line: std::env::args().collect(),
+            resume_command: resume_command(&command_line, self.out.is_none().then_some(&out)),
+            out,
+            command_line,
             resume: self.resume,
             view,
-            shard: self.shard.map(|s| s.to_string()),
+            shard: self.shard,
+            balance_from: self.balance_from.clone(),
             cpus: self.cpus.as_ref().map(|c| c.0.clone()),
             cold_caches: self.cold_caches,
+            wide: self.wide,
         })
     }
+}
+
+/// The command that continues `line` (a `run` command line) where it
+/// stopped: the same, with `--resume`, and with `--out` when it used the
+/// default (which changes with the year).
+fn resume_command(line: &[String], default_out: Option<&PathBuf>) -> Vec<String> {
+    let mut cmd = line.to_vec();
+    if !cmd.iter().any(|a| a == "--resume") {
+        cmd.push("--resume".into());
+    }
+    if let Some(out) = default_out {
+        cmd.extend(["--out".to_string(), out.display().to_string()]);
+    }
+    cmd
+}
+
+/// A benchmark name, with a did-you-mean for a near miss.
+fn parse_bench(s: &str) -> Result<Bench, String> {
+    s.parse::<Bench>().map_err(|e| {
+        match crate::suggest::did_you_mean(s, Bench::ALL.iter().map(|b| b.name())) {
+            Some(d) => format!("{e}: {d}"),
+            None => e,
+        }
+    })
 }
 
 /// `langbench ws`: the servers of the languages file, or with --target one
@@ -358,6 +444,10 @@ pub struct ListArgs {
     /// Print JSON (for scripts).
     #[arg(long, conflicts_with = "long")]
     pub json: bool,
+    /// Probe every version anew (default: a version is cached until a file
+    /// its probe or its commands need changes).
+    #[arg(long)]
+    pub refresh: bool,
 }
 
 /// `langbench check`.
@@ -615,6 +705,10 @@ pub struct ReportArgs {
     pub dir: PathBuf,
     #[command(flatten)]
     pub view: ViewArgs,
+    /// Every column of the table, however wide (default: a compact table
+    /// where the full one would not fit the terminal).
+    #[arg(long, help_heading = TABLES)]
+    pub wide: bool,
 }
 
 /// `langbench expected`.
@@ -656,38 +750,38 @@ impl WsMergeArgs {
 #[derive(clap::Args)]
 pub struct WsArgs {
     /// Concurrent WebSocket connections.
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, default_value_t = 10_000, help_heading = WS_ECHO)]
     connections: usize,
     /// Per-loop sleeps in ms, one phase each.
-    #[arg(long, value_delimiter = ',', default_value = "1000,100,10,1")]
+    #[arg(long, value_delimiter = ',', default_value = "1000,100,10,1", help_heading = WS_ECHO)]
     delays: Vec<f64>,
     /// Warm-up seconds before each measured window.
-    #[arg(long, default_value_t = 2.0)]
+    #[arg(long, default_value_t = 2.0, help_heading = WS_ECHO)]
     warmup: f64,
     /// Measured window in seconds, per phase.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = 10.0, help_heading = WS_ECHO)]
     duration: f64,
     /// At most this many handshakes in flight while connecting.
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = 256, help_heading = WS_ECHO)]
     max_handshakes: usize,
     /// Seconds to wait for a server to listen.
-    #[arg(long, default_value_t = 120.0)]
+    #[arg(long, default_value_t = 120.0, help_heading = WS_ECHO)]
     startup_timeout: f64,
     /// Client and server on separate CPUs: the default (kept for old
     /// command lines).
-    #[arg(long, hide = true, conflicts_with = "share_cpus")]
+    #[arg(long, hide = true, conflicts_with = "share_cpus", help_heading = WS_ECHO)]
     pin: bool,
     /// Let client and server share every CPU (default: the client gets its
     /// own CPUs, one thread each, and the server the rest).
-    #[arg(long)]
+    #[arg(long, help_heading = WS_ECHO)]
     share_cpus: bool,
     /// CPUs for the client when they are split (default: half, at least
     /// one; the server gets the rest). With --target / ws-client and no
     /// --server-pid: every CPU.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help_heading = WS_ECHO)]
     client_cpus: Option<usize>,
     /// Seconds a connection waits for an echo before counting it lost.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = 10.0, help_heading = WS_ECHO)]
     echo_timeout: f64,
 }
 
@@ -726,10 +820,10 @@ impl WsArgs {
 pub struct ViewArgs {
     /// Add a spread column (coefficient of variation per benchmark) to the
     /// terminal and Markdown tables (CSV, JSON and xlsx always carry it).
-    #[arg(long)]
+    #[arg(long, help_heading = TABLES)]
     spread: bool,
     /// Flag a cell whose runs' coefficient of variation exceeds this, in %.
-    #[arg(long, default_value_t = 5.0)]
+    #[arg(long, default_value_t = 5.0, help_heading = TABLES)]
     noise_threshold: f64,
 }
 

@@ -957,11 +957,7 @@ impl Languages {
             .map(|id| {
                 self.variants.iter().find(|v| &v.id == id).ok_or_else(|| {
                     let known: Vec<_> = self.variants.iter().map(|v| v.id.as_str()).collect();
-                    anyhow::anyhow!(
-                        "unknown language variant {id:?} in {} (known: {})",
-                        self.path.display(),
-                        known.join(", ")
-                    )
+                    crate::suggest::unknown_variant(id, &self.path, &known)
                 })
             })
             .collect()

@@ -341,6 +341,7 @@ fn cpu_records(langs: &Languages, csv: &Csv, opts: &Options) -> Result<Vec<RunRe
                 origin: Origin::Published,
                 identity: None,
                 cache: None,
+                continues: None,
             });
         }
     }

@@ -1,6 +1,8 @@
 //! `langbench list`: every variant, installed or not, and its version, in a
 //! table that fits 100 columns; `--long` adds how to install each and the
 //! notes, `list ID` shows one variant in full, `--json` is for scripts.
+//! Versions come from the version cache when nothing a probe runs changed,
+//! else from probes run a few at a time (`--refresh`: all probed).
 
 use std::process::ExitCode;
 
@@ -11,15 +13,73 @@ use crate::config::{Languages, Variant};
 use crate::record::VariantInfo;
 use crate::spawn::Spawner;
 use crate::toolchain;
+use crate::version_cache::{Cache, Key};
 
 /// The width the default table fits in.
 pub const WIDTH: usize = 100;
 
-/// Each variant with what is installed (runs every version command).
-pub fn inspect<'a>(spawner: &Spawner, variants: &[&'a Variant]) -> Vec<(&'a Variant, VariantInfo)> {
+/// Each variant with what is installed and its version: from the version
+/// cache where what its probe runs has not changed (see
+/// [`crate::version_cache`]), else probed, a few at a time; `refresh`
+/// probes every one. The versions probed are cached for the next time.
+pub fn inspect<'a>(
+    spawner: &Spawner,
+    variants: &[&'a Variant],
+    refresh: bool,
+) -> Vec<(&'a Variant, VariantInfo)> {
+    let mut cache = if refresh {
+        Cache::empty()
+    } else {
+        Cache::load()
+    };
+    let mut versions: Vec<Option<String>> = Vec::new();
+    let mut probe: Vec<(usize, Key)> = Vec::new();
+    let missing: Vec<Vec<String>> = variants.iter().map(|v| v.missing()).collect();
+    let containment = spawner.containment.describe();
+    for (i, v) in variants.iter().enumerate() {
+        if !missing[i].is_empty() {
+            versions.push(Some(String::new()));
+            continue;
+        }
+        let key = Key::of(v, &containment);
+        versions.push(cache.get(&v.id, &key).map(String::from));
+        if versions[i].is_none() {
+            probe.push((i, key));
+        }
+    }
+    if !probe.is_empty() {
+        let installed = missing.iter().filter(|m| m.is_empty()).count();
+        if probe.len() < installed {
+            eprintln!(
+                "probing {} of {installed} toolchains' versions (the others' are cached: \
+                 nothing their probes run changed; `list --refresh` probes all)",
+                probe.len(),
+            );
+        }
+        let to_probe: Vec<&Variant> = probe.iter().map(|(i, _)| variants[*i]).collect();
+        let probed =
+            toolchain::probe_all(&to_probe, &|v| toolchain::version(spawner, v), &|_, _| {})
+                .unwrap_or_default();
+        for ((i, key), got) in probe.into_iter().zip(probed) {
+            versions[i] = Some(match got {
+                Ok(version) => {
+                    cache.set(&variants[i].id, key, version.clone());
+                    version
+                }
+                Err(e) => format!("unknown ({e})"),
+            });
+        }
+        if let Err(e) = cache.save() {
+            eprintln!("warning: cannot write the version cache: {e:#}");
+        }
+    }
     variants
         .iter()
-        .map(|v| (*v, toolchain::inspect(spawner, v)))
+        .zip(missing)
+        .zip(versions)
+        .map(|((v, missing), version)| {
+            (*v, toolchain::info(v, missing, version.unwrap_or_default()))
+        })
         .collect()
 }
 
@@ -195,16 +255,18 @@ pub fn notes(variants: &[&Variant]) -> String {
 }
 
 /// `langbench list`: the variants named by `ids` (default: all) as JSON,
-/// in full when named, as the long table, or as the short one.
+/// in full when named, as the long table, or as the short one; versions
+/// from the cache unless `refresh`.
 pub fn command(
     spawner: &Spawner,
     langs: &Languages,
     ids: &[String],
     long: bool,
     json: bool,
+    refresh: bool,
 ) -> anyhow::Result<ExitCode> {
     let variants = langs.select(ids)?;
-    let rows = inspect(spawner, &variants);
+    let rows = inspect(spawner, &variants, refresh);
     if json {
         println!("{}", serde_json::to_string_pretty(&self::json(&rows))?);
     } else if !ids.is_empty() {

@@ -8,7 +8,7 @@ use anyhow::Result;
 use clap::Parser;
 
 use langbench::cli::{Cli, Command, ToolchainsAction, WsAction, WsCommandArgs};
-use langbench::{check, compare, export, import, list, measure, merge, scaffold, suite};
+use langbench::{check, compare, export, import, list, measure, merge, scaffold, suggest, suite};
 use langbench::{toolchain, verify, ws};
 
 fn main() -> ExitCode {
@@ -29,7 +29,7 @@ fn main() -> ExitCode {
         return match langbench::measure::measure_here(m) {
             Ok(code) => ExitCode::from(code as u8),
             Err(e) => {
-                eprintln!("langbench: error: {e:#}");
+                eprintln!("error: {e:#}");
                 ExitCode::from(2)
             }
         };
@@ -37,7 +37,7 @@ fn main() -> ExitCode {
     match real_main() {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("langbench: error: {e:#}");
+            eprintln!("error: {e:#}");
             ExitCode::from(2)
         }
     }
@@ -53,6 +53,9 @@ fn real_main() -> Result<ExitCode> {
             let opts = a.options()?;
             // Checked now, not when the CPU benchmarks are done.
             let ws_opts = a.ws.options(opts.out.clone())?;
+            if a.plan {
+                return suite::plan_command(&variants, &opts, a.json);
+            }
             suite::command(&spawner, &variants, &opts, &ws_opts)
         }
         Command::Ws(WsCommandArgs {
@@ -81,7 +84,10 @@ fn real_main() -> Result<ExitCode> {
             let timeout = a.timeout()?;
             measure::command(&spawner, a.command, timeout, a.json)
         }
-        Command::List(a) => list::command(&spawner, &a.languages.load()?, &a.ids, a.long, a.json),
+        Command::List(a) => {
+            let langs = a.languages.load()?;
+            list::command(&spawner, &langs, &a.ids, a.long, a.json, a.refresh)
+        }
         Command::Check(a) => {
             check::command(&spawner, &a.languages.languages, a.ids_only, || a.options())
         }
@@ -106,11 +112,21 @@ fn real_main() -> Result<ExitCode> {
         } => langbench::state::clear_caches(&a.lang, a.dry_run),
         Command::Import(a) => import::command(&a.languages.load()?, &a.options()),
         Command::Compare(a) => {
+            suggest::results_dir(&a.old, "compare: OLD")?;
+            suggest::results_dir(&a.new, "compare: NEW")?;
             let (langs, out) = (a.languages.load()?, a.out.as_deref());
             compare::command(&langs, &a.old, &a.new, &a.options(), a.format.into(), out)
         }
-        Command::Merge(a) => merge::command(&a.out, &a.dirs, a.prefer.as_deref()),
-        Command::Report(a) => export::report_command(&a.dir, a.view.view()?),
+        Command::Merge(a) => {
+            for d in &a.dirs {
+                suggest::results_dir(d, "merge:")?;
+            }
+            merge::command(&a.out, &a.dirs, a.prefer.as_deref())
+        }
+        Command::Report(a) => {
+            suggest::results_dir(&a.dir, "report:")?;
+            export::report_command(&a.dir, a.view.view()?, a.wide)
+        }
         Command::Expected(a) => verify::expected_command(a.bench, a.size),
     }
 }

@@ -206,6 +206,13 @@ pub struct RunRecord {
     /// records.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<CacheStart>,
+    /// `--resume` kept this cell's finished runs from that session (same
+    /// size, runs, containment, machine and program) and this run carries
+    /// on after them: the cell is this session's runs and that one's
+    /// (itself perhaps continuing another). Absent: the cell is this
+    /// session's runs alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub continues: Option<String>,
 }
 
 /// The identity of what a run ran, so a reader (and `--resume`, and

@@ -71,21 +71,19 @@ pub fn begin_session(
     Ok((session, infos))
 }
 
-/// Every variant's toolchain: installed or what is missing, and its version.
+/// Every variant's toolchain: installed or what is missing, and its
+/// version (probed a few at a time, see [`toolchain::inspect_all`]).
 fn inspect_toolchains(
     spawner: &Spawner,
     variants: &[&Variant],
     pb: &ProgressBar,
 ) -> Result<Vec<VariantInfo>> {
-    let mut infos: Vec<VariantInfo> = Vec::new();
-    for v in variants {
-        // Ctrl-C here ends the session before it starts (probes take up to
-        // a few seconds each, 40 of them add up).
-        if interrupted() {
-            bail!("interrupted while checking toolchain versions; nothing was run");
-        }
-        pb.set_message(format!("version of {}", v.id));
-        infos.push(toolchain::inspect(spawner, v));
+    pb.set_message(format!("versions of {} toolchains", variants.len()));
+    let done = |n: usize, of: usize| pb.set_message(format!("versions: {n} of {of} toolchains"));
+    // Ctrl-C here ends the session before it starts (a probe takes up to
+    // its timeout, 85 of them add up).
+    match toolchain::inspect_all(spawner, variants, &done) {
+        Some(infos) if !interrupted() => Ok(infos),
+        _ => bail!("interrupted while checking toolchain versions; nothing was run"),
     }
-    Ok(infos)
 }

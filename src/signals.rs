@@ -56,9 +56,15 @@ pub fn forward_while<T>(agent: libc::pid_t, wait: impl FnOnce() -> T) -> T {
     out
 }
 
-/// Says where the results are; 130 after Ctrl-C, like a shell.
+/// Says where the results are, naming the page to open; 130 after
+/// Ctrl-C, like a shell.
 pub fn finish(out: &std::path::Path) -> std::process::ExitCode {
-    println!("Results: {}", out.display());
+    let page = out.join(crate::export::html::FILE);
+    if page.is_file() {
+        println!("Results: {} (open {})", out.display(), page.display());
+    } else {
+        println!("Results: {}", out.display());
+    }
     if interrupted() {
         std::process::ExitCode::from(130)
     } else {

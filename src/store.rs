@@ -33,7 +33,9 @@ pub struct Stored {
 
 impl Stored {
     /// Each cell's runs from the newest session that ran it (a variant ×
-    /// benchmark re-run later shows only its later runs), in file order.
+    /// benchmark re-run later shows only its later runs), with the runs of
+    /// the sessions its runs [`continue`](RunRecord::continues) (a cell
+    /// that `--resume` finished), in file order.
     pub fn newest_runs(&self) -> Vec<&RunRecord> {
         let order: BTreeMap<&str, usize> = self
             .sessions
@@ -41,14 +43,48 @@ impl Stored {
             .enumerate()
             .map(|(i, s)| (s.session.as_str(), i))
             .collect();
-        Stored::newest_per_cell(
+        let cell = |r: &RunRecord| (r.variant.clone(), r.bench);
+        let newest = Stored::newest_per_cell(
             &self.runs,
             |r| (r.variant.as_str(), r.bench),
             |r| {
                 let session = r.session.as_str();
                 Some((order.get(session).copied().unwrap_or(usize::MAX), session))
             },
-        )
+        );
+        if self.runs.iter().all(|r| r.continues.is_none()) {
+            return newest;
+        }
+        // The sessions each cell's newest session continues, transitively
+        // (a cell interrupted and resumed twice), each once.
+        let mut links: BTreeMap<((String, crate::bench::Bench), &str), &str> = BTreeMap::new();
+        for r in &self.runs {
+            if let Some(c) = &r.continues {
+                links.insert((cell(r), r.session.as_str()), c.as_str());
+            }
+        }
+        let mut shown: BTreeMap<(String, crate::bench::Bench), Vec<&str>> = BTreeMap::new();
+        for r in &newest {
+            shown
+                .entry(cell(r))
+                .or_insert_with(|| vec![r.session.as_str()]);
+        }
+        for (c, sessions) in shown.iter_mut() {
+            while let Some(&earlier) = links.get(&(c.clone(), sessions[sessions.len() - 1])) {
+                if sessions.contains(&earlier) {
+                    break;
+                }
+                sessions.push(earlier);
+            }
+        }
+        self.runs
+            .iter()
+            .filter(|r| {
+                shown
+                    .get(&cell(r))
+                    .is_some_and(|s| s.contains(&r.session.as_str()))
+            })
+            .collect()
     }
 
     /// The records of the newest session of each cell, in file order.
@@ -331,6 +367,54 @@ mod tests {
         // Without sessions, the last line of each cell.
         let last = Stored::newest_per_cell(&stored.runs, |r| r.variant.as_str(), |_| None);
         assert_eq!(walls(last), [3.0, 7.0]);
+    }
+
+    /// A cell `--resume` finished is its kept runs and the runs after them,
+    /// over two resumes; a later plain re-run of the cell replaces them all.
+    #[test]
+    fn a_continued_cell_holds_the_runs_it_continues() {
+        let run = |session: &str, k: u32, continues: Option<&str>| {
+            let mut r = crate::testing::run("a", Bench::Assoc)
+                .session(session)
+                .nth(k)
+                .wall(k as f64)
+                .record();
+            r.continues = continues.map(String::from);
+            r
+        };
+        let mut stored = Stored {
+            sessions: ["s1", "s2", "s3", "s4"]
+                .map(crate::testing::session)
+                .to_vec(),
+            runs: vec![
+                run("s1", 1, None),
+                run("s2", 2, Some("s1")),
+                run("s3", 3, Some("s2")),
+                // Another cell of s1, not continued: untouched.
+                crate::testing::run("b", Bench::Assoc)
+                    .session("s1")
+                    .record(),
+            ],
+            ..Default::default()
+        };
+        let shown = |s: &Stored| {
+            s.newest_runs()
+                .iter()
+                .map(|r| (r.variant.clone(), r.session.clone(), r.attempt))
+                .collect::<Vec<_>>()
+        };
+        let row = |v: &str, s: &str, k: u32| (v.to_string(), s.to_string(), k);
+        assert_eq!(
+            shown(&stored),
+            [
+                row("a", "s1", 1),
+                row("a", "s2", 2),
+                row("a", "s3", 3),
+                row("b", "s1", 1)
+            ]
+        );
+        stored.runs.push(run("s4", 1, None));
+        assert_eq!(shown(&stored), [row("b", "s1", 1), row("a", "s4", 1)]);
     }
 
     #[test]

@@ -1,31 +1,36 @@
 //! `langbench run`: the CPU suite. Every selected variant × benchmark (a
 //! cell) gets N runs, each measured through the spawner, verified and
-//! stored as it finishes. It reads top down as the plan: `command` (the
-//! CPU suite, then ws-echo) → `benchmark` (the session, then each cell) →
-//! `Suite::cell` (resume, not installed, prepare) → `Suite::runs` (best of
-//! N or `--runs auto`, skip after a failure, Ctrl-C) → `CellCtx::measure`
-//! (one run: its steps, the check, the record).
+//! stored as it finishes. It reads top down as the plan: `command` (this
+//! shard's variants, the CPU suite, then ws-echo) → `benchmark` (`--resume`
+//! decides from the records, the session, then each cell) → `Suite::cell`
+//! (resume, not installed, prepare) → `Suite::runs` (best of N or `--runs
+//! auto`, skip after a failure, Ctrl-C) → `CellCtx::measure` (one run: its
+//! steps, the check, the record). `plan_command` is `run --plan`: the same
+//! selection and estimates, nothing run.
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashSet};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use indicatif::ProgressBar;
 
 use crate::bench::{Bench, Size};
 use crate::config::{Template, Variant, Vars};
+use crate::estimate::{Basis, Estimator, Figure, Figures};
 use crate::export;
-use crate::progress::{progress_bar, say};
-use crate::record::{Origin, RunRecord, SCHEMA, Status, VariantInfo, now_rfc3339};
+use crate::progress::{Progress, duration};
+use crate::record::{Identity, Origin, RunRecord, SCHEMA, Status, VariantInfo, now_rfc3339};
 use crate::report::{Summary, thousands};
+use crate::resume::{self, Held};
 use crate::session::{SessionParams, begin_session};
+use crate::shard::{Plan, Shard};
 use crate::signals::{finish, install_interrupt_handler, interrupted};
 use crate::spawn::{Exit, Limits, Outcome, Spawner};
 use crate::state::Caches;
 use crate::step::{self, Step, stderr_tail};
-use crate::store::Store;
+use crate::store::{Store, Stored};
 use crate::verify;
 
 /// What `langbench run` was asked to do.
@@ -37,17 +42,26 @@ pub struct Options {
     pub timeout: Duration,
     pub out: PathBuf,
     pub command_line: Vec<String>,
-    /// Skip cells that the results directory already holds complete.
+    /// Skip cells that the results directory already holds complete, and
+    /// carry on after the finished runs of cells cut short.
     pub resume: bool,
     /// How the tables are rendered (spread column, noise threshold).
     pub view: crate::report::View,
-    /// `--shard K/N`, recorded in the session.
-    pub shard: Option<String>,
+    /// `--shard K/N` (recorded in the session).
+    pub shard: Option<Shard>,
+    /// `--balance-from`: the results directory whose records estimate what
+    /// each cell costs (shards, plan, time left).
+    pub balance_from: Option<PathBuf>,
     /// Pin every measured process to these CPUs.
     pub cpus: Option<Vec<usize>>,
     /// Every run from empty toolchain caches (`--cold-caches`): builds
     /// from scratch, instead of a person's warm second run.
     pub cold_caches: bool,
+    /// The command that continues this run after a Ctrl-C: its own
+    /// command line with `--resume` (and `--out`).
+    pub resume_command: Vec<String>,
+    /// `--wide`: every column of the terminal table, however wide.
+    pub wide: bool,
 }
 
 /// How many runs a cell gets.
@@ -84,40 +98,27 @@ impl Runs {
             }
         }
     }
-}
 
-/// Cells (variant, benchmark) whose newest session in `stored` finished:
-/// what `--resume` skips. A cell cut short (Ctrl-C, crash) is not complete
-/// and runs again from its first run.
-fn complete_cells(stored: &crate::store::Stored, runs: Runs) -> HashSet<(String, Bench)> {
-    let mut cells: BTreeMap<(&str, Bench), Vec<&RunRecord>> = BTreeMap::new();
-    for r in stored.newest_runs() {
-        cells
-            .entry((r.variant.as_str(), r.bench))
-            .or_default()
-            .push(r);
-    }
-    let mut done = HashSet::new();
-    for ((variant, bench), mut cell) in cells {
-        cell.sort_by_key(|r| r.attempt);
-        let numbers: Vec<u32> = cell.iter().map(|r| r.attempt).collect();
-        let contiguous = numbers.iter().enumerate().all(|(i, k)| *k == i as u32 + 1);
-        let walls: Vec<f64> = cell
-            .iter()
-            .filter(|r| r.status.has_figures())
-            .map(|r| r.wall_s)
-            .collect();
-        let count = numbers.len() as u32;
-        let settled = cell.iter().any(|r| r.status.settles_cell());
-        // Auto cells stop at a settling run; fixed ones record the
-        // skipped runs after it.
-        let auto_settled = settled && matches!(runs, Runs::Auto { .. });
-        let complete = count > 0 && contiguous && (runs.enough(count, &walls) || auto_settled);
-        if complete {
-            done.insert((variant.to_string(), bench));
+    /// Run `run` as the progress line says it: `run 2/3`, or for auto
+    /// `run 4 (3–10)` (at least 3, at most 10).
+    pub fn nth(self, run: u32) -> String {
+        match self {
+            Runs::Fixed(n) => format!("run {run}/{n}"),
+            Runs::Auto { max, .. } => format!("run {run} ({}–{max})", Self::AUTO_MIN),
         }
     }
-    done
+
+    /// How `run --plan` and the session say it.
+    pub fn describe(self) -> String {
+        match self {
+            Runs::Fixed(n) => format!("best of {n}"),
+            Runs::Auto { cv, max } => format!(
+                "--runs auto ({}–{max} runs, until CV ≤ {:.1}%)",
+                Self::AUTO_MIN,
+                cv * 100.0
+            ),
+        }
+    }
 }
 
 /// The default results directory: `results/<year>` for the edition size,
@@ -131,11 +132,152 @@ pub fn default_out(size: Size) -> PathBuf {
     }
 }
 
-/// `langbench run`: the CPU benchmarks of the variants that have one
-/// ([`benchmark`]), then ws-echo if it was selected and no Ctrl-C came, each
-/// table on the terminal, and where the results are. `ws` holds ws-echo's
-/// options, checked before anything runs (a bad `--connections` must not
-/// wait for the CPU benchmarks to end); only ws-echo reads them.
+/// The records of `dir`, if it holds any (nothing is created).
+fn stored_if_any(dir: &Path) -> Result<Option<Stored>> {
+    if !dir.join(crate::store::RUNS).is_file() {
+        return Ok(None);
+    }
+    Ok(Some(Store::open(dir)?.load()?))
+}
+
+/// The estimates a run believes, with the directories they come from:
+/// `balance` for its shards (with `--shard`: `--balance-from`'s records, or
+/// else the results directory's own from before its first `--shard K/N`
+/// session, so that every machine, and a resumed shard, computes the same
+/// shards; without: as `progress`) and `progress` for the plan and the time
+/// left (the results directory's records, then `--balance-from`'s).
+pub struct Estimates {
+    pub balance: Estimator,
+    pub balance_sources: Vec<(Basis, String)>,
+    pub progress: Estimator,
+}
+
+pub fn estimates(opts: &Options) -> Result<Estimates> {
+    let here = stored_if_any(&opts.out)?;
+    let from = match &opts.balance_from {
+        Some(d) => stored_if_any(d)?.map(|s| (d.display().to_string(), s)),
+        None => None,
+    };
+    let new = |layers| Estimator::new(layers, opts.size, opts.runs, opts.timeout.as_secs_f64());
+    let out = opts.out.display().to_string();
+    let mut layers = Vec::new();
+    let mut sources = Vec::new();
+    if let Some(h) = &here {
+        layers.push((Basis::Here, Figures::of(h)));
+        sources.push((Basis::Here, out.clone()));
+    }
+    if let Some((d, f)) = &from {
+        layers.push((Basis::BalanceFrom, Figures::of(f)));
+        sources.push((Basis::BalanceFrom, d.clone()));
+    }
+    let (balance, balance_sources) = match (opts.shard, &from, &here) {
+        (Some(_), Some((d, f)), _) => (
+            vec![(Basis::BalanceFrom, Figures::of(f))],
+            vec![(Basis::BalanceFrom, d.clone())],
+        ),
+        (Some(s), None, Some(h)) => (
+            vec![(Basis::Here, Figures::before_shards(h, s.n))],
+            vec![(
+                Basis::Here,
+                format!(
+                    "{out} (its records from before any --shard K/{} session)",
+                    s.n
+                ),
+            )],
+        ),
+        (Some(_), None, None) => (Vec::new(), Vec::new()),
+        (None, ..) => (layers.clone(), sources),
+    };
+    Ok(Estimates {
+        balance: new(balance),
+        balance_sources,
+        progress: new(layers),
+    })
+}
+
+/// `run --shard K/N`: this machine's variants of the balanced plan, named
+/// on stderr with what the shard is expected to cost (so each machine's
+/// log says what it ran), and the variants no shard can even out.
+fn this_shard<'a>(
+    variants: &[&'a Variant],
+    opts: &Options,
+    shard: Shard,
+    est: &Estimates,
+) -> Vec<&'a Variant> {
+    let mut plan = Plan::new(
+        variants,
+        &opts.benches,
+        &est.balance,
+        Some(shard),
+        &HashSet::new(),
+    );
+    plan.sources = est.balance_sources.clone();
+    let mine = shard.select(&plan);
+    let by = match plan.sources.first() {
+        Some((_, d)) => format!("balanced by the records of {d}"),
+        None => "no records to balance by: dealt out by id".to_string(),
+    };
+    eprintln!(
+        "shard {shard}: {} of the {} selected variants, ~{} of ~{} ({by}): {}",
+        mine.len(),
+        variants.len(),
+        duration(plan.loads()[shard.k - 1]),
+        duration(plan.total()),
+        mine.iter()
+            .map(|v| v.id.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    for w in plan.warnings() {
+        eprintln!("warning: {w}");
+    }
+    mine
+}
+
+/// `langbench run --plan`: what the run would do (per shard its variants,
+/// cells and estimated time, and the total), as text or JSON; runs and
+/// probes nothing, writes nothing.
+pub fn plan_command(
+    variants: &[&Variant],
+    opts: &Options,
+    json: bool,
+) -> Result<std::process::ExitCode> {
+    let est = estimates(opts)?;
+    let done = match (opts.resume, stored_if_any(&opts.out)?) {
+        (true, Some(s)) => resume::complete_cells(&s, opts.runs),
+        _ => HashSet::new(),
+    };
+    let mut plan = Plan::new(variants, &opts.benches, &est.balance, opts.shard, &done);
+    plan.sources = est.balance_sources.clone();
+    if json {
+        println!("{}", serde_json::to_string_pretty(&plan.json())?);
+    } else {
+        let sizes: Vec<String> = opts
+            .benches
+            .iter()
+            .filter(|b| b.is_cpu())
+            .map(|b| format!("{b} N={}", thousands(opts.size.n(*b))))
+            .collect();
+        println!(
+            "Plan (nothing runs): {}; {}; {}, timeout {}; into {}",
+            crate::shard::count(variants.len(), "variant"),
+            sizes.join(", "),
+            opts.runs.describe(),
+            duration(opts.timeout.as_secs_f64()),
+            opts.out.display()
+        );
+        print!("{}", plan.text());
+    }
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// `langbench run`: this shard's variants (with `--shard`), the CPU
+/// benchmarks of those that have one ([`benchmark`]), their table fitted
+/// to the terminal with the machine's warnings under it, then ws-echo if
+/// it was selected and no Ctrl-C came, and where the results are. `ws`
+/// holds ws-echo's options, checked before anything runs (a bad
+/// `--connections` must not wait for the CPU benchmarks to end); only
+/// ws-echo reads them.
 pub fn command(
     spawner: &Spawner,
     variants: &[&Variant],
@@ -143,6 +285,11 @@ pub fn command(
     ws: &crate::ws::Options,
 ) -> Result<std::process::ExitCode> {
     install_interrupt_handler();
+    let est = estimates(opts)?;
+    let variants = match opts.shard {
+        Some(s) => this_shard(variants, opts, s, &est),
+        None => variants.to_vec(),
+    };
     let cpu_variants: Vec<&Variant> = variants
         .iter()
         .copied()
@@ -153,53 +300,122 @@ pub fn command(
         })
         .collect();
     if !cpu_variants.is_empty() {
-        let summary = benchmark(spawner, &cpu_variants, opts)?;
-        println!("{}", summary.terminal_text());
+        let (summary, warnings) = benchmark(spawner, &cpu_variants, opts, est.progress)?;
+        let width = export::terminal::width(opts.wide);
+        println!(
+            "{}",
+            export::terminal::document_fit(&summary.document(), width)
+        );
+        for w in &warnings {
+            eprintln!("warning: {w}");
+        }
     }
     if opts.benches.contains(&Bench::WsEcho) && !interrupted() {
-        let records = crate::ws::benchmark(spawner, variants, ws)?;
+        let records = crate::ws::benchmark(spawner, &variants, ws)?;
         crate::ws::report::print(&records);
     }
     Ok(finish(&opts.out))
 }
 
-/// Benchmarks every cell (variant × benchmark): a session, then each cell's
-/// runs in order. Every run is appended to the store (and the derived files
-/// rewritten) as soon as it finishes.
-pub fn benchmark(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Result<Summary> {
+/// Benchmarks every cell (variant × benchmark): with `--resume` what the
+/// records hold first (complete cells are skipped, their variants never
+/// probed), then a session, then each cell's runs in order. Every run is
+/// appended to the store (and the derived files rewritten) as soon as it
+/// finishes. Returns the table and the machine's warnings (to repeat under
+/// it).
+pub fn benchmark(
+    spawner: &Spawner,
+    variants: &[&Variant],
+    opts: &Options,
+    estimator: Estimator,
+) -> Result<(Summary, Vec<String>)> {
+    let created = !opts.out.exists();
     let store = Store::open(&opts.out)?;
+    if created {
+        let near = crate::suggest::similar_results_dir(&opts.out)
+            .map(|d| format!("; did you mean {d}?"))
+            .unwrap_or_default();
+        eprintln!(
+            "created {} (a new results directory{near})",
+            opts.out.display()
+        );
+    }
     let _lock = store.lock()?;
     let stale = crate::scratch::clean_stale();
     if stale > 0 {
         eprintln!("removed {stale} build directories a killed langbench left behind");
     }
     check_sizes(&store, opts)?;
-    let pb = progress_bar();
-    let (session, infos) = begin_session(&store, spawner, variants, &pb, session_params(opts))?;
-    compute_expected_outputs(opts, &pb)?;
+    let held = if opts.resume {
+        let now = resume::Now {
+            size: opts.size,
+            runs: opts.runs,
+            containment: spawner.containment.describe(),
+            cpus: opts.cpus.clone(),
+            machine: crate::machine::Machine::detect(),
+        };
+        resume::held(&store.load()?, &now)
+    } else {
+        BTreeMap::new()
+    };
     let cells = cells(variants, opts);
-    let suite = Suite {
+    let complete = |&(i, b): &(usize, Bench)| {
+        matches!(held.get(&(variants[i].id.clone(), b)), Some(Held::Complete))
+    };
+    let mut probe: Vec<usize> = cells.iter().filter(|c| !complete(c)).map(|c| c.0).collect();
+    probe.dedup();
+    let skipped = cells.iter().filter(|c| complete(c)).count();
+    let dir = store.dir().display().to_string();
+    if skipped > 0 {
+        eprintln!(
+            "--resume: {skipped} of {} cells already complete in {dir}: skipped",
+            cells.len()
+        );
+    }
+    if probe.is_empty() {
+        eprintln!("nothing left to run: every selected cell is complete in {dir}");
+        return Ok((summary(&store, opts)?, Vec::new()));
+    }
+    let progress = Progress::new();
+    let probed: Vec<&Variant> = probe.iter().map(|&i| variants[i]).collect();
+    let (session, infos) = begin_session(
+        &store,
         spawner,
+        &probed,
+        progress.bar(),
+        session_params(opts),
+    )?;
+    let info: BTreeMap<usize, &VariantInfo> = probe.iter().copied().zip(infos.iter()).collect();
+    compute_expected_outputs(opts, &progress)?;
+    let ahead = Ahead::new(&cells, variants, &info, &held, &estimator);
+    let suite = Suite {
         opts,
         store: &store,
-        pb: &pb,
-        done: if opts.resume {
-            complete_cells(&store.load()?, opts.runs)
-        } else {
-            HashSet::new()
-        },
-        started: Instant::now(),
+        progress: &progress,
+        held,
+        estimator: RefCell::new(estimator),
+        ahead,
     };
     for (k, &(i, bench)) in cells.iter().enumerate() {
-        let mut ctx = CellCtx {
+        let Some(info) = info.get(&i) else {
+            continue;
+        };
+        if matches!(
+            suite.held.get(&(variants[i].id.clone(), bench)),
+            Some(Held::Complete)
+        ) {
+            continue;
+        }
+        let ctx = CellCtx {
             spawner,
             variant: variants[i],
-            info: &infos[i],
+            info,
             bench,
             size: opts.size,
             session: &session,
             cpus: opts.cpus.as_deref(),
             caches: None,
+            continues: None,
         };
         let label = format!(
             "[{}/{}] {} · {bench} N={}",
@@ -208,12 +424,20 @@ pub fn benchmark(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Re
             ctx.variant.id,
             thousands(ctx.n())
         );
-        if suite.cell(&mut ctx, &label)?.is_break() {
+        if suite.cell(ctx, k, &label)?.is_break() {
             break;
         }
     }
-    pb.finish_and_clear();
-    summary(&store, opts)
+    progress.finish_and_clear();
+    let warnings = store
+        .load()?
+        .sessions
+        .iter()
+        .find(|s| s.session == session)
+        .and_then(|s| s.hygiene.as_ref())
+        .map(|h| h.warnings.clone())
+        .unwrap_or_default();
+    Ok((summary(&store, opts)?, warnings))
 }
 
 /// What the session record says about this suite.
@@ -224,7 +448,7 @@ fn session_params(opts: &Options) -> SessionParams<'_> {
         timeout_s: opts.timeout.as_secs_f64(),
         command_line: &opts.command_line,
         suffix: "",
-        shard: opts.shard.clone(),
+        shard: opts.shard.map(|s| s.to_string()),
         cpus: opts.cpus.clone(),
         runs_auto_cv: match opts.runs {
             Runs::Auto { cv, .. } => Some(cv),
@@ -235,12 +459,12 @@ fn session_params(opts: &Options) -> SessionParams<'_> {
 
 /// Every expected output before the first run: computing one (a minute
 /// and 2 GB for assoc at 12,000,000) can then never cost a finished run.
-fn compute_expected_outputs(opts: &Options, pb: &ProgressBar) -> Result<()> {
+fn compute_expected_outputs(opts: &Options, progress: &Progress) -> Result<()> {
     for b in opts.benches.iter().filter(|b| b.is_cpu()) {
         if interrupted() {
             break;
         }
-        pb.set_message(format!(
+        progress.set_message(format!(
             "expected output of {b} N={} (cached for later sessions)",
             thousands(opts.size.n(*b))
         ));
@@ -266,7 +490,8 @@ fn cells(variants: &[&Variant], opts: &Options) -> Vec<(usize, Bench)> {
 }
 
 /// The derived files once more after the last run (their warnings shown),
-/// and the table of what the directory holds.
+/// and the table of what the directory holds; after Ctrl-C, the command
+/// that continues.
 fn summary(store: &Store, opts: &Options) -> Result<Summary> {
     let derived = export::write_all_with(store, opts.view)?;
     for w in &derived.warnings {
@@ -277,8 +502,9 @@ fn summary(store: &Store, opts: &Options) -> Result<Summary> {
         .context("the results directory holds no run")?;
     if interrupted() {
         eprintln!(
-            "interrupted: finished runs are kept in {} (runs.jsonl)",
-            store.dir().display()
+            "interrupted: finished runs are kept in {} (runs.jsonl); to continue where it stopped:\n  {}",
+            store.dir().display(),
+            shell_words::join(&opts.resume_command)
         );
     }
     Ok(summary)
@@ -302,51 +528,132 @@ fn check_sizes(store: &Store, opts: &Options) -> Result<()> {
     Ok(())
 }
 
+/// What the cells after each one are expected to cost, for the time left:
+/// sums from each cell to the last, of the cells whose figures are known
+/// (fixed for the session) and of the runs of those without (they cost the
+/// median, which changes as cells finish).
+struct Ahead {
+    known: Vec<f64>,
+    /// Runs, per benchmark (in [`Bench::ALL`] order).
+    median_runs: Vec<[f64; 4]>,
+}
+
+fn bench_index(b: Bench) -> usize {
+    Bench::ALL.iter().position(|x| *x == b).unwrap_or(0)
+}
+
+impl Ahead {
+    fn new(
+        cells: &[(usize, Bench)],
+        variants: &[&Variant],
+        info: &BTreeMap<usize, &VariantInfo>,
+        held: &BTreeMap<(String, Bench), Held>,
+        est: &Estimator,
+    ) -> Ahead {
+        let mut known = vec![0.0; cells.len() + 1];
+        let mut median_runs = vec![[0.0; 4]; cells.len() + 1];
+        for (j, &(i, b)) in cells.iter().enumerate().rev() {
+            known[j] = known[j + 1];
+            median_runs[j] = median_runs[j + 1];
+            let id = &variants[i].id;
+            let kept = match held.get(&(id.clone(), b)) {
+                Some(Held::Complete) => continue,
+                Some(Held::Partial { runs, .. }) => runs.len() as u32,
+                _ => 0,
+            };
+            if !info.get(&i).is_some_and(|v| v.installed) {
+                continue;
+            }
+            match est.figure(id, b) {
+                Some(e) => known[j] += e.per_run_s * e.runs.saturating_sub(kept) as f64,
+                None => {
+                    median_runs[j][bench_index(b)] += est.fresh_runs().saturating_sub(kept) as f64
+                }
+            }
+        }
+        Ahead { known, median_runs }
+    }
+
+    /// Seconds expected after cell `k` (`None`: nothing is known).
+    fn after(&self, k: usize, est: &Estimator) -> Option<f64> {
+        if !est.knows_anything() {
+            return None;
+        }
+        let j = (k + 1).min(self.known.len() - 1);
+        let mut s = self.known[j];
+        for (bi, b) in Bench::ALL.iter().enumerate() {
+            let runs = self.median_runs[j][bi];
+            if runs > 0.0 {
+                s += runs * est.median(*b)?;
+            }
+        }
+        Some(s)
+    }
+}
+
 /// A suite in progress: what every cell shares.
 struct Suite<'a> {
-    spawner: &'a Spawner,
     opts: &'a Options,
     store: &'a Store,
-    pb: &'a ProgressBar,
-    /// `--resume`: the cells the results directory holds complete.
-    done: HashSet<(String, Bench)>,
-    started: Instant,
+    progress: &'a Progress,
+    /// `--resume`: what the results directory holds of each cell.
+    held: BTreeMap<(String, Bench), Held>,
+    /// What each cell is expected to cost, updated as cells finish.
+    estimator: RefCell<Estimator>,
+    ahead: Ahead,
 }
 
 impl Suite<'_> {
-    /// One cell: skipped when `--resume` finds it complete, one record when
-    /// its toolchain is missing or its `prepare` fails, else its runs.
-    /// `Break` after Ctrl-C.
-    fn cell(&self, ctx: &mut CellCtx, label: &str) -> Result<ControlFlow<()>> {
-        if self.done.contains(&(ctx.variant.id.clone(), ctx.bench)) {
-            let dir = self.store.dir().display();
-            say(self.pb, format!("{label}: already complete in {dir}"));
-            return Ok(ControlFlow::Continue(()));
+    /// One cell (the `k`-th): with `--resume`, its finished runs kept or
+    /// why not; one record when its toolchain is missing or its `prepare`
+    /// fails, else its runs. `Break` after Ctrl-C.
+    fn cell(&self, mut ctx: CellCtx, k: usize, label: &str) -> Result<ControlFlow<()>> {
+        let mut kept = Vec::new();
+        match self.held.get(&(ctx.variant.id.clone(), ctx.bench)) {
+            Some(Held::Partial { runs, session }) if ctx.info.installed => {
+                match resume::keeps(runs, &ctx.info.version, ctx.identity().as_ref()) {
+                    Ok(()) => {
+                        self.progress.say(format!(
+                            "{label}: keeps its {} finished run{} (session {session}) and runs the rest",
+                            runs.len(),
+                            if runs.len() == 1 { "" } else { "s" }
+                        ));
+                        kept = runs.clone();
+                        ctx.continues = Some(session.clone());
+                    }
+                    Err(why) => self
+                        .progress
+                        .say(format!("{label}: runs again from run 1: {why}")),
+                }
+            }
+            Some(Held::Rerun(why)) => self
+                .progress
+                .say(format!("{label}: runs again from run 1: {why}")),
+            _ => {}
         }
         if !ctx.info.installed {
             let (missing, hint) = (ctx.info.missing.join(", "), &ctx.info.install_hint);
-            say(
-                self.pb,
-                format!("{label}: not installed (missing {missing}; {hint})"),
-            );
+            self.progress.say(format!(
+                "{label}: not installed (missing {missing}; {hint})"
+            ));
             let detail = format!("missing {missing} on PATH; install: {hint}");
             self.save(ctx.record(0, Status::NotInstalled, Some(detail)))?;
             return Ok(ControlFlow::Continue(()));
         }
-        let ids = self.spawner.containment.limits.ids;
+        let ids = ctx.spawner.containment.limits.ids;
         match Caches::of(ctx.variant, &ctx.info.version, self.opts.cold_caches, ids) {
             Ok(c) => ctx.caches = Some(c),
             Err(e) => {
                 let detail = format!("cannot set up its caches: {e:#}");
-                say(self.pb, format!("{label}: {detail}"));
+                self.progress.say(format!("{label}: {detail}"));
                 self.save(ctx.record(0, Status::Failed, Some(detail)))?;
                 return Ok(ControlFlow::Continue(()));
             }
         }
         if !ctx.variant.prepare.is_empty() {
-            self.pb.set_message(format!("{label} · prepare"));
+            self.progress.set_message(format!("{label} · prepare"));
             let prepared = step::prepare(
-                self.spawner,
+                ctx.spawner,
                 ctx.variant,
                 ctx.bench,
                 self.opts.timeout,
@@ -356,23 +663,37 @@ impl Suite<'_> {
                 if interrupted() {
                     return Ok(ControlFlow::Break(()));
                 }
-                say(self.pb, format!("{label}: {e}"));
+                self.progress.say(format!("{label}: {e}"));
                 self.save(ctx.record(0, Status::Failed, Some(e)))?;
                 return Ok(ControlFlow::Continue(()));
             }
         }
-        self.runs(ctx, label)
+        self.runs(&ctx, k, label, kept)
     }
 
-    /// A cell's runs: N (best of N in the tables), or with `--runs auto`
-    /// until their spread is small. After a run that settles the cell (it
-    /// failed), the remaining runs are recorded as skipped (N runs) or not
-    /// made (auto). `Break` after Ctrl-C.
-    fn runs(&self, ctx: &CellCtx, label: &str) -> Result<ControlFlow<()>> {
+    /// A cell's runs after those `kept`: N (best of N in the tables), or
+    /// with `--runs auto` until their spread is small. After a run that
+    /// settles the cell (it failed), the remaining runs are recorded as
+    /// skipped (N runs) or not made (auto). The cell's figure then counts
+    /// for the time left. `Break` after Ctrl-C.
+    fn runs(
+        &self,
+        ctx: &CellCtx,
+        k: usize,
+        label: &str,
+        kept: Vec<RunRecord>,
+    ) -> Result<ControlFlow<()>> {
         let runs = self.opts.runs;
-        let mut settled: Option<Status> = None;
-        let mut walls: Vec<f64> = Vec::new();
-        for run in 1..=runs.max() {
+        let mut settled: Option<Status> = kept.iter().map(|r| r.status).find(|s| s.settles_cell());
+        let mut walls: Vec<f64> = kept
+            .iter()
+            .filter(|r| r.status.has_figures())
+            .map(|r| r.wall_s)
+            .collect();
+        let first = kept.len() as u32 + 1;
+        let mut done = kept;
+        let mut flow = ControlFlow::Continue(());
+        for run in first..=runs.max() {
             if runs.enough(run - 1, &walls) {
                 break;
             }
@@ -381,11 +702,14 @@ impl Suite<'_> {
                     break;
                 }
                 let detail = format!("an earlier run ended {earlier}");
-                self.save(ctx.record(run, Status::Skipped, Some(detail)))?;
+                let rec = ctx.record(run, Status::Skipped, Some(detail));
+                done.push(rec.clone());
+                self.save(rec)?;
                 continue;
             }
-            let Some(rec) = self.run(ctx, label, run)? else {
-                return Ok(ControlFlow::Break(()));
+            let Some(rec) = self.run(ctx, k, label, run, &walls)? else {
+                flow = ControlFlow::Break(());
+                break;
             };
             if rec.status.settles_cell() {
                 settled = Some(rec.status);
@@ -393,29 +717,66 @@ impl Suite<'_> {
             if rec.status.has_figures() {
                 walls.push(rec.wall_s);
             }
+            done.push(rec.clone());
             self.save(rec)?;
         }
-        Ok(ControlFlow::Continue(()))
+        if let Some(f) = Figure::of(&done) {
+            self.estimator
+                .borrow_mut()
+                .finished(&ctx.variant.id, ctx.bench, f);
+        }
+        Ok(flow)
+    }
+
+    /// What run `run` of the `k`-th cell is expected to take (the mean of
+    /// the cell's finished runs, else its estimate) and what is expected
+    /// after it: the cell's remaining runs and every cell after it.
+    fn expected(
+        &self,
+        ctx: &CellCtx,
+        k: usize,
+        run: u32,
+        walls: &[f64],
+    ) -> (Option<f64>, Option<f64>) {
+        let est = self.estimator.borrow();
+        let e = est.cell(&ctx.variant.id, ctx.bench);
+        let per_run = if !walls.is_empty() {
+            Some(walls.iter().sum::<f64>() / walls.len() as f64)
+        } else {
+            e.known().then_some(e.per_run_s)
+        };
+        let more = e.runs.saturating_sub(run) as f64;
+        let rest = self
+            .ahead
+            .after(k, &est)
+            .map(|a| a + per_run.unwrap_or(0.0) * more);
+        (per_run, rest)
     }
 
     /// One run of the cell, measured and shown; `None` after Ctrl-C (the
     /// run is discarded).
-    fn run(&self, ctx: &CellCtx, label: &str, run: u32) -> Result<Option<RunRecord>> {
-        let max = self.opts.runs.max();
-        self.pb.set_message(format!(
-            "{label} · run {run}/{max} · total {:.0?}",
-            self.started.elapsed()
-        ));
-        let rec = ctx.measure(run, self.opts.timeout)?;
+    fn run(
+        &self,
+        ctx: &CellCtx,
+        k: usize,
+        label: &str,
+        run: u32,
+        walls: &[f64],
+    ) -> Result<Option<RunRecord>> {
+        let what = format!("{label} · {}", self.opts.runs.nth(run));
+        let (expected, rest) = self.expected(ctx, k, run, walls);
+        self.progress
+            .start_run(what.clone(), self.opts.timeout, expected, rest);
+        let rec = ctx.measure(run, self.opts.timeout);
+        self.progress.end_run();
+        let rec = rec?;
         if interrupted() {
-            say(
-                self.pb,
-                format!("{label}: interrupted; run {run} discarded"),
-            );
+            self.progress
+                .say(format!("{label}: interrupted; run {run} discarded"));
             return Ok(None);
         }
         let mut line = format!(
-            "{label} · run {run}/{max}: {:>8.3} s {:>12} KB  {}",
+            "{what}: {:>8.3} s {:>12} KB  {}",
             rec.wall_s,
             thousands(rec.max_rss_kb),
             rec.status
@@ -423,7 +784,7 @@ impl Suite<'_> {
         if let Some(d) = &rec.detail {
             line.push_str(&format!(" ({})", d.lines().next().unwrap_or("")));
         }
-        say(self.pb, line);
+        self.progress.say(line);
         Ok(Some(rec))
     }
 
@@ -447,11 +808,21 @@ struct CellCtx<'a> {
     cpus: Option<&'a [usize]>,
     /// The variant's toolchain caches (set once the cell runs).
     caches: Option<Caches>,
+    /// `--resume` kept this cell's finished runs of that session: the new
+    /// runs continue them.
+    continues: Option<String>,
 }
 
 impl CellCtx<'_> {
     fn n(&self) -> u64 {
         self.size.n(self.bench)
+    }
+
+    /// The program identity this session records for the cell's runs (as
+    /// [`CellCtx::record`] fills it): what `--resume` compares with the
+    /// identity of the runs it would keep.
+    fn identity(&self) -> Option<Identity> {
+        self.record(0, Status::Ok, None).identity
     }
 
     fn record(&self, run: u32, status: Status, detail: Option<String>) -> RunRecord {
@@ -480,6 +851,7 @@ impl CellCtx<'_> {
             origin: Origin::Measured,
             identity: crate::identity::of(self.variant, self.bench, self.n(), &self.info.version),
             cache: None,
+            continues: self.continues.clone(),
         }
     }
 

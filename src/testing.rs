@@ -100,6 +100,7 @@ pub fn run(variant: &str, bench: Bench) -> Run {
         origin: Origin::Measured,
         identity: None,
         cache: None,
+        continues: None,
     })
 }
 

@@ -10,6 +10,15 @@ use crate::config::Variant;
 use crate::record::VariantInfo;
 use crate::spawn::Spawner;
 
+/// How long a version probe may take: a toolchain that prints its version
+/// takes well under a second (a JVM a few); one that hangs must not stall
+/// `list` or a session (see [`version`] for one that is only slow).
+pub const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How many probes run at once: they mostly wait (a JVM starting, a probe
+/// that hangs), so a few at a time cost little more than one.
+pub const PROBE_THREADS: usize = 4;
+
 /// Installation state and version of one variant.
 pub fn inspect(spawner: &Spawner, v: &Variant) -> VariantInfo {
     let missing = v.missing();
@@ -18,6 +27,11 @@ pub fn inspect(spawner: &Spawner, v: &Variant) -> VariantInfo {
     } else {
         String::new()
     };
+    info(v, missing, version)
+}
+
+/// A variant's state as a session records it.
+pub fn info(v: &Variant, missing: Vec<String>, version: String) -> VariantInfo {
     VariantInfo {
         id: v.id.clone(),
         language: v.language.clone(),
@@ -30,15 +44,89 @@ pub fn inspect(spawner: &Spawner, v: &Variant) -> VariantInfo {
     }
 }
 
-/// Runs the variant's version command (through the spawner, with a timeout)
-/// and picks the version out of its output.
+/// [`inspect`] of every variant, [`PROBE_THREADS`] at a time (see
+/// [`probe_all`]).
+pub fn inspect_all(
+    spawner: &Spawner,
+    variants: &[&Variant],
+    done: &(dyn Fn(usize, usize) + Sync),
+) -> Option<Vec<VariantInfo>> {
+    probe_all(variants, &|v| inspect(spawner, v), done)
+}
+
+/// `probe` of every variant, [`PROBE_THREADS`] at a time, in the
+/// variants' order; `done(finished, of)` after each. `None` after Ctrl-C
+/// (no new probe starts; a running one is stopped by the spawner).
+pub fn probe_all<T: Send>(
+    variants: &[&Variant],
+    probe: &(dyn Fn(&Variant) -> T + Sync),
+    done: &(dyn Fn(usize, usize) + Sync),
+) -> Option<Vec<T>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let slots: Vec<std::sync::Mutex<Option<T>>> = variants
+        .iter()
+        .map(|_| std::sync::Mutex::new(None))
+        .collect();
+    let (next, finished) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    std::thread::scope(|scope| {
+        for _ in 0..PROBE_THREADS.min(variants.len()) {
+            scope.spawn(|| {
+                while !crate::signals::interrupted() {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(v) = variants.get(i) else {
+                        break;
+                    };
+                    let out = probe(v);
+                    *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(out);
+                    done(finished.fetch_add(1, Ordering::SeqCst) + 1, variants.len());
+                }
+            });
+        }
+    });
+    if crate::signals::interrupted() {
+        return None;
+    }
+    slots
+        .into_iter()
+        .map(|s| s.into_inner().unwrap_or_else(|e| e.into_inner()))
+        .collect()
+}
+
+/// How long a probe that was still working when [`PROBE_TIMEOUT`] passed
+/// (a JVM starting on a loaded machine) gets for one more try.
+pub const BUSY_PROBE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The CPU a timed-out probe must have used to count as busy, not hung.
+const BUSY_CPU: Duration = Duration::from_secs(1);
+
+/// Runs the variant's version command (through the spawner, in the
+/// sandbox of its runs) and picks the version out of its output. A probe
+/// gets [`PROBE_TIMEOUT`]; one that was working all along (it used at
+/// least a second of CPU: a JVM starting while other work runs) is tried
+/// once more with [`BUSY_PROBE_TIMEOUT`], one that was waiting (hung) is
+/// not: it says "timed out".
 pub fn version(spawner: &Spawner, v: &Variant) -> Result<String> {
-    let dir = crate::scratch::dir("probe")?;
-    let mut req = v.request(v.version.expand(&Default::default()), dir.path());
-    req.timeout = Some(Duration::from_secs(120));
-    // A version probe runs the entry's code: same sandbox as its runs.
-    spawner.isolate(&mut req, dir.path(), false);
-    let out = spawner.execute(&req)?;
+    let probe = |timeout: Duration| -> Result<crate::spawn::Outcome> {
+        let dir = crate::scratch::dir("probe")?;
+        let mut req = v.request(v.version.expand(&Default::default()), dir.path());
+        req.timeout = Some(timeout);
+        // A version probe runs the entry's code: same sandbox as its runs.
+        spawner.isolate(&mut req, dir.path(), false);
+        spawner.execute(&req)
+    };
+    let mut timeout = PROBE_TIMEOUT;
+    let mut out = probe(timeout)?;
+    if out.timed_out && busy(&out) && !crate::signals::interrupted() {
+        timeout = BUSY_PROBE_TIMEOUT;
+        out = probe(timeout)?;
+    }
+    if out.timed_out {
+        bail!(
+            "timed out: `{}` printed no version within {} s",
+            v.version.text,
+            timeout.as_secs()
+        );
+    }
     let text = format!("{}\n{}", out.stdout.text(), out.stderr.text());
     match v.parse_version(&text) {
         Some(ver) => Ok(ver),
@@ -48,6 +136,14 @@ pub fn version(spawner: &Spawner, v: &Variant) -> Result<String> {
             text.trim().chars().take(120).collect::<String>()
         ),
     }
+}
+
+/// Whether a timed-out probe was working (its process, or its tree, used
+/// [`BUSY_CPU`]), not waiting.
+fn busy(o: &crate::spawn::Outcome) -> bool {
+    let own = o.user + o.sys;
+    let tree = o.tree.as_ref().map_or(Duration::ZERO, |t| t.user + t.sys);
+    own.max(tree) >= BUSY_CPU
 }
 
 /// What `toolchains install` did for one variant.

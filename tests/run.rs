@@ -419,7 +419,8 @@ fn interrupting_a_run_keeps_the_finished_runs() {
 /// `runtime: Interpreted`.
 #[test]
 fn graalvm_rows_run_jit_compiled_in_the_sandbox() {
-    let o = langbench(&["list", "--json"]);
+    // Probed now, in the sandbox (not the version cache's answer).
+    let o = langbench(&["list", "--json", "--refresh"]);
     assert!(o.status.success(), "{}", text(&o));
     let all: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     for id in ["graaljs", "graalpy"] {

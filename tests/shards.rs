@@ -117,6 +117,117 @@ fn three_shards_merged_hold_exactly_the_unsharded_run() {
     assert!(md.contains("| #2 |"), "{md}");
 }
 
+/// `run --plan --json --shard K/N --balance-from FROM` on the repository's
+/// languages file (into a directory that does not exist: nothing is made).
+fn plan(shard: &str, from: &Path) -> serde_json::Value {
+    let nowhere = tempfile::tempdir().unwrap();
+    let out = nowhere.path().join("not-made");
+    let o = langbench(&[
+        "run",
+        "--languages",
+        repo().join("languages.toml").to_str().unwrap(),
+        "--plan",
+        "--json",
+        "--shard",
+        shard,
+        "--balance-from",
+        from.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(!out.exists(), "--plan makes nothing");
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&o)))
+}
+
+fn ids(variants: &serde_json::Value) -> Vec<String> {
+    variants
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The 2026 edition over 8 machines, balanced by its own records: the
+/// longest shard is within 10% of the best any partition by variant can do
+/// (the larger of the fair share and the costliest variant). The costs are
+/// this test's own, from results/2026's records: per cell the mean wall of
+/// its newest session's runs (capped at the 1000 s timeout) times 3 runs,
+/// or one run where a run settled the cell (the rest are skipped); a
+/// variant without records costs what the plan says, which must be the
+/// median.
+#[test]
+fn shards_balanced_by_the_previous_edition_are_within_ten_percent_of_the_best() {
+    let from = repo().join("results/2026");
+    let stored = langbench::store::Store::open(&from)
+        .unwrap()
+        .load()
+        .unwrap();
+    let mut cells: std::collections::BTreeMap<(String, String), Vec<(f64, bool)>> =
+        Default::default();
+    for r in stored.newest_runs() {
+        if r.wall_s > 0.0 && (r.status.has_figures() || r.status.settles_cell()) {
+            cells
+                .entry((r.variant.clone(), r.bench.name().to_string()))
+                .or_default()
+                .push((r.wall_s, r.status.settles_cell()));
+        }
+    }
+    let cost_of = |variant: &str, bench: &str| -> Option<f64> {
+        let runs = cells.get(&(variant.to_string(), bench.to_string()))?;
+        let mean = runs.iter().map(|r| r.0).sum::<f64>() / runs.len() as f64;
+        let settled = runs.iter().any(|r| r.1);
+        Some(mean.min(1000.0) * if settled { 1.0 } else { 3.0 })
+    };
+    for k in 1..=8 {
+        let p = plan(&format!("{k}/8"), &from);
+        let mut loads = Vec::new();
+        let mut costs = Vec::new();
+        let mut measured = 0;
+        for shard in p["shards"].as_array().unwrap() {
+            let mut load = 0.0;
+            for v in shard["variants"].as_array().unwrap() {
+                let id = v["id"].as_str().unwrap();
+                let mut cost = 0.0;
+                for c in v["cells"].as_array().unwrap() {
+                    let bench = c["bench"].as_str().unwrap();
+                    let planned = c["per_run_s"].as_f64().unwrap() * c["runs"].as_f64().unwrap();
+                    match cost_of(id, bench) {
+                        Some(mine) => {
+                            assert!(
+                                (mine - planned).abs() < 1e-6 * mine.max(1.0),
+                                "{id} / {bench}: the plan says {planned} s, the records {mine} s"
+                            );
+                            measured += 1;
+                            cost += mine;
+                        }
+                        None => {
+                            assert_eq!(c["basis"], "median", "{id} / {bench}: {c}");
+                            cost += planned;
+                        }
+                    }
+                }
+                load += cost;
+                costs.push(cost);
+            }
+            loads.push(load);
+        }
+        assert!(measured >= 150, "only {measured} cells have figures");
+        let total: f64 = costs.iter().sum();
+        let ideal = total / 8.0;
+        let largest = costs.iter().copied().fold(0.0, f64::max);
+        let longest = loads.iter().copied().fold(0.0, f64::max);
+        let best = ideal.max(largest);
+        assert!(
+            longest <= 1.1 * best,
+            "shard {k}/8: the longest shard {longest:.0} s, the best possible {best:.0} s \
+             (fair share {ideal:.0} s, costliest variant {largest:.0} s): {loads:?}"
+        );
+        assert!((p["longest_s"].as_f64().unwrap() - longest).abs() < 1e-3 * longest);
+    }
+}
+
 fn fakes() -> String {
     languages_toml(&[Entry::sh("quiet"), Entry::sh("noisy")])
 }
@@ -269,6 +380,13 @@ fn the_shipped_definitions_shard_and_merge_consistently() {
     assert_eq!(shards, (1..=n).collect::<Vec<_>>());
     assert!(gha.contains("--shard \"${{ matrix.shard }}/$SHARDS\""));
     assert!(gha.contains("langbench merge edition shard-*"));
+    // Balanced by the previous edition, which is in the repository.
+    let gha_from = gha
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("BALANCE_FROM: "))
+        .map(|v| v.split_whitespace().next().unwrap().to_string())
+        .expect("BALANCE_FROM in edition.yml");
+    assert!(gha.contains("--balance-from \"$BALANCE_FROM\""), "{gha}");
 
     let k8s = std::fs::read_to_string(repo().join("deploy/kubernetes/edition.yaml")).unwrap();
     let field = |name: &str| -> usize {
@@ -297,19 +415,81 @@ fn the_shipped_definitions_shard_and_merge_consistently() {
     assert_eq!(field("completions:"), shards_env);
     assert!(k8s.contains("K=$((JOB_COMPLETION_INDEX + 1))"));
     assert!(k8s.contains("langbench run --shard \"$K/$SHARDS\""));
+    let k8s_from = k8s
+        .split("--balance-from ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .expect("--balance-from in edition.yaml")
+        .to_string();
+    // The pods run in the image's /langbench, where the Dockerfile puts
+    // the previous edition's records.
+    let docker = std::fs::read_to_string(repo().join("deploy/Dockerfile")).unwrap();
+    let copied = docker
+        .lines()
+        .find(|l| l.starts_with("COPY") && l.contains("runs.jsonl"))
+        .expect("the Dockerfile copies a results directory's records");
+    assert!(
+        copied.contains(&format!("/src/{k8s_from}/runs.jsonl"))
+            && copied.contains(&format!("/src/{k8s_from}/sessions.jsonl"))
+            && copied
+                .trim_end()
+                .ends_with(&format!("/langbench/{k8s_from}/")),
+        "{copied}"
+    );
+    assert!(docker.contains("WORKDIR /langbench"));
 
-    // Index 0..N-1 → shards 1..N, each valid for langbench.
-    for index in 0..shards_env {
-        let o = langbench(&[
-            "run",
-            "--shard",
-            &format!("{}/{shards_env}", index + 1),
-            "--help",
-        ]);
-        assert!(o.status.success());
+    // Index 0..N-1 → shards 1..N: every selected variant with something to
+    // run in exactly one of them, each machine computing the same shards
+    // from the same records.
+    for (n, from) in [(n, &gha_from), (shards_env, &k8s_from)] {
+        let plans: Vec<serde_json::Value> = (1..=n)
+            .map(|k| plan(&format!("{k}/{n}"), &repo().join(from)))
+            .collect();
+        let shards_of = |p: &serde_json::Value| -> Vec<Vec<String>> {
+            p["shards"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| ids(&s["variants"]))
+                .collect()
+        };
+        let first = shards_of(&plans[0]);
+        assert_eq!(first.len(), n);
+        for (k, p) in plans.iter().enumerate() {
+            assert_eq!(shards_of(p), first, "shard {}/{n} sees other shards", k + 1);
+            let this: Vec<usize> = p["shards"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|s| s["this"] == true)
+                .map(|s| s["shard"].as_u64().unwrap() as usize)
+                .collect();
+            assert_eq!(this, [k + 1]);
+        }
+        let mut all: Vec<String> = first.concat();
+        let count = all.len();
+        all.sort();
+        all.dedup();
+        assert_eq!(all.len(), count, "a variant in two shards");
+        let langs = langbench::config::Languages::load(&repo().join("languages.toml")).unwrap();
+        let mut cpu: Vec<String> = langs
+            .variants
+            .iter()
+            .filter(|v| v.programs.keys().any(|b| b.is_cpu()))
+            .map(|v| v.id.clone())
+            .collect();
+        cpu.sort();
+        assert_eq!(all, cpu, "every variant with a CPU program in some shard");
     }
     let help = String::from_utf8(langbench(&["run", "--help"]).stdout).unwrap();
-    for flag in ["--shard", "--resume", "--out", "--size"] {
+    for flag in [
+        "--shard",
+        "--balance-from",
+        "--plan",
+        "--resume",
+        "--out",
+        "--size",
+    ] {
         assert!(help.contains(flag), "{flag}");
     }
     assert!(langbench(&["merge", "--help"]).status.success());

@@ -11,12 +11,17 @@ mod contain;
 mod dist;
 mod docs;
 mod edition;
+mod errors;
 mod languages;
+mod list;
 mod maven;
 mod measure;
+mod progress;
+mod resume;
 mod robustness;
 mod run;
 mod shards;
+mod terminal;
 mod ws;
 
 /// Cargo builds only this file (`autotests = false`): a test file that is

@@ -162,9 +162,11 @@ pub fn write_comparison(dir: &std::path::Path, doc: &Document) -> Result<()> {
 pub fn report_command(
     dir: &std::path::Path,
     view: crate::report::View,
+    wide: bool,
 ) -> Result<std::process::ExitCode> {
     let derived = rewrite(dir, view)?;
-    print!("{}", terminal::document(&derived.report));
+    let width = terminal::width(wide);
+    print!("{}", terminal::document_fit(&derived.report, width));
     for w in &derived.warnings {
         eprintln!("warning: {w}");
     }

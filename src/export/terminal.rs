@@ -1,12 +1,128 @@
 //! Tables for the terminal (comfy-table), with the document's facts above
-//! and its notes below.
+//! and its notes below, fitted to the terminal's width.
+//!
+//! [`document`] renders every column. [`document_fit`] keeps within a
+//! width (`$COLUMNS`, else the terminal's, see [`width`]): the full table
+//! where it fits, else a compact one, step by step until it fits: RAM in
+//! MB instead of KB (and no `(s)` in the time headers), failures by their first word (the notes say the
+//! rest), no per-benchmark RAM (the total stays), long texts (versions,
+//! flags) cut with `…`, no borders; and if even that is too wide, cells
+//! wrapped. Facts and notes wrap at the width.
 
-use comfy_table::presets::UTF8_FULL_CONDENSED;
+use comfy_table::presets::{NOTHING, UTF8_FULL_CONDENSED};
 use comfy_table::{Cell as TCell, CellAlignment, ContentArrangement, Table as TTable};
 
-use super::document::{Document, Table};
+use super::document::{Cell, Document, Kind, Table};
 
-/// One table's display columns as a terminal table.
+/// The width to keep within: `$COLUMNS` if set, else stdout's terminal;
+/// `None` (every column) with `wide`, or when stdout is no terminal (a
+/// file or a pipe gets the full table).
+pub fn width(wide: bool) -> Option<usize> {
+    if wide {
+        return None;
+    }
+    if let Some(c) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|c| *c > 0)
+    {
+        return Some(c);
+    }
+    terminal_size::terminal_size_of(std::io::stdout()).map(|(w, _)| w.0 as usize)
+}
+
+/// How wide `s` is on a terminal (its widest line).
+pub fn display_width(s: &str) -> usize {
+    s.lines()
+        .map(textwrap::core::display_width)
+        .max()
+        .unwrap_or(0)
+}
+
+/// One display column as shown.
+#[derive(Clone)]
+struct Shown {
+    header: String,
+    cells: Vec<String>,
+    kind: Kind,
+    /// A total (the sum of other columns): kept when per-benchmark
+    /// columns go.
+    total: bool,
+}
+
+fn shown(t: &Table) -> Vec<Shown> {
+    t.display_columns()
+        .into_iter()
+        .map(|i| Shown {
+            header: t.columns[i].header.clone(),
+            cells: t.rows.iter().map(|r| clean(&r[i].text)).collect(),
+            kind: t.columns[i].kind,
+            total: !t.columns[i].sum_of.is_empty(),
+        })
+        .collect()
+}
+
+/// How a compact table shows a cell of KB: MB, its flag (` *`) kept.
+fn mb(c: &Cell) -> String {
+    let text = clean(&c.text);
+    let Some(kb) = c.as_f64() else {
+        return text;
+    };
+    let m = kb / 1024.0;
+    let figure = if m >= 100.0 {
+        crate::report::thousands(m.round() as u64)
+    } else if m >= 10.0 {
+        format!("{m:.0}")
+    } else {
+        format!("{m:.1}")
+    };
+    match text.split_once(' ') {
+        Some((_, flag)) => format!("{figure} {flag}"),
+        None => figure,
+    }
+}
+
+/// `s` in at most `w` characters, cut with `…`.
+fn cut(s: &str, w: usize) -> String {
+    if s.chars().count() <= w {
+        return s.to_string();
+    }
+    let mut t: String = s.chars().take(w.saturating_sub(1)).collect();
+    t.push('…');
+    t
+}
+
+fn render(cols: &[Shown], rows: usize, borders: bool, wrap_at: Option<usize>) -> String {
+    let mut out = TTable::new();
+    out.load_style(if borders {
+        UTF8_FULL_CONDENSED
+    } else {
+        NOTHING
+    });
+    match wrap_at {
+        Some(w) => {
+            out.set_content_arrangement(ContentArrangement::Dynamic)
+                .set_width(w.min(u16::MAX as usize) as u16);
+        }
+        None => {
+            out.set_content_arrangement(ContentArrangement::Disabled);
+        }
+    }
+    out.set_header(cols.iter().map(|c| c.header.clone()));
+    for r in 0..rows {
+        out.add_row(cols.iter().map(|c| {
+            let cell = TCell::new(&c.cells[r]);
+            if c.kind.is_numeric() {
+                cell.set_alignment(CellAlignment::Right)
+            } else {
+                cell
+            }
+        }));
+    }
+    out.to_string()
+}
+
+/// One table's display columns as a terminal table, every column.
 pub fn table(t: &Table) -> TTable {
     let cols = t.display_columns();
     let mut out = TTable::new();
@@ -26,29 +142,244 @@ pub fn table(t: &Table) -> TTable {
     out
 }
 
+/// The widest of a column's header and cells.
+fn natural(c: &Shown) -> usize {
+    c.cells
+        .iter()
+        .chain([&c.header])
+        .map(|s| textwrap::core::display_width(s))
+        .max()
+        .unwrap_or(0)
+}
+
+/// Cuts the text columns to one level (the widest first, never below
+/// `floor`), so that together they lose `over` characters if they can.
+fn cut_texts(cols: &mut [Shown], over: usize, floor: usize) {
+    let widths: Vec<(usize, usize)> = cols
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.kind == Kind::Text)
+        .map(|(i, c)| (i, natural(c)))
+        .collect();
+    let lost =
+        |level: usize| -> usize { widths.iter().map(|(_, w)| w.saturating_sub(level)).sum() };
+    let mut level = widths.iter().map(|(_, w)| *w).max().unwrap_or(0);
+    while level > floor && lost(level) < over {
+        level -= 1;
+    }
+    for (i, w) in widths {
+        if w > level {
+            let c = &mut cols[i];
+            c.header = cut(&c.header, level);
+            for cell in &mut c.cells {
+                *cell = cut(cell, level);
+            }
+        }
+    }
+}
+
+/// The table in at most `width` columns (see the module's steps).
+pub fn table_fit(t: &Table, width: usize) -> String {
+    let rows = t.rows.len();
+    let fits = |s: &str| display_width(s) <= width;
+    let over =
+        |cols: &[Shown]| display_width(&render(cols, rows, true, None)).saturating_sub(width);
+    let full = render(&shown(t), rows, true, None);
+    if fits(&full) {
+        return full;
+    }
+    // RAM in MB; a failure by its first word (`TIMEOUT >1000.00` →
+    // `TIMEOUT`: the notes say the rest).
+    let mut compact = shown(t);
+    // Seconds and MB are said above the table (Time:), not in each header.
+    for c in &mut compact {
+        if let Some(h) = c.header.strip_suffix(" (s)") {
+            c.header = h.to_string();
+        }
+    }
+    for (k, &i) in t.display_columns().iter().enumerate() {
+        if t.columns[i].kind == Kind::Kb {
+            compact[k].header = compact[k]
+                .header
+                .replace("RAM (KB)", "MB")
+                .replace("(KB)", "(MB)");
+            compact[k].cells = t.rows.iter().map(|r| mb(&r[i])).collect();
+        }
+    }
+    let s = render(&compact, rows, true, None);
+    if fits(&s) {
+        return s;
+    }
+    for c in compact.iter_mut().filter(|c| c.kind.is_numeric()) {
+        for cell in &mut c.cells {
+            if cell.starts_with(|ch: char| ch.is_ascii_uppercase()) {
+                *cell = cell.split_whitespace().next().unwrap_or("").to_string();
+            }
+        }
+    }
+    // Each try cuts long texts (versions, flags) only as far as it needs
+    // to, never below its floor: with every column (down to 16
+    // characters), without each benchmark's RAM (the total stays; down to
+    // 16, then 8), then without borders.
+    let without_ram: Vec<Shown> = compact
+        .iter()
+        .filter(|c| c.kind != Kind::Kb || c.total)
+        .cloned()
+        .collect();
+    for (base, floor) in [(&compact, 16), (&without_ram, 16), (&without_ram, 8)] {
+        let mut cols = base.clone();
+        let o = over(&cols);
+        cut_texts(&mut cols, o, floor);
+        let s = render(&cols, rows, true, None);
+        if fits(&s) {
+            return s;
+        }
+    }
+    let mut cols = without_ram;
+    let o = over(&cols);
+    cut_texts(&mut cols, o, 8);
+    let s = render(&cols, rows, false, None);
+    if fits(&s) {
+        return s;
+    }
+    // Nothing left to drop: cells wrap.
+    render(&cols, rows, false, Some(width))
+}
+
 /// Text from records can hold newlines or escape codes: one clean line.
 fn clean(s: &str) -> String {
     strip_ansi_escapes::strip_str(s).replace(['\n', '\r'], " ")
 }
 
-/// Everything a command prints at its end: facts, tables, notes.
+/// `line` wrapped at `width` (continuation lines indented by `indent`).
+fn wrapped(line: &str, width: Option<usize>, indent: &str) -> String {
+    match width {
+        Some(w) if textwrap::core::display_width(line) > w => {
+            let opts = textwrap::Options::new(w.max(20))
+                .subsequent_indent(indent)
+                .word_splitter(textwrap::WordSplitter::NoHyphenation);
+            textwrap::fill(line, opts)
+        }
+        _ => line.to_string(),
+    }
+}
+
+/// Everything a command prints at its end: facts, tables, notes; every
+/// column.
 pub fn document(doc: &Document) -> String {
+    document_fit(doc, None)
+}
+
+/// [`document`] within `width` columns (`None`: every column, however
+/// wide).
+pub fn document_fit(doc: &Document, width: Option<usize>) -> String {
     let mut s = String::new();
     for (k, v) in &doc.meta {
-        s.push_str(&format!("{k}: {}\n", clean(v)));
+        s.push_str(&wrapped(&format!("{k}: {}", clean(v)), width, "  "));
+        s.push('\n');
     }
     for t in doc.tables.iter().filter(|t| !t.data_only) {
         if doc.tables.len() > 1 {
             s.push_str(&format!("{}\n", t.title));
         }
-        s.push_str(&table(t).to_string());
+        match width {
+            Some(w) => s.push_str(&table_fit(t, w)),
+            None => s.push_str(&table(t).to_string()),
+        }
         s.push('\n');
         if !t.notes.is_empty() {
             s.push_str("* notes:\n");
             for n in &t.notes {
-                s.push_str(&format!("  - {}\n", clean(n)));
+                s.push_str(&wrapped(&format!("  - {}", clean(n)), width, "    "));
+                s.push('\n');
             }
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::Bench;
+    use crate::record::Status;
+    use crate::report::Summary;
+    use crate::store::Stored;
+    use crate::testing;
+
+    fn summary() -> Document {
+        let mut runs = Vec::new();
+        for (v, flags, version) in [
+            ("c-gcc", "gcc -O2", "12.2.0"),
+            (
+                "graaljs",
+                "polyglot --jvm --js --engine.Mode=throughput",
+                "GraalVM CE 25.0.1+8.1 (runtime: GraalVM CE, JIT)",
+            ),
+        ] {
+            for b in Bench::CPU {
+                let mut r = testing::run(v, b).wall(123.456).rss(2_454_372).record();
+                r.flags = flags.into();
+                r.version = version.into();
+                runs.push(r);
+            }
+        }
+        runs.push(
+            testing::run("slow", Bench::Assoc)
+                .wall(1000.0)
+                .status(Status::Timeout)
+                .into(),
+        );
+        Summary::from_stored(&Stored {
+            runs,
+            ..Default::default()
+        })
+        .document()
+    }
+
+    #[test]
+    fn the_full_table_where_it_fits_a_compact_one_where_not() {
+        let doc = summary();
+        let full = document(&doc);
+        assert!(display_width(&full) > 150, "{full}");
+        assert!(full.contains("assoc RAM (KB)") && full.contains("2,454,372"));
+        for w in [160, 120, 100, 80, 60] {
+            let fit = document_fit(&doc, Some(w));
+            for line in fit.lines() {
+                assert!(
+                    textwrap::core::display_width(line) <= w,
+                    "{w}: {line:?}\n{fit}"
+                );
+            }
+            assert!(fit.contains("C-gcc"), "{fit}");
+        }
+        // First RAM in MB and long texts cut, then each benchmark's RAM
+        // goes (the total stays).
+        let at160 = document_fit(&doc, Some(160));
+        assert!(!at160.contains("(KB)"), "{at160}");
+        assert!(
+            at160.contains("assoc MB") && at160.contains("2,397"),
+            "{at160}"
+        );
+        assert!(
+            at160.contains("GraalVM CE 25.0.1+8.1") && !at160.contains("JIT)"),
+            "the long version cut: {at160}"
+        );
+        assert!(
+            at160.contains("┆ assoc ") && !at160.contains("(s)"),
+            "{at160}"
+        );
+        assert!(
+            at160.contains("TIMEOUT ") && !at160.contains("TIMEOUT >"),
+            "{at160}"
+        );
+        let at100 = document_fit(&doc, Some(100));
+        assert!(
+            !at100.contains("assoc MB") && at100.contains("Total MB"),
+            "{at100}"
+        );
+        assert!(at100.contains("7,191"), "{at100}");
+        let wide = document_fit(&doc, Some(10_000));
+        assert_eq!(wide, full, "a wide enough terminal gets every column");
+    }
 }

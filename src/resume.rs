@@ -1,0 +1,349 @@
+//! `run --resume`: what the results directory already holds of each
+//! selected cell, decided from its records alone, before any toolchain is
+//! probed. A complete cell is skipped; a cell cut short (Ctrl-C, a crash)
+//! keeps its finished runs when they were measured as this session
+//! measures (same N, runs, containment, CPUs and machine; after the probe,
+//! the same toolchain version and program identity, see [`keeps`]) and
+//! runs only what is missing; any other cell runs from its first run, and
+//! `run` says why.
+
+use std::collections::{BTreeMap, HashSet};
+
+use crate::bench::{Bench, Size};
+use crate::machine::Machine;
+use crate::record::{Identity, RunRecord, SessionRecord};
+use crate::store::Stored;
+use crate::suite::Runs;
+
+/// How this session measures, to compare with the session of a cell's
+/// stored runs.
+#[derive(Debug, Clone)]
+pub struct Now {
+    pub size: Size,
+    pub runs: Runs,
+    /// The spawner's containment, as sessions record it.
+    pub containment: String,
+    pub cpus: Option<Vec<usize>>,
+    pub machine: Machine,
+}
+
+/// What the results directory holds of one cell.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Held {
+    /// Nothing to keep: runs from its first run.
+    Nothing,
+    /// Complete: nothing to run.
+    Complete,
+    /// Finished runs 1..=k measured as this session measures: carried on
+    /// after, unless the program changed ([`keeps`]). `session` is the
+    /// newest of them (the one new runs continue).
+    Partial {
+        runs: Vec<RunRecord>,
+        session: String,
+    },
+    /// Runs this session cannot carry on after, and why.
+    Rerun(String),
+}
+
+/// The stored runs of each cell (newest session, with what it continues),
+/// sorted by attempt.
+fn cells(stored: &Stored) -> BTreeMap<(String, Bench), Vec<&RunRecord>> {
+    let mut cells: BTreeMap<(String, Bench), Vec<&RunRecord>> = BTreeMap::new();
+    for r in stored.newest_runs() {
+        cells
+            .entry((r.variant.clone(), r.bench))
+            .or_default()
+            .push(r);
+    }
+    for runs in cells.values_mut() {
+        runs.sort_by_key(|r| r.attempt);
+    }
+    cells
+}
+
+/// Whether a cell's stored runs (sorted by attempt) are all it needs.
+fn complete(cell: &[&RunRecord], runs: Runs) -> bool {
+    let numbers: Vec<u32> = cell.iter().map(|r| r.attempt).collect();
+    let contiguous = numbers.iter().enumerate().all(|(i, k)| *k == i as u32 + 1);
+    let walls: Vec<f64> = cell
+        .iter()
+        .filter(|r| r.status.has_figures())
+        .map(|r| r.wall_s)
+        .collect();
+    let count = numbers.len() as u32;
+    let settled = cell.iter().any(|r| r.status.settles_cell());
+    // Auto cells stop at a settling run; fixed ones record the skipped
+    // runs after it.
+    let auto_settled = settled && matches!(runs, Runs::Auto { .. });
+    count > 0 && contiguous && (runs.enough(count, &walls) || auto_settled)
+}
+
+/// The cells `stored` holds complete: what `--resume` skips (and `--plan`
+/// counts as done).
+pub fn complete_cells(stored: &Stored, runs: Runs) -> HashSet<(String, Bench)> {
+    cells(stored)
+        .into_iter()
+        .filter(|(_, cell)| complete(cell, runs))
+        .map(|(k, _)| k)
+        .collect()
+}
+
+/// Why runs of session `s` cannot be carried on by this session, if so.
+fn differs(s: &SessionRecord, now: &Now) -> Option<String> {
+    let auto_cv = match now.runs {
+        Runs::Auto { cv, .. } => Some(cv),
+        Runs::Fixed(_) => None,
+    };
+    if s.runs != now.runs.max() || s.runs_auto_cv != auto_cv {
+        let was = match s.runs_auto_cv {
+            Some(cv) => format!("--runs auto --max-runs {} (CV {:.1}%)", s.runs, cv * 100.0),
+            None => format!("--runs {}", s.runs),
+        };
+        return Some(format!("its runs were made with {was}"));
+    }
+    if s.containment.as_deref() != Some(now.containment.as_str()) {
+        return Some(
+            "its runs were contained differently (the session records say how)".to_string(),
+        );
+    }
+    if s.cpus != now.cpus {
+        return Some(format!(
+            "its runs were pinned to other CPUs ({:?})",
+            s.cpus.as_deref().unwrap_or_default()
+        ));
+    }
+    if !s.machine.same_as(&now.machine) {
+        return Some(format!(
+            "its runs were measured on another machine ({})",
+            s.machine.describe()
+        ));
+    }
+    None
+}
+
+/// What the results directory holds of each cell it has runs of. Cells it
+/// does not name hold nothing.
+pub fn held(stored: &Stored, now: &Now) -> BTreeMap<(String, Bench), Held> {
+    let sessions: BTreeMap<&str, &SessionRecord> = stored
+        .sessions
+        .iter()
+        .map(|s| (s.session.as_str(), s))
+        .collect();
+    cells(stored)
+        .into_iter()
+        .map(|(key, cell)| {
+            let held = if complete(&cell, now.runs) {
+                Held::Complete
+            } else if cell.iter().all(|r| r.attempt == 0) {
+                // A cell-level record (not installed, prepare failed):
+                // nothing was measured.
+                Held::Nothing
+            } else {
+                partial(&cell, key.1, &sessions, now)
+            };
+            (key, held)
+        })
+        .collect()
+}
+
+fn partial(
+    cell: &[&RunRecord],
+    bench: Bench,
+    sessions: &BTreeMap<&str, &SessionRecord>,
+    now: &Now,
+) -> Held {
+    let contiguous = cell
+        .iter()
+        .enumerate()
+        .all(|(i, r)| r.attempt == i as u32 + 1);
+    if !contiguous {
+        let numbers: Vec<String> = cell.iter().map(|r| r.attempt.to_string()).collect();
+        return Held::Rerun(format!(
+            "its stored runs are numbered {}, not 1 to {}",
+            numbers.join(", "),
+            cell.len()
+        ));
+    }
+    let n = now.size.n(bench);
+    if let Some(r) = cell.iter().find(|r| r.n != n) {
+        return Held::Rerun(format!("its runs are at N={}, this run's at N={n}", r.n));
+    }
+    let mut seen = HashSet::new();
+    for r in cell {
+        if !seen.insert(r.session.as_str()) {
+            continue;
+        }
+        let Some(s) = sessions.get(r.session.as_str()) else {
+            return Held::Rerun(format!(
+                "its session {} is not in sessions.jsonl",
+                r.session
+            ));
+        };
+        if let Some(why) = differs(s, now) {
+            return Held::Rerun(why);
+        }
+    }
+    Held::Partial {
+        session: cell[cell.len() - 1].session.clone(),
+        runs: cell.iter().map(|r| (*r).clone()).collect(),
+    }
+}
+
+/// Whether the kept runs of a partial cell ran what this session runs: the
+/// toolchain version it probed and the program's identity (its digest;
+/// a run without one is unknown, and kept). `Err`: why not.
+pub fn keeps(runs: &[RunRecord], version: &str, identity: Option<&Identity>) -> Result<(), String> {
+    for r in runs {
+        if !r.version.is_empty() && !version.is_empty() && r.version != version {
+            return Err(format!(
+                "its toolchain changed since run {} ({} then, {version} now)",
+                r.attempt, r.version
+            ));
+        }
+        if let (Some(was), Some(now)) = (&r.identity, identity)
+            && was.digest != now.digest
+        {
+            return Err(format!(
+                "its program or commands changed since run {} (identity {} then, {} now)",
+                r.attempt, was.digest, now.digest
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::Status;
+    use crate::testing;
+
+    fn now() -> Now {
+        Now {
+            size: Size::Tiny,
+            runs: Runs::Fixed(3),
+            containment: "full".into(),
+            cpus: None,
+            machine: testing::machine(),
+        }
+    }
+
+    fn session(id: &str) -> SessionRecord {
+        SessionRecord {
+            containment: Some("full".into()),
+            ..testing::session(id)
+        }
+    }
+
+    fn run(variant: &str, k: u32) -> RunRecord {
+        testing::run(variant, Bench::Assoc).nth(k).record()
+    }
+
+    #[test]
+    fn complete_cells_are_skipped_and_cut_ones_keep_their_runs() {
+        let stored = Stored {
+            sessions: vec![session(testing::SESSION)],
+            runs: vec![
+                run("done", 1),
+                run("done", 2),
+                run("done", 3),
+                run("cut", 1),
+                run("cut", 2),
+                testing::run("absent", Bench::Assoc)
+                    .nth(0)
+                    .status(Status::NotInstalled)
+                    .into(),
+                run("gap", 1),
+                run("gap", 3),
+            ],
+            ..Default::default()
+        };
+        let held = held(&stored, &now());
+        let of = |v: &str| held[&(v.to_string(), Bench::Assoc)].clone();
+        assert_eq!(of("done"), Held::Complete);
+        match of("cut") {
+            Held::Partial { runs, session } => {
+                assert_eq!(runs.iter().map(|r| r.attempt).collect::<Vec<_>>(), [1, 2]);
+                assert_eq!(session, testing::SESSION);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(of("absent"), Held::Nothing);
+        assert!(matches!(of("gap"), Held::Rerun(w) if w.contains("numbered 1, 3")));
+        assert_eq!(
+            complete_cells(&stored, Runs::Fixed(3)),
+            [("done".to_string(), Bench::Assoc)].into()
+        );
+    }
+
+    #[test]
+    fn runs_measured_otherwise_are_rerun_and_say_why() {
+        let cut = |s: SessionRecord| Stored {
+            sessions: vec![s],
+            runs: vec![run("cut", 1), run("cut", 2)],
+            ..Default::default()
+        };
+        let why = |s: SessionRecord, now: &Now| match &held(&cut(s), now)
+            [&("cut".to_string(), Bench::Assoc)]
+        {
+            Held::Rerun(w) => w.clone(),
+            other => panic!("{other:?}"),
+        };
+        let base = session(testing::SESSION);
+        let five = SessionRecord {
+            runs: 5,
+            ..base.clone()
+        };
+        let now5 = Now {
+            runs: Runs::Fixed(5),
+            ..now()
+        };
+        assert!(matches!(
+            held(&cut(five.clone()), &now5)[&("cut".to_string(), Bench::Assoc)],
+            Held::Partial { .. }
+        ));
+        assert!(why(five, &now()).contains("--runs 5"));
+        let bare = SessionRecord {
+            containment: Some("none (--no-sandbox)".into()),
+            ..base.clone()
+        };
+        assert!(why(bare, &now()).contains("contained differently"));
+        let pinned = SessionRecord {
+            cpus: Some(vec![1]),
+            ..base.clone()
+        };
+        assert!(why(pinned, &now()).contains("other CPUs"));
+        let mut other = base.clone();
+        other.machine.cpu_model = "Other CPU".into();
+        assert!(why(other, &now()).contains("another machine (Other CPU"));
+        let big = Now {
+            size: Size::Explicit(5000),
+            ..now()
+        };
+        assert!(why(base, &big).contains("N=1000, this run's at N=5000"));
+    }
+
+    #[test]
+    fn a_changed_toolchain_or_program_is_not_kept_an_unknown_one_is() {
+        let id = |d: &str| Identity {
+            digest: d.into(),
+            program: String::new(),
+            commands: Vec::new(),
+            toolchain: String::new(),
+            langbench: String::new(),
+        };
+        let mut known = run("a", 1);
+        known.identity = Some(id("aaaa"));
+        let unknown = run("a", 2);
+        let both = [known.clone(), unknown.clone()];
+        assert_eq!(keeps(&both, "1.0", Some(&id("aaaa"))), Ok(()));
+        let unknown = std::slice::from_ref(&unknown);
+        let known = std::slice::from_ref(&known);
+        assert_eq!(keeps(unknown, "1.0", Some(&id("bbbb"))), Ok(()));
+        assert_eq!(keeps(known, "1.0", None), Ok(()));
+        let changed = keeps(known, "1.0", Some(&id("bbbb"))).unwrap_err();
+        assert!(changed.contains("aaaa then, bbbb now"), "{changed}");
+        let newer = keeps(unknown, "2.0", None).unwrap_err();
+        assert!(newer.contains("1.0 then, 2.0 now"), "{newer}");
+    }
+}

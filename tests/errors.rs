@@ -1,0 +1,173 @@
+//! The errors people meet first: a mistyped variant id, benchmark or
+//! results directory gets a did-you-mean; what does not exist says so;
+//! outside a checkout the languages file's option and variable are named;
+//! a new --out is created with a line saying so. Every error has one prefix.
+
+use std::process::{Command, Output};
+
+use crate::util::*;
+
+/// langbench in the repository (relative paths as a maintainer types them).
+fn in_repo(args: &[&str]) -> Output {
+    Command::new(bin())
+        .args(args)
+        .current_dir(repo())
+        .output()
+        .unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Refused with exit 2, one `error: ` line first, containing `what`.
+fn refused(o: &Output, what: &str) -> String {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "{}", text(o));
+    assert!(err.starts_with("error: "), "one prefix: {err}");
+    assert!(!err.contains("langbench: error"), "{err}");
+    assert!(err.contains(what), "{what:?} in:\n{err}");
+    err
+}
+
+#[test]
+fn a_mistyped_variant_gets_the_nearest_id_not_all_of_them() {
+    let err = refused(
+        &in_repo(&["run", "--lang", "c-gc", "--size", "tiny"]),
+        "did you mean c-gcc?",
+    );
+    assert!(err.contains("`langbench list` shows all"), "{err}");
+    assert!(err.len() < 300, "not every id: {err}");
+    assert!(!err.contains("python3"), "{err}");
+    let err = refused(
+        &in_repo(&["list", "pyhton3"]),
+        "unknown variant \"pyhton3\"",
+    );
+    assert!(err.contains("did you mean python3?"), "{err}");
+}
+
+#[test]
+fn a_mistyped_benchmark_gets_the_nearest_name() {
+    refused(
+        &in_repo(&["run", "--bench", "asoc", "--size", "tiny"]),
+        "unknown benchmark \"asoc\" (expected one of: assoc, num-comb, str-comb, ws-echo): did you mean assoc?",
+    );
+}
+
+#[test]
+fn a_results_directory_that_does_not_exist_says_so_and_names_a_near_one() {
+    refused(
+        &in_repo(&["compare", "results/2021", "/no/such/dir"]),
+        "compare: NEW /no/such/dir does not exist",
+    );
+    refused(
+        &in_repo(&["compare", "results/2021", "results/2062"]),
+        "results/2062 does not exist: did you mean results/2026?",
+    );
+    refused(
+        &in_repo(&["report", "results/2O21"]),
+        "report: results/2O21 does not exist: did you mean results/2021?",
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("merged");
+    refused(
+        &in_repo(&[
+            "merge",
+            out.to_str().unwrap(),
+            "results/2026",
+            "/no/shard-2",
+        ]),
+        "merge: /no/shard-2 does not exist",
+    );
+    assert!(!out.exists(), "nothing merged");
+    refused(
+        &in_repo(&["run", "--plan", "--balance-from", "results/20266"]),
+        "--balance-from results/20266 does not exist: did you mean results/2026?",
+    );
+    refused(
+        &in_repo(&["run", "--plan", "--balance-from", "programs"]),
+        "--balance-from programs holds no records",
+    );
+}
+
+#[test]
+fn outside_a_checkout_the_languages_option_and_variable_are_named() {
+    let empty = tempfile::tempdir().unwrap();
+    let o = Command::new(bin())
+        .args(["list"])
+        .current_dir(empty.path())
+        .env_remove("LANGBENCH_LANGUAGES")
+        .output()
+        .unwrap();
+    let err = refused(&o, "languages.toml");
+    assert!(err.contains("does not exist"), "{err}");
+    assert!(
+        err.contains("--languages FILE") && err.contains("LANGBENCH_LANGUAGES"),
+        "{err}"
+    );
+    let o = Command::new(bin())
+        .args(["run", "--size", "tiny"])
+        .current_dir(empty.path())
+        .env("LANGBENCH_LANGUAGES", "/no/langs.toml")
+        .output()
+        .unwrap();
+    refused(
+        &o,
+        "/no/langs.toml (from LANGBENCH_LANGUAGES) does not exist",
+    );
+    assert!(!empty.path().join("results").exists());
+}
+
+/// A --out that does not exist yet is created, and said; one whose name is
+/// near an existing results directory's says which one was perhaps meant;
+/// `--resume` into one that does not exist refuses.
+#[test]
+fn a_new_out_is_created_with_a_line_saying_so() {
+    let entries = [Entry::sh("one").program("programs/num-comb/ok.sh")];
+    let f = Fixture::new(
+        &languages_toml(&entries),
+        &[("programs/num-comb/ok.sh", "echo 0 1 $1\n")],
+    );
+    let o = f.run(&[]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        stderr(&o).contains(&format!("created {} (a new results directory)\n", f.out())),
+        "{}",
+        text(&o)
+    );
+    let again = f.run(&[]);
+    assert!(!stderr(&again).contains("created"), "{}", text(&again));
+    let typo = f.path().join("resluts");
+    let o = langbench(&[
+        "run",
+        "--languages",
+        &f.languages(),
+        "--size",
+        "tiny",
+        "--runs",
+        "1",
+        "--out",
+        typo.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        stderr(&o).contains(&format!(
+            "created {} (a new results directory; did you mean {}?)",
+            typo.display(),
+            f.out()
+        )),
+        "{}",
+        text(&o)
+    );
+    let gone = f.path().join("gone");
+    let o = langbench(&[
+        "run",
+        "--languages",
+        &f.languages(),
+        "--resume",
+        "--out",
+        gone.to_str().unwrap(),
+    ]);
+    refused(&o, "does not exist, so there is nothing to resume");
+    assert!(!gone.exists());
+}

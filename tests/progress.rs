@@ -1,0 +1,185 @@
+//! The progress line of `run`: each run against its timeout, the suite's
+//! time left from every remaining cell's estimate (this directory's
+//! records, `--balance-from`'s, or the median), updated as cells finish.
+//! Where no terminal draws it (here: stderr is a pipe), the line is
+//! printed at the start of each run expected to take at least
+//! LANGBENCH_PROGRESS_EVERY seconds, and that often while it goes on.
+
+use std::path::Path;
+
+use langbench::progress::duration;
+
+use crate::util::*;
+
+/// quick (0.2 s), slow (2.5 s) and unknown (0.1 s), one num-comb program
+/// each.
+fn fixture() -> Fixture {
+    let entries = [Entry::sh("quick"), Entry::sh("slow"), Entry::sh("unknown")];
+    Fixture::new(
+        &languages_toml(&entries),
+        &[
+            ("programs/num-comb/quick.sh", "sleep 0.2\necho 0 1 $1\n"),
+            ("programs/num-comb/slow.sh", "sleep 2.5\necho 0 1 $1\n"),
+            ("programs/num-comb/unknown.sh", "sleep 0.1\necho 0 1 $1\n"),
+        ],
+    )
+}
+
+/// `dir`'s runs.jsonl as JSON values.
+fn records(dir: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(dir.join("runs.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// A previous edition that says quick takes 1 s a run and slow 4 s (its
+/// records rewritten to those walls), and knows nothing of unknown.
+fn previous(f: &Fixture) -> std::path::PathBuf {
+    let prev = f.path().join("prev");
+    let o = langbench(&[
+        "run",
+        "--languages",
+        &f.languages(),
+        "--lang",
+        "quick",
+        "--lang",
+        "slow",
+        "--size",
+        "tiny",
+        "--runs",
+        "2",
+        "--out",
+        prev.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let known: Vec<String> = records(&prev)
+        .into_iter()
+        .map(|mut r| {
+            r["wall_s"] = match r["variant"].as_str().unwrap() {
+                "quick" => 1.0.into(),
+                _ => 4.0.into(),
+            };
+            r.to_string()
+        })
+        .collect();
+    std::fs::write(prev.join("runs.jsonl"), known.join("\n") + "\n").unwrap();
+    prev
+}
+
+/// `langbench run` on the fixture at tiny size into results/, then
+/// `extra`, with LANGBENCH_PROGRESS_EVERY set.
+fn run(f: &Fixture, every: &str, extra: &[&str]) -> std::process::Output {
+    let out = f.out();
+    let languages = f.languages();
+    let mut args = vec![
+        "run",
+        "--languages",
+        &languages,
+        "--size",
+        "tiny",
+        "--out",
+        &out,
+    ];
+    args.extend_from_slice(extra);
+    std::process::Command::new(bin())
+        .args(args)
+        .env("LANGBENCH_PROGRESS_EVERY", every)
+        .output()
+        .unwrap()
+}
+
+/// Either rounding of `secs` (the line is drawn a few µs into the run).
+fn left(secs: f64) -> [String; 2] {
+    [
+        format!("~{} left", duration(secs)),
+        format!("~{} left", duration(secs - 0.01)),
+    ]
+}
+
+#[test]
+fn the_line_shows_each_run_against_its_timeout_and_the_time_left() {
+    let f = fixture();
+    let prev = previous(&f);
+    let from = prev.to_str().unwrap();
+    let o = run(
+        &f,
+        "1",
+        &["--runs", "2", "--timeout", "30", "--balance-from", from],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    let lines: Vec<&str> = err.lines().collect();
+    let has = |start: &str, ends: &[String]| {
+        lines
+            .iter()
+            .any(|l| l.starts_with(start) && ends.iter().any(|e| l.ends_with(e.as_str())))
+    };
+    // At the start: quick's two runs of 1 s, slow's two of 4 s, and
+    // unknown's two at the median of 1 and 4.
+    assert!(
+        has(
+            "[1/3] quick · num-comb N=1,000 · run 1/2 · 0.0s of 30s · ",
+            &left(15.0)
+        ),
+        "{err}"
+    );
+    // quick has finished: its own mean replaces its estimate in the median.
+    let runs = records(&f.path().join("results"));
+    let walls = |v: &str| -> Vec<f64> {
+        runs.iter()
+            .filter(|r| r["variant"] == v)
+            .map(|r| r["wall_s"].as_f64().unwrap())
+            .collect()
+    };
+    let quick = walls("quick");
+    let mean = quick.iter().sum::<f64>() / quick.len() as f64;
+    assert!(
+        has(
+            "[2/3] slow · num-comb N=1,000 · run 1/2 · 0.0s of 30s · ",
+            &left(8.0 + 2.0 * (mean + 4.0) / 2.0)
+        ),
+        "quick's mean {mean}:\n{err}"
+    );
+    // The second run of slow is expected to take as long as its first.
+    let slow = walls("slow");
+    assert!(
+        has(
+            "[2/3] slow · num-comb N=1,000 · run 2/2 · 0.0s of 30s · ",
+            &left(slow[0] + 2.0 * (mean + 4.0) / 2.0)
+        ),
+        "slow's first {}:\n{err}",
+        slow[0]
+    );
+    // While slow runs, the line again, its clock against the timeout.
+    let ticking = lines.iter().any(|l| {
+        l.strip_prefix("[2/3] slow · num-comb N=1,000 · run 1/2 · ")
+            .and_then(|r| r.split_once(" of 30s · ~"))
+            .and_then(|(gone, _)| gone.strip_suffix('s')?.parse::<f64>().ok())
+            .is_some_and(|gone| gone >= 1.0)
+    });
+    assert!(ticking, "{err}");
+    // Each finished run still has its line.
+    assert!(
+        err.contains("[1/3] quick · num-comb N=1,000 · run 1/2: "),
+        "{err}"
+    );
+}
+
+#[test]
+fn runs_auto_shows_its_bounds_not_a_count() {
+    let f = fixture();
+    let prev = previous(&f);
+    let from = prev.to_str().unwrap();
+    let auto = ["--lang", "quick", "--runs", "auto", "--max-runs", "4"];
+    let o = run(&f, "0.05", &[&auto[..], &["--balance-from", from]].concat());
+    assert!(o.status.success(), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("[1/1] quick · num-comb N=1,000 · run 1 (3–4) · 0.0s of 16m40s · ~"),
+        "{err}"
+    );
+    assert!(err.contains("run 3 (3–4): "), "{err}");
+    assert!(!err.contains("run 1/4"), "{err}");
+}

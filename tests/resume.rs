@@ -1,0 +1,202 @@
+//! Ctrl-C and `run --resume`: the command that continues is printed; a
+//! cell cut short keeps its finished runs (same session parameters and
+//! program) and runs only what is missing, or says why it runs again;
+//! what is complete is decided from the records, before any probe.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use crate::util::*;
+
+fn lines(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// A one-second program, tagged with `marker` (its processes are found in
+/// /proc by it).
+fn fixture(marker: &str) -> Fixture {
+    let entry = Entry::sh("second").env("LANGBENCH_TEST_MARKER", marker);
+    Fixture::new(
+        &languages_toml(&[entry]),
+        &[("programs/num-comb/second.sh", "sleep 1\necho 0 1 $1\n")],
+    )
+}
+
+fn args(f: &Fixture, extra: &[&str]) -> Vec<String> {
+    let mut a: Vec<String> = [
+        "run",
+        "--languages",
+        &f.languages(),
+        "--size",
+        "tiny",
+        "--runs",
+        "3",
+        "--out",
+        &f.out(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    a.extend(extra.iter().map(|s| s.to_string()));
+    a
+}
+
+/// Ctrl-C during the third run of three: the first two are kept, the
+/// command to continue is printed, and `--resume` runs only the third,
+/// which continues the first session's runs (one cell of 3 runs in the
+/// table). A copy resumed without the sandbox says why it starts over.
+#[test]
+fn resume_keeps_the_two_finished_runs_of_three_and_runs_the_third() {
+    let (key, m) = marker("resume");
+    let f = fixture(&m);
+    let runs = f.path().join("results/runs.jsonl");
+    let child = std::process::Command::new(bin())
+        .args(args(&f, &[]))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The third run has started: two records, and the program running.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let third_started =
+        || lines(&runs).len() == 2 && !processes_with_env(&format!("{key}={m}")).is_empty();
+    while !third_started() {
+        assert!(Instant::now() < deadline, "the third run never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let again = format!(
+        "to continue where it stopped:\n  {} {} --resume\n",
+        bin().display(),
+        args(&f, &[]).join(" ")
+    );
+    assert!(err.contains(&again), "{again}\n{err}");
+    let first = lines(&runs);
+    assert_eq!(first.len(), 2, "{first:?}");
+    let session = first[0]["session"].as_str().unwrap().to_string();
+
+    // A copy, resumed without the sandbox: measured otherwise, it starts over.
+    let copy = tempfile::tempdir().unwrap();
+    for file in ["runs.jsonl", "sessions.jsonl"] {
+        std::fs::copy(f.path().join("results").join(file), copy.path().join(file)).unwrap();
+    }
+    let mut bare = vec!["--no-sandbox".to_string()];
+    bare.extend(args(&f, &["--resume"]));
+    let at = bare.iter().position(|a| *a == f.out()).unwrap();
+    bare[at] = copy.path().display().to_string();
+    let o = std::process::Command::new(bin())
+        .args(&bare)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("[1/1] second · num-comb N=1,000: runs again from run 1: its runs were contained differently"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(lines(&copy.path().join("runs.jsonl")).len(), 5);
+
+    // The command it printed.
+    let o = std::process::Command::new(bin())
+        .args(args(&f, &["--resume"]))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains(&format!(
+            "[1/1] second · num-comb N=1,000: keeps its 2 finished runs (session {session}) and runs the rest"
+        )),
+        "{}",
+        text(&o)
+    );
+    let all = lines(&runs);
+    assert_eq!(all.len(), 3, "only the third ran: {all:?}");
+    assert_eq!(all[2]["run"], 3);
+    assert_eq!(all[2]["continues"], session.as_str());
+    assert_ne!(all[2]["session"], session.as_str());
+    let table = f.runs();
+    assert_eq!(table.len(), 3, "the every-run table holds the three");
+    let summary = read_csv(&f.path().join("results/summary.csv"));
+    assert_eq!(summary[0]["num_comb_runs"], "3", "{summary:?}");
+    assert_eq!(summary[0]["num_comb_status"], "ok");
+
+    // Complete now: nothing is probed, no session is started.
+    let sessions = lines(&f.path().join("results/sessions.jsonl")).len();
+    let o = std::process::Command::new(bin())
+        .args(args(&f, &["--resume"]))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("nothing left to run: every selected cell is complete"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(
+        lines(&f.path().join("results/sessions.jsonl")).len(),
+        sessions
+    );
+    // And the plan says so.
+    let o = std::process::Command::new(bin())
+        .args(args(&f, &["--resume", "--plan"]))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let plan = String::from_utf8_lossy(&o.stdout);
+    assert!(plan.contains("Plan (nothing runs): 1 variant;"), "{plan}");
+    assert!(
+        plan.contains("num-comb ") && plan.contains(" done"),
+        "{plan}"
+    );
+    assert!(plan.contains("(~0s left)"), "{plan}");
+}
+
+/// `--resume` decides from the records which cells are complete before it
+/// probes a toolchain: a variant with nothing left to run is never probed
+/// (its probe would hang), only the one with work left.
+#[test]
+fn resume_probes_only_the_variants_it_will_run() {
+    let entries = [
+        Entry::sh("done").program("programs/num-comb/ok.sh"),
+        Entry::sh("todo").program("programs/num-comb/ok.sh"),
+    ];
+    let f = Fixture::new(
+        &languages_toml(&entries),
+        &[("programs/num-comb/ok.sh", "echo 0 1 $1\n")],
+    );
+    let o = f.run(&["--lang", "done"]);
+    assert!(o.status.success(), "{}", text(&o));
+    // Now done's probe hangs past the run's time limit.
+    let slow = languages_toml(&[
+        Entry::sh("done")
+            .program("programs/num-comb/ok.sh")
+            .version_command("sh -c 'sleep 600'"),
+        Entry::sh("todo").program("programs/num-comb/ok.sh"),
+    ]);
+    std::fs::write(f.path().join("languages.toml"), slow).unwrap();
+    let t = Instant::now();
+    let o = f.run(&["--resume"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(t.elapsed() < Duration::from_secs(60), "{:?}", t.elapsed());
+    assert!(
+        text(&o).contains("--resume: 1 of 2 cells already complete"),
+        "{}",
+        text(&o)
+    );
+    let sessions = lines(&f.path().join("results/sessions.jsonl"));
+    let probed: Vec<&str> = sessions[1]["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(probed, ["todo"]);
+}

@@ -1,0 +1,147 @@
+//! What `run` prints at its end: a table that fits the terminal
+//! (`$COLUMNS`) unless `--wide`, the machine's warnings again under it,
+//! and a last line naming report.html; and `run --help` by headings.
+
+use std::process::{Command, Stdio};
+
+use crate::util::*;
+
+/// Two variants whose flags and versions are long, as GraalVM's are.
+fn fixture() -> Fixture {
+    let long = "polyglot --jvm --js --engine.Mode=throughput --experimental-options";
+    let entries = [
+        Entry::sh("short").program("programs/num-comb/ok.sh"),
+        Entry::sh("long")
+            .flags(long)
+            .version("GraalVM-CE-25.0.1+8.1-runtime-GraalVM-CE-JIT-build-2026-11-30")
+            .program("programs/num-comb/ok.sh"),
+    ];
+    Fixture::new(
+        &languages_toml(&entries),
+        &[("programs/num-comb/ok.sh", "echo 0 1 $1\n")],
+    )
+}
+
+/// The run's stdout and stderr in the order written, as a terminal shows
+/// them, with `COLUMNS` set (or not).
+fn run(f: &Fixture, columns: Option<&str>, extra: &[&str]) -> (bool, String) {
+    let log = f.path().join(format!("log-{}", columns.unwrap_or("none")));
+    let file = std::fs::File::create(&log).unwrap();
+    let mut cmd = Command::new(bin());
+    cmd.args(f.run_args(extra))
+        .stdout(Stdio::from(file.try_clone().unwrap()))
+        .stderr(Stdio::from(file));
+    match columns {
+        Some(c) => cmd.env("COLUMNS", c),
+        None => cmd.env_remove("COLUMNS"),
+    };
+    let status = cmd.status().unwrap();
+    (status.success(), std::fs::read_to_string(&log).unwrap())
+}
+
+fn widest(s: &str) -> usize {
+    s.lines().map(|l| l.chars().count()).max().unwrap_or(0)
+}
+
+#[test]
+fn the_table_fits_columns_unless_wide() {
+    let f = fixture();
+    let (ok, wide) = run(&f, Some("100"), &["--wide"]);
+    assert!(ok, "{wide}");
+    let table = |s: &str| -> String {
+        s.lines()
+            .skip_while(|l| !l.starts_with("Machine:"))
+            .take_while(|l| !l.starts_with("Results:"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert!(widest(&table(&wide)) > 100, "{wide}");
+    assert!(wide.contains("num-comb RAM (KB)"), "{wide}");
+    let (ok, fit) = run(&f, Some("100"), &[]);
+    assert!(ok, "{fit}");
+    let shown = table(&fit);
+    for line in shown.lines() {
+        assert!(line.chars().count() <= 100, "{line:?}\n{shown}");
+    }
+    assert!(shown.contains("Short") && shown.contains("Long"), "{shown}");
+    assert!(
+        shown.contains('…'),
+        "the long version or flags are cut: {shown}"
+    );
+    // A terminal wide enough, or none (a file): every column.
+    let (ok, roomy) = run(&f, Some("400"), &[]);
+    assert!(ok && roomy.contains("num-comb RAM (KB)"), "{roomy}");
+    let (ok, file) = run(&f, None, &[]);
+    assert!(ok && file.contains("num-comb RAM (KB)"), "{file}");
+    if std::env::var_os("LANGBENCH_SHOW").is_some() {
+        eprintln!("{fit}");
+    }
+}
+
+/// A busy machine's warning is said again under the table (it scrolled
+/// away with the runs), and the last line names report.html.
+#[test]
+fn the_warning_is_repeated_under_the_table_and_the_last_line_names_the_report() {
+    let f = fixture();
+    // Something busy beside the run, for the warning.
+    let mut busy = Command::new("sh")
+        .args(["-c", "while :; do :; done"])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let (ok, out) = run(&f, Some("100"), &[]);
+    busy.kill().unwrap();
+    busy.wait().unwrap();
+    assert!(ok, "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    let warning = lines
+        .iter()
+        .position(|l| l.starts_with("warning: busy processes:"))
+        .unwrap_or_else(|| panic!("no busy warning: {out}"));
+    let table = lines
+        .iter()
+        .position(|l| l.starts_with("Sessions:"))
+        .unwrap();
+    assert!(warning < table, "{out}");
+    assert!(
+        lines[table..].contains(&lines[warning]),
+        "said again under the table: {out}"
+    );
+    let report = f.path().join("results/report.html");
+    assert!(report.is_file());
+    assert_eq!(
+        lines.last().copied(),
+        Some(format!("Results: {} (open {})", f.out(), report.display()).as_str()),
+        "{out}"
+    );
+}
+
+#[test]
+fn run_help_groups_its_options_under_headings() {
+    let o = langbench(&["run", "--help"]);
+    assert!(o.status.success());
+    let help = String::from_utf8_lossy(&o.stdout);
+    let at = |s: &str| {
+        help.find(s)
+            .unwrap_or_else(|| panic!("{s:?} not in:\n{help}"))
+    };
+    let (cpu, measurement, tables, ws) = (
+        at("CPU benchmarks:"),
+        at("Measurement:"),
+        at("Tables:"),
+        at("ws-echo (--bench ws-echo, ws, ws-client):"),
+    );
+    for (flag, heading, next) in [
+        ("--lang <ID>", cpu, measurement),
+        ("--shard <SHARD>", cpu, measurement),
+        ("--runs <RUNS>", measurement, tables),
+        ("--timeout <TIMEOUT>", measurement, tables),
+        ("--noise-threshold <", tables, ws),
+        ("--connections <", ws, help.len()),
+        ("--client-cpus <N>", ws, help.len()),
+    ] {
+        let f = at(&format!("\n      {flag}"));
+        assert!(heading < f && f < next, "{flag} under its heading:\n{help}");
+    }
+    assert!(at("Containment:") < help.len());
+}
