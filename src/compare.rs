@@ -14,7 +14,9 @@ use anyhow::{Context, Result, ensure};
 
 use crate::bench::Bench;
 use crate::config::Languages;
-use crate::export::{Bar, BarChart, BarRow, Cell, Column, Document, Kind, Mark, Show, Table};
+use crate::export::{
+    Bar, BarChart, BarRow, Cell, Column, Document, Kind, Mark, Note, Show, Table, Unit,
+};
 use crate::machine::Machine;
 use crate::report::{Row, Summary, thousands};
 use crate::store::Store;
@@ -103,8 +105,8 @@ impl Fig {
     fn total(row: &Row) -> Fig {
         let any = row.cells.values().any(|c| c.wall_s().is_some());
         Fig {
-            time: any.then(|| row.total_s()),
-            ram: any.then(|| row.total_rss_kb() as f64),
+            time: any.then(|| row.sum_s()),
+            ram: any.then(|| row.sum_rss_kb() as f64),
             n: None,
             ok: row.complete(),
         }
@@ -495,7 +497,7 @@ struct CpuTable {
     benches: Vec<Bench>,
     rel: bool,
     rows: Vec<Vec<Cell>>,
-    notes: Vec<String>,
+    notes: Vec<Note>,
     chart_rows: Vec<BarRow>,
 }
 
@@ -582,9 +584,9 @@ impl CpuTable {
             && cell.mark == Mark::Flagged
         {
             let line = if n.contains("N differs") {
-                format!("{name}: {n}, in every row")
+                Note::new(name, format!("{n}, in every row"))
             } else {
-                format!("{key} / {name}: {n}")
+                Note::new(format!("{key} / {name}"), n.clone())
             };
             if !self.notes.contains(&line) {
                 self.notes.push(line);
@@ -601,6 +603,7 @@ impl CpuTable {
             rows: self.rows,
             notes: self.notes,
             data_only: false,
+            labels: 2,
         };
         let chart = BarChart {
             id: "compare-total-time".into(),
@@ -623,6 +626,7 @@ impl CpuTable {
             rows: self.chart_rows,
             caption: "Marked bars: a partial total, or totals over a different N (not comparable)."
                 .into(),
+            unit: if self.rel { Unit::Ratio } else { Unit::Seconds },
         };
         (table, chart)
     }
@@ -688,11 +692,13 @@ fn total_bar(f: &Fig, size_mismatch: bool) -> Bar {
             } else {
                 "partial".into()
             }),
+            ..Default::default()
         },
         None => Bar {
             value: None,
             mark: Mark::Failed,
             label: Some("no figure".into()),
+            ..Default::default()
         },
     }
 }
@@ -829,6 +835,7 @@ fn changes(rows: &Matched<Row>) -> Table {
         rows: changes,
         notes: Vec::new(),
         data_only: false,
+        labels: 2,
     }
 }
 
@@ -872,8 +879,9 @@ fn ws(langs: &Languages, old: &Edition, new: &Edition) -> Table {
         title: format!("ws-echo {} → {}", old.label, new.label),
         columns: ws_columns(),
         rows,
-        notes,
+        notes: notes.into_iter().map(Note::from).collect(),
         data_only: false,
+        labels: 2,
     }
 }
 

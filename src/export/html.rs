@@ -463,6 +463,7 @@ mod tests {
                 "* Node opt: not installed".into(),
             ],
             data_only: false,
+            labels: 2,
         };
         let runs = Table {
             id: "runs".into(),
@@ -471,6 +472,7 @@ mod tests {
             rows: vec![vec![Cell::int(1, "DATAONLY-row")]],
             notes: vec![],
             data_only: true,
+            labels: 0,
         };
         let chart = BarChart {
             id: "assoc".into(),
@@ -489,10 +491,12 @@ mod tests {
                         value: None,
                         mark: Mark::Failed,
                         label: Some("FAILED".into()),
+                        ..Default::default()
                     }],
                 },
             ],
             caption: "Red: failed & not run".into(),
+            ..Default::default()
         };
         Document {
             title: "langbench results <2026> & co".into(),
@@ -507,6 +511,7 @@ mod tests {
             ],
             tables: vec![summary, runs],
             charts: vec![chart],
+            ..Default::default()
         }
     }
 

@@ -49,7 +49,7 @@ impl Exporter for Markdown {
             if !t.notes.is_empty() {
                 out.push_str("\n\\* Notes:\n\n");
                 for n in &t.notes {
-                    out.push_str(&format!("- {}\n", escape(n)));
+                    out.push_str(&format!("- {}\n", escape(&n.to_string())));
                 }
             }
         }

@@ -24,7 +24,10 @@ use crate::report::Summary;
 use crate::store::Store;
 use crate::ws;
 
-pub use document::{Bar, BarChart, BarRow, Cell, Column, Document, Kind, Mark, Show, Table, Value};
+pub use document::{
+    Bar, BarChart, BarRow, Cell, Column, Document, Flag, Kind, Mark, Measured, MeasuredBench, Note,
+    Show, SourceFile, Table, Unit, Value,
+};
 
 /// One output format: renders a [`Document`] to the bytes of one file.
 pub trait Exporter {

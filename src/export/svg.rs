@@ -834,6 +834,7 @@ mod tests {
             value: None,
             mark: Mark::Failed,
             label: Some(label.into()),
+            ..Default::default()
         }
     }
 
@@ -842,6 +843,7 @@ mod tests {
             value: Some(v),
             mark: Mark::Flagged,
             label: Some(label.into()),
+            ..Default::default()
         }
     }
 
@@ -864,6 +866,7 @@ mod tests {
                 })
                 .collect(),
             caption: "Flagged bars did not exit cleanly; failed ones have no bar.".into(),
+            ..Default::default()
         }
     }
 

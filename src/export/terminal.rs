@@ -46,7 +46,7 @@ pub fn document(doc: &Document) -> String {
         if !t.notes.is_empty() {
             s.push_str("* notes:\n");
             for n in &t.notes {
-                s.push_str(&format!("  - {}\n", clean(n)));
+                s.push_str(&format!("  - {}\n", clean(&n.to_string())));
             }
         }
     }
