@@ -45,20 +45,60 @@ impl Edition {
             dir.display()
         );
         let ws = ws_report::latest(&ws).into_iter().cloned().collect();
+        let summary = (!stored.runs.is_empty()).then(|| Summary::from_stored(&stored));
+        // The machine most of its rows ran on (else its newest session's).
+        let machine = summary
+            .as_ref()
+            .and_then(|s| s.machine.clone())
+            .or_else(|| stored.sessions.last().map(|s| s.machine.clone()));
         Ok(Edition {
             dir: dir.to_path_buf(),
             label: dir
                 .file_name()
                 .map(|f| f.to_string_lossy().into_owned())
                 .unwrap_or_else(|| dir.display().to_string()),
-            summary: (!stored.runs.is_empty()).then(|| Summary::from_stored(&stored)),
+            summary,
             ws,
-            machine: stored.sessions.last().map(|s| s.machine.clone()),
+            machine,
         })
     }
 
     fn machine(&self) -> Option<&Machine> {
         self.machine.as_ref()
+    }
+
+    /// `2021 edition (as published)`, `2026 edition`: for the title.
+    fn heading(&self) -> String {
+        match &self.summary {
+            Some(s) if s.published => format!("{} edition (as published)", s.edition),
+            Some(s) => format!("{} edition", s.edition),
+            None => self.label.clone(),
+        }
+    }
+
+    /// What the directory holds: its edition's title, langbench and
+    /// machine.
+    fn about(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(s) = &self.summary {
+            parts.push(s.title());
+            if !s.langbench.is_empty() {
+                parts.push(format!("langbench {}", s.langbench.join(", ")));
+            }
+        } else if !self.ws.is_empty() {
+            parts.push(format!("{} ws-echo servers", self.ws.len()));
+        }
+        let machines = self.summary.as_ref().map_or(1, |s| s.machines.len());
+        match &self.machine {
+            Some(m) if machines > 1 => parts.push(format!(
+                "DIFFERENT HARDWARE within it: its rows come from {machines} machines, most \
+                 from {}",
+                m.hardware()
+            )),
+            Some(m) => parts.push(m.hardware()),
+            None => {}
+        }
+        parts.join("; ")
     }
 }
 
@@ -207,21 +247,37 @@ pub fn compare(
     opts: &Options,
 ) -> Result<Document> {
     let mut doc = Document {
-        title: format!("langbench comparison: {} → {}", old.label, new.label),
+        title: format!(
+            "langbench comparison: {} → {}",
+            old.heading(),
+            new.heading()
+        ),
         ..Default::default()
     };
     doc.meta.push((
         "Old".into(),
-        format!("{} ({})", old.label, old.dir.display()),
+        format!("{} ({}): {}", old.label, old.dir.display(), old.about()),
     ));
     doc.meta.push((
         "New".into(),
-        format!("{} ({})", new.label, new.dir.display()),
+        format!("{} ({}): {}", new.label, new.dir.display(), new.about()),
     ));
     if let (Some(a), Some(b)) = (old.machine(), new.machine()) {
         if a.same_as(b) {
-            doc.meta
-                .push(("Machines".into(), format!("the same: {}", a.describe())));
+            doc.meta.push((
+                "Machines".into(),
+                if a.kernel_differs(b) {
+                    format!(
+                        "the same: {} (kernel builds {} and {}: noted, not counted as \
+                         another machine)",
+                        a.hardware(),
+                        a.kernel,
+                        b.kernel
+                    )
+                } else {
+                    format!("the same: {}", a.describe())
+                },
+            ));
         } else {
             doc.meta.push((
                 "Machines".into(),

@@ -593,9 +593,16 @@ impl Summary {
                 .then(a.sum_s().total_cmp(&b.sum_s()))
                 .then(a.variant.cmp(&b.variant))
         });
+        // The machines of the sessions whose runs the table shows (a ws
+        // session in the same directory is not one of this table's).
+        let shown_sessions: BTreeSet<&str> = shown.iter().map(|r| r.session.as_str()).collect();
         let mut machines: Vec<Machine> = Vec::new();
         let mut session_machine: BTreeMap<&str, usize> = BTreeMap::new();
-        for s in &stored.sessions {
+        for s in stored
+            .sessions
+            .iter()
+            .filter(|s| shown_sessions.contains(s.session.as_str()))
+        {
             let i = match machines.iter().position(|m| m.same_as(&s.machine)) {
                 Some(i) => i,
                 None => {
@@ -643,7 +650,10 @@ impl Summary {
                 started_at: s.started_at.clone(),
                 langbench: s.langbench_version.clone(),
                 command_line: shell_words::join(&s.command_line),
-                machine: session_machine[s.session.as_str()],
+                machine: session_machine
+                    .get(s.session.as_str())
+                    .copied()
+                    .unwrap_or(0),
                 kernel: s.machine.kernel.clone(),
                 cells: cells_of[s.session.as_str()],
                 rows: rows_of
@@ -661,11 +671,10 @@ impl Summary {
             .collect();
 
         let published = stored.runs.iter().any(|r| r.origin == Origin::Published);
-        let published_session = stored
-            .sessions
-            .iter()
-            .rev()
-            .find(|s| s.origin == Origin::Published);
+        let published_session =
+            stored.sessions.iter().rev().find(|s| {
+                s.origin == Origin::Published && shown_sessions.contains(s.session.as_str())
+            });
         // From the first session's start (or run, whichever is earlier) to
         // the last run.
         let measured = || shown.iter().filter(|r| r.origin == Origin::Measured);

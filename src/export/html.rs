@@ -60,6 +60,17 @@ fn page(doc: &Document) -> Markup {
                             }
                         }
                     }
+                    @if !doc.details.is_empty() {
+                        details.details {
+                            summary { "Sessions and other details (" (doc.details.len()) ")" }
+                            dl.meta {
+                                @for (k, v) in &doc.details {
+                                    dt { (k) }
+                                    dd { (v) }
+                                }
+                            }
+                        }
+                    }
                     @if !tables.is_empty() || !doc.charts.is_empty() {
                         nav.toc aria-label="Contents" {
                             ol {

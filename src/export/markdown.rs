@@ -39,6 +39,12 @@ impl Exporter for Markdown {
         for (k, v) in &doc.meta {
             out.push_str(&format!("- {k}: {}\n", escape(v)));
         }
+        if !doc.details.is_empty() {
+            out.push_str(&format!("- Details ({}):\n", doc.details.len()));
+            for (k, v) in &doc.details {
+                out.push_str(&format!("  - {}: {}\n", escape(k), escape(v)));
+            }
+        }
         let tables: Vec<&Table> = doc.tables.iter().filter(|t| !t.data_only).collect();
         for t in &tables {
             out.push('\n');

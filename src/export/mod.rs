@@ -90,14 +90,24 @@ pub fn write_all_with(store: &Store, view: crate::report::View) -> Result<Derive
         let runs = runs::table(&stored, s);
         store.write_derived(RUNS_CSV, &csv::table(&runs)?)?;
         store.write_derived(RESULTS_JSON, &json::results(&stored, s)?)?;
+        report.title = doc.title;
         report.meta.extend(doc.meta);
+        report.details.extend(doc.details);
         report.tables.extend(doc.tables);
         report.tables.push(runs);
         report.charts.extend(doc.charts);
+        report.advice.extend(doc.advice);
     }
     if !ws_records.is_empty() {
         let latest = ws::report::latest(&ws_records);
-        let doc = ws::report::document(&latest);
+        let mut doc = ws::report::document(&latest);
+        let prov = ws_provenance(&stored.sessions, &latest);
+        doc.title = prov.title;
+        doc.meta.splice(0..0, prov.meta);
+        doc.details = prov.details;
+        if let Some(t) = doc.tables.first_mut() {
+            t.notes.extend(prov.notes);
+        }
         store.write_derived(WS_MD, &markdown::Markdown.render(&doc)?)?;
         store.write_derived(WS_CSV, &csv::Csv.render(&doc)?)?;
         let mut json = serde_json::to_vec_pretty(&ws_records)?;
@@ -111,6 +121,7 @@ pub fn write_all_with(store: &Store, view: crate::report::View) -> Result<Derive
                 .into_iter()
                 .map(|(k, v)| (format!("ws-echo {k}"), v)),
         );
+        report.details.extend(doc.details);
         report.tables.extend(doc.tables);
         report.charts.extend(doc.charts);
     }
@@ -124,6 +135,141 @@ pub fn write_all_with(store: &Store, view: crate::report::View) -> Result<Derive
         report,
         warnings,
     })
+}
+
+/// Where the ws-echo figures come from: the edition and dates, the machine
+/// (once; every machine when they differ), langbench's version, the
+/// sessions (details), and their machine-state warnings (notes of the ws
+/// table).
+struct WsProvenance {
+    title: String,
+    meta: Vec<(String, String)>,
+    details: Vec<(String, String)>,
+    notes: Vec<Note>,
+}
+
+fn ws_provenance(
+    sessions: &[crate::record::SessionRecord],
+    records: &[&ws::WsRecord],
+) -> WsProvenance {
+    use crate::record::Origin;
+    let ids: std::collections::BTreeSet<&str> =
+        records.iter().map(|r| r.session.as_str()).collect();
+    let used: Vec<&crate::record::SessionRecord> = sessions
+        .iter()
+        .filter(|s| ids.contains(s.session.as_str()))
+        .collect();
+    let published = records.iter().any(|r| r.origin == Origin::Published);
+    let finished = records.iter().map(|r| r.finished_at.as_str());
+    let (from, to) = (
+        finished
+            .clone()
+            .chain(used.iter().map(|s| s.started_at.as_str()))
+            .min(),
+        finished.max(),
+    );
+    let day = |t: Option<&str>| t.and_then(|t| t.get(..10)).unwrap_or("").to_string();
+    let dates = match (day(from), day(to)) {
+        (a, b) if a == b => a,
+        (a, b) => format!("{a} to {b}"),
+    };
+    let title = match used.iter().find(|s| s.origin == Origin::Published) {
+        Some(s) if published => format!(
+            "langbench ws-echo {} edition (as published)",
+            s.session.strip_prefix("published-").unwrap_or(&s.session)
+        ),
+        _ => format!(
+            "langbench ws-echo {} edition, measured {dates}",
+            day(to).get(..4).unwrap_or("")
+        ),
+    };
+    let mut meta = Vec::new();
+    if !published {
+        meta.push((
+            "Measured".into(),
+            format!(
+                "{dates} (UTC), in {} session{} (listed below)",
+                used.len(),
+                if used.len() == 1 { "" } else { "s" }
+            ),
+        ));
+        let versions: std::collections::BTreeSet<&str> =
+            used.iter().map(|s| s.langbench_version.as_str()).collect();
+        meta.push((
+            "langbench".into(),
+            format!(
+                "{} (revision not recorded)",
+                versions.into_iter().collect::<Vec<_>>().join(", ")
+            ),
+        ));
+    }
+    let mut machines: Vec<(&crate::machine::Machine, Vec<&str>)> = Vec::new();
+    for s in &used {
+        match machines.iter_mut().find(|(m, _)| m.same_as(&s.machine)) {
+            Some((_, ss)) => ss.push(&s.session),
+            None => machines.push((&s.machine, vec![&s.session])),
+        }
+    }
+    match machines.as_slice() {
+        [] => {}
+        [(m, _)] => meta.push(("Machine".into(), m.hardware())),
+        all => meta.push((
+            "Machines".into(),
+            format!(
+                "DIFFERENT HARDWARE: {}",
+                all.iter()
+                    .map(|(m, ss)| format!("{} (sessions {})", m.hardware(), ss.join(", ")))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+        )),
+    }
+    let servers_of = |id: &str| -> Vec<String> {
+        records
+            .iter()
+            .filter(|r| r.session == id)
+            .map(|r| r.variant.clone())
+            .collect()
+    };
+    let details = used
+        .iter()
+        .map(|s| {
+            (
+                format!("Session {}", s.session),
+                format!(
+                    "started {}, langbench {}, {} (kernel {}): {}; `{}`",
+                    s.started_at,
+                    s.langbench_version,
+                    s.machine.hardware(),
+                    s.machine.kernel,
+                    servers_of(&s.session).join(", "),
+                    shell_words::join(&s.command_line)
+                ),
+            )
+        })
+        .collect();
+    let notes = used
+        .iter()
+        .filter_map(|s| {
+            let w = &s.hygiene.as_ref()?.warnings;
+            (!w.is_empty()).then(|| {
+                Note::new(
+                    format!("Machine state ({})", servers_of(&s.session).join(", ")),
+                    format!(
+                        "session {} started on a machine that was not quiet: {}",
+                        s.session,
+                        w.join("; ")
+                    ),
+                )
+            })
+        })
+        .collect();
+    WsProvenance {
+        title,
+        meta,
+        details,
+        notes,
+    }
 }
 
 /// `langbench report DIR`: rewrites the derived files of an existing results
@@ -168,6 +314,9 @@ pub fn report_command(
 ) -> Result<std::process::ExitCode> {
     let derived = rewrite(dir, view)?;
     print!("{}", terminal::document(&derived.report));
+    for a in &derived.report.advice {
+        println!("to do: {a}");
+    }
     for w in &derived.warnings {
         eprintln!("warning: {w}");
     }

@@ -739,3 +739,62 @@ fn comparison_relative_to_one_variant() {
     let doc = compare::compare(&langs, &old, &new, &opts).unwrap();
     insta::assert_snapshot!("compare-relative@terminal", super::terminal::document(&doc));
 }
+
+/// Every page says what edition it is, when and where it was measured and
+/// by which langbench; the sessions are in a details block, not the
+/// heading's list of facts.
+#[test]
+fn every_page_names_its_edition_dates_machine_and_sessions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (sessions, runs) = measured();
+    let store = directory(tmp.path(), "2026", &sessions, &runs, &[]);
+    super::write_all(&store).unwrap();
+    let html = std::fs::read_to_string(store.dir().join("report.html")).unwrap();
+    let title = "langbench 2026 edition, 2021 sizes, measured 2026-01-01 to 2026-03-02";
+    assert!(html.contains(&format!("<title>{title}</title>")), "{html}");
+    assert!(html.contains(&format!("<h1>{title}</h1>")));
+    assert!(html.contains("<dt>langbench</dt><dd>0.1.0 (revision not recorded)</dd>"));
+    assert!(html.contains("<dt>Machine</dt><dd>Test CPU @ 3.00GHz"));
+    let details = &html[html.find("<details class=\"details\">").expect("details")..];
+    let details = &details[..details.find("</details>").unwrap()];
+    assert!(details.contains(S1) && details.contains(S2), "{details}");
+    let header = &html[..html.find("<details").unwrap()];
+    assert!(!header.contains(S1), "sessions listed in the heading");
+
+    // ws: the machine, the dates and the session too.
+    let (sessions, ws) = ws_measured();
+    let store = directory(tmp.path(), "2026-ws", &sessions, &[], &ws);
+    super::write_all(&store).unwrap();
+    let md = std::fs::read_to_string(store.dir().join(super::WS_MD)).unwrap();
+    assert!(
+        md.starts_with("# langbench ws-echo 2026 edition, measured 2026-01-01\n"),
+        "{md}"
+    );
+    assert!(md.contains("- Machine: Test CPU @ 3.00GHz"), "{md}");
+    assert!(
+        md.contains(&format!("  - Session {WS_SESSION}: started")),
+        "{md}"
+    );
+}
+
+/// A kernel build string that changed between boots is the same machine:
+/// no DIFFERENT HARDWARE, and the kernels are noted.
+#[test]
+fn a_new_kernel_build_is_noted_not_counted_as_another_machine() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (mut sessions, runs) = measured();
+    sessions[1].machine.kernel = "6.12.0-fc-v857".into();
+    sessions[1].machine.memory_kb -= 300;
+    let store = directory(tmp.path(), "2026", &sessions, &runs, &[]);
+    let derived = super::write_all(&store).unwrap();
+    let s = derived.summary.unwrap();
+    assert_eq!(s.machines.len(), 1);
+    let text = super::terminal::document(&derived.report);
+    assert!(!text.contains("DIFFERENT"), "{text}");
+    assert!(
+        text.contains(
+            "Kernel: the machine ran kernels 6.12.0, 6.12.0-fc-v857: builds of one kernel"
+        ),
+        "{text}"
+    );
+}
