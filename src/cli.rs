@@ -204,7 +204,9 @@ impl RunArgs {
         } else {
             self.bench.clone()
         };
-        let view = self.view.view()?;
+        let mut view = self.view.view()?;
+        // The report shows the programs and notes of the file it ran.
+        view.languages = Some(self.languages.languages.clone());
         Ok(suite::Options {
             benches,
             size: self.size,
@@ -530,10 +532,22 @@ pub struct MergeArgs {
 /// `langbench report`.
 #[derive(clap::Args)]
 pub struct ReportArgs {
+    /// The languages file whose program sources, notes and command
+    /// templates report.html shows (the records carry the rest).
+    #[command(flatten)]
+    pub languages: LanguagesArg,
     /// The results directory.
     pub dir: PathBuf,
     #[command(flatten)]
     pub view: ViewArgs,
+}
+
+impl ReportArgs {
+    pub fn view(&self) -> Result<report::View> {
+        let mut view = self.view.view()?;
+        view.languages = Some(self.languages.languages.clone());
+        Ok(view)
+    }
 }
 
 /// `langbench expected`.
@@ -662,6 +676,7 @@ impl ViewArgs {
         Ok(report::View {
             show_spread: self.spread,
             noise_cv: self.noise_threshold / 100.0,
+            languages: None,
         })
     }
 }

@@ -116,6 +116,25 @@ impl Machine {
         .describe()
     }
 
+    /// The CPU model without trademarks and filler (`Intel Xeon`), for a
+    /// table cell.
+    pub fn short(&self) -> String {
+        let mut m = self.cpu_model.clone();
+        for junk in [
+            "(R)",
+            "(r)",
+            "(TM)",
+            "(tm)",
+            " Processor",
+            " processor",
+            " CPU",
+        ] {
+            m = m.replace(junk, "");
+        }
+        let m = m.split('@').next().unwrap_or("").trim();
+        m.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
     /// Whether two machines are the same for measuring: what determines
     /// performance (CPU model, CPU count, memory, OS, architecture) is
     /// equal; host names aside, and the kernel build aside too (a VM's

@@ -106,7 +106,7 @@ fn real_main() -> Result<ExitCode> {
             compare::command(&langs, &a.old, &a.new, &a.options(), a.format.into(), out)
         }
         Command::Merge(a) => merge::command(&a.out, &a.dirs, a.prefer.as_deref()),
-        Command::Report(a) => export::report_command(&a.dir, a.view.view()?),
+        Command::Report(a) => export::report_command(&a.dir, a.view()?),
         Command::Expected(a) => verify::expected_command(a.bench, a.size),
     }
 }

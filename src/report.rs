@@ -460,12 +460,17 @@ pub struct Summary {
     pub published_runs: Option<u32>,
 }
 
-/// How a summary is rendered: `--spread`, `--noise-threshold`.
-#[derive(Debug, Clone, Copy)]
+/// How a summary is rendered: `--spread`, `--noise-threshold`, and the
+/// languages file whose program sources and notes the report shows.
+#[derive(Debug, Clone)]
 pub struct View {
     pub show_spread: bool,
     /// Fraction (0.05 = 5%).
     pub noise_cv: f64,
+    /// `--languages`: where the report reads the variants' program sources,
+    /// notes and command templates from (`None`: it shows what the records
+    /// hold, and says the rest is not available).
+    pub languages: Option<std::path::PathBuf>,
 }
 
 impl Default for View {
@@ -473,6 +478,7 @@ impl Default for View {
         View {
             show_spread: false,
             noise_cv: 0.05,
+            languages: None,
         }
     }
 }
@@ -741,7 +747,7 @@ impl Summary {
     }
 
     /// Applies rendering options.
-    pub fn view(mut self, view: View) -> Summary {
+    pub fn view(mut self, view: &View) -> Summary {
         self.noise_cv = view.noise_cv;
         self.show_spread = view.show_spread;
         self
@@ -1140,7 +1146,7 @@ impl Summary {
         if self.machines.len() > 1 {
             v.push(match row.machine {
                 Some(m) if Some(m) != self.main_machine => {
-                    ECell::text(format!("#{} {}", m + 1, self.machines[m].cpu_model))
+                    ECell::text(format!("#{} {}", m + 1, self.machines[m].short()))
                         .marked(
                             Mark::Flagged,
                             Some(format!(
@@ -1683,7 +1689,7 @@ mod tests {
         // Runs of 2.0, 1.5, 1.7 s spread 15%: noisy at the default 5%.
         let noisy = Summary::from_stored(&stored);
         assert_eq!(noisy.row_texts(&noisy.rows[0])[3], "1.50 ±15%");
-        let s = Summary::from_stored(&stored).view(View {
+        let s = Summary::from_stored(&stored).view(&View {
             noise_cv: 0.5,
             ..Default::default()
         });

@@ -11,6 +11,7 @@ pub mod document;
 pub mod html;
 pub mod json;
 pub mod markdown;
+pub mod measured;
 pub mod runs;
 pub mod svg;
 pub mod terminal;
@@ -82,9 +83,15 @@ pub fn write_all_with(store: &Store, view: crate::report::View) -> Result<Derive
         title: "langbench results".into(),
         ..Default::default()
     };
-    let summary = (!stored.runs.is_empty()).then(|| Summary::from_stored(&stored).view(view));
+    let summary = (!stored.runs.is_empty()).then(|| Summary::from_stored(&stored).view(&view));
     if let Some(s) = &summary {
-        let doc = s.document();
+        let mut doc = s.document();
+        let langs = match &view.languages {
+            Some(p) => crate::config::Languages::load(p)
+                .map_err(|e| format!("{} could not be read: {e:#}", p.display())),
+            None => Err("none was given to this report".to_string()),
+        };
+        doc.measured = measured::sections(s, langs.as_ref().map_err(String::as_str));
         store.write_derived(SUMMARY_MD, &markdown::Markdown.render(&doc)?)?;
         store.write_derived(SUMMARY_CSV, &csv::Csv.render(&doc)?)?;
         let runs = runs::table(&stored, s);
@@ -97,6 +104,7 @@ pub fn write_all_with(store: &Store, view: crate::report::View) -> Result<Derive
         report.tables.push(runs);
         report.charts.extend(doc.charts);
         report.advice.extend(doc.advice);
+        report.measured.extend(doc.measured);
     }
     if !ws_records.is_empty() {
         let latest = ws::report::latest(&ws_records);

@@ -607,6 +607,7 @@ fn measured_edition_with_spread_column_and_lower_noise_threshold() {
     let view = View {
         show_spread: true,
         noise_cv: 0.01,
+        ..Default::default()
     };
     let derived = super::write_all_with(&store, view).unwrap();
     insta::assert_snapshot!(
