@@ -7,6 +7,7 @@ pub mod cli;
 pub mod compare;
 pub mod config;
 pub mod export;
+pub mod history;
 pub mod hygiene;
 pub mod import;
 pub mod list;

@@ -8,7 +8,7 @@ use anyhow::Result;
 use clap::Parser;
 
 use langbench::cli::{Cli, Command, ToolchainsAction, WsAction, WsCommandArgs};
-use langbench::{check, compare, export, import, list, measure, merge, scaffold, suite};
+use langbench::{check, compare, export, history, import, list, measure, merge, scaffold, suite};
 use langbench::{toolchain, verify, ws};
 
 fn main() -> ExitCode {
@@ -106,7 +106,12 @@ fn real_main() -> Result<ExitCode> {
             compare::command(&langs, &a.old, &a.new, &a.options(), a.format.into(), out)
         }
         Command::Merge(a) => merge::command(&a.out, &a.dirs, a.prefer.as_deref()),
-        Command::Report(a) => export::report_command(&a.dir, a.view()?),
+        Command::Report(a) => export::refresh::report_command(&a.dirs, a.view()?, a.check),
+        Command::History(a) => {
+            let (langs, out) = (a.languages.load()?, a.out.as_deref());
+            let relative_to = a.relative_to.as_deref();
+            history::command(&langs, &a.dirs, relative_to, a.format.into(), out)
+        }
         Command::Expected(a) => verify::expected_command(a.bench, a.size),
     }
 }

@@ -12,6 +12,8 @@ pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod measured;
+pub mod provenance;
+pub mod refresh;
 pub mod runs;
 pub mod svg;
 pub mod terminal;
@@ -51,11 +53,8 @@ pub fn write_charts(store: &Store, doc: &Document) -> Result<()> {
         return Ok(());
     }
     std::fs::create_dir_all(store.dir().join(CHARTS_DIR))?;
-    for c in &doc.charts {
-        store.write_derived(
-            &format!("{CHARTS_DIR}/{}.svg", c.id),
-            svg::render(c).as_bytes(),
-        )?;
+    for (name, bytes) in chart_files(doc) {
+        store.write_derived(&name, &bytes)?;
     }
     Ok(())
 }
@@ -73,30 +72,70 @@ pub fn write_all(store: &Store) -> Result<Derived> {
     write_all_with(store, crate::report::View::default())
 }
 
-/// [`write_all`] with rendering options (`--spread`, `--noise-threshold`).
+/// Derived files rendered in memory: (name in the directory, bytes).
+pub type Files = Vec<(String, Vec<u8>)>;
+
+/// [`write_all`] with rendering options (`--spread`, `--noise-threshold`,
+/// the languages file), and the directory's `provenance.json`.
 pub fn write_all_with(store: &Store, view: crate::report::View) -> Result<Derived> {
+    let (files, derived) = render_all(store, &view, false)?;
+    if files
+        .iter()
+        .any(|(n, _)| n.starts_with(&format!("{CHARTS_DIR}/")))
+    {
+        std::fs::create_dir_all(store.dir().join(CHARTS_DIR))?;
+    }
+    for (name, bytes) in &files {
+        store.write_derived(name, bytes)?;
+    }
+    provenance::Provenance::results(store.dir())?.write(store.dir())?;
+    Ok(derived)
+}
+
+/// Every derived file of the store, rendered from its records without
+/// writing; `data_only`: only the deterministic text files that
+/// `report --check` compares (no HTML, spreadsheet, JSON or charts).
+pub fn render_all(
+    store: &Store,
+    view: &crate::report::View,
+    data_only: bool,
+) -> Result<(Files, Derived)> {
     let stored = store.load()?;
     let (ws_records, ws_warnings) = ws::report::load(store)?;
     let mut warnings = stored.warnings.clone();
     warnings.extend(ws_warnings);
+    let mut files: Files = Vec::new();
     let mut report = Document {
         title: "langbench results".into(),
         ..Default::default()
     };
-    let summary = (!stored.runs.is_empty()).then(|| Summary::from_stored(&stored).view(&view));
+    let summary = (!stored.runs.is_empty()).then(|| Summary::from_stored(&stored).view(view));
     if let Some(s) = &summary {
         let mut doc = s.document();
-        let langs = match &view.languages {
-            Some(p) => crate::config::Languages::load(p)
-                .map_err(|e| format!("{} could not be read: {e:#}", p.display())),
-            None => Err("none was given to this report".to_string()),
-        };
-        doc.measured = measured::sections(s, langs.as_ref().map_err(String::as_str));
-        store.write_derived(SUMMARY_MD, &markdown::Markdown.render(&doc)?)?;
-        store.write_derived(SUMMARY_CSV, &csv::Csv.render(&doc)?)?;
+        if !data_only {
+            let langs = match &view.languages {
+                Some(p) => crate::config::Languages::load(p).map_err(|e| {
+                    warnings.push(format!(
+                        "{} could not be read, so report.html shows no program sources or \
+                         notes: {e:#}",
+                        p.display()
+                    ));
+                    format!(
+                        "{} could not be read",
+                        p.file_name().unwrap_or_default().to_string_lossy()
+                    )
+                }),
+                None => Err("none was given to this report".to_string()),
+            };
+            doc.measured = measured::sections(s, langs.as_ref().map_err(String::as_str));
+        }
+        files.push((SUMMARY_MD.into(), markdown::Markdown.render(&doc)?));
+        files.push((SUMMARY_CSV.into(), csv::Csv.render(&doc)?));
         let runs = runs::table(&stored, s);
-        store.write_derived(RUNS_CSV, &csv::table(&runs)?)?;
-        store.write_derived(RESULTS_JSON, &json::results(&stored, s)?)?;
+        files.push((RUNS_CSV.into(), csv::table(&runs)?));
+        if !data_only {
+            files.push((RESULTS_JSON.into(), json::results(&stored, s)?));
+        }
         report.title = doc.title;
         report.meta.extend(doc.meta);
         report.details.extend(doc.details);
@@ -116,11 +155,13 @@ pub fn write_all_with(store: &Store, view: crate::report::View) -> Result<Derive
         if let Some(t) = doc.tables.first_mut() {
             t.notes.extend(prov.notes);
         }
-        store.write_derived(WS_MD, &markdown::Markdown.render(&doc)?)?;
-        store.write_derived(WS_CSV, &csv::Csv.render(&doc)?)?;
-        let mut json = serde_json::to_vec_pretty(&ws_records)?;
-        json.push(b'\n');
-        store.write_derived(WS_JSON, &json)?;
+        files.push((WS_MD.into(), markdown::Markdown.render(&doc)?));
+        files.push((WS_CSV.into(), csv::Csv.render(&doc)?));
+        if !data_only {
+            let mut json = serde_json::to_vec_pretty(&ws_records)?;
+            json.push(b'\n');
+            files.push((WS_JSON.into(), json));
+        }
         if summary.is_none() {
             report.title = doc.title.clone();
         }
@@ -133,16 +174,34 @@ pub fn write_all_with(store: &Store, view: crate::report::View) -> Result<Derive
         report.tables.extend(doc.tables);
         report.charts.extend(doc.charts);
     }
-    write_charts(store, &report)?;
-    if !report.tables.is_empty() {
-        store.write_derived(html::FILE, &html::Html.render(&report)?)?;
-        store.write_derived(XLSX, &xlsx::Xlsx.render(&report)?)?;
+    if !data_only {
+        files.extend(chart_files(&report));
+        if !report.tables.is_empty() {
+            files.push((html::FILE.into(), html::Html.render(&report)?));
+            files.push((XLSX.into(), xlsx::Xlsx.render(&report)?));
+        }
     }
-    Ok(Derived {
-        summary,
-        report,
-        warnings,
-    })
+    Ok((
+        files,
+        Derived {
+            summary,
+            report,
+            warnings,
+        },
+    ))
+}
+
+/// `charts/<id>.svg` of every chart of `doc`.
+pub fn chart_files(doc: &Document) -> Files {
+    doc.charts
+        .iter()
+        .map(|c| {
+            (
+                format!("{CHARTS_DIR}/{}.svg", c.id),
+                svg::render(c).into_bytes(),
+            )
+        })
+        .collect()
 }
 
 /// Where the ws-echo figures come from: the edition and dates, the machine
@@ -302,32 +361,37 @@ pub fn rewrite(dir: &std::path::Path, view: crate::report::View) -> Result<Deriv
     write_all_with(&store, view)
 }
 
-/// `compare --out DIR`: the comparison in every format.
-pub fn write_comparison(dir: &std::path::Path, doc: &Document) -> Result<()> {
-    let store = Store::open(dir)?;
-    store.write_derived("compare.md", &markdown::Markdown.render(doc)?)?;
+/// The files of a comparison (or history) directory: `<stem>.md`, a CSV
+/// per table, `<stem>.xlsx`, `<stem>.html` and the charts; `data_only`: the
+/// Markdown and CSV that `report --check` compares.
+pub fn comparison_files(stem: &str, doc: &Document, data_only: bool) -> Result<Files> {
+    let mut files: Files = vec![(format!("{stem}.md"), markdown::Markdown.render(doc)?)];
     for t in &doc.tables {
-        store.write_derived(&format!("{}.csv", t.id), &csv::table(t)?)?;
+        files.push((format!("{}.csv", t.id), csv::table(t)?));
     }
-    store.write_derived("compare.xlsx", &xlsx::Xlsx.render(doc)?)?;
-    store.write_derived("compare.html", &html::Html.render(doc)?)?;
-    write_charts(&store, doc)
+    if !data_only {
+        files.push((format!("{stem}.xlsx"), xlsx::Xlsx.render(doc)?));
+        files.push((format!("{stem}.html"), html::Html.render(doc)?));
+        files.extend(chart_files(doc));
+    }
+    Ok(files)
 }
 
-/// `langbench report DIR`: [`rewrite`], then the tables on the terminal,
-/// the warnings, and what was rewritten.
-pub fn report_command(
+/// `compare --out DIR` (and `history --out DIR`): the document in every
+/// format, and what it was built from.
+pub fn write_comparison(
     dir: &std::path::Path,
-    view: crate::report::View,
-) -> Result<std::process::ExitCode> {
-    let derived = rewrite(dir, view)?;
-    print!("{}", terminal::document(&derived.report));
-    for a in &derived.report.advice {
-        println!("to do: {a}");
+    stem: &str,
+    doc: &Document,
+    prov: &provenance::Provenance,
+) -> Result<()> {
+    let store = Store::open(dir)?;
+    let files = comparison_files(stem, doc, false)?;
+    if !doc.charts.is_empty() {
+        std::fs::create_dir_all(dir.join(CHARTS_DIR))?;
     }
-    for w in &derived.warnings {
-        eprintln!("warning: {w}");
+    for (name, bytes) in &files {
+        store.write_derived(name, bytes)?;
     }
-    println!("Rewrote the derived files of {}", dir.display());
-    Ok(std::process::ExitCode::SUCCESS)
+    prov.write(dir)
 }

@@ -725,7 +725,14 @@ fn comparison() {
         String::from_utf8(super::csv::Csv.render(&doc).unwrap()).unwrap()
     );
     let out = tmp.path().join("compare-2021-2026");
-    super::write_comparison(&out, &doc).unwrap();
+    let prov = super::provenance::Provenance::new(
+        super::provenance::Kind::Comparison,
+        &out,
+        &[&tmp.path().join("2021"), &tmp.path().join("2026")],
+        None,
+    )
+    .unwrap();
+    super::write_comparison(&out, "compare", &doc, &prov).unwrap();
     snapshot_files("compare", &out);
 }
 
