@@ -280,6 +280,10 @@ fn td(col: &Column, cell: &Cell, label: bool, anchors: &BTreeSet<String>) -> Mar
     if let Some(c) = cell_class(numeric, cell.mark, &cell.text) {
         classes.push(c);
     }
+    let n = cell.text.chars().count();
+    if !numeric && n > WRAP_TEXT && n <= LONG_TEXT {
+        classes.push("wrap");
+    }
     let flag = cell.flag.map(|f| format!("flag-{}", f.name()));
     if let Some(f) = &flag {
         classes.push(f);
@@ -318,10 +322,13 @@ fn range_text(kind: Kind, lo: f64, hi: f64) -> String {
     }
 }
 
-/// Text cells longer than this wrap (class `long`) instead of widening
-/// their column: one install hint in a Notes column would otherwise push
-/// every other column of the table off the page.
+/// Text cells longer than this wrap (class `long`, given room to) instead
+/// of widening their column: one install hint in a Notes column would
+/// otherwise push every other column of the table off the page.
 const LONG_TEXT: usize = 48;
+/// Text cells longer than this may wrap (class `wrap`) within a narrow
+/// column; shorter ones ("2.50 → 2.10 ±7%") stay on one line.
+const WRAP_TEXT: usize = 22;
 
 /// The classes of a cell: alignment, mark and wrapping (`None`: no
 /// attribute).
@@ -503,10 +510,10 @@ table { border-collapse: separate; border-spacing: 0; font-size: 13px; }
 th, td { padding: 2px 6px; white-space: nowrap; border-bottom: 1px solid var(--line);
   text-align: left; vertical-align: top; background: var(--bg); }
 th + th, td + td { border-left: 1px solid var(--line); }
-/* Text wraps (a long version or command line must not widen the table off
-   the page); figures do not. */
-td:not(.num) { white-space: normal; max-width: 15em; overflow-wrap: anywhere; }
-td.long { min-width: 14em; max-width: 28em; }
+/* Longer texts wrap (a long version or command line must not widen the
+   table off the page); figures and short texts ("2.50 → 2.10") do not. */
+td.wrap { white-space: normal; max-width: 15em; overflow-wrap: break-word; }
+td.long { white-space: normal; min-width: 14em; max-width: 28em; overflow-wrap: anywhere; }
 /* Headers may wrap ("num-comb RAM (KB)" is twice as wide as its figures). */
 thead th { position: sticky; top: 0; z-index: 2; background: var(--head); padding: 0;
   vertical-align: bottom; box-shadow: inset 0 -1px var(--line); white-space: normal;
@@ -527,7 +534,7 @@ tbody tr:nth-child(even) td { background: var(--zebra); }
 tbody tr:hover td { background: #e6eefc; }
 tbody tr:last-child td { border-bottom: 0; }
 .num { text-align: right; font-variant-numeric: tabular-nums; }
-td .range { display: block; font-size: 10.5px; color: var(--muted); white-space: nowrap; }
+td .range { display: block; font-size: 0.8em; color: var(--muted); white-space: nowrap; }
 td[title] { cursor: help; }
 .hide-extra .extra { display: none; }
 /* Marks: a colour and a look per kind, so none is mistaken for another. */
@@ -585,6 +592,10 @@ footer { margin-top: 2em; font-size: 12px; color: var(--muted); }
     padding-bottom: 0; }
   td.label::before { content: none; }
   td.label + td.label { font-weight: 400; color: var(--muted); padding-top: 0; }
+  /* The summary's version and machine take a line each, so each
+     benchmark's time and RAM pair up side by side. */
+  table[data-table="summary"] td[data-label="Version"],
+  table[data-table="summary"] td[data-label="Machine"] { grid-column: 1 / -1; }
   td.empty { display: none; }
   td .range { display: inline; margin-left: 6px; }
   .hide-extra .extra { display: none; }
@@ -600,7 +611,7 @@ footer { margin-top: 2em; font-size: 12px; color: var(--muted); }
   .scroll { overflow: visible; max-height: none; width: auto; border: 0; }
   table { width: 100%; font-size: 8px; }
   th, td { padding: 1px 3px; }
-  td:not(.num) { max-width: 12em; }
+  td.wrap, td.long { max-width: 12em; min-width: 0; }
   thead th, th.label, td.label { position: static; }
   thead th { min-width: 0; }
   thead th button { padding: 2px 3px; }
@@ -609,7 +620,6 @@ footer { margin-top: 2em; font-size: 12px; color: var(--muted); }
   tr, figure, .bench { break-inside: avoid; }
   tbody tr:hover td { background: inherit; }
   section.variant pre { white-space: pre-wrap; font-size: 8px; }
-  details.source > *:not(summary) { display: block; }
 }
 "#;
 

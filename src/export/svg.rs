@@ -167,13 +167,22 @@ impl Scale {
     /// Labelled ticks, as (value, label), in `unit`.
     fn ticks(&self, plot_w: f64, unit: Unit) -> Vec<(f64, String)> {
         if let (Scale::Log { lo, hi }, Unit::Kb) = (*self, unit) {
-            // KB, MB, GB: ticks at 1, 10, 100 of each (binary units, as
-            // RSS is counted), not at decimal powers of KB.
+            // KB, MB, GB: ticks at 1, 2, 5, 10, ... of each (binary units,
+            // as RSS is counted), not at decimal powers of KB; thinned to
+            // one per ~40 px.
             let (min, max) = (10f64.powi(lo), 10f64.powi(hi));
-            let all: Vec<f64> = (0..4)
-                .flat_map(|p| [1.0, 10.0, 100.0].map(|m| m * 1024f64.powi(p)))
-                .filter(|v| *v >= min * 0.999 && *v <= max * 1.001)
-                .collect();
+            let within = |steps: &[f64]| -> Vec<f64> {
+                (0..4)
+                    .flat_map(|p| steps.iter().map(move |m| m * 1024f64.powi(p)))
+                    .filter(|v| *v >= min * 0.999 && *v <= max * 1.001)
+                    .collect()
+            };
+            let fine = within(&[1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0]);
+            let all = if 40.0 * fine.len() as f64 <= plot_w {
+                fine
+            } else {
+                within(&[1.0, 10.0, 100.0])
+            };
             let every = ((40.0 * all.len() as f64 / plot_w).ceil() as usize).max(1);
             return all
                 .into_iter()
@@ -907,11 +916,20 @@ impl Layout {
             let Some(f) = self.scale.fraction(v) else {
                 continue;
             };
+            // A label centred on a tick at either edge would be cut off.
+            let half = text_width(&label, SMALL_FONT) / 2.0;
+            let anchor = if self.x_of(f) - half < 1.0 {
+                "start"
+            } else if self.x_of(f) + half > self.width - 1.0 {
+                "end"
+            } else {
+                "middle"
+            };
             let x = fmt(self.x_of(f));
             let _ = writeln!(
                 out,
                 "<line x1=\"{x}\" y1=\"{}\" x2=\"{x}\" y2=\"{}\" stroke=\"#888\"/>\
-                 <text class=\"tick\" x=\"{x}\" y=\"{}\" text-anchor=\"middle\" \
+                 <text class=\"tick\" x=\"{x}\" y=\"{}\" text-anchor=\"{anchor}\" \
                  font-size=\"{SMALL_FONT}\" fill=\"{MUTED_COLOUR}\">{}</text>",
                 fmt(y1),
                 fmt(y1 + 4.0),
@@ -921,7 +939,7 @@ impl Layout {
             if let Some(ty) = self.top_ticks_y {
                 let _ = writeln!(
                     out,
-                    "<text class=\"tick top\" x=\"{x}\" y=\"{}\" text-anchor=\"middle\" \
+                    "<text class=\"tick top\" x=\"{x}\" y=\"{}\" text-anchor=\"{anchor}\" \
                      font-size=\"{SMALL_FONT}\" fill=\"{MUTED_COLOUR}\">{}</text>",
                     fmt(ty),
                     esc(&label)
