@@ -1822,6 +1822,86 @@ mod tests {
     }
 
     #[test]
+    fn rows_within_each_others_noise_share_a_rank() {
+        // (total, slowest total): b is within a's runs, c is not; d within
+        // c's; e within d's but not c's (a chain does not grow one group).
+        let r = ranks(&[
+            Some((10.0, 10.5)),
+            Some((10.3, 10.9)),
+            None,
+            Some((11.0, 12.0)),
+            Some((11.9, 12.5)),
+            Some((12.2, 12.3)),
+        ]);
+        let shown: Vec<String> = r
+            .iter()
+            .map(|r| r.map_or("-".into(), |r| r.text()))
+            .collect();
+        assert_eq!(shown, ["=1", "=1", "-", "=3", "=3", "5"]);
+    }
+
+    #[test]
+    fn interrupted_cells_and_variants_never_started_say_so() {
+        let session = SessionRecord {
+            runs: 3,
+            variants: vec![
+                variant("done", &[Bench::Assoc]),
+                variant("cut", &[Bench::Assoc]),
+                variant("later", &[Bench::Assoc]),
+            ],
+            ..session("s1")
+        };
+        let stored = Stored {
+            sessions: vec![session],
+            runs: vec![
+                rec("done", Bench::Assoc, 1, 1.0, Status::Ok),
+                rec("done", Bench::Assoc, 2, 1.0, Status::Ok),
+                rec("done", Bench::Assoc, 3, 1.0, Status::Ok),
+                rec("cut", Bench::Assoc, 1, 2.0, Status::Ok),
+                rec("cut", Bench::Assoc, 2, 2.0, Status::Ok),
+            ],
+            ..Default::default()
+        };
+        let s = Summary::from_stored(&stored);
+        let order: Vec<_> = s.rows.iter().map(|r| r.variant.as_str()).collect();
+        assert_eq!(order, ["done", "cut", "later"]);
+        assert_eq!(s.row_texts(&s.rows[1])[3], "2.00 (2 of 3 runs)");
+        let later = s.row_texts(&s.rows[2]);
+        assert_eq!(
+            (later[3].as_str(), later[5].as_str()),
+            ("not run", "not run")
+        );
+        assert_eq!(s.rows[2].state(), "not run");
+        let notes: Vec<String> = s.notes().iter().map(|n| n.to_string()).collect();
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.starts_with("Cut · cut / assoc: 2 of 3 runs")),
+            "{notes:?}"
+        );
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.starts_with("Later · later: not run")),
+            "{notes:?}"
+        );
+        // What to do about it is the terminal's, never a published file's.
+        let md = String::from_utf8(
+            crate::export::Exporter::render(&crate::export::markdown::Markdown, &s.document())
+                .unwrap(),
+        )
+        .unwrap();
+        assert!(
+            !md.contains("--resume") && !md.contains("quiet the machine"),
+            "{md}"
+        );
+        assert!(
+            s.terminal_text()
+                .contains("to do: 1 cell(s) not run and 1 with fewer runs")
+        );
+    }
+
+    #[test]
     fn thousands_separators() {
         assert_eq!(thousands(0), "0");
         assert_eq!(thousands(999), "999");

@@ -806,3 +806,48 @@ fn a_new_kernel_build_is_noted_not_counted_as_another_machine() {
         "{text}"
     );
 }
+
+/// A variant the languages file still has but the new directory never ran
+/// is "not run in 2026", not "dropped"; one it no longer has is dropped.
+#[test]
+fn comparison_tells_not_run_from_dropped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (old, new) = editions(tmp.path());
+    std::fs::write(tmp.path().join("p"), "").unwrap();
+    let with_v8 = format!(
+        "{LANGUAGES}\n[variant.javascript-v8]\nlanguage = \"JavaScript\"\nflags = \"v8\"\n\
+         programs = {{ assoc = \"p\", num-comb = \"p\", str-comb = \"p\" }}\n"
+    );
+    let langs = Languages::parse(&with_v8, &tmp.path().join("languages.toml")).unwrap();
+    let doc =
+        compare::compare(&langs, &old, &new, &compare::Options { relative_to: None }).unwrap();
+    let changes = doc
+        .tables
+        .iter()
+        .find(|t| t.id == "compare-changes")
+        .unwrap();
+    let v8 = changes
+        .rows
+        .iter()
+        .find(|r| r[3].text == "javascript-v8")
+        .unwrap();
+    assert_eq!(v8[0].text, "not run in 2026");
+    let doc = compare::compare(
+        &languages(tmp.path()),
+        &old,
+        &new,
+        &compare::Options { relative_to: None },
+    )
+    .unwrap();
+    let changes = doc
+        .tables
+        .iter()
+        .find(|t| t.id == "compare-changes")
+        .unwrap();
+    let v8 = changes
+        .rows
+        .iter()
+        .find(|r| r[3].text == "javascript-v8")
+        .unwrap();
+    assert_eq!(v8[0].text, "dropped");
+}
