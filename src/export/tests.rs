@@ -514,8 +514,11 @@ fn projection(path: &Path) -> String {
     let text = std::fs::read_to_string(path).unwrap();
     if name.ends_with(".json") {
         let re = regex::Regex::new(r#""generated_at": "[^"]*""#).unwrap();
-        return re
-            .replace(&text, r#""generated_at": "[generated_at]""#)
+        // provenance.json names its inputs as given: here, temp paths.
+        let tmp = regex::Regex::new(r#""shown": "/[^"]*/([^"/]+)""#).unwrap();
+        let text = re.replace(&text, r#""generated_at": "[generated_at]""#);
+        return tmp
+            .replace_all(&text, r#""shown": "[tmp]/$1""#)
             .into_owned();
     }
     text
