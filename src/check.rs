@@ -68,6 +68,8 @@ pub struct Report {
     pub passed: Vec<String>,
     /// Variants checked without running (e.g. ws-echo servers): (id, why).
     pub not_run: Vec<(String, String)>,
+    /// Variants whose `fails = "..."` held: (id, the first failure).
+    pub failed_as_declared: Vec<(String, String)>,
 }
 
 impl Report {
@@ -265,6 +267,8 @@ fn check_variant(
     let before = report.problems.len();
     check_version(spawner, langs, v, report);
     let mut ran = false;
+    // With `fails = "..."`: the first run that failed as declared.
+    let mut declared: Option<String> = None;
     for (&bench, path) in &v.programs {
         if !bench.is_cpu() {
             report.not_run.push((
@@ -306,6 +310,10 @@ fn check_variant(
                             format!("{bench} prints a wrong answer at N={n}: {d}"),
                             format!("compare with `langbench expected {bench} --size {n}` and the spec"),
                         ),
+                        (_, Wrong::Failed(d)) if v.fails.is_some() => {
+                            declared.get_or_insert(format!("{bench} at N={n}: {}", d.lines().next().unwrap_or("")));
+                            break;
+                        }
                         (_, Wrong::Failed(d)) => (
                             format!("{bench} at N={n}: {d}"),
                             format!("run it by hand: `langbench run --lang {} --bench {bench} --size {n} --runs 1`", v.id),
@@ -319,8 +327,17 @@ fn check_variant(
             }
         }
     }
-    if ran && !stubs && report.problems.len() == before {
-        report.passed.push(v.id.clone());
+    let clean = ran && !stubs && report.problems.len() == before;
+    match (&v.fails, declared) {
+        (Some(_), Some(first)) if clean => report.failed_as_declared.push((v.id.clone(), first)),
+        (Some(why), None) if clean => report.problems.push(problem(
+            file.clone(),
+            v.line,
+            format!("every program ran right, but `fails` says it cannot ({why})"),
+            "delete the `fails` line (and what the note says about failing)".into(),
+        )),
+        (None, _) if clean => report.passed.push(v.id.clone()),
+        _ => {}
     }
 }
 
@@ -590,6 +607,9 @@ pub fn command(
     }
     for id in &report.passed {
         println!("ok: {id}");
+    }
+    for (id, first) in &report.failed_as_declared {
+        println!("fails as declared: {id}: {first}");
     }
     println!(
         "check: {} problem(s); {} variant(s) right at N={}, {} not installed",

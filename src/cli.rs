@@ -18,7 +18,7 @@ use clap::{Parser, Subcommand};
 use crate::bench::{Bench, Size};
 use crate::config::{Languages, Variant};
 use crate::spawn::{Containment, Spawner};
-use crate::{check, compare, import, report, scaffold, suite, ws};
+use crate::{check, compare, history, import, report, scaffold, suite, ws};
 
 #[derive(Parser)]
 #[command(
@@ -179,11 +179,17 @@ pub enum Command {
     /// Compare two results directories (editions): old and new figures per
     /// variant and benchmark, ratio, rank and version; added and dropped.
     Compare(CompareArgs),
+    /// Each variant's speed edition by edition (e.g. results/2020 results/2021
+    /// results/2026 --relative-to c-tcc): one table and chart, other sizes
+    /// and machines flagged.
+    History(HistoryArgs),
     /// Combine shard directories (`run --shard K/N` on N machines) into one
     /// results directory, with every derived file.
     Merge(MergeArgs),
-    /// Rewrite every derived file of a results directory (tables, CSV, JSON,
-    /// spreadsheet, charts, HTML report) from its stored records; runs nothing.
+    /// Rewrite every derived file of results directories (tables, CSV, JSON,
+    /// spreadsheet, charts, HTML report) from their stored records, and
+    /// rebuild the comparisons built from them whose inputs changed; runs
+    /// nothing. --check: fail on any derived file that no longer matches.
     Report(ReportArgs),
     /// Print the expected output of a benchmark at a size (langbench's own reference).
     Expected(ExpectedArgs),
@@ -281,7 +287,9 @@ impl RunArgs {
         } else {
             self.bench.clone()
         };
-        let view = self.view.view()?;
+        let mut view = self.view.view()?;
+        // The report shows the programs and notes of the file it ran.
+        view.languages = Some(self.languages.languages.clone());
         if let Some(d) = &self.balance_from {
             crate::suggest::results_dir(d, "--balance-from")?;
         }
@@ -701,14 +709,55 @@ pub struct MergeArgs {
 /// `langbench report`.
 #[derive(clap::Args)]
 pub struct ReportArgs {
-    /// The results directory.
-    pub dir: PathBuf,
+    /// The languages file whose program sources, notes and command
+    /// templates report.html shows (the records carry the rest), and whose
+    /// aliases a rebuilt comparison resolves rows with.
+    #[command(flatten)]
+    pub languages: LanguagesArg,
+    /// Results directories, or comparison / history directories (rebuilt
+    /// from the inputs their provenance.json names).
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// Write nothing: exit 1 if any directory's derived files no longer
+    /// match its records (a comparison whose inputs changed, a file left
+    /// stale); non-directories are skipped (for `results/*` in CI).
+    #[arg(long)]
+    pub check: bool,
     #[command(flatten)]
     pub view: ViewArgs,
     /// Every column of the table, however wide (default: a compact table
     /// where the full one would not fit the terminal).
     #[arg(long, help_heading = TABLES)]
     pub wide: bool,
+}
+
+/// `langbench history`.
+#[derive(clap::Args)]
+pub struct HistoryArgs {
+    #[command(flatten)]
+    pub languages: LanguagesArg,
+    /// Results directories, oldest edition first.
+    #[arg(required = true, num_args = 2.., value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// Divide each edition's totals by this variant's in the same edition
+    /// (relative speed: for editions measured on different machines).
+    #[arg(long, value_name = "VARIANT")]
+    pub relative_to: Option<String>,
+    /// What to print: terminal, markdown or csv.
+    #[arg(long, default_value = "terminal")]
+    pub format: CompareFormat,
+    /// Also write history.md, history.csv, history.xlsx, history.html,
+    /// charts/ and provenance.json into this directory.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+impl ReportArgs {
+    pub fn view(&self) -> Result<report::View> {
+        let mut view = self.view.view()?;
+        view.languages = Some(self.languages.languages.clone());
+        Ok(view)
+    }
 }
 
 /// `langbench expected`.
@@ -837,6 +886,7 @@ impl ViewArgs {
         Ok(report::View {
             show_spread: self.spread,
             noise_cv: self.noise_threshold / 100.0,
+            languages: None,
         })
     }
 }
@@ -898,6 +948,16 @@ pub enum CompareFormat {
     Terminal,
     Markdown,
     Csv,
+}
+
+impl From<CompareFormat> for history::Format {
+    fn from(f: CompareFormat) -> Self {
+        match f {
+            CompareFormat::Terminal => history::Format::Terminal,
+            CompareFormat::Markdown => history::Format::Markdown,
+            CompareFormat::Csv => history::Format::Csv,
+        }
+    }
 }
 
 impl From<CompareFormat> for compare::Format {

@@ -7,16 +7,31 @@
 //! silently; `--relative-to` divides each edition's figures by one
 //! variant's in that edition, so editions from different machines compare
 //! as relative speed.
+//!
+//! How sure: where both sides of a cell have per-run data (two runs or
+//! more each), the change is tested against the noise of those runs
+//! ([`significance`]: Welch's t-test on the logarithms of the run times)
+//! and called `faster`, `slower` or `not significant`, with the 95%
+//! confidence interval of the ratio. A published edition has one figure per
+//! cell (the published best of 3) and no runs, and the comparison says so.
+//!
+//! A comparison directory records what it was built from
+//! ([`crate::export::provenance`]), so `langbench report` can rebuild it
+//! when an input changes and `report --check` can tell a stale one.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, ensure};
+use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use crate::bench::Bench;
 use crate::config::Languages;
-use crate::export::{Bar, BarChart, BarRow, Cell, Column, Document, Kind, Mark, Show, Table};
+use crate::export::{
+    Bar, BarChart, BarRow, Cell, Column, Document, Flag, Kind, Mark, Note, Show, Table, Unit,
+};
 use crate::machine::Machine;
-use crate::report::{Row, Summary, thousands};
+use crate::record::Status;
+use crate::report::{Rank, Row, Summary, ranks, thousands};
 use crate::store::Store;
 use crate::ws::{Phase, WsRecord, client::WindowStats, report as ws_report};
 
@@ -27,13 +42,22 @@ pub struct Edition {
     pub label: String,
     pub summary: Option<Summary>,
     pub ws: Vec<WsRecord>,
-    /// The machine of its newest session.
+    /// The machine most of its rows ran on.
     pub machine: Option<Machine>,
+    /// The variant ids its sessions selected (to tell "not run here" from
+    /// "dropped").
+    pub selected: Vec<String>,
+    /// A digest of its records (what a comparison is built from).
+    pub digest: String,
 }
 
 impl Edition {
     pub fn load(dir: &Path) -> Result<Edition> {
-        ensure!(dir.is_dir(), "{} is not a results directory", dir.display());
+        ensure!(
+            dir.is_dir(),
+            "{} is not a results directory (no such directory)",
+            dir.display()
+        );
         let store = Store::open(dir)?;
         let stored = store.load()?;
         let (ws, _) = ws_report::load(&store)?;
@@ -43,27 +67,81 @@ impl Edition {
             dir.display()
         );
         let ws = ws_report::latest(&ws).into_iter().cloned().collect();
+        let summary = (!stored.runs.is_empty()).then(|| Summary::from_stored(&stored));
+        // The machine most of its rows ran on (else its newest session's).
+        let machine = summary
+            .as_ref()
+            .and_then(|s| s.machine.clone())
+            .or_else(|| stored.sessions.last().map(|s| s.machine.clone()));
+        let mut selected: Vec<String> = stored
+            .sessions
+            .iter()
+            .flat_map(|s| s.variants.iter().map(|v| v.id.clone()))
+            .collect();
+        selected.sort();
+        selected.dedup();
         Ok(Edition {
             dir: dir.to_path_buf(),
             label: dir
                 .file_name()
                 .map(|f| f.to_string_lossy().into_owned())
                 .unwrap_or_else(|| dir.display().to_string()),
-            summary: (!stored.runs.is_empty()).then(|| Summary::from_stored(&stored)),
+            summary,
             ws,
-            machine: stored.sessions.last().map(|s| s.machine.clone()),
+            machine,
+            selected,
+            digest: crate::export::provenance::records_digest(dir)?,
         })
     }
 
     fn machine(&self) -> Option<&Machine> {
         self.machine.as_ref()
     }
+
+    /// Whether its figures are a published edition's (no per-run data).
+    fn published(&self) -> bool {
+        self.summary.as_ref().is_some_and(|s| s.published)
+    }
+
+    /// `2021 edition (as published)`, `2026 edition`: for the title.
+    fn heading(&self) -> String {
+        match &self.summary {
+            Some(s) if s.published => format!("{} edition (as published)", s.edition),
+            Some(s) => format!("{} edition", s.edition),
+            None => self.label.clone(),
+        }
+    }
+
+    /// What the directory holds: its edition's title, langbench and
+    /// machine.
+    fn about(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(s) = &self.summary {
+            parts.push(s.title());
+            if !s.langbench.is_empty() {
+                parts.push(format!("langbench {}", s.langbench.join(", ")));
+            }
+        } else if !self.ws.is_empty() {
+            parts.push(format!("{} ws-echo servers", self.ws.len()));
+        }
+        let machines = self.summary.as_ref().map_or(1, |s| s.machines.len());
+        match &self.machine {
+            Some(m) if machines > 1 => parts.push(format!(
+                "DIFFERENT HARDWARE within it: its rows come from {machines} machines, most \
+                 from {}",
+                m.hardware()
+            )),
+            Some(m) => parts.push(m.hardware()),
+            None => {}
+        }
+        parts.join("; ")
+    }
 }
 
 /// The variant a row stands for today: a published row's id may carry
 /// `@version` (two rows of one variant in one edition), and a row whose id
 /// is unknown resolves by language and flags through the aliases.
-fn key(langs: &Languages, id: &str, language: &str, flags: &str) -> String {
+pub fn key(langs: &Languages, id: &str, language: &str, flags: &str) -> String {
     let base = id.split('@').next().unwrap_or(id);
     if langs.variants.iter().any(|v| v.id == base) {
         return base.to_string();
@@ -74,14 +152,115 @@ fn key(langs: &Languages, id: &str, language: &str, flags: &str) -> String {
         .unwrap_or_else(|| base.to_string())
 }
 
+/// Whether a change of one cell is beyond the noise of its runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Change {
+    /// New / old of the runs' geometric means.
+    pub ratio: f64,
+    /// Its 95% confidence interval.
+    pub lo: f64,
+    pub hi: f64,
+    pub verdict: Verdict,
+    /// Runs on each side.
+    pub runs: (usize, usize),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Faster,
+    Slower,
+    NotSignificant,
+}
+
+impl Verdict {
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Faster => "faster",
+            Verdict::Slower => "slower",
+            Verdict::NotSignificant => "not significant",
+        }
+    }
+}
+
+/// Tests a change of run times against their noise: Welch's t-test on the
+/// logarithms of the old and new runs' wall times (run times are
+/// multiplicative, so a ratio is a difference of logs, and their spread is
+/// closer to symmetric there), two-sided at 95%. The ratio is that of the
+/// runs' geometric means, its interval exp(mean difference ± t·se) with
+/// Welch–Satterthwaite degrees of freedom; `faster` or `slower` when the
+/// interval excludes 1, else `not significant`. `None` unless both sides
+/// have at least two runs. With only a handful of runs the interval is
+/// wide: that is the honest answer, not a defect. (A bootstrap would need
+/// far more runs per cell than an edition has to resample from.)
+pub fn significance(old: &[f64], new: &[f64]) -> Option<Change> {
+    if old.len() < 2 || new.len() < 2 || old.iter().chain(new).any(|v| v.is_nan() || *v <= 0.0) {
+        return None;
+    }
+    let stats = |v: &[f64]| {
+        let logs: Vec<f64> = v.iter().map(|x| x.ln()).collect();
+        let n = logs.len() as f64;
+        let mean = logs.iter().sum::<f64>() / n;
+        let var = logs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        (mean, var / n, n)
+    };
+    let (m_old, q_old, n_old) = stats(old);
+    let (m_new, q_new, n_new) = stats(new);
+    let d = m_new - m_old;
+    let se = (q_old + q_new).sqrt();
+    let runs = (old.len(), new.len());
+    if se <= f64::EPSILON * d.abs().max(1.0) {
+        // No spread at all on either side: the ratio is exact.
+        let r = d.exp();
+        let verdict = if d.abs() < 1e-12 {
+            Verdict::NotSignificant
+        } else if d < 0.0 {
+            Verdict::Faster
+        } else {
+            Verdict::Slower
+        };
+        return Some(Change {
+            ratio: r,
+            lo: r,
+            hi: r,
+            verdict,
+            runs,
+        });
+    }
+    let df =
+        (q_old + q_new).powi(2) / (q_old.powi(2) / (n_old - 1.0) + q_new.powi(2) / (n_new - 1.0));
+    let t = StudentsT::new(0.0, 1.0, df).ok()?.inverse_cdf(0.975);
+    let (lo, hi) = ((d - t * se).exp(), (d + t * se).exp());
+    let verdict = if hi < 1.0 {
+        Verdict::Faster
+    } else if lo > 1.0 {
+        Verdict::Slower
+    } else {
+        Verdict::NotSignificant
+    };
+    Some(Change {
+        ratio: d.exp(),
+        lo,
+        hi,
+        verdict,
+        runs,
+    })
+}
+
 /// A figure of one cell in one edition.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Default)]
 struct Fig {
     time: Option<f64>,
     ram: Option<f64>,
     n: Option<u64>,
     /// A correct, clean figure.
     ok: bool,
+    /// The wall times of its correct runs (empty for a published cell: no
+    /// per-run data).
+    runs: Vec<f64>,
+    /// Its runs' coefficient of variation, when it is noisy.
+    noisy: Option<f64>,
+    /// Why there is no figure (a partial total), if that is why.
+    why: Option<&'static str>,
 }
 
 impl Fig {
@@ -95,25 +274,45 @@ impl Fig {
                     .map(|k| k as f64),
                 n: s.benches.iter().find(|(x, _)| *x == b).map(|(_, n)| *n),
                 ok: c.status.is_ok(),
+                runs: if c.published() || !c.status.is_ok() {
+                    Vec::new()
+                } else {
+                    c.runs
+                        .iter()
+                        .filter(|r| r.status == Status::Ok)
+                        .map(|r| r.wall_s)
+                        .collect()
+                },
+                noisy: c
+                    .noisy(s.noise_cv)
+                    .filter(|_| c.status.is_ok())
+                    .map(|sp| sp.cv),
+                why: None,
             },
             None => Fig::default(),
         }
     }
 
+    /// A row's total: only a complete row has one.
     fn total(row: &Row) -> Fig {
-        let any = row.cells.values().any(|c| c.wall_s().is_some());
         Fig {
-            time: any.then(|| row.total_s()),
-            ram: any.then(|| row.total_rss_kb() as f64),
+            time: row.total_s(),
+            ram: row.total_rss_kb().map(|k| k as f64),
             n: None,
             ok: row.complete(),
+            why: (!row.complete() && row.has_figures()).then_some("partial"),
+            ..Default::default()
         }
     }
 
     /// Divided by the reference variant's figure in the same edition.
     fn relative(self, reference: Option<Fig>) -> Fig {
         let Some(r) = reference else {
-            return Fig { ok: false, ..self };
+            return Fig {
+                ok: false,
+                runs: Vec::new(),
+                ..self
+            };
         };
         let div = |a: Option<f64>, b: Option<f64>| match (a, b) {
             (Some(a), Some(b)) if b > 0.0 => Some(a / b),
@@ -124,6 +323,11 @@ impl Fig {
             ram: div(self.ram, r.ram),
             n: self.n,
             ok: self.ok && r.ok,
+            // The reference's own noise would have to be combined in: no
+            // per-run test of relative figures.
+            runs: Vec::new(),
+            noisy: None,
+            why: self.why,
         }
     }
 }
@@ -146,16 +350,21 @@ impl<'a, T> Matched<'a, T> {
     /// The variants both editions have: for each new row, every old row of
     /// its variant.
     fn pairs(&self) -> Vec<Pair<'a, T>> {
+        let old: std::collections::HashMap<&str, Vec<&'a T>> =
+            self.old
+                .iter()
+                .fold(std::collections::HashMap::new(), |mut m, (k, o)| {
+                    m.entry(k.as_str()).or_insert_with(Vec::new).push(*o);
+                    m
+                });
         let mut pairs = Vec::new();
         for (k, n) in &self.new {
-            for (ko, o) in &self.old {
-                if ko == k {
-                    pairs.push(Pair {
-                        key: k.clone(),
-                        old: *o,
-                        new: *n,
-                    });
-                }
+            for o in old.get(k.as_str()).into_iter().flatten() {
+                pairs.push(Pair {
+                    key: k.clone(),
+                    old: *o,
+                    new: *n,
+                });
             }
         }
         pairs
@@ -177,18 +386,8 @@ fn only_in<'s, 'a, T>(
     rows: &'s [(String, &'a T)],
     other: &'s [(String, &'a T)],
 ) -> impl Iterator<Item = &'s (String, &'a T)> {
-    rows.iter()
-        .filter(move |(k, _)| !other.iter().any(|(o, _)| o == k))
-}
-
-/// Ranks of the complete rows (1 = fastest total); partial rows have none.
-fn ranks(s: &Summary) -> Vec<(String, usize)> {
-    s.rows
-        .iter()
-        .filter(|r| r.complete())
-        .enumerate()
-        .map(|(i, r)| (r.variant.clone(), i + 1))
-        .collect()
+    let keys: std::collections::HashSet<&str> = other.iter().map(|(k, _)| k.as_str()).collect();
+    rows.iter().filter(move |(k, _)| !keys.contains(k.as_str()))
 }
 
 pub struct Options {
@@ -205,21 +404,37 @@ pub fn compare(
     opts: &Options,
 ) -> Result<Document> {
     let mut doc = Document {
-        title: format!("langbench comparison: {} → {}", old.label, new.label),
+        title: format!(
+            "langbench comparison: {} → {}",
+            old.heading(),
+            new.heading()
+        ),
         ..Default::default()
     };
     doc.meta.push((
         "Old".into(),
-        format!("{} ({})", old.label, old.dir.display()),
+        format!("{} ({}): {}", old.label, old.dir.display(), old.about()),
     ));
     doc.meta.push((
         "New".into(),
-        format!("{} ({})", new.label, new.dir.display()),
+        format!("{} ({}): {}", new.label, new.dir.display(), new.about()),
     ));
     if let (Some(a), Some(b)) = (old.machine(), new.machine()) {
         if a.same_as(b) {
-            doc.meta
-                .push(("Machines".into(), format!("the same: {}", a.describe())));
+            doc.meta.push((
+                "Machines".into(),
+                if a.kernel_differs(b) {
+                    format!(
+                        "the same: {} (kernel builds {} and {}: noted, not counted as \
+                         another machine)",
+                        a.hardware(),
+                        a.kernel,
+                        b.kernel
+                    )
+                } else {
+                    format!("the same: {}", a.describe())
+                },
+            ));
         } else {
             doc.meta.push((
                 "Machines".into(),
@@ -244,22 +459,33 @@ pub fn compare(
                 "every figure is RELATIVE to {v} in the same edition (its time or RAM = 1.00); \
                  × is new / old of those relative figures"
             ),
-            None => "× is new / old: below 1.00 is faster (time) or smaller (RAM)".into(),
+            None => "× is new / old of the figures (best of N): below 1.00 is faster (time) or \
+                     smaller (RAM)"
+                .into(),
         },
     ));
+    doc.meta.push(("Noise".into(), noise_text(old, new, opts)));
+    doc.meta.push((
+        "Built from".into(),
+        format!(
+            "the records of {} (digest {}) and {} (digest {}); `langbench report` rebuilds it \
+             when they change, `langbench report --check` tells when it is stale",
+            old.dir.display(),
+            old.digest,
+            new.dir.display(),
+            new.digest
+        ),
+    ));
     if let (Some(so), Some(sn)) = (&old.summary, &new.summary) {
+        let (table, changes, charts, both) = cpu(langs, old, new, so, sn, opts)?;
         doc.meta.push((
             "Rank".into(),
             format!(
-                "position by total time among each edition's complete rows ({} in {}, {} in {}): \
-                 added variants move ranks too",
-                so.rows.iter().filter(|r| r.complete()).count(),
-                old.label,
-                sn.rows.iter().filter(|r| r.complete()).count(),
-                new.label
+                "position by total time among the {both} variants with a complete row in both \
+                 directories (not each edition's own rank: variants one side lacks would move \
+                 it); rows whose totals lie within each other's range of runs share a rank (=)"
             ),
         ));
-        let (table, changes, charts) = cpu(langs, old, new, so, sn, opts)?;
         doc.tables.push(table);
         doc.tables.push(changes);
         doc.charts.extend(charts);
@@ -274,6 +500,32 @@ pub fn compare(
         new.dir.display()
     );
     Ok(doc)
+}
+
+/// How changes are told from noise, and where they cannot be.
+fn noise_text(old: &Edition, new: &Edition, opts: &Options) -> String {
+    let mut text = "a cell whose sides both have two or more runs is tested: `faster` or \
+                    `slower` when the 95% confidence interval of the ratio of its runs' \
+                    geometric means excludes 1 (Welch's t-test on log run times), else `not \
+                    significant`; the interval shows under the ratio"
+        .to_string();
+    if opts.relative_to.is_some() {
+        text.push_str(
+            ". With --relative-to no cell is tested (the reference's own noise is in every \
+             relative figure)",
+        );
+    }
+    for e in [old, new] {
+        if e.published() {
+            text.push_str(&format!(
+                ". {} is a published edition: one figure per cell (its published best of 3) and \
+                 NO PER-RUN DATA, so no change against it can be told from noise: its ratios \
+                 are bare",
+                e.label
+            ));
+        }
+    }
+    text
 }
 
 /// Seconds and relative times alike: two decimals.
@@ -295,22 +547,34 @@ fn arrow(old: Option<f64>, new: Option<f64>, f: impl Fn(f64) -> String) -> Strin
     format!("{} → {}", side(old), side(new))
 }
 
+/// "old → new" of a cell's times, each with its ± where it is noisy.
+fn arrow_noisy(fo: &Fig, fnw: &Fig, rel: bool) -> String {
+    let side = |f: &Fig| match (f.time, f.noisy) {
+        (Some(v), Some(cv)) => format!("{} ±{:.0}%", fmt_time(v, rel), cv * 100.0),
+        (Some(v), None) => fmt_time(v, rel),
+        (None, _) => f.why.unwrap_or("-").to_string(),
+    };
+    format!("{} → {}", side(fo), side(fnw))
+}
+
 /// The ratio cell: a number when both sides are comparable, otherwise text
 /// saying why not.
-fn ratio(old: Fig, new: Fig, pick: impl Fn(&Fig) -> Option<f64>) -> Cell {
+fn ratio(old: &Fig, new: &Fig, pick: impl Fn(&Fig) -> Option<f64>) -> Cell {
     if let (Some(a), Some(b)) = (old.n, new.n)
         && a != b
     {
-        return Cell::empty("N≠").marked(
-            Mark::Flagged,
-            Some(format!(
-                "not compared: N differs ({} vs {})",
-                thousands(a),
-                thousands(b)
-            )),
-        );
+        return Cell::empty("N≠")
+            .marked(
+                Mark::Flagged,
+                Some(format!(
+                    "not compared: N differs ({} vs {})",
+                    thousands(a),
+                    thousands(b)
+                )),
+            )
+            .flagged(Flag::Incomparable);
     }
-    match (pick(&old), pick(&new)) {
+    match (pick(old), pick(new)) {
         (Some(a), Some(b)) if a > 0.0 => {
             let r = b / a;
             let cell = Cell::number(r, format!("×{r:.2}"));
@@ -319,11 +583,17 @@ fn ratio(old: Fig, new: Fig, pick: impl Fn(&Fig) -> Option<f64>) -> Cell {
             } else {
                 cell.marked(
                     Mark::Flagged,
-                    Some("a side is not a plain correct figure (partial or flagged)".into()),
+                    Some("a side is not a plain correct figure (flagged)".into()),
                 )
             }
         }
-        _ => Cell::empty("-").marked(Mark::Failed, Some("a side has no figure".into())),
+        _ => {
+            let why = match (old.why, new.why) {
+                (Some(w), _) | (_, Some(w)) => format!("a side has no total ({w})"),
+                _ => "a side has no figure".into(),
+            };
+            Cell::empty("-").marked(Mark::Failed, Some(why))
+        }
     }
 }
 
@@ -338,7 +608,7 @@ fn opt_num(v: Option<f64>, f: impl Fn(f64) -> String) -> Cell {
 fn installed<'a>(langs: &Languages, s: &'a Summary) -> Vec<(String, &'a Row)> {
     s.rows
         .iter()
-        .filter(|r| r.installed())
+        .filter(|r| r.installed() && r.started)
         .map(|r| (key(langs, &r.variant, &r.language, &r.flags), r))
         .collect()
 }
@@ -361,7 +631,8 @@ fn reference<'a>(
 
 /// The CPU comparison: a row per variant both editions have (old and new
 /// figure, ratio, rank and version per benchmark and in total), the table
-/// of added and dropped variants, and the chart of totals.
+/// of added and dropped variants, the chart of totals, and how many
+/// variants both have complete (the ranks' field).
 fn cpu(
     langs: &Languages,
     old: &Edition,
@@ -369,22 +640,52 @@ fn cpu(
     so: &Summary,
     sn: &Summary,
     opts: &Options,
-) -> Result<(Table, Table, Vec<BarChart>)> {
+) -> Result<(Table, Table, Vec<BarChart>, usize)> {
     let rows = Matched {
         old: installed(langs, so),
         new: installed(langs, sn),
     };
+    let pairs = rows.pairs();
+    let (old_ranks, new_ranks) = common_ranks(&pairs);
+    let both = old_ranks.iter().filter(|r| r.is_some()).count();
     let sides = Sides {
         old: Side::new(so, reference(&rows.old, &old.label, opts)?),
         new: Side::new(sn, reference(&rows.new, &new.label, opts)?),
         rel: opts.relative_to.is_some(),
     };
     let mut table = CpuTable::new(benches(so, sn), sides.rel);
-    for p in &rows.pairs() {
-        table.push(&sides, p);
+    for (i, p) in pairs.iter().enumerate() {
+        table.push(&sides, p, (old_ranks[i], new_ranks[i]));
     }
     let (table, chart) = table.finish(old, new, opts);
-    Ok((table, changes(&rows), vec![chart]))
+    Ok((table, changes(langs, &rows, new), vec![chart], both))
+}
+
+/// Each pair's rank on each side among the pairs complete on both sides:
+/// a rank within what both directories hold, so variants only one side
+/// has (or has complete) do not move it.
+fn common_ranks(pairs: &[Pair<Row>]) -> (Vec<Option<Rank>>, Vec<Option<Rank>>) {
+    let both: Vec<usize> = (0..pairs.len())
+        .filter(|&i| pairs[i].old.complete() && pairs[i].new.complete())
+        .collect();
+    let side = |rows: Vec<&Row>| {
+        let mut order = both.clone();
+        order.sort_by(|&a, &b| {
+            let t = |i: usize| rows[i].total_s().unwrap_or(f64::INFINITY);
+            t(a).total_cmp(&t(b))
+        });
+        let totals: Vec<Option<(f64, f64)>> =
+            order.iter().map(|&i| rows[i].total_range()).collect();
+        let mut out = vec![None; pairs.len()];
+        for (k, r) in ranks(&totals).into_iter().enumerate() {
+            out[order[k]] = r;
+        }
+        out
+    };
+    (
+        side(pairs.iter().map(|p| p.old).collect()),
+        side(pairs.iter().map(|p| p.new).collect()),
+    )
 }
 
 /// The CPU benchmarks either edition ran, in their usual order.
@@ -397,28 +698,16 @@ fn benches(so: &Summary, sn: &Summary) -> Vec<Bench> {
         .collect()
 }
 
-/// One edition in the CPU comparison: its table, its `--relative-to` row,
-/// and the ranks of its complete rows.
+/// One edition in the CPU comparison: its table and its `--relative-to`
+/// row.
 struct Side<'a> {
     summary: &'a Summary,
     reference: Option<&'a Row>,
-    ranks: Vec<(String, usize)>,
 }
 
 impl<'a> Side<'a> {
     fn new(summary: &'a Summary, reference: Option<&'a Row>) -> Side<'a> {
-        Side {
-            summary,
-            reference,
-            ranks: ranks(summary),
-        }
-    }
-
-    fn rank(&self, row: &Row) -> Option<usize> {
-        self.ranks
-            .iter()
-            .find(|(id, _)| *id == row.variant)
-            .map(|(_, r)| *r)
+        Side { summary, reference }
     }
 
     /// A row's figure in one benchmark; with `rel`, divided by the
@@ -495,7 +784,7 @@ struct CpuTable {
     benches: Vec<Bench>,
     rel: bool,
     rows: Vec<Vec<Cell>>,
-    notes: Vec<String>,
+    notes: Vec<Note>,
     chart_rows: Vec<BarRow>,
 }
 
@@ -512,51 +801,101 @@ impl CpuTable {
 
     /// A pair's row (the variant, versions and ranks, then per benchmark and
     /// in total its figures) and the bars of its totals.
-    fn push(&mut self, sides: &Sides, p: &Pair<Row>) {
+    fn push(&mut self, sides: &Sides, p: &Pair<Row>, ranks: (Option<Rank>, Option<Rank>)) {
+        let label = p.new.label();
         let mut row = vec![
             Cell::text(&p.new.language),
             Cell::text(&p.new.flags),
             Cell::text(&p.key),
         ];
         row.extend(versions(&p.old.version, &p.new.version));
-        row.extend(rank_cells(sides.old.rank(p.old), sides.new.rank(p.new)));
+        row.extend(rank_cells(ranks.0, ranks.1));
         let figs = sides.figures(p, &self.benches);
         for (b, fo, fnw) in &figs.per_bench {
-            row.extend(self.figure_cells(&p.key, b.name(), *fo, *fnw, false));
+            row.extend(self.figure_cells(&label, b.name(), fo, fnw, false));
             row.extend([count(fo.n), count(fnw.n)]);
         }
-        let (to, tn) = figs.total;
-        row.extend(self.figure_cells(&p.key, "total", to, tn, figs.size_mismatch));
+        let (to, tn) = &figs.total;
+        row.extend(self.figure_cells(&label, "total", to, tn, figs.size_mismatch));
         self.chart_rows.push(BarRow {
             label: format!("{} · {}", p.new.language, p.new.flags),
             bars: vec![
-                total_bar(&to, figs.size_mismatch),
-                total_bar(&tn, figs.size_mismatch),
+                total_bar(to, figs.size_mismatch),
+                total_bar(tn, figs.size_mismatch),
             ],
         });
         self.rows.push(row);
     }
 
     /// One benchmark's (or the total's) cells in a pair's row: time old →
-    /// new and its ratio, old and new time and RAM, the RAM ratio. A flagged
-    /// time ratio is also a note. `size_mismatch`: a total over benchmarks
-    /// of different N, compared in neither time nor RAM.
+    /// new and its ratio (with the test against the noise where both sides
+    /// have runs), old and new time and RAM, the RAM ratio, and the test's
+    /// verdict and interval as data. A flagged time ratio, and a change
+    /// beyond the noise, are also notes. `size_mismatch`: a total over
+    /// benchmarks of different N, compared in neither time nor RAM.
     fn figure_cells(
         &mut self,
-        key: &str,
+        label: &str,
         name: &str,
-        fo: Fig,
-        fnw: Fig,
+        fo: &Fig,
+        fnw: &Fig,
         size_mismatch: bool,
-    ) -> [Cell; 7] {
+    ) -> [Cell; 10] {
         let rel = self.rel;
         let mut t = ratio(fo, fnw, |f| f.time);
-        let shown = arrow(fo.time, fnw.time, |v| fmt_time(v, rel));
+        let shown = arrow_noisy(fo, fnw, rel);
         let size_note = t.note.clone().filter(|n| n.contains("N differs"));
         if size_mismatch {
             t.note = Some("not compared: a benchmark's N differs between the editions".into());
+            t.flag = Some(Flag::Incomparable);
         }
-        self.note(key, name, &t);
+        let change = (t.as_f64().is_some() && !size_mismatch)
+            .then(|| significance(&fo.runs, &fnw.runs))
+            .flatten();
+        if let Some(c) = change {
+            t.text = format!(
+                "{} {}",
+                t.text,
+                match c.verdict {
+                    Verdict::NotSignificant => "≈",
+                    v => v.name(),
+                }
+            );
+            t.interval = Some((c.lo, c.hi));
+            let why = format!(
+                "{}: the runs' geometric means ×{:.2}, 95% interval ×{:.2}–{:.2} ({} vs {} runs, \
+                 Welch's t on log times)",
+                c.verdict.name(),
+                c.ratio,
+                c.lo,
+                c.hi,
+                c.runs.0,
+                c.runs.1
+            );
+            match c.verdict {
+                Verdict::NotSignificant => {
+                    if t.note.is_none() {
+                        t.note = Some(why);
+                    }
+                }
+                v => {
+                    t.flag = Some(if v == Verdict::Faster {
+                        Flag::Faster
+                    } else {
+                        Flag::Slower
+                    });
+                    self.notes
+                        .push(Note::new(format!("{label} / {name}"), why.clone()));
+                    t.note = Some(match t.note.take() {
+                        Some(n) => format!("{why}; {n}"),
+                        None => why,
+                    });
+                }
+            }
+        }
+        self.note(label, name, &t);
+        let verdict = change.map_or(Cell::empty(""), |c| Cell::text(c.verdict.name()));
+        let bound = |v: Option<f64>| opt_num(v, |x| format!("{x:.4}"));
         [
             Cell::text(match &size_note {
                 Some(_) => format!("{shown} N≠"),
@@ -568,23 +907,28 @@ impl CpuTable {
             opt_num(fo.ram, |v| fmt_ram(v, rel)),
             opt_num(fnw.ram, |v| fmt_ram(v, rel)),
             if size_mismatch {
-                Cell::empty("N≠").marked(Mark::Flagged, Some("a benchmark's N differs".into()))
+                Cell::empty("N≠")
+                    .marked(Mark::Flagged, Some("a benchmark's N differs".into()))
+                    .flagged(Flag::Incomparable)
             } else {
                 ratio(fo, fnw, |f| f.ram)
             },
+            verdict,
+            bound(change.map(|c| c.lo)),
+            bound(change.map(|c| c.hi)),
         ]
     }
 
     /// A flagged ratio's note, once: a size mismatch holds for every row, so
     /// it is said once for all of them.
-    fn note(&mut self, key: &str, name: &str, cell: &Cell) {
+    fn note(&mut self, label: &str, name: &str, cell: &Cell) {
         if let Some(n) = &cell.note
             && cell.mark == Mark::Flagged
         {
             let line = if n.contains("N differs") {
-                format!("{name}: {n}, in every row")
+                Note::new(name, format!("{n}, in every row"))
             } else {
-                format!("{key} / {name}: {n}")
+                Note::new(format!("{label} / {name}"), n.clone())
             };
             if !self.notes.contains(&line) {
                 self.notes.push(line);
@@ -601,6 +945,7 @@ impl CpuTable {
             rows: self.rows,
             notes: self.notes,
             data_only: false,
+            labels: 2,
         };
         let chart = BarChart {
             id: "compare-total-time".into(),
@@ -621,8 +966,10 @@ impl CpuTable {
             log: true,
             series: vec![old.label.clone(), new.label.clone()],
             rows: self.chart_rows,
-            caption: "Marked bars: a partial total, or totals over a different N (not comparable)."
+            caption: "Marked bars: totals over a different N (not comparable); labelled gaps: a \
+                      partial row (no total)."
                 .into(),
+            unit: if self.rel { Unit::Ratio } else { Unit::Seconds },
         };
         (table, chart)
     }
@@ -647,26 +994,26 @@ fn version_columns() -> [Column; 3] {
 }
 
 /// Rank old → new (and how far it moved) to read, then each rank as data.
-fn rank_cells(ro: Option<usize>, rn: Option<usize>) -> [Cell; 3] {
+fn rank_cells(ro: Option<Rank>, rn: Option<Rank>) -> [Cell; 3] {
     let text = match (ro, rn) {
         (Some(a), Some(b)) => {
-            let moved = a as i64 - b as i64;
+            let moved = a.place as i64 - b.place as i64;
             match moved {
-                0 => format!("{a} → {b}"),
-                m if m > 0 => format!("{a} → {b} (↑{m})"),
-                m => format!("{a} → {b} (↓{})", -m),
+                0 => format!("{} → {}", a.text(), b.text()),
+                m if m > 0 => format!("{} → {} (↑{m})", a.text(), b.text()),
+                m => format!("{} → {} (↓{})", a.text(), b.text(), -m),
             }
         }
         (a, b) => format!(
             "{} → {}",
-            a.map_or("-".into(), |r| r.to_string()),
-            b.map_or("-".into(), |r| r.to_string())
+            a.map_or("-".into(), |r| r.text()),
+            b.map_or("-".into(), |r| r.text())
         ),
     };
     [
         Cell::text(text),
-        count(ro.map(|r| r as u64)),
-        count(rn.map(|r| r as u64)),
+        count(ro.map(|r| r.place as u64)),
+        count(rn.map(|r| r.place as u64)),
     ]
 }
 
@@ -675,24 +1022,22 @@ fn count(v: Option<u64>) -> Cell {
     v.map_or(Cell::empty(""), |n| Cell::int(n as i64, n.to_string()))
 }
 
-/// A total's bar: plain, flagged (a partial total, or one over a different
-/// N), or missing.
+/// A total's bar: plain, flagged (a total over a different N), or a
+/// labelled gap (a partial row has no total).
 fn total_bar(f: &Fig, size_mismatch: bool) -> Bar {
     match f.time {
-        Some(v) if f.ok && !size_mismatch => Bar::plain(v),
+        Some(v) if !size_mismatch => Bar::plain(v),
         Some(v) => Bar {
             value: Some(v),
             mark: Mark::Flagged,
-            label: Some(if size_mismatch {
-                "N differs".into()
-            } else {
-                "partial".into()
-            }),
+            label: Some("N differs".into()),
+            ..Default::default()
         },
         None => Bar {
             value: None,
             mark: Mark::Failed,
-            label: Some("no figure".into()),
+            label: Some(f.why.unwrap_or("no figure").into()),
+            ..Default::default()
         },
     }
 }
@@ -737,7 +1082,7 @@ fn cpu_columns(benches: &[Bench], opts: &Options) -> Vec<Column> {
 
 /// The columns of one benchmark's (or the total's) `figure_cells`; `ram`:
 /// where its RAM ratio shows.
-fn figure_columns(shown: &str, k: &str, opts: &Options, ram: Show) -> [Column; 7] {
+fn figure_columns(shown: &str, k: &str, opts: &Options, ram: Show) -> [Column; 10] {
     let rel = opts.relative_to.is_some();
     let ram_kind = if rel { Kind::Ratio } else { Kind::Kb };
     let time_kind = if rel { Kind::Ratio } else { SECS };
@@ -788,36 +1133,75 @@ fn figure_columns(shown: &str, k: &str, opts: &Options, ram: Show) -> [Column; 7
             Kind::Ratio,
             ram,
         ),
+        Column::new(
+            format!("{shown} change"),
+            format!("{k}_change"),
+            Kind::Text,
+            Show::Data,
+        ),
+        Column::new(
+            format!("{shown} × low (95%)"),
+            format!("{k}_ratio_lo"),
+            Kind::Ratio,
+            Show::Data,
+        ),
+        Column::new(
+            format!("{shown} × high (95%)"),
+            format!("{k}_ratio_hi"),
+            Kind::Ratio,
+            Show::Data,
+        ),
     ]
 }
 
-/// The variants only one edition has (added, then dropped), with their
-/// total time.
-fn changes(rows: &Matched<Row>) -> Table {
-    let added = rows.added().map(|r| ("added", r));
-    let dropped = rows.dropped().map(|r| ("dropped", r));
+/// The variants only one directory has: added (only in the new one), not
+/// run in the new one (it has no row of a variant the languages file
+/// still has), dropped (the variant is gone from the languages file), with
+/// their total time.
+fn changes(langs: &Languages, rows: &Matched<Row>, new: &Edition) -> Table {
+    let still = |k: &str| langs.variants.iter().any(|v| v.id == k);
+    let not_run = format!("not run in {}", new.label);
+    let added = rows.added().map(|r| ("added".to_string(), r));
+    let gone = rows.dropped().map(|r| {
+        let change = if still(&r.0) {
+            not_run.clone()
+        } else {
+            "dropped".to_string()
+        };
+        (change, r)
+    });
     let changes = added
-        .chain(dropped)
+        .chain(gone)
         .map(|(change, (k, r))| {
-            let total = Fig::total(r);
             vec![
                 Cell::text(change),
                 Cell::text(&r.language),
                 Cell::text(&r.flags),
                 Cell::text(k),
                 Cell::text(&r.version),
-                match total.time {
-                    Some(t) if total.ok => Cell::number(t, format!("{t:.2}")),
-                    Some(t) => Cell::number(t, format!("{t:.2} *"))
-                        .marked(Mark::Flagged, Some("partial".into())),
+                match r.total_s() {
+                    Some(t) => Cell::number(t, format!("{t:.2}")),
+                    None if r.has_figures() => Cell::empty("partial")
+                        .marked(Mark::Failed, Some("partial: no total".into()))
+                        .flagged(Flag::Partial),
                     None => Cell::empty("-"),
                 },
             ]
         })
         .collect();
+    let selected_note = (!new.selected.is_empty()).then(|| {
+        Note::from(format!(
+            "\"not run in {}\": the languages file still has the variant, but {} holds no run \
+             of it (its sessions selected {} variants); \"dropped\": the languages file has no \
+             such variant any more",
+            new.label,
+            new.label,
+            new.selected.len()
+        ))
+    });
     Table {
         id: "compare-changes".into(),
-        title: "Added and dropped variants".into(),
+        title: "Added, dropped and not run".into(),
         columns: vec![
             Column::new("Change", "change", Kind::Text, Show::Both),
             Column::new("Language", "language", Kind::Text, Show::Both),
@@ -827,8 +1211,9 @@ fn changes(rows: &Matched<Row>) -> Table {
             Column::new("Total (s)", "total_s", SECS, Show::Both),
         ],
         rows: changes,
-        notes: Vec::new(),
+        notes: selected_note.into_iter().collect(),
         data_only: false,
+        labels: 2,
     }
 }
 
@@ -872,8 +1257,9 @@ fn ws(langs: &Languages, old: &Edition, new: &Edition) -> Table {
         title: format!("ws-echo {} → {}", old.label, new.label),
         columns: ws_columns(),
         rows,
-        notes,
+        notes: notes.into_iter().map(Note::from).collect(),
         data_only: false,
+        labels: 2,
     }
 }
 
@@ -987,8 +1373,66 @@ pub fn command(
         Format::Csv => print!("{}", String::from_utf8_lossy(&Csv.render(&doc)?)),
     }
     if let Some(out) = out {
-        crate::export::write_comparison(out, &doc)?;
+        std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+        let prov = crate::export::provenance::Provenance::new(
+            crate::export::provenance::Kind::Comparison,
+            out,
+            &[old, new],
+            opts.relative_to.clone(),
+        )?;
+        crate::export::write_comparison(out, "compare", &doc, &prov)?;
         eprintln!("Wrote the comparison to {}", out.display());
     }
     Ok(std::process::ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_doubled_cell_is_slower_and_the_same_runs_are_not_significant() {
+        let old = [1.00, 1.03, 0.98, 1.01, 0.99];
+        let doubled: Vec<f64> = old.iter().map(|v| v * 2.0).collect();
+        let c = significance(&old, &doubled).unwrap();
+        assert_eq!(c.verdict, Verdict::Slower);
+        assert!((c.ratio - 2.0).abs() < 1e-9, "{c:?}");
+        assert!(c.lo > 1.0 && c.lo < 2.0 && c.hi > 2.0, "{c:?}");
+        let halved: Vec<f64> = old.iter().map(|v| v / 2.0).collect();
+        assert_eq!(
+            significance(&old, &halved).unwrap().verdict,
+            Verdict::Faster
+        );
+        // The same runs: no change at all.
+        let same = significance(&old, &old).unwrap();
+        assert_eq!(same.verdict, Verdict::NotSignificant);
+        assert!((same.ratio - 1.0).abs() < 1e-12 && same.lo < 1.0 && same.hi > 1.0);
+        // Other runs of the same program, within their noise.
+        let again = [1.01, 0.99, 1.02, 0.97, 1.00];
+        assert_eq!(
+            significance(&old, &again).unwrap().verdict,
+            Verdict::NotSignificant
+        );
+        // 3% slower with a 1% spread: beyond the noise.
+        let slower: Vec<f64> = again.iter().map(|v| v * 1.03).collect();
+        let tight = [1.0, 1.01, 0.99, 1.0, 1.005];
+        let tight_slower: Vec<f64> = tight.iter().map(|v| v * 1.03 + 0.001).collect();
+        assert_eq!(
+            significance(&tight, &tight_slower).unwrap().verdict,
+            Verdict::Slower
+        );
+        // 3% with a 2% spread and five runs: not told apart.
+        assert_eq!(
+            significance(&old, &slower).unwrap().verdict,
+            Verdict::NotSignificant
+        );
+        // No spread at all: the ratio is exact.
+        let flat = significance(&[2.0, 2.0], &[3.0, 3.0]).unwrap();
+        assert_eq!(flat.verdict, Verdict::Slower);
+        assert!((flat.lo - 1.5).abs() < 1e-12 && (flat.hi - 1.5).abs() < 1e-12);
+        // One run a side (a published edition): no test.
+        assert_eq!(significance(&[1.0], &doubled), None);
+        assert_eq!(significance(&old, &[2.0]), None);
+        assert_eq!(significance(&[0.0, 1.0], &old), None);
+    }
 }

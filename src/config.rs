@@ -164,6 +164,7 @@ struct RawVariant {
     env: BTreeMap<String, Spanned<String>>,
     cwd: Option<Spanned<String>>,
     note: Option<String>,
+    fails: Option<String>,
     library: Option<String>,
     programs: Option<Spanned<BTreeMap<Spanned<String>, Spanned<String>>>>,
     install: Option<Spanned<Install>>,
@@ -563,6 +564,11 @@ pub struct Variant {
     pub home_dirs: Vec<PathBuf>,
     cwd: Option<String>,
     pub note: Option<String>,
+    /// `fails = "why"`: the engine cannot run the programs as written (an
+    /// ES5 engine and ES2015 programs). Its runs are measured and fail
+    /// with the engine's own error as any other; `check` counts that
+    /// failure as expected (and a pass as a problem: the field is stale).
+    pub fails: Option<String>,
     pub library: Option<String>,
     pub programs: BTreeMap<Bench, PathBuf>,
     pub install: Install,
@@ -1277,6 +1283,7 @@ fn resolve_variant(
         env: raw_env,
         cwd: raw_cwd,
         note,
+        fails,
         library,
         install: raw_install,
         aliases,
@@ -1376,6 +1383,7 @@ fn resolve_variant(
         home_dirs,
         cwd,
         note,
+        fails,
         library,
         programs,
         install,

@@ -9,6 +9,7 @@ pub mod config;
 pub mod dist;
 pub mod estimate;
 pub mod export;
+pub mod history;
 pub mod hygiene;
 pub mod identity;
 pub mod import;

@@ -105,24 +105,55 @@ impl Machine {
         parts.join(", ")
     }
 
-    /// Whether two machines are the same hardware and system (host names
-    /// aside): only then do their figures compare directly.
+    /// The hardware and system without the kernel build: what
+    /// [`Machine::same_as`] compares, for a machine that booted several
+    /// kernel builds.
+    pub fn hardware(&self) -> String {
+        Machine {
+            kernel: String::new(),
+            ..self.clone()
+        }
+        .describe()
+    }
+
+    /// The CPU model without trademarks and filler (`Intel Xeon`), for a
+    /// table cell.
+    pub fn short(&self) -> String {
+        let mut m = self.cpu_model.clone();
+        for junk in [
+            "(R)",
+            "(r)",
+            "(TM)",
+            "(tm)",
+            " Processor",
+            " processor",
+            " CPU",
+        ] {
+            m = m.replace(junk, "");
+        }
+        let m = m.split('@').next().unwrap_or("").trim();
+        m.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    /// Whether two machines are the same for measuring: what determines
+    /// performance (CPU model, CPU count, memory, OS, architecture) is
+    /// equal; host names aside, and the kernel build aside too (a VM's
+    /// kernel build string can change on every boot of the same machine:
+    /// [`Machine::kernel_differs`] notes it instead). Memory counts as equal
+    /// within 2% (the kernel's own reservation moves `MemTotal` a little
+    /// between boots).
     pub fn same_as(&self, other: &Machine) -> bool {
-        (
-            &self.cpu_model,
-            self.cpus,
-            self.memory_kb / (1024 * 1024),
-            &self.os,
-            &self.kernel,
-            &self.arch,
-        ) == (
-            &other.cpu_model,
-            other.cpus,
-            other.memory_kb / (1024 * 1024),
-            &other.os,
-            &other.kernel,
-            &other.arch,
-        )
+        let (a, b) = (self.memory_kb as f64, other.memory_kb as f64);
+        let memory = a == b || (a - b).abs() <= 0.02 * a.max(b);
+        memory
+            && (&self.cpu_model, self.cpus, &self.os, &self.arch)
+                == (&other.cpu_model, other.cpus, &other.os, &other.arch)
+    }
+
+    /// The same machine with another kernel build: noted, not counted as
+    /// another machine.
+    pub fn kernel_differs(&self, other: &Machine) -> bool {
+        self.same_as(other) && self.kernel != other.kernel
     }
 }
 
@@ -135,5 +166,30 @@ mod tests {
         assert!(m.memory_kb > 0);
         assert!(!m.kernel.is_empty());
         assert_eq!(m.arch, std::env::consts::ARCH);
+    }
+
+    #[test]
+    fn a_kernel_build_is_not_another_machine() {
+        let a = crate::testing::machine();
+        let rebooted = super::Machine {
+            kernel: "6.12.0-fc-v857".into(),
+            memory_kb: a.memory_kb - 400,
+            hostname: "other".into(),
+            ..a.clone()
+        };
+        assert!(a.same_as(&rebooted));
+        assert!(a.kernel_differs(&rebooted));
+        assert!(!a.kernel_differs(&a));
+        let other_cpu = super::Machine {
+            cpu_model: "AMD EPYC".into(),
+            ..a.clone()
+        };
+        assert!(!a.same_as(&other_cpu));
+        let half_memory = super::Machine {
+            memory_kb: a.memory_kb / 2,
+            ..a.clone()
+        };
+        assert!(!a.same_as(&half_memory));
+        assert!(!a.hardware().contains("6.12.0"), "{}", a.hardware());
     }
 }

@@ -8,7 +8,9 @@ use anyhow::Result;
 use clap::Parser;
 
 use langbench::cli::{Cli, Command, ToolchainsAction, WsAction, WsCommandArgs};
-use langbench::{check, compare, export, import, list, measure, merge, scaffold, suggest, suite};
+use langbench::{
+    check, compare, export, history, import, list, measure, merge, scaffold, suggest, suite,
+};
 use langbench::{toolchain, verify, ws};
 
 fn main() -> ExitCode {
@@ -124,8 +126,20 @@ fn real_main() -> Result<ExitCode> {
             merge::command(&a.out, &a.dirs, a.prefer.as_deref())
         }
         Command::Report(a) => {
-            suggest::results_dir(&a.dir, "report:")?;
-            export::report_command(&a.dir, a.view.view()?, a.wide)
+            // Comparison and history directories hold provenance.json, not
+            // records; --check skips what is no directory (`results/*`).
+            let checked = |d: &&std::path::PathBuf| {
+                (!a.check || d.is_dir()) && !d.join(export::provenance::FILE).is_file()
+            };
+            for d in a.dirs.iter().filter(checked) {
+                suggest::results_dir(d, "report:")?;
+            }
+            export::refresh::report_command(&a.dirs, a.view()?, a.check, a.wide)
+        }
+        Command::History(a) => {
+            let (langs, out) = (a.languages.load()?, a.out.as_deref());
+            let relative_to = a.relative_to.as_deref();
+            history::command(&langs, &a.dirs, relative_to, a.format.into(), out)
         }
         Command::Expected(a) => verify::expected_command(a.bench, a.size),
     }

@@ -493,7 +493,7 @@ fn cells(variants: &[&Variant], opts: &Options) -> Vec<(usize, Bench)> {
 /// and the table of what the directory holds; after Ctrl-C, the command
 /// that continues.
 fn summary(store: &Store, opts: &Options) -> Result<Summary> {
-    let derived = export::write_all_with(store, opts.view)?;
+    let derived = export::write_all_with(store, opts.view.clone())?;
     for w in &derived.warnings {
         eprintln!("warning: {w}");
     }
@@ -791,7 +791,7 @@ impl Suite<'_> {
     /// Stores a record and rewrites the derived files.
     fn save(&self, rec: RunRecord) -> Result<()> {
         self.store.append_run(&rec)?;
-        export::write_all_with(self.store, self.opts.view)?;
+        export::write_all_with(self.store, self.opts.view.clone())?;
         Ok(())
     }
 }

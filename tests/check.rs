@@ -728,3 +728,48 @@ fn nothing_changed_checks_the_file_only() {
         text(&o)
     );
 }
+
+/// `fails = "why"`: an engine that cannot run the programs (Duktape, an ES5
+/// engine) fails as declared, not as a problem; a variant that `fails`
+/// says cannot run but runs right is a problem (the field is stale).
+#[test]
+fn fails_as_declared_and_a_stale_fails_is_a_problem() {
+    let f = fixture(
+        r#"
+[variant.sh-es5]
+language = "Shell"
+flags = "sh"
+programs = { num-comb = "programs/num-comb/es5.sh" }
+install = { apt = ["dash"] }
+version = "sh -c 'echo 1.0'"
+fails = "the shell rejects the program"
+
+[variant.sh-stale]
+language = "Shell"
+flags = "sh"
+programs = { num-comb = "programs/num-comb/good.sh" }
+install = { apt = ["dash"] }
+version = "sh -c 'echo 1.0'"
+fails = "said once"
+"#,
+        &[(
+            "programs/num-comb/es5.sh",
+            "echo 'SyntaxError: let' >&2; exit 1\n",
+        )],
+    );
+    let o = run_in(f.path(), &["check", "sh-es5"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        stdout(&o).contains("fails as declared: sh-es5: num-comb at N=1000")
+            && stdout(&o).contains("SyntaxError: let"),
+        "{}",
+        text(&o)
+    );
+    let o = run_in(f.path(), &["check", "sh-stale"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        stdout(&o).contains("sh-stale: every program ran right, but `fails` says it cannot"),
+        "{}",
+        text(&o)
+    );
+}

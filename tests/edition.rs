@@ -204,7 +204,10 @@ fn compare_flags_a_size_mismatch_and_resolves_renames() {
         out.contains("assoc: not compared: N differs (1,230,000 vs 12,000,000)"),
         "{out}"
     );
+    // Published editions: no runs, so no test against the noise, and said.
+    assert!(out.contains("NO PER-RUN DATA"), "{out}");
     for r in &rows {
+        assert_eq!(r["assoc_change"], "", "{r:?}");
         assert_eq!(r["assoc_time_ratio"], "", "{r:?}");
         assert_eq!(r["total_time_ratio"], "", "{r:?}");
         assert_eq!(r["assoc_old_n"], "1230000");
@@ -225,12 +228,15 @@ fn compare_flags_a_size_mismatch_and_resolves_renames() {
     assert!((num(&tcc["num_comb_new_s"]) - 1.0).abs() < 1e-9, "{tcc:?}");
 }
 
-/// A real tiny run compared with itself is 1.00 everywhere; a doctored copy
-/// shows its change.
+/// A real tiny run compared with itself is 1.00 everywhere and nothing is
+/// beyond the noise; a doctored copy (python3's runs twice as long) shows
+/// its change as slower, and the untouched c-gcc as not significant.
 #[test]
 fn a_run_compared_with_itself_and_with_a_doctored_copy() {
     let tmp = tempfile::tempdir().unwrap();
     let run = tmp.path().join("run");
+    // Five runs a cell: Welch's interval over two runs is too wide to call
+    // even a doubling on a noisy machine.
     let o = langbench(&[
         "run",
         "--languages",
@@ -242,7 +248,7 @@ fn a_run_compared_with_itself_and_with_a_doctored_copy() {
         "--size",
         "tiny",
         "--runs",
-        "2",
+        "5",
         "--out",
         run.to_str().unwrap(),
     ]);
@@ -257,6 +263,9 @@ fn a_run_compared_with_itself_and_with_a_doctored_copy() {
             "total_ram_ratio",
         ] {
             assert!((num(&r[k]) - 1.0).abs() < 1e-9, "{k}: {r:?}");
+        }
+        for b in ["assoc", "num_comb", "str_comb"] {
+            assert_eq!(r[&format!("{b}_change")], "not significant", "{r:?}");
         }
     }
     // Doctor python3's runs: twice the time.
@@ -276,12 +285,24 @@ fn a_run_compared_with_itself_and_with_a_doctored_copy() {
         })
         .collect();
     std::fs::write(doctored.join("runs.jsonl"), runs.join("\n") + "\n").unwrap();
-    let (_, rows) = compare_csv(&run, &doctored, &[]);
+    let (o, rows) = compare_csv(&run, &doctored, &[]);
     let py = rows.iter().find(|r| r["variant"] == "python3").unwrap();
     let c = rows.iter().find(|r| r["variant"] == "c-gcc").unwrap();
     assert!((num(&py["assoc_time_ratio"]) - 2.0).abs() < 1e-6, "{py:?}");
     assert!((num(&py["total_time_ratio"]) - 2.0).abs() < 1e-6, "{py:?}");
     assert!((num(&c["total_time_ratio"]) - 1.0).abs() < 1e-9, "{c:?}");
+    for b in ["assoc", "num_comb", "str_comb"] {
+        assert_eq!(py[&format!("{b}_change")], "slower", "{py:?}");
+        let (lo, hi) = (
+            num(&py[&format!("{b}_ratio_lo")]),
+            num(&py[&format!("{b}_ratio_hi")]),
+        );
+        assert!(lo > 1.0 && lo < 2.0 && hi > 2.0, "{b}: {lo}–{hi}");
+        assert_eq!(c[&format!("{b}_change")], "not significant", "{c:?}");
+    }
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("Python · python3 / assoc: slower:"), "{out}");
+    assert!(!out.contains("NO PER-RUN DATA"), "{out}");
 
     spreadsheet_matches_summary_csv(&run);
     report_renders_in_chromium(&run);
@@ -313,27 +334,30 @@ fn spreadsheet_matches_summary_csv(dir: &Path) {
         .map(|e| e.path())
         .find(|p| p.extension().is_some_and(|e| e == "csv"))
         .expect("LibreOffice wrote a CSV");
-    // The table, then a blank row and its notes.
-    let xlsx: Vec<_> = read_csv(&sheet)
-        .into_iter()
-        .take_while(|r| !r["Language"].is_empty())
-        .collect();
+    // The table alone (its notes are on their own sheet), under the
+    // editions' column names, as summary.csv has them.
+    let xlsx: Vec<_> = read_csv(&sheet);
     let summary = read_csv(&dir.join("summary.csv"));
     assert_eq!(xlsx.len(), summary.len());
     for (x, s) in xlsx.iter().zip(&summary) {
-        assert_eq!(x["Language"], s["language"]);
-        assert_eq!(x["Command Flags"], s["command_flags"]);
-        for (h, k) in [
-            ("assoc (s)", "assoc_s"),
-            ("assoc RAM (KB)", "assoc_rss_kb"),
-            ("str-comb (s)", "str_comb_s"),
-            ("Total (s)", "total_s"),
-            ("Total RAM (KB)", "total_rss_kb"),
+        assert_eq!(x["language"], s["language"]);
+        assert_eq!(x["command_flags"], s["command_flags"]);
+        for k in [
+            "assoc_s",
+            "assoc_rss_kb",
+            "str_comb_s",
+            "total_s",
+            "total_rss_kb",
         ] {
-            let a = num(&x[h].replace(',', ""));
+            // No figure (a partial total): empty in both.
+            if s[k].is_empty() {
+                assert_eq!(x[k], "", "{k}: {x:?}");
+                continue;
+            }
+            let a = num(&x[k].replace(',', ""));
             let b = num(&s[k]);
             // The sheet shows the number format's rounding.
-            assert!((a - b).abs() <= 0.0051 * b.max(1.0), "{h}: {a} vs {b}");
+            assert!((a - b).abs() <= 0.0051 * b.max(1.0), "{k}: {a} vs {b}");
         }
     }
 }
@@ -368,4 +392,145 @@ fn report_renders_in_chromium(dir: &Path) {
     assert!(o.status.success(), "{}", text(&o));
     let size = std::fs::metadata(&png).map(|m| m.len()).unwrap_or(0);
     assert!(size > 20_000, "screenshot of {size} bytes");
+}
+
+/// `report --check` passes on a fresh comparison and fails on one made
+/// stale by a new run; `report` of the input rebuilds it.
+#[test]
+fn report_check_fails_on_a_comparison_made_stale_by_a_new_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let langs = repo().join("languages.toml");
+    let langs = langs.to_str().unwrap();
+    let run = |out: &Path, bench: &str| {
+        let o = langbench(&[
+            "run",
+            "--languages",
+            langs,
+            "--lang",
+            "c-gcc",
+            "--bench",
+            bench,
+            "--size",
+            "tiny",
+            "--runs",
+            "2",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", text(&o));
+    };
+    let (old, new, cmp) = (
+        tmp.path().join("old"),
+        tmp.path().join("new"),
+        tmp.path().join("compare-old-new"),
+    );
+    run(&old, "num-comb");
+    run(&new, "num-comb");
+    let o = langbench(&[
+        "compare",
+        "--languages",
+        langs,
+        old.to_str().unwrap(),
+        new.to_str().unwrap(),
+        "--out",
+        cmp.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let prov: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(cmp.join("provenance.json")).unwrap())
+            .unwrap();
+    assert_eq!(prov["kind"], "comparison");
+    assert_eq!(prov["inputs"][1]["dir"], "../new");
+    let check = |dirs: &[&Path]| {
+        let mut args = vec!["report", "--languages", langs, "--check"];
+        args.extend(dirs.iter().map(|d| d.to_str().unwrap()));
+        langbench(&args)
+    };
+    let o = check(&[&old, &new, &cmp, &tmp.path().join("not-a-dir.txt")]);
+    assert!(
+        o.status.success(),
+        "a fresh comparison is not stale: {}",
+        text(&o)
+    );
+
+    // A new run in `new`: the comparison no longer matches its records.
+    run(&new, "str-comb");
+    let o = check(&[&old, &new, &cmp]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains(&format!("{}: STALE", cmp.display())), "{out}");
+    assert!(out.contains("changed"), "{out}");
+    assert!(
+        out.contains(&format!("{}: up to date", new.display())),
+        "{out}"
+    );
+
+    // `report new` rebuilds the comparison built from it.
+    let o = langbench(&["report", "--languages", langs, new.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains(&format!("Rebuilt {}", cmp.display())),
+        "{}",
+        text(&o)
+    );
+    let o = check(&[&old, &new, &cmp]);
+    assert!(o.status.success(), "rebuilt: {}", text(&o));
+    assert!(
+        std::fs::read_to_string(cmp.join("compare.csv"))
+            .unwrap()
+            .contains("str_comb")
+    );
+
+    // A derived file edited by hand is stale too.
+    std::fs::write(new.join("summary.csv"), "language\nforged\n").unwrap();
+    let o = check(&[&new]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("summary.csv differs"));
+}
+
+/// `history` over the published editions and this one: each variant's
+/// relative speed edition by edition, other sizes and machines flagged.
+#[test]
+fn history_of_the_editions_flags_sizes_and_machines() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dirs: Vec<PathBuf> = ["2020", "2021", "2026"]
+        .iter()
+        .map(|e| repo().join("results").join(e))
+        .collect();
+    let out = tmp.path().join("history");
+    let langs = repo().join("languages.toml");
+    let mut args = vec!["history", "--languages", langs.to_str().unwrap()];
+    args.extend(dirs.iter().map(|d| d.to_str().unwrap()));
+    args.extend(["--relative-to", "c-tcc", "--out", out.to_str().unwrap()]);
+    let o = langbench(&args);
+    assert!(o.status.success(), "{}", text(&o));
+    let shown = String::from_utf8_lossy(&o.stdout);
+    assert!(shown.contains("OTHER SIZES in 2020"), "{shown}");
+    assert!(shown.contains("Machines: DIFFERENT"), "{shown}");
+    let rows = read_csv(&out.join("history.csv"));
+    let py = rows
+        .iter()
+        .find(|r| r["variant"] == "python3")
+        .expect("python3");
+    for e in ["2020", "2021", "2026"] {
+        assert!(num(&py[&format!("total_{e}")]) > 1.0, "{e}: {py:?}");
+    }
+    let tcc = rows.iter().find(|r| r["variant"] == "c-tcc").unwrap();
+    assert!((num(&tcc["total_2026"]) - 1.0).abs() < 1e-9, "{tcc:?}");
+    for f in [
+        "history.md",
+        "history.xlsx",
+        "history.html",
+        "charts/history-total.svg",
+    ] {
+        assert!(out.join(f).is_file(), "{f}");
+    }
+    let o = langbench(&[
+        "report",
+        "--languages",
+        langs.to_str().unwrap(),
+        "--check",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
 }

@@ -3,7 +3,7 @@
 //! labelled gap (`FAILED (exit 1)`, `not run`), never a bar of zero; a
 //! figure that is not a plain correct one is a marked bar.
 
-use super::document::{Bar, BarChart, BarRow, Mark};
+use super::document::{Bar, BarChart, BarRow, Mark, Unit};
 use crate::report::{Row, Summary};
 use crate::ws::{WsRecord, WsStatus};
 
@@ -19,6 +19,7 @@ fn cell_bar(row: &Row, bench: crate::bench::Bench, ram: bool) -> Bar {
             value: None,
             mark: Mark::Failed,
             label: Some(label.into()),
+            ..Default::default()
         };
     };
     let value = if ram {
@@ -26,37 +27,57 @@ fn cell_bar(row: &Row, bench: crate::bench::Bench, ram: bool) -> Bar {
     } else {
         c.wall_s()
     };
+    // A timeout is no time: a labelled gap, like a failure.
+    let value = value.filter(|_| c.wall_s().is_some());
     match value {
-        Some(v) if c.status.is_ok() => Bar::plain(v),
+        Some(v) if c.status.is_ok() => Bar {
+            range: if ram { None } else { c.interval() },
+            ..Bar::plain(v)
+        },
         Some(v) => Bar {
             value: Some(v),
             mark: Mark::Flagged,
             label: Some(c.status.name().into()),
+            range: if ram { None } else { c.interval() },
         },
         None => Bar {
             value: None,
             mark: Mark::Failed,
             label: Some(c.time_text()),
+            ..Default::default()
         },
     }
 }
 
-fn total_bar(row: &Row, value: f64) -> Bar {
-    let has_figures = row.cells.values().any(|c| c.wall_s().is_some());
-    if !has_figures {
-        Bar {
+/// A row's total as a bar: only a complete row has one; a partial row is a
+/// labelled gap (its partial sum would draw it as the fastest).
+fn total_bar(row: &Row, ram: bool) -> Bar {
+    let value = if ram {
+        row.total_rss_kb().map(|k| k as f64)
+    } else {
+        row.total_s()
+    };
+    match value {
+        Some(v) => Bar {
+            range: if ram { None } else { row.total_range() },
+            ..Bar::plain(v)
+        },
+        None if row.has_figures() => Bar {
+            value: None,
+            mark: Mark::Failed,
+            label: Some(format!(
+                "partial ({} of {})",
+                row.cells.values().filter(|c| c.wall_s().is_some()).count(),
+                row.cells.len() + row.missing.len() + row.no_program.len()
+            )),
+            ..Default::default()
+        },
+        None => Bar {
             value: None,
             mark: Mark::Failed,
             label: Some("no figures".into()),
-        }
-    } else if row.complete() {
-        Bar::plain(value)
-    } else {
-        Bar {
-            value: Some(value),
-            mark: Mark::Flagged,
-            label: Some("partial".into()),
-        }
+            ..Default::default()
+        },
     }
 }
 
@@ -64,16 +85,22 @@ fn row_label(row: &Row) -> String {
     format!("{} · {}", row.language, row.flags)
 }
 
-const MARKS: &str = "Marked bars are not plain correct figures (a partial total, a non-zero exit, \
-                     a wrong output, a timeout); labelled gaps have no figure.";
+const MARKS: &str = "Whiskers: the fastest to the slowest run. Marked bars are not plain correct \
+                     figures (a non-zero exit, a wrong output, escaped work); labelled gaps have \
+                     no figure (failed, timed out, partial totals, not run).";
 
 /// Total time and peak RAM per variant, and both per benchmark.
 pub fn summary(s: &Summary) -> Vec<BarChart> {
-    let rows: Vec<&Row> = s.rows.iter().filter(|r| r.installed()).collect();
+    let rows: Vec<&Row> = s
+        .rows
+        .iter()
+        .filter(|r| r.installed() && r.started)
+        .collect();
     if rows.is_empty() {
         return Vec::new();
     }
     let benches: Vec<String> = s.benches.iter().map(|(b, _)| b.to_string()).collect();
+    let unit = |ram: bool| if ram { Unit::Kb } else { Unit::Seconds };
     let total = |id: &str, title: &str, axis: &str, ram: bool| BarChart {
         id: id.into(),
         title: title.into(),
@@ -84,17 +111,11 @@ pub fn summary(s: &Summary) -> Vec<BarChart> {
             .iter()
             .map(|r| BarRow {
                 label: row_label(r),
-                bars: vec![total_bar(
-                    r,
-                    if ram {
-                        r.total_rss_kb() as f64
-                    } else {
-                        r.total_s()
-                    },
-                )],
+                bars: vec![total_bar(r, ram)],
             })
             .collect(),
         caption: MARKS.into(),
+        unit: unit(ram),
     };
     let by_bench = |id: &str, title: &str, axis: &str, ram: bool| BarChart {
         id: id.into(),
@@ -114,6 +135,7 @@ pub fn summary(s: &Summary) -> Vec<BarChart> {
             })
             .collect(),
         caption: MARKS.into(),
+        unit: unit(ram),
     };
     vec![
         total(
@@ -124,8 +146,8 @@ pub fn summary(s: &Summary) -> Vec<BarChart> {
         ),
         total(
             "total-ram",
-            "Total peak RAM per variant (KB)",
-            "KB (log scale)",
+            "Total peak RAM per variant",
+            "peak RSS (log scale)",
             true,
         ),
         by_bench(
@@ -136,8 +158,8 @@ pub fn summary(s: &Summary) -> Vec<BarChart> {
         ),
         by_bench(
             "ram-by-benchmark",
-            "Peak RAM per benchmark (KB)",
-            "KB (log scale)",
+            "Peak RAM per benchmark",
+            "peak RSS (log scale)",
             true,
         ),
     ]
@@ -175,6 +197,7 @@ pub fn ws(records: &[&WsRecord]) -> Vec<BarChart> {
                                     value: None,
                                     mark: Mark::Failed,
                                     label: Some(r.status.name().to_uppercase()),
+                                    ..Default::default()
                                 },
                                 Some(p) => match pick(p) {
                                     None => Bar {
@@ -185,6 +208,7 @@ pub fn ws(records: &[&WsRecord]) -> Vec<BarChart> {
                                         } else {
                                             p.status.name().to_uppercase()
                                         }),
+                                        ..Default::default()
                                     },
                                     Some(v) if p.status == WsStatus::Ok && !p.client_bound => {
                                         Bar::plain(v)
@@ -197,6 +221,7 @@ pub fn ws(records: &[&WsRecord]) -> Vec<BarChart> {
                                         } else {
                                             p.status.name().into()
                                         }),
+                                        ..Default::default()
                                     },
                                 },
                             })
@@ -206,6 +231,7 @@ pub fn ws(records: &[&WsRecord]) -> Vec<BarChart> {
                 caption: "One bar per delay phase. Marked bars had errors or a saturated client; \
                       labelled gaps have no figure."
                     .into(),
+                unit: Unit::Plain,
             }
         };
     vec![

@@ -19,7 +19,8 @@ pub fn value_text(kind: Kind, cell: &Cell) -> String {
         Value::Number(v) => match kind {
             Kind::Seconds { decimals } | Kind::Decimal { decimals } => format!("{v:.decimals$}"),
             Kind::Kb | Kind::Count => format!("{v:.0}"),
-            Kind::Ratio => format!("{v:.4}"),
+            // A percentage is written as its fraction (0.05 for 5%).
+            Kind::Ratio | Kind::Percent => format!("{v:.4}"),
             Kind::Number | Kind::Text => v.to_string(),
         },
     }

@@ -17,8 +17,82 @@ pub struct Document {
     pub title: String,
     /// Facts shown above the tables: ("Machine", "..."), ("Sizes", "...").
     pub meta: Vec<(String, String)>,
+    /// Facts a reader opens when they want them (the session ids): a
+    /// collapsed block in HTML, a list in Markdown, the About sheet;
+    /// not on the terminal.
+    pub details: Vec<(String, String)>,
     pub tables: Vec<Table>,
     pub charts: Vec<BarChart>,
+    /// What was measured, per variant: its programs, commands, toolchain,
+    /// identity and note (HTML sections linked from the rows, a sheet).
+    pub measured: Vec<Measured>,
+    /// What the maintainer could do about the notes (`--resume`, a quieter
+    /// machine): printed on the terminal only, never in a published file.
+    pub advice: Vec<String>,
+}
+
+/// One variant's "what was measured": shown as a section of the report,
+/// linked from its rows by [`Measured::anchor`].
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Measured {
+    pub variant: String,
+    /// `Language · flags`, as the row shows it.
+    pub label: String,
+    pub version: String,
+    /// The variant's `note` from the languages file.
+    pub note: Option<String>,
+    /// One per benchmark it has figures or a program for.
+    pub benches: Vec<MeasuredBench>,
+    /// Where the commands, sources and note come from (the records, the
+    /// languages file, or nowhere), in a sentence.
+    pub source_of: String,
+}
+
+impl Measured {
+    /// The HTML anchor of a variant's section.
+    pub fn anchor_of(variant: &str) -> String {
+        let safe: String = variant
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        format!("variant-{safe}")
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct MeasuredBench {
+    pub bench: String,
+    /// The commands that ran, placeholders expanded.
+    pub commands: Vec<String>,
+    /// Where `commands` come from ("recorded with the runs", "the languages
+    /// file's templates, expanded: not recorded with these runs").
+    pub commands_from: String,
+    /// The program identity digest of the shown runs, or "unknown".
+    pub identity: String,
+    /// The toolchain version the runs recorded.
+    pub toolchain: String,
+    /// CPU seconds (user + sys) and wall seconds of the shown run.
+    pub cpu_s: Option<f64>,
+    pub wall_s: Option<f64>,
+    /// The program's source files (path, text or why it is not shown).
+    pub files: Vec<SourceFile>,
+    /// Whether the source shown is the one that ran, in a sentence.
+    pub verified: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SourceFile {
+    /// Relative to the languages file's directory.
+    pub path: String,
+    /// The text, or why it is not shown (too large, not text, outside the
+    /// checkout).
+    pub text: Result<String, String>,
 }
 
 /// Where a column appears.
@@ -32,6 +106,10 @@ pub enum Show {
     Data,
     /// Only in the human tables (combined texts such as `1.20 → 0.95`).
     Display,
+    /// Secondary: in the data files and on the page behind its "more
+    /// columns" switch, not in the terminal or Markdown tables (CPU
+    /// seconds, relative figures).
+    Extra,
 }
 
 /// What a column holds: decides alignment, CSV precision and the
@@ -50,6 +128,9 @@ pub enum Kind {
     Count,
     /// A dimensionless ratio (new / old, or relative to a variant).
     Ratio,
+    /// A fraction shown as a percentage (a coefficient of variation: 0.05
+    /// is 5%).
+    Percent,
     /// A decimal figure with `decimals` digits (rps, ms, MB, cores).
     Decimal {
         decimals: usize,
@@ -89,7 +170,13 @@ impl Column {
         }
     }
 
+    /// In the terminal and Markdown tables (and on the page).
     pub fn in_display(&self) -> bool {
+        matches!(self.show, Show::Both | Show::Display)
+    }
+
+    /// On the page (the display columns and the secondary ones).
+    pub fn in_page(&self) -> bool {
         self.show != Show::Data
     }
 
@@ -113,6 +200,118 @@ pub enum Mark {
     Failed,
 }
 
+/// What kind of mark a cell carries, so each looks different (colour,
+/// pattern and a word that reads without hovering): the [`Mark`] says how
+/// it sorts and whether it is a figure; the flag says why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Flag {
+    /// Its runs spread more than the noise threshold.
+    Noisy,
+    /// Fewer runs than the session asked for (interrupted).
+    PartialCell,
+    /// Right output with a non-zero exit, or a wrong output.
+    Wrong,
+    /// Work escaped the process's own figures.
+    Escaped,
+    /// Killed at the timeout: no time.
+    Timeout,
+    /// Failed, crashed, out of memory, did not finish: no figure.
+    Failed,
+    /// A total over fewer than every benchmark: not comparable.
+    Partial,
+    /// No run of it in this directory (or no program for it).
+    NotRun,
+    /// Measured on another machine than the rest of the table.
+    Machine,
+    /// A change beyond the noise (compare).
+    Faster,
+    Slower,
+    /// Not compared: different N, different machines.
+    Incomparable,
+}
+
+impl Flag {
+    /// Its name: the HTML class (`flag-noisy`) and the legend's word.
+    pub fn name(self) -> &'static str {
+        match self {
+            Flag::Noisy => "noisy",
+            Flag::PartialCell => "partial-cell",
+            Flag::Wrong => "wrong",
+            Flag::Escaped => "escaped",
+            Flag::Timeout => "timeout",
+            Flag::Failed => "failed",
+            Flag::Partial => "partial",
+            Flag::NotRun => "not-run",
+            Flag::Machine => "machine",
+            Flag::Faster => "faster",
+            Flag::Slower => "slower",
+            Flag::Incomparable => "incomparable",
+        }
+    }
+
+    /// What the flag means, for the legend.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Flag::Noisy => "noisy: its runs spread more than the threshold",
+            Flag::PartialCell => "fewer runs than asked for (interrupted)",
+            Flag::Wrong => "non-zero exit or wrong output",
+            Flag::Escaped => "work escaped the process's own figures",
+            Flag::Timeout => "killed at the timeout: no time",
+            Flag::Failed => "failed, crashed or out of memory: no figure",
+            Flag::Partial => "partial total: not every benchmark has a figure",
+            Flag::NotRun => "not run here (or no program)",
+            Flag::Machine => "measured on another machine",
+            Flag::Faster => "faster, beyond the noise",
+            Flag::Slower => "slower, beyond the noise",
+            Flag::Incomparable => "not compared (different N or machine)",
+        }
+    }
+}
+
+/// A note under a table, keyed by what its row shows (`Go · go run /
+/// assoc`), so a reader finds the row without an id the table hides.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Note {
+    pub key: String,
+    pub text: String,
+}
+
+impl Note {
+    pub fn new(key: impl Into<String>, text: impl Into<String>) -> Note {
+        Note {
+            key: key.into(),
+            text: text.into(),
+        }
+    }
+}
+
+/// A note without a key (its text says what it is about).
+impl From<String> for Note {
+    fn from(text: String) -> Note {
+        Note {
+            key: String::new(),
+            text,
+        }
+    }
+}
+
+impl From<&str> for Note {
+    fn from(text: &str) -> Note {
+        Note::from(text.to_string())
+    }
+}
+
+impl std::fmt::Display for Note {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.key.is_empty() {
+            f.write_str(&self.text)
+        } else {
+            write!(f, "{}: {}", self.key, self.text)
+        }
+    }
+}
+
 /// The plain value behind a cell.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[serde(untagged)]
@@ -134,6 +333,13 @@ pub struct Cell {
     pub mark: Mark,
     /// Why the cell is flagged or failed (a spreadsheet comment, a tooltip).
     pub note: Option<String>,
+    /// What kind of mark it is (drawn distinctly); `None`: by [`Mark`].
+    pub flag: Option<Flag>,
+    /// The range the figure's runs (or a ratio's confidence interval)
+    /// span, drawn as whiskers beside it.
+    pub interval: Option<(f64, f64)>,
+    /// A link target on the page (the variant's "what was measured").
+    pub link: Option<String>,
 }
 
 impl Cell {
@@ -186,6 +392,21 @@ impl Cell {
         self
     }
 
+    pub fn flagged(mut self, flag: Flag) -> Cell {
+        self.flag = Some(flag);
+        self
+    }
+
+    pub fn with_interval(mut self, interval: Option<(f64, f64)>) -> Cell {
+        self.interval = interval;
+        self
+    }
+
+    pub fn linked(mut self, anchor: impl Into<String>) -> Cell {
+        self.link = Some(anchor.into());
+        self
+    }
+
     /// The value as a number, if it is one.
     pub fn as_f64(&self) -> Option<f64> {
         match self.value {
@@ -204,10 +425,13 @@ pub struct Table {
     pub columns: Vec<Column>,
     pub rows: Vec<Vec<Cell>>,
     /// Lines under the table: why each flagged or failed cell is so.
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
     /// Only in the data files (CSV, xlsx), not in Markdown or HTML (the
     /// every-run table is long and for spreadsheets).
     pub data_only: bool,
+    /// How many leading columns name the row (Language, Command Flags):
+    /// they stay in view (sticky on the page, frozen in the spreadsheet).
+    pub labels: usize,
 }
 
 impl Table {
@@ -215,6 +439,13 @@ impl Table {
     pub fn display_columns(&self) -> Vec<usize> {
         (0..self.columns.len())
             .filter(|&i| self.columns[i].in_display())
+            .collect()
+    }
+
+    /// Indices of the columns shown on the page (secondary ones too).
+    pub fn page_columns(&self) -> Vec<usize> {
+        (0..self.columns.len())
+            .filter(|&i| self.columns[i].in_page())
             .collect()
     }
 
@@ -242,6 +473,23 @@ pub struct BarChart {
     pub rows: Vec<BarRow>,
     /// A line under the chart (what is marked and why).
     pub caption: String,
+    /// What the values are, for the axis's tick labels (KB as MB/GB).
+    pub unit: Unit,
+}
+
+/// The unit of a chart's values.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Unit {
+    /// Plain numbers (compact: 2.1k, 3M).
+    #[default]
+    Plain,
+    /// Seconds.
+    Seconds,
+    /// Kilobytes: shown as KB, MB or GB.
+    Kb,
+    /// A ratio (× reference).
+    Ratio,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -259,6 +507,8 @@ pub struct Bar {
     pub value: Option<f64>,
     pub mark: Mark,
     pub label: Option<String>,
+    /// The range its runs span (min–max), drawn as a whisker.
+    pub range: Option<(f64, f64)>,
 }
 
 impl Bar {

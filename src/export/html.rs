@@ -1,17 +1,33 @@
-//! The report as one self-contained HTML page (`report.html`): the meta facts,
-//! every human table (sortable by clicking a header) and every chart as
-//! inline SVG. CSS and JS are inline too, so the file opens from disk with no
+//! The report as one self-contained HTML page (`report.html`): the meta facts
+//! (the sessions behind a details block), every human table (sortable by
+//! clicking a header, or with the "Sort by" list on a phone), every chart
+//! as inline SVG (a wide and a phone variant), and "what was measured" per
+//! variant (commands, toolchain, identity, source, note), linked from its
+//! row. CSS and JS are inline too, so the file opens from disk with no
 //! network and can be mailed or archived as it is.
 //!
+//! Layout: the label columns stay in view while a wide table scrolls
+//! (sticky); secondary columns (CPU, × fastest) are behind a switch; on a
+//! screen under 640 px each row is a card of label/figure pairs, so the
+//! figures show without scrolling sideways; printed, it is landscape, the
+//! secondary columns are left out and long texts wrap, so no column is cut.
+//! Each kind of mark looks different (noisy, partial, failed, timed out,
+//! escaped, ...) and the legend names the ones on the page.
+//!
 //! Templating is `maud`: every string from the [`Document`] is escaped by the
-//! `html!` macro; the only unescaped inserts are the constant CSS and JS
-//! below and the SVG that [`super::svg::render`] returns.
+//! `html!` macro (names, notes, program sources, commands); the only
+//! unescaped inserts are the constant CSS and JS below and the SVG that
+//! [`super::svg`] returns (which escapes its own labels).
+
+use std::collections::BTreeSet;
 
 use anyhow::Result;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use super::Exporter;
-use super::document::{BarChart, Cell, Document, Mark, Table, Value};
+use super::document::{
+    BarChart, Cell, Column, Document, Flag, Kind, Mark, Measured, Show, Table, Value,
+};
 
 /// File name of the page in the store.
 pub const FILE: &str = "report.html";
@@ -34,11 +50,48 @@ fn chart_anchor(c: &BarChart) -> String {
     format!("chart-{}", c.id)
 }
 
+/// The flags the page's tables use, in their order (for the legend).
+fn flags_used(tables: &[&Table]) -> Vec<Flag> {
+    let used: BTreeSet<&'static str> = tables
+        .iter()
+        .flat_map(|t| t.rows.iter().flatten())
+        .filter_map(|c| c.flag.map(Flag::name))
+        .collect();
+    ALL_FLAGS
+        .into_iter()
+        .filter(|f| used.contains(f.name()))
+        .collect()
+}
+
+const ALL_FLAGS: [Flag; 12] = [
+    Flag::Noisy,
+    Flag::PartialCell,
+    Flag::Wrong,
+    Flag::Escaped,
+    Flag::Timeout,
+    Flag::Failed,
+    Flag::Partial,
+    Flag::NotRun,
+    Flag::Machine,
+    Flag::Faster,
+    Flag::Slower,
+    Flag::Incomparable,
+];
+
 fn page(doc: &Document) -> Markup {
     let tables: Vec<&Table> = doc.tables.iter().filter(|t| !t.data_only).collect();
-    let has_marks = tables
+    let flags = flags_used(&tables);
+    let unflagged_marks = tables.iter().any(|t| {
+        t.rows
+            .iter()
+            .flatten()
+            .any(|c| c.mark != Mark::Plain && c.flag.is_none())
+    });
+    let anchors: BTreeSet<String> = doc
+        .measured
         .iter()
-        .any(|t| t.rows.iter().flatten().any(|c| c.mark != Mark::Plain));
+        .map(|m| Measured::anchor_of(&m.variant))
+        .collect();
     html! {
         (DOCTYPE)
         html lang="en" {
@@ -60,7 +113,18 @@ fn page(doc: &Document) -> Markup {
                             }
                         }
                     }
-                    @if !tables.is_empty() || !doc.charts.is_empty() {
+                    @if !doc.details.is_empty() {
+                        details.details {
+                            summary { "Sessions and other details (" (doc.details.len()) ")" }
+                            dl.meta {
+                                @for (k, v) in &doc.details {
+                                    dt { (k) }
+                                    dd { (v) }
+                                }
+                            }
+                        }
+                    }
+                    @if !tables.is_empty() || !doc.charts.is_empty() || !doc.measured.is_empty() {
                         nav.toc aria-label="Contents" {
                             ol {
                                 @for t in &tables {
@@ -69,22 +133,45 @@ fn page(doc: &Document) -> Markup {
                                 @for c in &doc.charts {
                                     li { a href={ "#" (chart_anchor(c)) } { (c.title) } }
                                 }
+                                @if !doc.measured.is_empty() {
+                                    li { a href="#measured" { "What was measured" } }
+                                }
                             }
                         }
                     }
                     @if !tables.is_empty() {
-                        p.legend {
-                            "Click a column header to sort (again to reverse)."
-                            @if has_marks {
-                                " " span.flagged { "Amber" } ": a figure that is not a plain correct one; "
-                                span.failed { "red" } ": no figure. Hover a marked cell for why."
+                        div.legend {
+                            p {
+                                "Click a column header (or use Sort by) to sort. Notes under each \
+                                 table say why a cell is marked"
+                                @if !doc.measured.is_empty() {
+                                    "; a language links to what was measured for it"
+                                }
+                                "."
+                            }
+                            @if !flags.is_empty() || unflagged_marks {
+                                ul.marks {
+                                    @for f in &flags {
+                                        li { span class={ "swatch flag-" (f.name()) } { (f.name()) } " " (f.meaning()) }
+                                    }
+                                    @if unflagged_marks {
+                                        li { span.swatch.flagged { "flagged" } " a figure that is not a plain correct one" }
+                                        li { span.swatch.failed { "failed" } " no figure" }
+                                    }
+                                }
                             }
                         }
                     }
                 }
                 main {
-                    @for t in &tables { (table(t)) }
+                    @for t in &tables { (table(t, &anchors)) }
                     @for c in &doc.charts { (chart(c)) }
+                    @if !doc.measured.is_empty() { (measured(&doc.measured)) }
+                }
+                footer {
+                    "Generated by langbench from the records of its results directory; every \
+                     derived file there is rewritten from them by "
+                    code { "langbench report DIR" } "."
                 }
                 script { (PreEscaped(JS)) }
             }
@@ -92,19 +179,61 @@ fn page(doc: &Document) -> Markup {
     }
 }
 
-fn table(t: &Table) -> Markup {
-    let cols = t.display_columns();
+/// The classes of a header cell.
+fn head_class(col: &Column, label: bool) -> Option<String> {
+    let mut c = Vec::new();
+    if col.kind.is_numeric() {
+        c.push("num");
+    }
+    if label {
+        c.push("label");
+    }
+    if col.show == Show::Extra {
+        c.push("extra");
+    }
+    (!c.is_empty()).then(|| c.join(" "))
+}
+
+fn table(t: &Table, anchors: &BTreeSet<String>) -> Markup {
+    let cols = t.page_columns();
+    let has_extra = cols.iter().any(|&i| t.columns[i].show == Show::Extra);
     html! {
-        section.table id=(table_anchor(t)) {
+        section.table.hide-extra[has_extra] id=(table_anchor(t)) {
             h2 { (t.title) }
+            div.controls {
+                label.sortby {
+                    "Sort by "
+                    select data-sort=(t.id) {
+                        option value="" { "(as ranked)" }
+                        @for (n, &i) in cols.iter().enumerate() {
+                            @let col = &t.columns[i];
+                            @if col.show != Show::Extra {
+                                option value={ (n) ":asc" } { (col.header) " ↑" }
+                                option value={ (n) ":desc" } { (col.header) " ↓" }
+                            }
+                        }
+                    }
+                }
+                @if has_extra {
+                    label.extra-switch {
+                        input type="checkbox" data-extra=(t.id);
+                        " More columns ("
+                        @for (n, i) in cols.iter().filter(|&&i| t.columns[i].show == Show::Extra).enumerate() {
+                            @if n > 0 { ", " }
+                            (t.columns[*i].header)
+                        }
+                        ")"
+                    }
+                }
+            }
             div.scroll {
-                table data-table=(t.id) {
+                table data-table=(t.id) data-labels=(t.labels) {
                     thead {
                         tr {
-                            @for &i in &cols {
+                            @for (n, &i) in cols.iter().enumerate() {
                                 @let col = &t.columns[i];
                                 @let numeric = col.kind.is_numeric();
-                                th class=[numeric.then_some("num")] scope="col"
+                                th class=[head_class(col, n < t.labels)] scope="col"
                                     data-kind=(if numeric { "num" } else { "text" }) {
                                     button type="button" { (col.header) }
                                 }
@@ -114,15 +243,12 @@ fn table(t: &Table) -> Markup {
                     tbody {
                         @for (r, row) in t.rows.iter().enumerate() {
                             tr data-i=(r) {
-                                @for &i in &cols {
-                                    @let cell = row.get(i);
-                                    @let numeric = t.columns[i].kind.is_numeric();
-                                    @if let Some(cell) = cell {
-                                        td class=[cell_class(numeric, cell.mark, &cell.text)]
-                                            title=[cell.note.as_deref()]
-                                            data-v=[sort_value(cell)] { (cell.text) }
+                                @for (n, &i) in cols.iter().enumerate() {
+                                    @let col = &t.columns[i];
+                                    @if let Some(cell) = row.get(i) {
+                                        (td(col, cell, n < t.labels, anchors))
                                     } @else {
-                                        td {}
+                                        td.empty {}
                                     }
                                 }
                             }
@@ -132,17 +258,77 @@ fn table(t: &Table) -> Markup {
             }
             @if !t.notes.is_empty() {
                 ul.notes {
-                    @for n in &t.notes { li { (n) } }
+                    @for n in &t.notes {
+                        @if n.key.is_empty() {
+                            li { (n.text) }
+                        } @else {
+                            li { strong { (n.key) } ": " (n.text) }
+                        }
+                    }
                 }
             }
         }
     }
 }
 
-/// Text cells longer than this wrap (class `long`) instead of widening
-/// their column: one install hint in a Notes column would otherwise push
-/// every other column of the table off the page.
+/// One cell: its text (a link to the variant's section where there is
+/// one), the range of its runs under it, its mark's classes, its note as
+/// the tooltip, and its header as the label of a phone card.
+fn td(col: &Column, cell: &Cell, label: bool, anchors: &BTreeSet<String>) -> Markup {
+    let numeric = col.kind.is_numeric();
+    let mut classes: Vec<&str> = Vec::new();
+    if let Some(c) = cell_class(numeric, cell.mark, &cell.text) {
+        classes.push(c);
+    }
+    let n = cell.text.chars().count();
+    if !numeric && n > WRAP_TEXT && n <= LONG_TEXT {
+        classes.push("wrap");
+    }
+    let flag = cell.flag.map(|f| format!("flag-{}", f.name()));
+    if let Some(f) = &flag {
+        classes.push(f);
+    }
+    if label {
+        classes.push("label");
+    }
+    if col.show == Show::Extra {
+        classes.push("extra");
+    }
+    if cell.text.is_empty() {
+        classes.push("empty");
+    }
+    let class = (!classes.is_empty()).then(|| classes.join(" "));
+    let link = cell.link.as_ref().filter(|a| anchors.contains(*a));
+    html! {
+        td class=[class] title=[cell.note.as_deref()] data-v=[sort_value(cell)]
+            data-label=(col.header) {
+            @if let Some(a) = link {
+                a href={ "#" (a) } { (cell.text) }
+            } @else {
+                (cell.text)
+            }
+            @if let Some((lo, hi)) = cell.interval.filter(|(lo, hi)| hi > lo) {
+                span.range title="the fastest to the slowest run" { (range_text(col.kind, lo, hi)) }
+            }
+        }
+    }
+}
+
+/// `9.10–11.20`, `×1.85–2.16`.
+fn range_text(kind: Kind, lo: f64, hi: f64) -> String {
+    match kind {
+        Kind::Ratio => format!("×{lo:.2}–{hi:.2}"),
+        _ => format!("{lo:.2}–{hi:.2}"),
+    }
+}
+
+/// Text cells longer than this wrap (class `long`, given room to) instead
+/// of widening their column: one install hint in a Notes column would
+/// otherwise push every other column of the table off the page.
 const LONG_TEXT: usize = 48;
+/// Text cells longer than this may wrap (class `wrap`) within a narrow
+/// column; shorter ones ("2.50 → 2.10 ±7%") stay on one line.
+const WRAP_TEXT: usize = 22;
 
 /// The classes of a cell: alignment, mark and wrapping (`None`: no
 /// attribute).
@@ -180,18 +366,86 @@ fn sort_value(cell: &Cell) -> Option<String> {
 
 fn chart(c: &BarChart) -> Markup {
     // The section's heading and figcaption carry the title and caption; the
-    // figure variant of the SVG leaves them out so they are not shown twice
-    // (the standalone charts/*.svg files keep them).
-    let svg = super::svg::render_figure(c);
+    // figure variants of the SVG leave them out so they are not shown twice
+    // (the standalone charts/*.svg files keep them). The phone variant
+    // replaces the wide one under 640 px.
+    let wide = super::svg::render_figure(c);
+    let narrow = super::svg::render_narrow(c);
     html! {
         section.chart id=(chart_anchor(c)) {
             h2 { (c.title) }
             figure {
                 // The SVG renderer's output is trusted markup (it escapes its
                 // own labels); inlined so the page needs no other file.
-                (PreEscaped(strip_prolog(&svg)))
+                div.wide { (PreEscaped(strip_prolog(&wide))) }
+                div.narrow { (PreEscaped(strip_prolog(&narrow))) }
                 @if !c.caption.is_empty() {
                     figcaption { (c.caption) }
+                }
+            }
+        }
+    }
+}
+
+/// "What was measured": a section per variant, linked from its rows.
+fn measured(all: &[Measured]) -> Markup {
+    html! {
+        section.measured id="measured" {
+            h2 { "What was measured" }
+            p.lead {
+                "Per variant and benchmark: the commands that ran (placeholders expanded; "
+                code { "{build}" } " is the run's scratch directory), the toolchain, the program \
+                 identity digest of the runs (\"unknown\" where the runs recorded none), wall and \
+                 CPU seconds (user + system) of the shown run, and the program's source."
+            }
+            @for m in all {
+                section.variant id=(Measured::anchor_of(&m.variant)) {
+                    h3 { (m.label) " " span.muted { "(" (m.variant) ")" } }
+                    dl.meta {
+                        dt { "Version" } dd { (m.version) }
+                        @if let Some(n) = &m.note {
+                            dt { "Note" } dd { (n) }
+                        }
+                        dt { "From" } dd { (m.source_of) }
+                    }
+                    @for b in &m.benches {
+                        div.bench {
+                            h4 { (b.bench) }
+                            dl.meta {
+                                dt { "Time" }
+                                dd {
+                                    @match b.wall_s {
+                                        Some(w) => { (format!("{w:.3} s wall")) }
+                                        None => { "no time" }
+                                    }
+                                    @if let Some(c) = b.cpu_s {
+                                        (format!(", {c:.3} s CPU"))
+                                    }
+                                }
+                                dt { "Toolchain" } dd { (b.toolchain) }
+                                dt { "Identity" } dd { code { (b.identity) } }
+                                dt { "Commands" }
+                                dd {
+                                    @if b.commands.is_empty() {
+                                        "none recorded"
+                                    } @else {
+                                        pre { code { (b.commands.join("\n")) } }
+                                    }
+                                    span.muted { (b.commands_from) }
+                                }
+                            }
+                            @for f in &b.files {
+                                details.source {
+                                    summary { code { (f.path) } " · " (b.verified) }
+                                    @match &f.text {
+                                        Ok(text) => { pre { code { (text) } } }
+                                        Err(why) => { p.muted { (why) } }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    p.back { a href="#table-summary" { "↑ the table" } }
                 }
             }
         }
@@ -222,35 +476,48 @@ fn strip_prolog(svg: &str) -> &str {
 
 const CSS: &str = r#"
 :root { color-scheme: light; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0;
-  --head: #eef1f4; --zebra: #f6f8fa; --flag: #ffd866; --fail: #c62828; --link: #0b5cad; }
+  --head: #eef1f4; --zebra: #f6f8fa; --bg: #fff; --link: #0b5cad; }
 * { box-sizing: border-box; }
 body { margin: 0 auto; padding: 12px 24px 40px; max-width: 1600px; color: var(--fg);
-  background: #fff; font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
-h1 { font-size: 1.5em; margin: 0.3em 0; }
+  background: var(--bg); font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+h1 { font-size: 1.45em; margin: 0.3em 0; }
 h2 { font-size: 1.15em; margin: 1.4em 0 0.4em; }
+h3 { font-size: 1.02em; margin: 1.2em 0 0.2em; }
+h4 { font-size: 0.95em; margin: 0.6em 0 0.1em; }
 a { color: var(--link); }
+.muted, .lead { color: var(--muted); }
 dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: 1px 12px; margin: 0.5em 0;
   font-size: 13px; }
 dl.meta dt { font-weight: 600; color: var(--muted); }
 dl.meta dd { margin: 0; overflow-wrap: anywhere; }
+details.details { font-size: 13px; margin: 0.3em 0; }
+details.details summary { cursor: pointer; color: var(--link); }
 nav.toc ol { display: flex; flex-wrap: wrap; gap: 2px 18px; margin: 0.5em 0; padding: 0;
   list-style: none; font-size: 13px; }
-p.legend { font-size: 12px; color: var(--muted); margin: 0.4em 0; }
-p.legend span { padding: 0 3px; }
+.legend { font-size: 12px; color: var(--muted); margin: 0.4em 0; }
+.legend p { margin: 0.2em 0; }
+ul.marks { display: flex; flex-wrap: wrap; gap: 2px 14px; list-style: none; padding: 0; margin: 0.2em 0; }
+.swatch { display: inline-block; padding: 0 4px; border-radius: 3px; color: var(--fg); }
 main, section { min-width: 0; }
+.controls { display: flex; flex-wrap: wrap; gap: 4px 16px; font-size: 12px; color: var(--muted);
+  margin: 0 0 4px; }
+.controls select { font-size: 12px; max-width: 16em; }
 /* Wide tables scroll inside their section; the box is also the scroll
-   container the sticky header sticks to. */
+   container the sticky header and label columns stick to. */
 .scroll { overflow: auto; max-height: 85vh; border: 1px solid var(--line); max-width: 100%;
   width: fit-content; }
 table { border-collapse: separate; border-spacing: 0; font-size: 13px; }
 th, td { padding: 2px 6px; white-space: nowrap; border-bottom: 1px solid var(--line);
-  text-align: left; }
+  text-align: left; vertical-align: top; background: var(--bg); }
 th + th, td + td { border-left: 1px solid var(--line); }
-/* Headers may wrap ("num-comb RAM (KB)" is twice as wide as its figures),
-   so a wide summary fits the page instead of scrolling sideways. */
-thead th { position: sticky; top: 0; z-index: 1; background: var(--head); padding: 0;
+/* Longer texts wrap (a long version or command line must not widen the
+   table off the page); figures and short texts ("2.50 → 2.10") do not. */
+td.wrap { white-space: normal; max-width: 15em; overflow-wrap: break-word; }
+td.long { white-space: normal; min-width: 14em; max-width: 28em; overflow-wrap: anywhere; }
+/* Headers may wrap ("num-comb RAM (KB)" is twice as wide as its figures). */
+thead th { position: sticky; top: 0; z-index: 2; background: var(--head); padding: 0;
   vertical-align: bottom; box-shadow: inset 0 -1px var(--line); white-space: normal;
-  min-width: 4.5em; }
+  min-width: 4.2em; max-width: 9em; }
 thead th button { all: unset; display: block; padding: 4px 6px; cursor: pointer;
   font-weight: 600; width: 100%; box-sizing: border-box; }
 thead th button:focus-visible { outline: 2px solid var(--link); outline-offset: -2px; }
@@ -258,44 +525,120 @@ thead th.num button { text-align: right; }
 thead th button::after { content: "\2195"; color: #aab; margin-left: 4px; font-weight: 400; }
 thead th[aria-sort=ascending] button::after { content: "\25B2"; color: var(--fg); }
 thead th[aria-sort=descending] button::after { content: "\25BC"; color: var(--fg); }
+/* The label columns stay in view while the table scrolls sideways (the
+   script sets each one's offset). */
+th.label, td.label { position: sticky; left: 0; z-index: 1; }
+thead th.label { z-index: 3; }
+td.label { box-shadow: inset -1px 0 var(--line); }
 tbody tr:nth-child(even) td { background: var(--zebra); }
 tbody tr:hover td { background: #e6eefc; }
 tbody tr:last-child td { border-bottom: 0; }
 .num { text-align: right; font-variant-numeric: tabular-nums; }
-td.long { white-space: normal; min-width: 18em; overflow-wrap: anywhere; }
-td.flagged, tbody tr td.flagged, .legend .flagged { background: var(--flag); }
-td.failed, .legend .failed { color: var(--fail); font-weight: 600; }
-td[title] { cursor: help; text-decoration: underline dotted; text-underline-offset: 2px; }
+td .range { display: block; font-size: 0.8em; color: var(--muted); white-space: nowrap; }
+td[title] { cursor: help; }
+.hide-extra .extra { display: none; }
+/* Marks: a colour and a look per kind, so none is mistaken for another. */
+td.flagged, .swatch.flagged { background: #ffd866 !important; }
+td.failed, .swatch.failed { color: #b3261e; font-weight: 600; }
+td.flag-noisy, .swatch.flag-noisy { background: #fff4cc !important;
+  border-bottom: 2px dotted #b58900 !important; }
+td.flag-partial-cell, .swatch.flag-partial-cell { background: #fff4cc !important; font-style: italic; }
+td.flag-wrong, .swatch.flag-wrong { background: #ffd866 !important; }
+td.flag-escaped, .swatch.flag-escaped { background: #e4d7f5 !important; }
+td.flag-timeout, .swatch.flag-timeout { background: #d9e1f2 !important; color: #1f3b73;
+  font-weight: 600; }
+td.flag-failed, .swatch.flag-failed { background: #fde7e9 !important; color: #b3261e;
+  font-weight: 600; }
+td.flag-partial, .swatch.flag-partial { background: repeating-linear-gradient(135deg, #eee 0 4px,
+  #f8f8f8 4px 8px) !important; color: #555; font-style: italic; font-weight: 400; }
+td.flag-not-run, .swatch.flag-not-run { color: #6a737d !important; font-weight: 400;
+  font-style: italic; }
+.swatch.flag-not-run { background: #f0f0f0; }
+td.flag-machine, .swatch.flag-machine { background: #fce4d6 !important;
+  box-shadow: inset 3px 0 #e07b39; }
+td.flag-faster, .swatch.flag-faster { background: #c6efce !important; }
+td.flag-slower, .swatch.flag-slower { background: #f8cbad !important; }
+td.flag-incomparable, .swatch.flag-incomparable { background: #eee !important; color: #555; }
 ul.notes { font-size: 12px; color: var(--muted); margin: 0.4em 0; padding-left: 1.4em;
   max-width: 120ch; overflow-wrap: anywhere; }
+ul.notes strong { color: var(--fg); font-weight: 600; }
 figure { margin: 0; }
 figure svg { display: block; max-width: 100%; height: auto; }
+.narrow { display: none; }
 figcaption { font-size: 12px; color: var(--muted); margin-top: 0.3em; }
+section.variant { border-top: 1px solid var(--line); margin-top: 1em; }
+section.variant pre { margin: 0.2em 0; padding: 6px 8px; background: var(--zebra);
+  border: 1px solid var(--line); overflow-x: auto; font-size: 12px; white-space: pre; }
+details.source { margin: 0.3em 0 0.6em; font-size: 13px; }
+details.source summary { cursor: pointer; }
+p.back { font-size: 12px; }
+footer { margin-top: 2em; font-size: 12px; color: var(--muted); }
+/* A phone: each row a card of label/figure pairs; the charts' phone
+   variant. */
+@media (max-width: 640px) {
+  body { padding: 8px 10px 32px; font-size: 14px; }
+  dl.meta { grid-template-columns: 1fr; }
+  dl.meta dd { margin-bottom: 4px; }
+  .scroll { overflow: visible; max-height: none; border: 0; width: auto; }
+  table, tbody, tr, td { display: block; }
+  thead { display: none; }
+  tbody tr { display: grid; grid-template-columns: 1fr 1fr; gap: 2px 10px; margin: 0 0 8px;
+    padding: 4px 8px 6px; border: 1px solid var(--line); border-radius: 6px; }
+  tbody tr td, tbody tr:nth-child(even) td { border: 0; padding: 2px 4px; max-width: none;
+    text-align: left !important; white-space: normal; background: transparent; }
+  td::before { content: attr(data-label); display: block; font-size: 11px; color: var(--muted);
+    font-weight: 400; font-style: normal; }
+  td.label { grid-column: 1 / -1; position: static; box-shadow: none; font-weight: 600;
+    padding-bottom: 0; }
+  td.label::before { content: none; }
+  td.label + td.label { font-weight: 400; color: var(--muted); padding-top: 0; }
+  /* The summary's version and machine take a line each, so each
+     benchmark's time and RAM pair up side by side. */
+  table[data-table="summary"] td[data-label="Version"],
+  table[data-table="summary"] td[data-label="Machine"] { grid-column: 1 / -1; }
+  td.empty { display: none; }
+  td .range { display: inline; margin-left: 6px; }
+  .hide-extra .extra { display: none; }
+  .wide { display: none; }
+  .narrow { display: block; }
+  ul.notes { padding-left: 1em; }
+}
 @media print {
+  @page { size: A4 landscape; margin: 8mm; }
   * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
-  body { max-width: none; padding: 0; font-size: 11px; }
-  nav.toc, p.legend { display: none; }
+  body { max-width: none; padding: 0; font-size: 9px; }
+  nav.toc, .controls, details.details, .narrow, .extra, p.back { display: none !important; }
   .scroll { overflow: visible; max-height: none; width: auto; border: 0; }
-  thead th { position: static; }
+  table { width: 100%; font-size: 8px; }
+  th, td { padding: 1px 3px; }
+  td.wrap, td.long { max-width: 12em; min-width: 0; }
+  thead th, th.label, td.label { position: static; }
+  thead th { min-width: 0; }
+  thead th button { padding: 2px 3px; }
   thead th button::after { content: none; }
   thead { display: table-header-group; }
-  tr, figure { break-inside: avoid; }
-  td[title] { text-decoration: none; }
+  tr, figure, .bench { break-inside: avoid; }
   tbody tr:hover td { background: inherit; }
+  section.variant pre { white-space: pre-wrap; font-size: 8px; }
 }
 "#;
 
 // Sorting. Clicking a header sorts its table by that column (again to
-// reverse). Number columns (data-kind="num") sort by the number in each
-// cell's data-v, text columns by data-v as text; a cell without data-v (no
-// value: failed, not run) sorts after all others in both directions, and ties
-// keep the original order (data-i).
+// reverse); the "Sort by" list does the same (a phone shows no headers).
+// Number columns (data-kind="num") sort by the number in each cell's
+// data-v, text columns by data-v as text; a cell without data-v (no value:
+// failed, not run, a partial total) sorts after all others in both
+// directions, and ties keep the original order (data-i).
 //
 // A page opened as report.html#sort=<table-id>:<column>:<asc|desc> is sorted
 // that way on load (and on a later change of the hash); <column> is the
-// 0-based index among the columns shown, i.e. the n-th header cell. The
-// sorted table gets data-sorted="<column>:<asc|desc>". The tests use this to
+// 0-based index of the header cell (secondary columns count). The sorted
+// table gets data-sorted="<column>:<asc|desc>". The tests use this to
 // check the sort in a real browser.
+//
+// Sticky labels: the label columns (data-labels) get their left offsets
+// from the widths of the columns before them, measured after layout, on
+// resize and when the secondary columns are switched on or off.
 const JS: &str = r#"
 (function () {
   "use strict";
@@ -334,13 +677,61 @@ const JS: &str = r#"
     table.setAttribute("data-sorted", col + ":" + dir);
     return true;
   }
+  function unsort(table) {
+    var body = table.tBodies[0];
+    var rows = Array.prototype.slice.call(body.rows);
+    rows.sort(function (a, b) { return +a.getAttribute("data-i") - +b.getAttribute("data-i"); });
+    rows.forEach(function (tr) { body.appendChild(tr); });
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th) {
+      th.removeAttribute("aria-sort");
+    });
+    table.removeAttribute("data-sorted");
+  }
+  function stick(table) {
+    var n = +table.getAttribute("data-labels") || 0;
+    var first = table.tBodies[0] && table.tBodies[0].rows[0];
+    if (n < 2 || !first) return;
+    var left = 0;
+    for (var c = 0; c < n; c++) {
+      var cells = table.querySelectorAll("tr > :nth-child(" + (c + 1) + ")");
+      Array.prototype.forEach.call(cells, function (cell) { cell.style.left = left + "px"; });
+      left += first.cells[c].getBoundingClientRect().width;
+    }
+  }
   var tables = document.querySelectorAll("table[data-table]");
+  function byId(id) {
+    var found = null;
+    Array.prototype.forEach.call(tables, function (t) {
+      if (t.getAttribute("data-table") === id) found = t;
+    });
+    return found;
+  }
   Array.prototype.forEach.call(tables, function (table) {
     Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, col) {
       th.querySelector("button").addEventListener("click", function () {
         sortTable(table, col, th.getAttribute("aria-sort") === "ascending" ? "desc" : "asc");
       });
     });
+    stick(table);
+  });
+  Array.prototype.forEach.call(document.querySelectorAll("select[data-sort]"), function (sel) {
+    sel.addEventListener("change", function () {
+      var table = byId(sel.getAttribute("data-sort"));
+      if (!table) return;
+      var m = /^(\d+):(asc|desc)$/.exec(sel.value);
+      if (m) sortTable(table, +m[1], m[2]); else unsort(table);
+    });
+  });
+  Array.prototype.forEach.call(document.querySelectorAll("input[data-extra]"), function (box) {
+    box.addEventListener("change", function () {
+      var section = box.closest("section");
+      if (section) section.classList.toggle("hide-extra", !box.checked);
+      var table = byId(box.getAttribute("data-extra"));
+      if (table) stick(table);
+    });
+  });
+  window.addEventListener("resize", function () {
+    Array.prototype.forEach.call(tables, stick);
   });
   function fromHash() {
     var h;
@@ -463,6 +854,7 @@ mod tests {
                 "* Node opt: not installed".into(),
             ],
             data_only: false,
+            labels: 2,
         };
         let runs = Table {
             id: "runs".into(),
@@ -471,6 +863,7 @@ mod tests {
             rows: vec![vec![Cell::int(1, "DATAONLY-row")]],
             notes: vec![],
             data_only: true,
+            labels: 0,
         };
         let chart = BarChart {
             id: "assoc".into(),
@@ -489,10 +882,12 @@ mod tests {
                         value: None,
                         mark: Mark::Failed,
                         label: Some("FAILED".into()),
+                        ..Default::default()
                     }],
                 },
             ],
             caption: "Red: failed & not run".into(),
+            ..Default::default()
         };
         Document {
             title: "langbench results <2026> & co".into(),
@@ -507,6 +902,7 @@ mod tests {
             ],
             tables: vec![summary, runs],
             charts: vec![chart],
+            ..Default::default()
         }
     }
 
@@ -577,14 +973,19 @@ mod tests {
         assert_eq!(html.matches("<tr data-i=").count(), 60);
         assert!(html.contains(r#"<th class="num" scope="col" data-kind="num">"#));
         assert!(html.contains(r#"<th scope="col" data-kind="text">"#));
-        assert!(html.contains(r#"<td class="num failed" title="not installed">not run</td>"#));
+        assert!(html.contains(
+            r#"<td class="num failed" title="not installed" data-label="assoc (s)">not run</td>"#
+        ));
         assert!(html.contains(r#"<td class="num flagged" title="exit 25" data-v="#));
+        // The label columns are marked for sticking, and every cell names
+        // its column for a phone's card.
+        assert!(html.contains(r#"<table data-table="summary" data-labels="2">"#));
+        assert!(html.contains(r#"<th class="label" scope="col" data-kind="text">"#));
         // Table of contents and anchors.
         assert!(html.contains(r##"href="#table-summary""##));
         assert!(html.contains(r#"id="table-summary""#));
         assert!(html.contains(r##"href="#chart-assoc""##));
         assert!(html.contains(r#"id="chart-assoc""#));
-        assert!(html.contains(r#"<table data-table="summary">"#));
     }
 
     #[test]
@@ -622,7 +1023,7 @@ mod tests {
         let at = html.find(long).expect("long cell");
         let open = html[..at].rfind("<td").unwrap();
         assert!(
-            html[open..at].starts_with("<td class=\"long\""),
+            html[open..at].starts_with("<td class=\"long label\""),
             "{}",
             &html[open..at]
         );

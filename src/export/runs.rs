@@ -38,14 +38,15 @@ fn columns() -> Vec<Column> {
 /// Every stored run, with whether it is its cell's figure.
 pub fn table(stored: &Stored, s: &Summary) -> Table {
     let secs = |v: f64| Cell::number(v, format!("{v:.3}"));
+    // Each row once by variant (a scan per run was quadratic).
+    let by_variant: std::collections::HashMap<&str, &crate::report::Row> =
+        s.rows.iter().map(|r| (r.variant.as_str(), r)).collect();
     let rows = stored
         .runs
         .iter()
         .map(|r| {
-            let best = s
-                .rows
-                .iter()
-                .find(|row| row.variant == r.variant)
+            let best = by_variant
+                .get(r.variant.as_str())
                 .and_then(|row| row.cells.get(&r.bench))
                 .and_then(|c| c.best.as_ref())
                 .is_some_and(|b| b.session == r.session && b.attempt == r.attempt && r.attempt > 0);
@@ -66,7 +67,13 @@ pub fn table(stored: &Stored, s: &Summary) -> Table {
                 Cell::text(&r.size),
                 Cell::int(r.n as i64, r.n.to_string()),
                 Cell::int(r.attempt.into(), r.attempt.to_string()),
-                secs(r.wall_s),
+                // No time is no number: a run that did not run (skipped,
+                // not installed) or a published "did not finish".
+                if r.wall_s == 0.0 && !r.status.has_figures() {
+                    Cell::empty("")
+                } else {
+                    secs(r.wall_s)
+                },
                 cpu(r.user_s),
                 cpu(r.sys_s),
                 Cell::int(r.max_rss_kb as i64, r.max_rss_kb.to_string()),
@@ -89,5 +96,6 @@ pub fn table(stored: &Stored, s: &Summary) -> Table {
         rows,
         notes: Vec::new(),
         data_only: true,
+        labels: 4,
     }
 }

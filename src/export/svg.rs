@@ -22,11 +22,18 @@
 
 use std::fmt::Write as _;
 
-use super::document::{Bar, BarChart, Mark};
+use super::document::{Bar, BarChart, Mark, Unit};
 
 /// Nominal width of the image; grows when long labels leave the plot too
 /// narrow.
 const WIDTH: f64 = 960.0;
+/// Width of the phone variant ([`render_narrow`]): drawn at 1:1 on a
+/// 390 px screen, so its 11–12 px text stays 11–12 px.
+const NARROW_WIDTH: f64 = 360.0;
+/// Narrowest plot area of the phone variant.
+const NARROW_MIN_PLOT_W: f64 = 150.0;
+/// Height of a row label drawn above its bars (phone variant).
+const LABEL_ABOVE: f64 = 15.0;
 /// Narrowest plot area (where the bars are).
 const MIN_PLOT_W: f64 = 420.0;
 const MARGIN: f64 = 12.0;
@@ -72,6 +79,16 @@ pub fn render_figure(chart: &BarChart) -> String {
     render_with(chart, false)
 }
 
+/// The figure for a phone: [`NARROW_WIDTH`] wide, each row's label above
+/// its bars instead of in a gutter beside them, so the text is drawn at
+/// its size rather than shrunk with a 960 px image.
+pub fn render_narrow(chart: &BarChart) -> String {
+    let layout = Layout::new_with(chart, false, true);
+    let mut out = String::with_capacity(4096 + chart.rows.len() * 600);
+    layout.write(chart, &mut out);
+    out
+}
+
 fn render_with(chart: &BarChart, framed: bool) -> String {
     let layout = Layout::new(chart, framed);
     let mut out = String::with_capacity(4096 + chart.rows.len() * 600);
@@ -90,11 +107,16 @@ enum Scale {
 
 impl Scale {
     fn new(chart: &BarChart) -> Scale {
+        // The bars' values, and the slowest end of their whiskers.
         let values = chart
             .rows
             .iter()
             .flat_map(|r| &r.bars)
-            .filter_map(drawn_value)
+            .flat_map(|b| {
+                drawn_value(b)
+                    .into_iter()
+                    .chain(b.range.filter(|_| drawn_value(b).is_some()).map(|r| r.1))
+            })
             .filter(|v| v.is_finite());
         if chart.log {
             let (mut min, mut max) = (f64::INFINITY, 0.0f64);
@@ -142,8 +164,33 @@ impl Scale {
         Some(f.clamp(0.0, 1.0))
     }
 
-    /// Labelled ticks, as (value, label).
-    fn ticks(&self, plot_w: f64) -> Vec<(f64, String)> {
+    /// Labelled ticks, as (value, label), in `unit`.
+    fn ticks(&self, plot_w: f64, unit: Unit) -> Vec<(f64, String)> {
+        if let (Scale::Log { lo, hi }, Unit::Kb) = (*self, unit) {
+            // KB, MB, GB: ticks at 1, 2, 5, 10, ... of each (binary units,
+            // as RSS is counted), not at decimal powers of KB; thinned to
+            // one per ~40 px.
+            let (min, max) = (10f64.powi(lo), 10f64.powi(hi));
+            let within = |steps: &[f64]| -> Vec<f64> {
+                (0..4)
+                    .flat_map(|p| steps.iter().map(move |m| m * 1024f64.powi(p)))
+                    .filter(|v| *v >= min * 0.999 && *v <= max * 1.001)
+                    .collect()
+            };
+            let fine = within(&[1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0]);
+            let all = if 40.0 * fine.len() as f64 <= plot_w {
+                fine
+            } else {
+                within(&[1.0, 10.0, 100.0])
+            };
+            let every = ((40.0 * all.len() as f64 / plot_w).ceil() as usize).max(1);
+            return all
+                .into_iter()
+                .enumerate()
+                .filter(|(i, _)| i % every == 0)
+                .map(|(_, v)| (v, format_unit(v, unit)))
+                .collect();
+        }
         match *self {
             Scale::Log { lo, hi } => {
                 // Label every decade unless they come closer than ~40 px.
@@ -153,7 +200,7 @@ impl Scale {
                     .filter(|e| (e - lo) % every == 0)
                     .map(|e| {
                         let v = 10f64.powi(e);
-                        (v, format_value(v))
+                        (v, format_unit(v, unit))
                     })
                     .collect()
             }
@@ -162,16 +209,18 @@ impl Scale {
                 (0..=n)
                     .map(|i| {
                         let v = i as f64 * step;
-                        (v, format_value(v))
+                        (v, format_unit(v, unit))
                     })
                     .collect()
             }
         }
     }
 
-    /// Unlabelled grid lines between the ticks (2..9 × each decade).
-    fn minor_ticks(&self) -> Vec<f64> {
+    /// Unlabelled grid lines between the ticks (2..9 × each decade; none
+    /// on a KB axis, whose ticks are binary).
+    fn minor_ticks(&self, unit: Unit) -> Vec<f64> {
         match *self {
+            Scale::Log { .. } if unit == Unit::Kb => Vec::new(),
             Scale::Log { lo, hi } if hi - lo <= 12 => (lo..hi)
                 .flat_map(|e| (2..10).map(move |m| m as f64 * 10f64.powi(e)))
                 .collect(),
@@ -233,6 +282,25 @@ pub fn format_value(v: f64) -> String {
     format!("{sign}{text}{suffix}")
 }
 
+/// A value in its unit: `12.3 s`, `2.1 GB` (from KB), `×1.52`.
+pub fn format_unit(v: f64, unit: Unit) -> String {
+    match unit {
+        Unit::Plain => format_value(v),
+        Unit::Seconds => format!("{} s", format_value(v)),
+        Unit::Ratio => format!("×{}", format_value(v)),
+        Unit::Kb => {
+            let (scaled, name) = if v >= 1024.0 * 1024.0 * 0.9995 {
+                (v / (1024.0 * 1024.0), "GB")
+            } else if v >= 1024.0 * 0.9995 {
+                (v / 1024.0, "MB")
+            } else {
+                (v, "KB")
+            };
+            format!("{} {name}", format_value(scaled))
+        }
+    }
+}
+
 fn round_sig(a: f64, sig: i32) -> f64 {
     let digits = a.log10().floor() as i32;
     let factor = 10f64.powi(sig - 1 - digits);
@@ -286,8 +354,8 @@ fn wrap(text: &str, width: f64, size: f64) -> Vec<String> {
 }
 
 /// The text after a drawn bar: its value, and a flagged bar's label.
-fn value_text(bar: &Bar) -> (String, Option<&str>) {
-    let value = bar.value.map(format_value).unwrap_or_default();
+fn value_text(bar: &Bar, unit: Unit) -> (String, Option<&str>) {
+    let value = bar.value.map(|v| format_unit(v, unit)).unwrap_or_default();
     let flag = match bar.mark {
         Mark::Flagged => Some(bar.label.as_deref().unwrap_or("flagged")),
         _ => None,
@@ -306,9 +374,9 @@ fn missing_text(bar: &Bar) -> &str {
 
 /// Width of the text after a bar (value, gap, flag label), or of the text
 /// standing in for a missing bar.
-fn slot_text_width(bar: &Bar) -> f64 {
+fn slot_text_width(bar: &Bar, unit: Unit) -> f64 {
     if drawn_value(bar).is_some() {
-        let (value, flag) = value_text(bar);
+        let (value, flag) = value_text(bar, unit);
         text_width(&value, SMALL_FONT) + flag.map_or(0.0, |f| TEXT_PAD + text_width(f, SMALL_FONT))
     } else {
         text_width(missing_text(bar), SMALL_FONT)
@@ -365,10 +433,18 @@ struct Layout {
     group_h: f64,
     pitch: f64,
     caption_lines: Vec<String>,
+    unit: Unit,
+    /// Height of a row's label above its bars (phone variant), else 0.
+    label_above: f64,
 }
 
 impl Layout {
     fn new(chart: &BarChart, framed: bool) -> Layout {
+        Layout::new_with(chart, framed, false)
+    }
+
+    fn new_with(chart: &BarChart, framed: bool, narrow: bool) -> Layout {
+        let unit = chart.unit;
         let series = chart
             .rows
             .iter()
@@ -376,18 +452,22 @@ impl Layout {
             .chain([chart.series.len(), 1])
             .max()
             .unwrap_or(1);
-        let gutter = chart
-            .rows
-            .iter()
-            .map(|r| text_width(&r.label, FONT))
-            .fold(30.0f64, f64::max)
-            + 10.0;
+        let gutter = if narrow {
+            0.0
+        } else {
+            chart
+                .rows
+                .iter()
+                .map(|r| text_width(&r.label, FONT))
+                .fold(30.0f64, f64::max)
+                + 10.0
+        };
         let after_bars = chart
             .rows
             .iter()
             .flat_map(|r| &r.bars)
             .filter(|b| drawn_value(b).is_some())
-            .map(slot_text_width)
+            .map(|b| slot_text_width(b, unit))
             .fold(30.0f64, f64::max)
             + TEXT_PAD
             + 6.0;
@@ -397,12 +477,17 @@ impl Layout {
             .iter()
             .flat_map(|r| &r.bars)
             .filter(|b| drawn_value(b).is_none())
-            .map(slot_text_width)
+            .map(|b| slot_text_width(b, unit))
             .fold(0.0f64, f64::max)
             + 2.0 * TEXT_PAD;
         let plot_x0 = MARGIN + gutter;
-        let plot_w_nominal = WIDTH - MARGIN - after_bars - plot_x0;
-        let plot_w = plot_w_nominal.max(MIN_PLOT_W).max(failed_w);
+        let (nominal, min_plot) = if narrow {
+            (NARROW_WIDTH, NARROW_MIN_PLOT_W)
+        } else {
+            (WIDTH, MIN_PLOT_W)
+        };
+        let plot_w_nominal = nominal - MARGIN - after_bars - plot_x0;
+        let plot_w = plot_w_nominal.max(min_plot).max(failed_w);
         let width = (plot_x0 + plot_w + after_bars + MARGIN).ceil();
         let plot_x1 = plot_x0 + plot_w;
         let inner_w = width - 2.0 * MARGIN;
@@ -459,7 +544,8 @@ impl Layout {
             GROUP_GAP_SINGLE
         };
         let group_h = series as f64 * BAR_H + (series - 1) as f64 * BAR_GAP;
-        let pitch = group_h + group_gap;
+        let label_above = if narrow { LABEL_ABOVE } else { 0.0 };
+        let pitch = group_h + group_gap + label_above;
         let rows_h = chart.rows.len().max(1) as f64 * pitch;
 
         let top_ticks_y = if rows_h > TALL {
@@ -513,6 +599,8 @@ impl Layout {
             group_h,
             pitch,
             caption_lines,
+            unit,
+            label_above,
         }
     }
 
@@ -520,9 +608,12 @@ impl Layout {
         self.plot_x0 + fraction * (self.plot_x1 - self.plot_x0)
     }
 
-    /// Top of row `row`'s group of bars.
+    /// Top of row `row`'s group of bars (below its label, if above).
     fn group_top(&self, row: usize) -> f64 {
-        self.plot_y0 + row as f64 * self.pitch + (self.pitch - self.group_h) / 2.0
+        self.plot_y0
+            + row as f64 * self.pitch
+            + self.label_above
+            + (self.pitch - self.label_above - self.group_h) / 2.0
     }
 
     fn write(&self, chart: &BarChart, out: &mut String) {
@@ -601,7 +692,7 @@ impl Layout {
     fn write_grid(&self, out: &mut String) {
         let (y0, y1) = (fmt(self.plot_y0), fmt(self.plot_y1));
         out.push_str("<g class=\"grid\">\n");
-        for v in self.scale.minor_ticks() {
+        for v in self.scale.minor_ticks(self.unit) {
             if let Some(f) = self.scale.fraction(v) {
                 let x = fmt(self.x_of(f));
                 let _ = writeln!(
@@ -610,7 +701,7 @@ impl Layout {
                 );
             }
         }
-        for (v, _) in self.scale.ticks(self.plot_x1 - self.plot_x0) {
+        for (v, _) in self.scale.ticks(self.plot_x1 - self.plot_x0, self.unit) {
             if let Some(f) = self.scale.fraction(v) {
                 let x = fmt(self.x_of(f));
                 let _ = writeln!(
@@ -637,13 +728,33 @@ impl Layout {
                 );
             }
             let top = self.group_top(r);
-            let _ = writeln!(
-                out,
-                "<text class=\"row-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
-                fmt(self.plot_x0 - 8.0),
-                fmt(top + self.group_h / 2.0 + FONT * 0.35),
-                esc(&row.label)
-            );
+            if self.label_above > 0.0 {
+                // Above the bars, cut to the image's width (the full label
+                // is the row's tooltip).
+                let max = ((self.width - 2.0 * MARGIN) / (FONT * 0.6)).floor() as usize;
+                let label = if row.label.chars().count() > max {
+                    let cut: String = row.label.chars().take(max.saturating_sub(1)).collect();
+                    format!("{cut}…")
+                } else {
+                    row.label.clone()
+                };
+                let _ = writeln!(
+                    out,
+                    "<text class=\"row-label\" x=\"{}\" y=\"{}\"><title>{}</title>{}</text>",
+                    fmt(self.plot_x0),
+                    fmt(top - 4.0),
+                    esc(&row.label),
+                    esc(&label)
+                );
+            } else {
+                let _ = writeln!(
+                    out,
+                    "<text class=\"row-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
+                    fmt(self.plot_x0 - 8.0),
+                    fmt(top + self.group_h / 2.0 + FONT * 0.35),
+                    esc(&row.label)
+                );
+            }
             for (s, bar) in row.bars.iter().enumerate() {
                 let series_name = chart.series.get(s).map(String::as_str).unwrap_or("");
                 self.write_bar(r, s, &row.label, series_name, bar, top, out);
@@ -681,8 +792,8 @@ impl Layout {
             };
             let text = match (drawn_value(bar), &bar.label) {
                 // A value the axis cannot show (≤ 0 on a log scale).
-                (Some(v), None) => format_value(v),
-                (Some(v), Some(l)) => format!("{} {l}", format_value(v)),
+                (Some(v), None) => format_unit(v, self.unit),
+                (Some(v), Some(l)) => format!("{} {l}", format_unit(v, self.unit)),
                 (None, _) => missing_text(bar).to_string(),
             };
             let class = if bar.mark == Mark::Failed {
@@ -703,7 +814,13 @@ impl Layout {
         // Every drawn bar is at least a sliver long.
         let width = (fraction * (self.plot_x1 - self.plot_x0)).max(1.0);
         let colour = series_colour(series);
-        let (value, flag) = value_text(bar);
+        let (value, flag) = value_text(bar, self.unit);
+        // Whiskers: the fastest to the slowest run.
+        let whisker = bar
+            .range
+            .filter(|(lo, hi)| hi > lo)
+            .and_then(|(lo, hi)| Some((self.scale.fraction(lo)?, self.scale.fraction(hi)?)));
+        let whisker_end = whisker.map_or(0.0, |(_, b)| b * (self.plot_x1 - self.plot_x0));
         let (class, style) = if bar.mark == Mark::Flagged {
             (
                 "bar flagged",
@@ -715,9 +832,20 @@ impl Layout {
         } else {
             ("bar", format!("fill=\"{colour}\""))
         };
+        let range = bar
+            .range
+            .filter(|(lo, hi)| hi > lo)
+            .map(|(lo, hi)| {
+                format!(
+                    ", runs {}–{}",
+                    format_unit(lo, self.unit),
+                    format_unit(hi, self.unit)
+                )
+            })
+            .unwrap_or_default();
         let tip = match flag {
-            Some(f) => format!("{who}: {value} ({f})"),
-            None => format!("{who}: {value}"),
+            Some(f) => format!("{who}: {value} ({f}){range}"),
+            None => format!("{who}: {value}{range}"),
         };
         // A dashed outline is drawn half outside the rect: keep it inside.
         let inset = if flag.is_some() { 0.6 } else { 0.0 };
@@ -731,10 +859,28 @@ impl Layout {
             fmt(BAR_H - 2.0 * inset),
             esc(&tip)
         );
+        if let Some((a, b)) = whisker {
+            let (x0, x1) = (self.x_of(a), self.x_of(b));
+            let cy = y + BAR_H / 2.0;
+            let _ = writeln!(
+                out,
+                "<path class=\"whisker\" {slot} d=\"M{} {}H{}M{} {}V{}M{} {}V{}\" \
+                 stroke=\"{TEXT_COLOUR}\" stroke-width=\"1\" fill=\"none\"/>",
+                fmt(x0),
+                fmt(cy),
+                fmt(x1),
+                fmt(x0),
+                fmt(cy - 3.0),
+                fmt(cy + 3.0),
+                fmt(x1),
+                fmt(cy - 3.0),
+                fmt(cy + 3.0)
+            );
+        }
         let _ = write!(
             out,
             "<text class=\"value\" {slot} x=\"{}\" y=\"{text_y}\" font-size=\"{SMALL_FONT}\">{}",
-            fmt(self.plot_x0 + width + TEXT_PAD),
+            fmt(self.plot_x0 + width.max(whisker_end) + TEXT_PAD),
             esc(&value)
         );
         if let Some(f) = flag {
@@ -766,15 +912,24 @@ impl Layout {
             fmt(self.plot_x1),
             fmt(y1)
         );
-        for (v, label) in self.scale.ticks(self.plot_x1 - self.plot_x0) {
+        for (v, label) in self.scale.ticks(self.plot_x1 - self.plot_x0, self.unit) {
             let Some(f) = self.scale.fraction(v) else {
                 continue;
+            };
+            // A label centred on a tick at either edge would be cut off.
+            let half = text_width(&label, SMALL_FONT) / 2.0;
+            let anchor = if self.x_of(f) - half < 1.0 {
+                "start"
+            } else if self.x_of(f) + half > self.width - 1.0 {
+                "end"
+            } else {
+                "middle"
             };
             let x = fmt(self.x_of(f));
             let _ = writeln!(
                 out,
                 "<line x1=\"{x}\" y1=\"{}\" x2=\"{x}\" y2=\"{}\" stroke=\"#888\"/>\
-                 <text class=\"tick\" x=\"{x}\" y=\"{}\" text-anchor=\"middle\" \
+                 <text class=\"tick\" x=\"{x}\" y=\"{}\" text-anchor=\"{anchor}\" \
                  font-size=\"{SMALL_FONT}\" fill=\"{MUTED_COLOUR}\">{}</text>",
                 fmt(y1),
                 fmt(y1 + 4.0),
@@ -784,7 +939,7 @@ impl Layout {
             if let Some(ty) = self.top_ticks_y {
                 let _ = writeln!(
                     out,
-                    "<text class=\"tick top\" x=\"{x}\" y=\"{}\" text-anchor=\"middle\" \
+                    "<text class=\"tick top\" x=\"{x}\" y=\"{}\" text-anchor=\"{anchor}\" \
                      font-size=\"{SMALL_FONT}\" fill=\"{MUTED_COLOUR}\">{}</text>",
                     fmt(ty),
                     esc(&label)
@@ -834,6 +989,7 @@ mod tests {
             value: None,
             mark: Mark::Failed,
             label: Some(label.into()),
+            ..Default::default()
         }
     }
 
@@ -842,6 +998,7 @@ mod tests {
             value: Some(v),
             mark: Mark::Flagged,
             label: Some(label.into()),
+            ..Default::default()
         }
     }
 
@@ -864,6 +1021,7 @@ mod tests {
                 })
                 .collect(),
             caption: "Flagged bars did not exit cleanly; failed ones have no bar.".into(),
+            ..Default::default()
         }
     }
 

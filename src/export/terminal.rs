@@ -290,7 +290,11 @@ pub fn document_fit(doc: &Document, width: Option<usize>) -> String {
         if !t.notes.is_empty() {
             s.push_str("* notes:\n");
             for n in &t.notes {
-                s.push_str(&wrapped(&format!("  - {}", clean(n)), width, "    "));
+                s.push_str(&wrapped(
+                    &format!("  - {}", clean(&n.to_string())),
+                    width,
+                    "    ",
+                ));
                 s.push('\n');
             }
         }

@@ -514,8 +514,11 @@ fn projection(path: &Path) -> String {
     let text = std::fs::read_to_string(path).unwrap();
     if name.ends_with(".json") {
         let re = regex::Regex::new(r#""generated_at": "[^"]*""#).unwrap();
-        return re
-            .replace(&text, r#""generated_at": "[generated_at]""#)
+        // provenance.json names its inputs as given: here, temp paths.
+        let tmp = regex::Regex::new(r#""shown": "/[^"]*/([^"/]+)""#).unwrap();
+        let text = re.replace(&text, r#""generated_at": "[generated_at]""#);
+        return tmp
+            .replace_all(&text, r#""shown": "[tmp]/$1""#)
             .into_owned();
     }
     text
@@ -607,6 +610,7 @@ fn measured_edition_with_spread_column_and_lower_noise_threshold() {
     let view = View {
         show_spread: true,
         noise_cv: 0.01,
+        ..Default::default()
     };
     let derived = super::write_all_with(&store, view).unwrap();
     insta::assert_snapshot!(
@@ -724,7 +728,14 @@ fn comparison() {
         String::from_utf8(super::csv::Csv.render(&doc).unwrap()).unwrap()
     );
     let out = tmp.path().join("compare-2021-2026");
-    super::write_comparison(&out, &doc).unwrap();
+    let prov = super::provenance::Provenance::new(
+        super::provenance::Kind::Comparison,
+        &out,
+        &[&tmp.path().join("2021"), &tmp.path().join("2026")],
+        None,
+    )
+    .unwrap();
+    super::write_comparison(&out, "compare", &doc, &prov).unwrap();
     snapshot_files("compare", &out);
 }
 
@@ -738,4 +749,108 @@ fn comparison_relative_to_one_variant() {
     };
     let doc = compare::compare(&langs, &old, &new, &opts).unwrap();
     insta::assert_snapshot!("compare-relative@terminal", super::terminal::document(&doc));
+}
+
+/// Every page says what edition it is, when and where it was measured and
+/// by which langbench; the sessions are in a details block, not the
+/// heading's list of facts.
+#[test]
+fn every_page_names_its_edition_dates_machine_and_sessions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (sessions, runs) = measured();
+    let store = directory(tmp.path(), "2026", &sessions, &runs, &[]);
+    super::write_all(&store).unwrap();
+    let html = std::fs::read_to_string(store.dir().join("report.html")).unwrap();
+    let title = "langbench 2026 edition, 2021 sizes, measured 2026-01-01 to 2026-03-02";
+    assert!(html.contains(&format!("<title>{title}</title>")), "{html}");
+    assert!(html.contains(&format!("<h1>{title}</h1>")));
+    assert!(html.contains("<dt>langbench</dt><dd>0.1.0 (revision not recorded)</dd>"));
+    assert!(html.contains("<dt>Machine</dt><dd>Test CPU @ 3.00GHz"));
+    let details = &html[html.find("<details class=\"details\">").expect("details")..];
+    let details = &details[..details.find("</details>").unwrap()];
+    assert!(details.contains(S1) && details.contains(S2), "{details}");
+    let header = &html[..html.find("<details").unwrap()];
+    assert!(!header.contains(S1), "sessions listed in the heading");
+
+    // ws: the machine, the dates and the session too.
+    let (sessions, ws) = ws_measured();
+    let store = directory(tmp.path(), "2026-ws", &sessions, &[], &ws);
+    super::write_all(&store).unwrap();
+    let md = std::fs::read_to_string(store.dir().join(super::WS_MD)).unwrap();
+    assert!(
+        md.starts_with("# langbench ws-echo 2026 edition, measured 2026-01-01\n"),
+        "{md}"
+    );
+    assert!(md.contains("- Machine: Test CPU @ 3.00GHz"), "{md}");
+    assert!(
+        md.contains(&format!("  - Session {WS_SESSION}: started")),
+        "{md}"
+    );
+}
+
+/// A kernel build string that changed between boots is the same machine:
+/// no DIFFERENT HARDWARE, and the kernels are noted.
+#[test]
+fn a_new_kernel_build_is_noted_not_counted_as_another_machine() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (mut sessions, runs) = measured();
+    sessions[1].machine.kernel = "6.12.0-fc-v857".into();
+    sessions[1].machine.memory_kb -= 300;
+    let store = directory(tmp.path(), "2026", &sessions, &runs, &[]);
+    let derived = super::write_all(&store).unwrap();
+    let s = derived.summary.unwrap();
+    assert_eq!(s.machines.len(), 1);
+    let text = super::terminal::document(&derived.report);
+    assert!(!text.contains("DIFFERENT"), "{text}");
+    assert!(
+        text.contains(
+            "Kernel: the machine ran kernels 6.12.0, 6.12.0-fc-v857: builds of one kernel"
+        ),
+        "{text}"
+    );
+}
+
+/// A variant the languages file still has but the new directory never ran
+/// is "not run in 2026", not "dropped"; one it no longer has is dropped.
+#[test]
+fn comparison_tells_not_run_from_dropped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (old, new) = editions(tmp.path());
+    std::fs::write(tmp.path().join("p"), "").unwrap();
+    let with_v8 = format!(
+        "{LANGUAGES}\n[variant.javascript-v8]\nlanguage = \"JavaScript\"\nflags = \"v8\"\n\
+         programs = {{ assoc = \"p\", num-comb = \"p\", str-comb = \"p\" }}\n"
+    );
+    let langs = Languages::parse(&with_v8, &tmp.path().join("languages.toml")).unwrap();
+    let doc =
+        compare::compare(&langs, &old, &new, &compare::Options { relative_to: None }).unwrap();
+    let changes = doc
+        .tables
+        .iter()
+        .find(|t| t.id == "compare-changes")
+        .unwrap();
+    let v8 = changes
+        .rows
+        .iter()
+        .find(|r| r[3].text == "javascript-v8")
+        .unwrap();
+    assert_eq!(v8[0].text, "not run in 2026");
+    let doc = compare::compare(
+        &languages(tmp.path()),
+        &old,
+        &new,
+        &compare::Options { relative_to: None },
+    )
+    .unwrap();
+    let changes = doc
+        .tables
+        .iter()
+        .find(|t| t.id == "compare-changes")
+        .unwrap();
+    let v8 = changes
+        .rows
+        .iter()
+        .find(|r| r[3].text == "javascript-v8")
+        .unwrap();
+    assert_eq!(v8[0].text, "dropped");
 }

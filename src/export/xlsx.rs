@@ -1,31 +1,65 @@
-//! The spreadsheet: one worksheet per [`Table`] (its data columns, real
-//! numbers with a number format by [`Kind`], totals as `SUM` formulas) and a
-//! last sheet `About` with the document's facts.
+//! The spreadsheet: one worksheet per [`Table`] (its data columns under the
+//! editions' column names, `assoc_s`, as summary.csv has them), then
+//! `Notes` (every table's notes, one per row), `Programs` (what was
+//! measured) and `About` (the document's facts and sessions).
 //!
-//! A failed cell has no value, so it is written as its text (`FAILED (exit
-//! 1)`), never as a number: a `SUM` over a row leaves it out, which is what a
-//! partial total means. Flagged and failed cells are filled (amber, red) and
-//! carry their reason as a cell note.
+//! It is made to sort right. A numeric column holds numbers or nothing:
+//! a failed cell, a timeout (a time no program took) or a partial total is
+//! an empty cell, and what it is stands in its own text column
+//! (`assoc_status`, `row_status`), so sorting by `total_s` puts every
+//! partial row after every complete one, in either direction (empty cells
+//! sort last). The editions' old sheets wrote 999.99 for "did not finish"
+//! instead; that convention is not offered: a made-up time sorts a partial
+//! row among complete ones as soon as a real total passes 999.99 (R's
+//! timeout did), corrupts every SUM and average over the column, and
+//! sorts first in descending order. Imported editions keep their
+//! did-not-finish cells as a status, so nothing of the old sheets is lost.
+//!
+//! Totals of complete rows are `SUM` formulas; marked cells are filled
+//! (a fill per kind of mark) and carry their reason as a cell note; the
+//! label columns and the header row are frozen; each sheet prints
+//! landscape, one page wide, with its header row (and label columns)
+//! repeated on every page.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use anyhow::{Context, Result};
 use rust_xlsxwriter::{
-    Color, Format, FormatBorder, Formula, Note, Workbook, Worksheet, utility::row_col_to_cell,
+    Color, Format, FormatBorder, Formula, Note as XNote, Workbook, Worksheet,
+    utility::row_col_to_cell,
 };
 
-use super::{Cell, Document, Exporter, Kind, Mark, Table, Value};
+use super::{Cell, Document, Exporter, Flag, Kind, Mark, Table, Value};
 
 /// Renders a [`Document`] as an `.xlsx` workbook.
 pub struct Xlsx;
 
 /// The name of the last sheet (the document's facts); no table sheet gets it.
 pub const ABOUT_SHEET: &str = "About";
+/// The sheet of every table's notes.
+pub const NOTES_SHEET: &str = "Notes";
+/// The sheet of what was measured.
+pub const PROGRAMS_SHEET: &str = "Programs";
 
 /// Flagged: shown, but not a plain correct figure (light amber).
 const FLAGGED_FILL: u32 = 0xFFEB9C;
 /// Failed: no figure (light red).
 const FAILED_FILL: u32 = 0xFFC7CE;
+
+/// The fill of a kind of mark (each its own, as on the page).
+fn flag_fill(flag: Flag) -> u32 {
+    match flag {
+        Flag::Noisy | Flag::PartialCell => 0xFFF2CC,
+        Flag::Wrong => FLAGGED_FILL,
+        Flag::Escaped => 0xE4D7F5,
+        Flag::Timeout => 0xD9E1F2,
+        Flag::Failed => FAILED_FILL,
+        Flag::Partial | Flag::NotRun => 0xEDEDED,
+        Flag::Machine | Flag::Incomparable => 0xFCE4D6,
+        Flag::Faster => 0xC6EFCE,
+        Flag::Slower => 0xF8CBAD,
+    }
+}
 
 /// Excel's limit on the text of a cell (UTF-16 units).
 const MAX_CELL_TEXT: usize = 32_767;
@@ -40,7 +74,11 @@ impl Exporter for Xlsx {
     fn render(&self, doc: &Document) -> Result<Vec<u8>> {
         let mut book = Workbook::new();
         let mut names = SheetNames::default();
-        names.reserve(ABOUT_SHEET);
+        for reserved in [ABOUT_SHEET, NOTES_SHEET, PROGRAMS_SHEET] {
+            names.reserve(reserved);
+        }
+        let mut formats = Formats::default();
+        let mut notes: Vec<(String, String, String)> = Vec::new();
         for table in &doc.tables {
             let title = if table.title.trim().is_empty() {
                 &table.id
@@ -50,7 +88,24 @@ impl Exporter for Xlsx {
             let name = names.unique(title);
             let sheet = book.add_worksheet();
             sheet.set_name(&name)?;
-            write_table(sheet, table).with_context(|| format!("sheet {name:?}"))?;
+            write_table(sheet, table, &doc.title, &mut formats)
+                .with_context(|| format!("sheet {name:?}"))?;
+            notes.extend(
+                table
+                    .notes
+                    .iter()
+                    .map(|n| (name.clone(), n.key.clone(), n.text.clone())),
+            );
+        }
+        if !notes.is_empty() {
+            let sheet = book.add_worksheet();
+            sheet.set_name(NOTES_SHEET)?;
+            write_notes(sheet, &notes).context("sheet Notes")?;
+        }
+        if !doc.measured.is_empty() {
+            let sheet = book.add_worksheet();
+            sheet.set_name(PROGRAMS_SHEET)?;
+            write_programs(sheet, doc).context("sheet Programs")?;
         }
         let about = book.add_worksheet();
         about.set_name(ABOUT_SHEET)?;
@@ -142,21 +197,49 @@ fn num_format(kind: Kind) -> String {
         Kind::Seconds { decimals: d } | Kind::Decimal { decimals: d } => decimals(d),
         Kind::Kb | Kind::Count => "#,##0".into(),
         Kind::Ratio => "0.00".into(),
+        Kind::Percent => "0.0%".into(),
         Kind::Number => "General".into(),
     }
 }
 
-fn cell_format(kind: Kind, mark: Mark) -> Format {
-    let format = Format::new().set_num_format(num_format(kind));
-    match mark {
-        Mark::Plain => format,
-        Mark::Flagged => format.set_background_color(Color::RGB(FLAGGED_FILL)),
-        Mark::Failed => format.set_background_color(Color::RGB(FAILED_FILL)),
+/// The fill of a cell: by its flag, else by its mark.
+fn fill(cell: &Cell) -> Option<u32> {
+    match (cell.flag, cell.mark) {
+        (Some(f), _) => Some(flag_fill(f)),
+        (None, Mark::Plain) => None,
+        (None, Mark::Flagged) => Some(FLAGGED_FILL),
+        (None, Mark::Failed) => Some(FAILED_FILL),
     }
 }
 
-/// A table's data columns: header, one row per table row, then its notes.
-fn write_table(sheet: &mut Worksheet, table: &Table) -> Result<()> {
+/// Cell formats, made once per (number format, fill) rather than once per
+/// cell (a format per cell cost most of the time of a big workbook).
+#[derive(Default)]
+struct Formats {
+    made: HashMap<(String, Option<u32>), Format>,
+}
+
+impl Formats {
+    fn get(&mut self, kind: Kind, fill: Option<u32>) -> &Format {
+        let key = (num_format(kind), fill);
+        self.made.entry(key).or_insert_with_key(|(num, fill)| {
+            let format = Format::new().set_num_format(num);
+            match fill {
+                Some(f) => format.set_background_color(Color::RGB(*f)),
+                None => format,
+            }
+        })
+    }
+}
+
+/// A table's data columns: the header row (the columns' keys; the human
+/// header as each header cell's note), one row per table row.
+fn write_table(
+    sheet: &mut Worksheet,
+    table: &Table,
+    title: &str,
+    formats: &mut Formats,
+) -> Result<()> {
     let cols = table.data_columns();
     let header = Format::new()
         .set_bold()
@@ -165,10 +248,19 @@ fn write_table(sheet: &mut Worksheet, table: &Table) -> Result<()> {
     // autofilter button.
     let mut widths: Vec<usize> = cols
         .iter()
-        .map(|&c| table.columns[c].header.chars().count() + 3)
+        .map(|&c| table.columns[c].key.chars().count() + 3)
         .collect();
     for (x, &c) in cols.iter().enumerate() {
-        sheet.write_string_with_format(0, x as u16, &table.columns[c].header, &header)?;
+        let column = &table.columns[c];
+        let key = if column.key.is_empty() {
+            &column.header
+        } else {
+            &column.key
+        };
+        sheet.write_string_with_format(0, x as u16, key, &header)?;
+        if column.header != *key && !column.header.is_empty() {
+            sheet.insert_note(0, x as u16, &note(&column.header))?;
+        }
     }
 
     for (r, row) in table.rows.iter().enumerate() {
@@ -177,7 +269,7 @@ fn write_table(sheet: &mut Worksheet, table: &Table) -> Result<()> {
             let Some(cell) = row.get(c) else { continue };
             let column = &table.columns[c];
             let x = x as u16;
-            let format = cell_format(column.kind, cell.mark);
+            let format = formats.get(column.kind, fill(cell));
             match sum_formula(table, &cols, row, c, y) {
                 Some(formula) => {
                     let total = cell.as_f64().expect("sum_formula checks the value");
@@ -185,41 +277,58 @@ fn write_table(sheet: &mut Worksheet, table: &Table) -> Result<()> {
                         y,
                         x,
                         Formula::new(formula).set_result(total.to_string()),
-                        &format,
+                        format,
                     )?;
                 }
-                None => write_cell(sheet, y, x, cell, &format)?,
+                None => write_cell(sheet, y, x, column.kind, cell, format)?,
             }
-            if let Some(note) = cell.note.as_deref().filter(|n| !n.trim().is_empty()) {
-                let note = Note::new(fit_text(note, MAX_NOTE_TEXT))
-                    .set_author("langbench")
-                    .add_author_prefix(false)
-                    .set_width(300)
-                    .set_height(100);
-                sheet.insert_note(y, x, &note)?;
+            if let Some(n) = cell.note.as_deref().filter(|n| !n.trim().is_empty()) {
+                sheet.insert_note(y, x, &note(n))?;
             }
-            widths[x as usize] = widths[x as usize].max(cell.text.chars().count() + 1);
+            let shown = if column.kind.is_numeric() {
+                cell.as_f64().map_or(0, |_| cell.text.chars().count())
+            } else {
+                cell.text.chars().count()
+            };
+            widths[x as usize] = widths[x as usize].max(shown + 1);
         }
     }
 
     let last_row = table.rows.len() as u32;
     if !cols.is_empty() {
-        sheet.set_freeze_panes(1, 0)?;
+        let labels = table.labels.min(cols.len()) as u16;
+        sheet.set_freeze_panes(1, labels)?;
         sheet.autofilter(0, 0, last_row, cols.len() as u16 - 1)?;
+        sheet.set_repeat_rows(0, 0)?;
+        if labels > 0 {
+            sheet.set_repeat_columns(0, labels - 1)?;
+        }
     }
     for (x, w) in widths.iter().enumerate() {
         sheet.set_column_width(x as u16, (*w).clamp(MIN_WIDTH, MAX_WIDTH) as f64)?;
     }
-
-    if !table.notes.is_empty() {
-        let mut y = last_row + 2;
-        sheet.write_string_with_format(y, 0, "Notes", &Format::new().set_bold())?;
-        for line in &table.notes {
-            y += 1;
-            sheet.write_string(y, 0, fit_text(line, MAX_CELL_TEXT))?;
-        }
-    }
+    print_setup(sheet, &format!("{title}: {}", table.title));
     Ok(())
+}
+
+/// Landscape, one page wide (as many pages down as it takes), the title
+/// in the header and page numbers in the footer.
+fn print_setup(sheet: &mut Worksheet, title: &str) {
+    // `&` starts a control code in headers: double it.
+    let title = fit_text(&title.replace('&', "&&"), 200);
+    sheet
+        .set_landscape()
+        .set_print_fit_to_pages(1, 0)
+        .set_header(format!("&L{title}"))
+        .set_footer("&RPage &P of &N");
+}
+
+fn note(text: &str) -> XNote {
+    XNote::new(fit_text(text, MAX_NOTE_TEXT))
+        .set_author("langbench")
+        .add_author_prefix(false)
+        .set_width(300)
+        .set_height(100)
 }
 
 /// `=SUM(...)` of this row's cells that `column` sums, if it is a total that
@@ -237,7 +346,7 @@ fn sum_formula(table: &Table, cols: &[usize], row: &[Cell], c: usize, y: u32) ->
     for &s in sum_of {
         let x = cols.iter().position(|&d| d == s)?;
         refs.push(row_col_to_cell(y, x as u16));
-        // Text and empty cells are not numbers to SUM either.
+        // Empty cells are not numbers to SUM either.
         if let Some(v) = row.get(s).and_then(Cell::as_f64).filter(|v| v.is_finite()) {
             sum += v;
         }
@@ -246,7 +355,17 @@ fn sum_formula(table: &Table, cols: &[usize], row: &[Cell], c: usize, y: u32) ->
     ((sum - total).abs() <= tolerance).then(|| format!("=SUM({})", refs.join(",")))
 }
 
-fn write_cell(sheet: &mut Worksheet, y: u32, x: u16, cell: &Cell, format: &Format) -> Result<()> {
+/// One cell: in a numeric column a number or a blank (never text: what a
+/// cell without a figure is, its status column says); in a text column
+/// its value or text.
+fn write_cell(
+    sheet: &mut Worksheet,
+    y: u32,
+    x: u16,
+    kind: Kind,
+    cell: &Cell,
+    format: &Format,
+) -> Result<()> {
     match &cell.value {
         Value::Number(v) if v.is_finite() => {
             sheet.write_number_with_format(y, x, *v, format)?;
@@ -257,29 +376,112 @@ fn write_cell(sheet: &mut Worksheet, y: u32, x: u16, cell: &Cell, format: &Forma
         Value::Bool(b) => {
             sheet.write_boolean_with_format(y, x, *b, format)?;
         }
-        Value::Text(s) => {
+        Value::Text(s) if !kind.is_numeric() => {
             sheet.write_string_with_format(y, x, fit_text(s, MAX_CELL_TEXT), format)?;
         }
-        // No value (or not a finite number): the text the reader sees.
-        Value::Empty | Value::Number(_) => {
-            if cell.text.is_empty() {
-                if cell.mark != Mark::Plain {
-                    sheet.write_blank(y, x, format)?;
-                }
-            } else {
-                sheet.write_string_with_format(
-                    y,
-                    x,
-                    fit_text(&cell.text, MAX_CELL_TEXT),
-                    format,
-                )?;
+        Value::Empty if !kind.is_numeric() && !cell.text.is_empty() => {
+            sheet.write_string_with_format(y, x, fit_text(&cell.text, MAX_CELL_TEXT), format)?;
+        }
+        // No figure (or text where a number belongs): blank, filled if
+        // marked.
+        _ => {
+            if cell.mark != Mark::Plain || cell.flag.is_some() {
+                sheet.write_blank(y, x, format)?;
             }
         }
     }
     Ok(())
 }
 
-/// The document's title and facts, one `key | value` row each.
+/// Every table's notes: sheet, what the row shows, the note.
+fn write_notes(sheet: &mut Worksheet, notes: &[(String, String, String)]) -> Result<()> {
+    let bold = Format::new()
+        .set_bold()
+        .set_border_bottom(FormatBorder::Thin);
+    let wrap = Format::new().set_text_wrap();
+    for (x, h) in ["sheet", "row", "note"].iter().enumerate() {
+        sheet.write_string_with_format(0, x as u16, *h, &bold)?;
+    }
+    let mut key_width = 10;
+    for (i, (table, key, text)) in notes.iter().enumerate() {
+        let y = i as u32 + 1;
+        sheet.write_string(y, 0, fit_text(table, MAX_CELL_TEXT))?;
+        sheet.write_string(y, 1, fit_text(key, MAX_CELL_TEXT))?;
+        sheet.write_string_with_format(y, 2, fit_text(text, MAX_CELL_TEXT), &wrap)?;
+        key_width = key_width.max(key.chars().count() + 1);
+    }
+    sheet.set_column_width(0, 14)?;
+    sheet.set_column_width(1, key_width.min(MAX_WIDTH) as f64)?;
+    sheet.set_column_width(2, 100)?;
+    sheet.set_freeze_panes(1, 0)?;
+    sheet.autofilter(0, 0, notes.len() as u32, 2)?;
+    sheet.set_repeat_rows(0, 0)?;
+    print_setup(sheet, "Notes");
+    Ok(())
+}
+
+/// What was measured: per variant and benchmark, its commands, toolchain,
+/// program identity, CPU and wall seconds, and the variant's note.
+fn write_programs(sheet: &mut Worksheet, doc: &Document) -> Result<()> {
+    let bold = Format::new()
+        .set_bold()
+        .set_border_bottom(FormatBorder::Thin);
+    let wrap = Format::new().set_text_wrap();
+    let secs = Format::new().set_num_format("0.000");
+    let heads = [
+        "variant",
+        "label",
+        "benchmark",
+        "toolchain",
+        "identity",
+        "wall_s",
+        "cpu_s",
+        "commands",
+        "commands_from",
+        "source",
+        "note",
+    ];
+    for (x, h) in heads.iter().enumerate() {
+        sheet.write_string_with_format(0, x as u16, *h, &bold)?;
+    }
+    let mut y = 0u32;
+    for m in &doc.measured {
+        for b in &m.benches {
+            y += 1;
+            let t = |s: &str| fit_text(s, MAX_CELL_TEXT);
+            sheet.write_string(y, 0, t(&m.variant))?;
+            sheet.write_string(y, 1, t(&m.label))?;
+            sheet.write_string(y, 2, t(&b.bench))?;
+            sheet.write_string(y, 3, t(&b.toolchain))?;
+            sheet.write_string(y, 4, t(&b.identity))?;
+            if let Some(w) = b.wall_s {
+                sheet.write_number_with_format(y, 5, w, &secs)?;
+            }
+            if let Some(c) = b.cpu_s {
+                sheet.write_number_with_format(y, 6, c, &secs)?;
+            }
+            sheet.write_string_with_format(y, 7, t(&b.commands.join("\n")), &wrap)?;
+            sheet.write_string(y, 8, t(&b.commands_from))?;
+            let files: Vec<&str> = b.files.iter().map(|f| f.path.as_str()).collect();
+            sheet.write_string(y, 9, t(&format!("{} ({})", files.join(", "), b.verified)))?;
+            sheet.write_string_with_format(y, 10, t(m.note.as_deref().unwrap_or("")), &wrap)?;
+        }
+    }
+    for (x, w) in [18, 28, 10, 16, 18, 9, 9, 60, 24, 40, 60]
+        .iter()
+        .enumerate()
+    {
+        sheet.set_column_width(x as u16, *w as f64)?;
+    }
+    sheet.set_freeze_panes(1, 2)?;
+    sheet.autofilter(0, 0, y, heads.len() as u16 - 1)?;
+    sheet.set_repeat_rows(0, 0)?;
+    print_setup(sheet, "Programs");
+    Ok(())
+}
+
+/// The document's title and facts, one `key | value` row each, then the
+/// details (sessions).
 fn write_about(sheet: &mut Worksheet, doc: &Document) -> Result<()> {
     let bold = Format::new().set_bold();
     if !doc.title.is_empty() {
@@ -287,8 +489,9 @@ fn write_about(sheet: &mut Worksheet, doc: &Document) -> Result<()> {
     }
     let mut key_width = MIN_WIDTH;
     let mut value_width = MIN_WIDTH;
-    for (i, (key, value)) in doc.meta.iter().enumerate() {
-        let y = i as u32 + 2;
+    let mut y = 1;
+    for (key, value) in doc.meta.iter().chain(&doc.details) {
+        y += 1;
         sheet.write_string_with_format(y, 0, fit_text(key, MAX_CELL_TEXT), &bold)?;
         sheet.write_string(y, 1, fit_text(value, MAX_CELL_TEXT))?;
         key_width = key_width.max(key.chars().count() + 2);
@@ -296,6 +499,7 @@ fn write_about(sheet: &mut Worksheet, doc: &Document) -> Result<()> {
     }
     sheet.set_column_width(0, key_width.min(MAX_WIDTH) as f64)?;
     sheet.set_column_width(1, value_width.min(2 * MAX_WIDTH) as f64)?;
+    print_setup(sheet, &doc.title);
     Ok(())
 }
 
@@ -304,7 +508,7 @@ mod tests {
     use std::collections::HashMap;
 
     use super::*;
-    use crate::export::{Column, Show};
+    use crate::export::{Column, Note, Show};
 
     fn summary_doc() -> Document {
         let secs = Kind::Seconds { decimals: 3 };
@@ -365,8 +569,9 @@ mod tests {
                     Some("exited 1: undefined method `comb' (NoMethodError)".into()),
                 ),
                 Cell::empty(""),
-                Cell::number(2.125, "2.125*")
-                    .marked(Mark::Flagged, Some("partial: num-comb failed".into())),
+                Cell::empty("partial")
+                    .marked(Mark::Failed, Some("partial: num-comb failed".into()))
+                    .flagged(Flag::Partial),
                 Cell::text("ruby-yjit"),
                 Cell::bool(false),
             ],
@@ -378,9 +583,10 @@ mod tests {
             rows,
             notes: vec![
                 "* partial total: a benchmark failed".into(),
-                "Ruby num-comb: exited 1".into(),
+                Note::new("Ruby · ruby --yjit / num-comb", "exited 1"),
             ],
             data_only: false,
+            labels: 2,
         };
         let runs = Table {
             id: "runs".into(),
@@ -392,6 +598,7 @@ mod tests {
             rows: vec![vec![Cell::text("c-gcc"), Cell::number(0.5, "0.500")]],
             notes: vec![],
             data_only: true,
+            labels: 1,
         };
         Document {
             title: "langbench: 2021-size edition".into(),
@@ -411,6 +618,7 @@ mod tests {
                 },
             ],
             charts: vec![],
+            ..Default::default()
         }
     }
 
@@ -463,11 +671,9 @@ mod tests {
             sum_formula(t, &cols, &t.rows[0], 8, 1).as_deref(),
             Some("=SUM(D2,F2)")
         );
-        // The failed num-comb is text, left out of the SUM and of the total.
-        assert_eq!(
-            sum_formula(t, &cols, &t.rows[2], 8, 3).as_deref(),
-            Some("=SUM(D4,F4)")
-        );
+        // A partial total has no value: no formula (it would add up what
+        // ran and sort as a complete total).
+        assert_eq!(sum_formula(t, &cols, &t.rows[2], 8, 3), None);
         // A total that is not the sum of its figures stays a plain number.
         let mut row = t.rows[0].clone();
         row[8] = Cell::number(9.0, "9.000");
@@ -663,18 +869,24 @@ mod tests {
                 "About",
                 "About (2)",
                 "Every run_ wall_user _s__ and m",
+                "Notes",
                 "Summary"
             ]
         );
 
         let table = &doc.tables[0];
         let grid = sheet("Summary");
+        // The editions' column names (summary.csv's keys).
         let headers: Vec<&str> = table
             .data_columns()
             .iter()
-            .map(|&c| table.columns[c].header.as_str())
+            .map(|&c| table.columns[c].key.as_str())
             .collect();
         assert_eq!(grid[0], headers);
+        assert_eq!(
+            &grid[0][..4],
+            ["language", "command_flags", "version", "assoc_s"]
+        );
         assert!(!grid[0].iter().any(|h| h == "Assoc vs best"));
         assert_eq!(grid[0][8], "variant");
 
@@ -683,10 +895,13 @@ mod tests {
             for (x, &c) in table.data_columns().iter().enumerate() {
                 let read = &grid[r + 1][x];
                 let cell = &row[c];
+                let numeric = table.columns[c].kind.is_numeric();
                 let ok = match &cell.value {
                     Value::Number(_) | Value::Int(_) => close(read, cell.as_f64().unwrap()),
                     Value::Text(s) => read == s,
                     Value::Bool(b) => read == if *b { "TRUE" } else { "FALSE" },
+                    // No figure: an empty cell in a numeric column.
+                    Value::Empty if numeric => read.is_empty(),
                     Value::Empty => *read == cell.text,
                 };
                 assert!(ok, "row {r} {:?}: read {read:?}, want {cell:?}", headers[x]);
@@ -695,24 +910,29 @@ mod tests {
         // The facts that matter, spelled out.
         assert!(close(&grid[1][3], 0.4126), "{:?}", grid[1]);
         assert_eq!(grid[1][6], "1234567");
-        assert_eq!(grid[3][5], "FAILED (exit 1)");
+        // The failed cell and Ruby's partial total: empty, not text.
+        assert_eq!(grid[3][5], "");
         assert_eq!(grid[3][6], "");
-        // Cached totals: 0.4126 + 1.2344, 3.5 + 7.25, and Ruby's partial
-        // total without the failed num-comb.
+        assert_eq!(grid[3][7], "");
+        // Cached totals: 0.4126 + 1.2344, 3.5 + 7.25.
         assert!(close(&grid[1][7], 1.647), "{:?}", grid[1]);
         assert!(close(&grid[2][7], 10.75), "{:?}", grid[2]);
-        assert!(close(&grid[3][7], 2.125), "{:?}", grid[3]);
         assert_eq!(grid[3][9], "FALSE");
-
-        // Notes under the table, after a blank row.
-        assert!(grid[4].iter().all(String::is_empty), "{:?}", grid[4]);
-        assert_eq!(grid[5][0], "Notes");
-        assert_eq!(grid[6][0], table.notes[0]);
-        assert_eq!(grid[7][0], table.notes[1]);
-        assert_eq!(grid.len(), 8);
+        // Nothing under the table: the notes have their own sheet.
+        assert_eq!(grid.len(), 4);
+        let notes = sheet("Notes");
+        assert_eq!(notes[0], ["sheet", "row", "note"]);
+        assert_eq!(
+            notes[1],
+            ["Summary", "", "* partial total: a benchmark failed"]
+        );
+        assert_eq!(
+            notes[2],
+            ["Summary", "Ruby · ruby --yjit / num-comb", "exited 1"]
+        );
 
         let runs = sheet("Every run_ wall_user _s__ and m");
-        assert_eq!(runs[0], ["variant", "wall (s)"]);
+        assert_eq!(runs[0], ["variant", "wall_s"]);
         assert_eq!(runs[1][0], "c-gcc");
         assert!(close(&runs[1][1], 0.5));
 
@@ -835,6 +1055,7 @@ mod tests {
                 "Summary",
                 "Every run_ wall_user _s__ and m",
                 "About (2)",
+                "Notes",
                 "About"
             ]
         );
@@ -843,7 +1064,7 @@ mod tests {
 
         // Totals: SUM formulas over the two time columns of the same row,
         // recalculated to the document's figures.
-        for (r, want) in [(1, 1.647), (2, 10.75), (3, 2.125)] {
+        for (r, want) in [(1, 1.647), (2, 10.75)] {
             let total = &grid[r][7];
             let n = r + 1;
             assert_eq!(
@@ -865,7 +1086,7 @@ mod tests {
             .flatten()
             .filter(|c| c.formula.as_deref().is_some_and(|f| f.contains("SUM")))
             .count();
-        assert_eq!(formulas, 3);
+        assert_eq!(formulas, 2);
 
         // Number formats as a reader sees them.
         assert_eq!(grid[1][3].text, "0.413");
@@ -882,21 +1103,27 @@ mod tests {
             flagged.annotation.as_deref(),
             table.rows[1][4].note.as_deref()
         );
-        // Failed: text (no number), red, with its reason.
+        // Failed: no number and no text in the numeric column, red, with
+        // its reason.
         let failed = &grid[3][5];
         assert_eq!(failed.value, None);
-        assert_eq!(failed.text, "FAILED (exit 1)");
+        assert_eq!(failed.text, "");
         assert_eq!(failed.background.as_deref(), Some("#ffc7ce"));
         assert_eq!(
             failed.annotation.as_deref(),
             table.rows[2][6].note.as_deref()
         );
-        // The partial total is flagged too.
-        assert_eq!(grid[3][7].background.as_deref(), Some("#ffeb9c"));
+        // The partial total: empty, no formula, grey, with its reason.
+        assert_eq!(grid[3][7].value, None);
+        assert_eq!(grid[3][7].formula, None);
+        assert_eq!(grid[3][7].background.as_deref(), Some("#ededed"));
         assert_eq!(
             grid[3][7].annotation.as_deref(),
             Some("partial: num-comb failed")
         );
+        // The header names each column by its key; its note the header.
+        assert_eq!(grid[0][3].text, "assoc_s");
+        assert_eq!(grid[0][3].annotation.as_deref(), Some("assoc (s)"));
         // Plain cells: no fill, no note.
         for cell in grid[1].iter().take(9) {
             assert_eq!(cell.background, None, "{cell:?}");
@@ -911,5 +1138,223 @@ mod tests {
             books["summary"].contains(r#"table:target-range-address="Summary.A1:Summary.J4""#),
             "autofilter range"
         );
+    }
+}
+
+/// The spreadsheet of real summaries, sorted and read back by LibreOffice.
+#[cfg(test)]
+mod sorting {
+    use std::path::Path;
+
+    use super::Xlsx;
+    use crate::bench::Bench::{self, Assoc, NumComb, StrComb};
+    use crate::export::{Document, Exporter};
+    use crate::record::{RunRecord, SessionRecord, Status};
+    use crate::report::Summary;
+    use crate::store::{Store, Stored};
+    use crate::testing::{run, session, variant};
+
+    /// One cell as LibreOffice holds it: type (EMPTY, VALUE, TEXT,
+    /// FORMULA), value, text.
+    type LoCell = (String, f64, String);
+
+    /// `sheet` of `xlsx` sorted by LibreOffice itself (UNO, Data > Sort
+    /// with a header row) by the column headed `column`, read back.
+    fn lo_sorted(xlsx: &[u8], sheet: &str, column: &str, order: &str) -> Vec<Vec<LoCell>> {
+        let dir = tempfile::tempdir().unwrap();
+        let book = dir.path().join("book.xlsx");
+        std::fs::write(&book, xlsx).unwrap();
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lo_sort.py");
+        // The system Python: LibreOffice's `uno` module is installed for it
+        // (python3-uno), not for a pyenv or venv python3 earlier on PATH.
+        let out = std::process::Command::new("/usr/bin/python3")
+            .arg(&script)
+            .arg(&book)
+            .args([sheet, column, order])
+            .arg(dir.path().join("profile"))
+            .output()
+            .expect("/usr/bin/python3 with LibreOffice's uno (apt-get install python3-uno)");
+        assert!(
+            out.status.success(),
+            "lo_sort.py failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    fn cell(s: &str, id: &str, b: Bench, walls: &[f64], status: Status) -> Vec<RunRecord> {
+        walls
+            .iter()
+            .enumerate()
+            .map(|(i, w)| {
+                run(id, b)
+                    .session(s)
+                    .size("2021", 1000)
+                    .nth(i as u32 + 1)
+                    .wall(*w)
+                    .status(status)
+                    .record()
+            })
+            .collect()
+    }
+
+    /// Every kind of row: complete ones (one slower than the partial sums
+    /// below), partial ones whose cells that ran are fast (the rows the old
+    /// sheet sorted first), a timeout, a failure, one not installed, one
+    /// selected but never started.
+    fn synthetic() -> Stored {
+        let all = [Assoc, NumComb, StrComb];
+        let ids = [
+            "fast", "slow", "node", "fortran", "r", "dead", "dart", "later",
+        ];
+        let s = SessionRecord {
+            size: "2021".into(),
+            variants: ids.iter().map(|id| variant(id, &all)).collect(),
+            ..session("s1")
+        };
+        let mut runs = Vec::new();
+        for b in all {
+            runs.extend(cell("s1", "fast", b, &[1.0, 1.1, 1.05], Status::Ok));
+            runs.extend(cell("s1", "slow", b, &[300.0, 301.0, 302.0], Status::Ok));
+        }
+        // node: assoc failed, the rest fast.
+        runs.extend(cell("s1", "node", Assoc, &[0.1], Status::Failed));
+        runs.extend(cell("s1", "node", NumComb, &[0.5, 0.5, 0.5], Status::Ok));
+        runs.extend(cell("s1", "node", StrComb, &[0.6, 0.6, 0.6], Status::Ok));
+        // fortran: num-comb wrong output (a time, flagged), the rest fast.
+        runs.extend(cell("s1", "fortran", Assoc, &[0.3, 0.3, 0.3], Status::Ok));
+        runs.extend(cell(
+            "s1",
+            "fortran",
+            NumComb,
+            &[0.2, 0.2, 0.2],
+            Status::WrongOutput,
+        ));
+        runs.extend(cell("s1", "fortran", StrComb, &[0.2, 0.2, 0.2], Status::Ok));
+        // r: assoc timed out at 1000 s: no time.
+        runs.extend(cell("s1", "r", Assoc, &[1000.27], Status::Timeout));
+        runs.extend(cell("s1", "r", NumComb, &[2.0, 2.0, 2.0], Status::Ok));
+        runs.extend(cell("s1", "r", StrComb, &[3.0, 3.0, 3.0], Status::Ok));
+        for b in all {
+            runs.extend(cell("s1", "dead", b, &[0.1], Status::Crashed));
+            runs.push(
+                run("dart", b)
+                    .session("s1")
+                    .size("2021", 1000)
+                    .nth(0)
+                    .wall(0.0)
+                    .status(Status::NotInstalled)
+                    .record(),
+            );
+        }
+        Stored {
+            sessions: vec![s],
+            runs,
+            ..Default::default()
+        }
+    }
+
+    fn document(stored: &Stored) -> Document {
+        let s = Summary::from_stored(stored);
+        let mut doc = s.document();
+        doc.tables.push(crate::export::runs::table(stored, &s));
+        doc
+    }
+
+    /// The committed 2026 edition: real partial rows (node, deno, fortran),
+    /// timeouts (R, haxe-js, deno-chained-map) and two machines.
+    fn edition_2026() -> Stored {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/2026");
+        Store::open(&dir).unwrap().load().unwrap()
+    }
+
+    fn column(rows: &[Vec<LoCell>], key: &str) -> usize {
+        rows[0]
+            .iter()
+            .position(|c| c.2 == key)
+            .unwrap_or_else(|| panic!("no column {key}"))
+    }
+
+    #[test]
+    fn libreoffice_sorting_by_total_puts_every_partial_row_after_every_complete_one() {
+        for (name, stored) in [("synthetic", synthetic()), ("results/2026", edition_2026())] {
+            let doc = document(&stored);
+            let xlsx = Xlsx.render(&doc).unwrap();
+            for order in ["asc", "desc"] {
+                let rows = lo_sorted(&xlsx, "Summary", "total_s", order);
+                let (total, state) = (column(&rows, "total_s"), column(&rows, "row_status"));
+                let body = &rows[1..];
+                assert_eq!(body.len(), doc.tables[0].rows.len(), "{name}");
+                let complete: Vec<bool> = body.iter().map(|r| r[state].2 == "complete").collect();
+                let n = complete.iter().filter(|c| **c).count();
+                assert!(
+                    n > 1 && n < body.len(),
+                    "{name}: {n} complete of {}",
+                    body.len()
+                );
+                assert!(
+                    complete[..n].iter().all(|c| *c) && complete[n..].iter().all(|c| !*c),
+                    "{name} {order}: a partial row sorts among complete ones: {:?}",
+                    body.iter()
+                        .map(|r| format!("{} {}", r[state].2, r[total].2))
+                        .collect::<Vec<_>>()
+                );
+                // Complete rows: numbers, in order; the others: empty.
+                let totals: Vec<f64> = body[..n]
+                    .iter()
+                    .map(|r| {
+                        assert!(matches!(r[total].0.as_str(), "VALUE" | "FORMULA"), "{r:?}");
+                        r[total].1
+                    })
+                    .collect();
+                let sorted = totals.windows(2).all(|w| {
+                    if order == "asc" {
+                        w[0] <= w[1]
+                    } else {
+                        w[0] >= w[1]
+                    }
+                });
+                assert!(sorted, "{name} {order}: {totals:?}");
+                for r in &body[n..] {
+                    assert_eq!(r[total].0, "EMPTY", "{name}: {r:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn libreoffice_finds_no_text_in_a_numeric_column() {
+        for (name, stored) in [("synthetic", synthetic()), ("results/2026", edition_2026())] {
+            let doc = document(&stored);
+            let xlsx = Xlsx.render(&doc).unwrap();
+            for (t, sheet) in [(0, "Summary"), (1, "Runs")] {
+                let table = &doc.tables[t];
+                let rows = lo_sorted(&xlsx, sheet, "language", "asc");
+                let cols = table.data_columns();
+                assert_eq!(rows[0].len(), cols.len(), "{name} {sheet}");
+                let mut numbers = 0;
+                for (x, &c) in cols.iter().enumerate() {
+                    let column = &table.columns[c];
+                    if !column.kind.is_numeric() {
+                        continue;
+                    }
+                    for r in &rows[1..] {
+                        assert!(
+                            matches!(r[x].0.as_str(), "EMPTY" | "VALUE" | "FORMULA"),
+                            "{name} {sheet}: text {:?} in numeric column {}",
+                            r[x].2,
+                            column.key
+                        );
+                        numbers += usize::from(r[x].0 != "EMPTY");
+                    }
+                }
+                assert!(numbers > 0, "{name} {sheet}: no numbers at all");
+            }
+        }
     }
 }

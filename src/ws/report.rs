@@ -350,8 +350,9 @@ pub fn table(records: &[&WsRecord]) -> Table {
         title: "WebSocket echo".into(),
         columns: columns(),
         rows,
-        notes: table_notes,
+        notes: table_notes.into_iter().map(Into::into).collect(),
         data_only: false,
+        labels: 2,
     }
 }
 
@@ -419,6 +420,7 @@ pub fn document(records: &[&WsRecord]) -> Document {
         meta: meta(records),
         tables: vec![table(records)],
         charts: crate::export::charts::ws(records),
+        ..Default::default()
     }
 }
 
