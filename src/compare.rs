@@ -809,6 +809,18 @@ impl CpuTable {
             Cell::text(&p.key),
         ];
         row.extend(versions(&p.old.version, &p.new.version));
+        let program = program_change(p.old, p.new);
+        if program.starts_with("program changed") || program.starts_with("command changed") {
+            self.notes.push(Note::new(
+                label.clone(),
+                format!(
+                    "{program} between the two directories (by the program identity their runs \
+                     recorded): a different figure may be a different program, not a faster or \
+                     slower toolchain"
+                ),
+            ));
+        }
+        row.push(Cell::text(&program));
         row.extend(rank_cells(ranks.0, ranks.1));
         let figs = sides.figures(p, &self.benches);
         for (b, fo, fnw) in &figs.per_bench {
@@ -975,6 +987,40 @@ impl CpuTable {
     }
 }
 
+/// Whether the two rows ran the same programs, by the identity their runs
+/// recorded (issue #22), benchmark by benchmark where both have one:
+/// "program changed (assoc)" when a source differs, "command changed
+/// (assoc)" when only the resolved commands do (at the same N), "same", or
+/// "unknown" where either side recorded none (a published edition): never
+/// a guess.
+fn program_change(old: &Row, new: &Row) -> String {
+    let identity = |r: &Row, b: &Bench| {
+        r.cells
+            .get(b)
+            .and_then(|c| c.best.as_ref())
+            .and_then(|b| Some((b.n, b.identity.clone()?)))
+    };
+    let (mut program, mut command, mut same) = (Vec::new(), Vec::new(), 0);
+    for b in new.cells.keys() {
+        let (Some((on, o)), Some((nn, n))) = (identity(old, b), identity(new, b)) else {
+            continue;
+        };
+        if o.program != n.program {
+            program.push(b.name());
+        } else if on == nn && o.commands != n.commands {
+            command.push(b.name());
+        } else {
+            same += 1;
+        }
+    }
+    match (program.is_empty(), command.is_empty()) {
+        (false, _) => format!("program changed ({})", program.join(", ")),
+        (true, false) => format!("command changed ({})", command.join(", ")),
+        _ if same > 0 => "same".into(),
+        _ => "unknown".into(),
+    }
+}
+
 /// "old → new" to read, then each version as data.
 fn versions(old: &str, new: &str) -> [Cell; 3] {
     [
@@ -1055,6 +1101,7 @@ fn cpu_columns(benches: &[Bench], opts: &Options) -> Vec<Column> {
         Column::new("Variant", "variant", Kind::Text, Show::Data),
     ];
     cols.extend(version_columns());
+    cols.push(Column::new("Program", "program", Kind::Text, Show::Data));
     cols.extend([
         Column::new("Rank", "rank", Kind::Text, Show::Display),
         Column::new("Old rank", "old_rank", Kind::Count, Show::Data),
@@ -1389,6 +1436,44 @@ pub fn command(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// "program changed" where a source differs, "command changed" where
+    /// only the commands do, "unknown" without identities (published).
+    #[test]
+    fn a_rewritten_program_is_told_from_a_new_toolchain() {
+        use crate::record::Identity;
+        use crate::store::Stored;
+        let row = |program: &str, command: &str, version: &str, with: bool| {
+            let mut r = crate::testing::run("go", Bench::NumComb).wall(1.0).record();
+            r.identity = with.then(|| Identity {
+                digest: format!("{program}{command}{version}"),
+                program: program.into(),
+                commands: vec![command.into()],
+                toolchain: version.into(),
+                langbench: "0.1.0".into(),
+            });
+            Summary::from_stored(&Stored {
+                runs: vec![r],
+                ..Default::default()
+            })
+            .rows
+            .remove(0)
+        };
+        let base = row("aaaa", "run: go run num_comb.go 10", "go1.24", true);
+        let newer_go = row("aaaa", "run: go run num_comb.go 10", "go1.25", true);
+        assert_eq!(program_change(&base, &newer_go), "same");
+        let edited = row("bbbb", "run: go run num_comb.go 10", "go1.24", true);
+        assert_eq!(program_change(&base, &edited), "program changed (num-comb)");
+        let flags = row(
+            "aaaa",
+            "run: go run -gcflags=-B num_comb.go 10",
+            "go1.24",
+            true,
+        );
+        assert_eq!(program_change(&base, &flags), "command changed (num-comb)");
+        let published = row("", "", "", false);
+        assert_eq!(program_change(&published, &base), "unknown");
+    }
 
     #[test]
     fn a_doubled_cell_is_slower_and_the_same_runs_are_not_significant() {

@@ -126,6 +126,40 @@ impl Cell {
             .map(|b| b.wall_s)
     }
 
+    /// Which of the cell's runs started on cold toolchain caches (the
+    /// compiler rebuilt what it caches), and above all whether the figure
+    /// is one of them (not what a person's second run measures); `None`
+    /// when none did or the records do not say.
+    pub fn cold_figure(&self) -> Option<String> {
+        use crate::record::CacheStart;
+        let best = self.best.as_ref()?;
+        let measured = self.runs.iter().filter(|r| r.status.has_figures());
+        if best.cache != Some(CacheStart::Cold) {
+            let cold: Vec<String> = measured
+                .filter(|r| r.cache == Some(CacheStart::Cold))
+                .map(|r| r.attempt.to_string())
+                .collect();
+            return (!cold.is_empty()).then(|| {
+                format!(
+                    "run {} started on empty toolchain caches (cold); the figure is a warm run, \
+                     as a person's second",
+                    cold.join(", ")
+                )
+            });
+        }
+        Some(
+            if measured.clone().all(|r| r.cache == Some(CacheStart::Cold)) {
+                "cold caches: every run started with empty toolchain caches (`--cold-caches`): \
+             the figure includes building what the toolchain caches"
+                    .to_string()
+            } else {
+                "cold caches: the fastest run was the cell's first, on empty toolchain caches; \
+             the warm runs after it were slower"
+                    .to_string()
+            },
+        )
+    }
+
     /// Where a timed-out run was killed.
     pub fn timed_out_at(&self) -> Option<f64> {
         self.best
@@ -816,14 +850,14 @@ impl Summary {
             return Some("not run: this results directory holds no run of it".into());
         };
         if c.status.is_ok() {
+            let mut says = Vec::new();
             if let Some((ran, asked)) = c.partial_runs() {
-                return Some(format!(
+                says.push(format!(
                     "{ran} of {asked} runs: its session stopped before the rest; the figure is \
                      the best of {ran}"
                 ));
-            }
-            return c.noisy(self.noise_cv).map(|s| {
-                format!(
+            } else if let Some(s) = c.noisy(self.noise_cv) {
+                says.push(format!(
                     "noisy: {} runs spread {:.1}% (coefficient of variation; flagged above \
                      {:.1}%): {:.3}–{:.3} s, mean {:.3} s",
                     s.runs,
@@ -832,8 +866,12 @@ impl Summary {
                     s.min,
                     s.max,
                     s.mean,
-                )
-            });
+                ));
+            }
+            if let Some(cold) = c.cold_figure() {
+                says.push(cold);
+            }
+            return (!says.is_empty()).then(|| says.join("; "));
         }
         let detail = c
             .best
@@ -1710,6 +1748,54 @@ mod tests {
         assert_eq!(s.row_texts(fast)[7], "1");
         assert_eq!(s.row_texts(&s.rows[1])[7], "");
         assert_eq!(s.notes().len(), 3);
+    }
+
+    /// A figure that is a cold run says so; a warm one says nothing.
+    #[test]
+    fn a_cold_figure_says_so() {
+        use crate::record::CacheStart::{Cold, Warm};
+        let with = |runs: &[(f64, crate::record::CacheStart)]| {
+            let runs = runs
+                .iter()
+                .enumerate()
+                .map(|(i, &(wall, cache))| {
+                    let mut r = rec("go", Bench::NumComb, i as u32 + 1, wall, Status::Ok);
+                    r.cache = Some(cache);
+                    r
+                })
+                .collect();
+            let s = Summary::from_stored(&Stored {
+                runs,
+                ..Default::default()
+            })
+            .view(&View {
+                noise_cv: 10.0,
+                ..Default::default()
+            });
+            s.cell_note(&s.rows[0], Bench::NumComb)
+        };
+        // A person's three runs: the first builds the caches, the next are faster.
+        let warm = with(&[(6.1, Cold), (0.06, Warm), (0.07, Warm)]).unwrap();
+        assert!(
+            warm.starts_with("run 1 started on empty toolchain caches"),
+            "{warm}"
+        );
+        assert_eq!(with(&[(0.07, Warm), (0.06, Warm), (0.07, Warm)]), None);
+        let first = with(&[(1.0, Cold), (1.2, Warm), (1.1, Warm)]).unwrap();
+        assert!(
+            first.contains("the fastest run was the cell's first"),
+            "{first}"
+        );
+        let all = with(&[(6.1, Cold), (6.0, Cold), (6.2, Cold)]).unwrap();
+        assert!(all.contains("--cold-caches"), "{all}");
+        // Records from before caches were recorded say nothing.
+        let mut old = rec("go", Bench::NumComb, 1, 1.0, Status::Ok);
+        old.cache = None;
+        let s = Summary::from_stored(&Stored {
+            runs: vec![old],
+            ..Default::default()
+        });
+        assert_eq!(s.cell_note(&s.rows[0], Bench::NumComb), None);
     }
 
     #[test]

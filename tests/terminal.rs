@@ -100,8 +100,8 @@ fn the_warning_is_repeated_under_the_table_and_the_last_line_names_the_report() 
         .unwrap_or_else(|| panic!("no busy warning: {out}"));
     let table = lines
         .iter()
-        .position(|l| l.starts_with("Sessions:"))
-        .unwrap();
+        .position(|l| l.starts_with("Edition:"))
+        .unwrap_or_else(|| panic!("no table (its Edition: line): {out}"));
     assert!(warning < table, "{out}");
     assert!(
         lines[table..].contains(&lines[warning]),
