@@ -810,7 +810,7 @@ impl CpuTable {
         ];
         row.extend(versions(&p.old.version, &p.new.version));
         let program = program_change(p.old, p.new);
-        if program.starts_with("program changed") || program.starts_with("command changed") {
+        if !matches!(program.as_str(), "same" | "unknown") {
             self.notes.push(Note::new(
                 label.clone(),
                 format!(

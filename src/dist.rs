@@ -707,29 +707,6 @@ fn unpack_wheel(archive: &Path, dest: &Path, what: &str) -> Result<usize, String
     Ok(count)
 }
 
-/// Removes half-built directories of `name` whose install died.
-fn remove_stale(dir: &Path, name: &str) {
-    let prefix = format!(".partial-{name}-");
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let file = e.file_name().to_string_lossy().into_owned();
-        let Some(pid) = file
-            .strip_prefix(&prefix)
-            .and_then(|p| p.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        // SAFETY: signal 0 only checks whether the process exists.
-        let alive = unsafe { libc::kill(pid, 0) } == 0
-            || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
-        if !alive {
-            let _ = std::fs::remove_dir_all(e.path());
-        }
-    }
-}
-
 /// Installs one dist toolchain (a no-op when it is installed). Returns
 /// what it did; on error nothing is left under the toolchain's name.
 pub fn install(spec: Spec, dry_run: bool) -> Result<String, String> {
@@ -758,7 +735,7 @@ pub fn install(spec: Spec, dry_run: bool) -> Result<String, String> {
             root.display()
         )
     })?;
-    remove_stale(&root, &name);
+    crate::scratch::remove_dead_partials(&root, &name);
     let partial = root.join(format!(".partial-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&partial);
     let result = build(spec, &packages, &partial, &home).and_then(|record| {

@@ -70,20 +70,10 @@ fn digest_file(path: &Path) -> String {
 /// path, each as its path, its length and its contents (symlinks as their
 /// target, not followed).
 fn digest_dir(dir: &Path) -> String {
-    let mut files = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            match e.file_type() {
-                Ok(t) if t.is_dir() => todo.push(e.path()),
-                Ok(_) => files.push(e.path()),
-                Err(_) => {}
-            }
-        }
-    }
+    let mut files: Vec<_> = crate::scratch::entries_under(dir)
+        .iter()
+        .map(|e| e.path())
+        .collect();
     files.sort();
     let mut h = Sha256::new();
     for f in files {

@@ -389,35 +389,11 @@ fn mvn_failure(output: &str) -> String {
     text
 }
 
-/// Removes half-built directories of `name` left by installs that died
-/// (their process is gone).
-fn remove_stale(dir: &Path, name: &str) {
-    let prefix = format!(".partial-{name}-");
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let file = e.file_name().to_string_lossy().into_owned();
-        let Some(pid) = file
-            .strip_prefix(&prefix)
-            .and_then(|p| p.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        // SAFETY: signal 0 only checks whether the process exists.
-        let alive = unsafe { libc::kill(pid, 0) } == 0
-            || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
-        if !alive {
-            let _ = std::fs::remove_dir_all(e.path());
-        }
-    }
-}
-
 /// Directories of the toolchains directory that none of `used` (the
 /// [`dir_name`]s of a languages file's Maven toolchains) names: toolchains
 /// an earlier languages.toml installed (an older version, another table),
 /// with their size in bytes. Half-built ones (`.partial-*`) are
-/// `remove_stale`'s.
+/// `scratch::remove_dead_partials`'s.
 pub fn unused(used: &std::collections::BTreeSet<String>) -> Vec<(PathBuf, u64)> {
     let Ok(entries) = std::fs::read_dir(toolchains_dir()) else {
         return Vec::new();
@@ -437,16 +413,10 @@ pub fn unused(used: &std::collections::BTreeSet<String>) -> Vec<(PathBuf, u64)> 
 
 /// Bytes of the regular files under `dir` (symbolic links not followed).
 fn size_of_tree(dir: &Path) -> u64 {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return 0;
-    };
-    entries
-        .flatten()
-        .map(|e| match e.file_type() {
-            Ok(t) if t.is_dir() => size_of_tree(&e.path()),
-            Ok(t) if t.is_file() => e.metadata().map_or(0, |m| m.len()),
-            _ => 0,
-        })
+    crate::scratch::entries_under(dir)
+        .iter()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.metadata().map_or(0, |m| m.len()))
         .sum()
 }
 
@@ -483,7 +453,7 @@ pub fn install(
             root.display()
         )
     })?;
-    remove_stale(&root, &name);
+    crate::scratch::remove_dead_partials(&root, &name);
     let _ = std::fs::remove_dir_all(&partial);
     let result = build(&artifacts, spec, &partial, &home, &argv, spawner);
     let result = result.and_then(|count| match std::fs::rename(&partial, &home) {

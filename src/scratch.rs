@@ -180,7 +180,14 @@ fn alive(pid: i32) -> bool {
 /// Removes scratch directories in `tmp` whose langbench is gone; returns
 /// how many.
 pub fn clean_stale_in(tmp: &Path) -> usize {
-    let Ok(entries) = std::fs::read_dir(tmp) else {
+    remove_dead(tmp, owner)
+}
+
+/// Removes the directories in `dir` whose name `owner` reads a pid from
+/// and whose process is gone (scratch directories, toolchains half-built
+/// by an install that died); returns how many.
+pub fn remove_dead(dir: &Path, owner: impl Fn(&str) -> Option<i32>) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
         return 0;
     };
     let mut removed = 0;
@@ -197,9 +204,37 @@ pub fn clean_stale_in(tmp: &Path) -> usize {
     removed
 }
 
+/// Removes the `.partial-NAME-PID` directories in `dir` (a toolchain being
+/// installed as NAME) whose install died.
+pub fn remove_dead_partials(dir: &Path, name: &str) {
+    let prefix = format!(".partial-{name}-");
+    remove_dead(dir, |file| file.strip_prefix(&prefix)?.parse().ok());
+}
+
 /// [`clean_stale_in`] the system temp directory.
 pub fn clean_stale() -> usize {
     clean_stale_in(&std::env::temp_dir())
+}
+
+/// Every entry under `top` that is not a directory (files, symbolic
+/// links not followed, ...), in no order; unreadable directories are
+/// skipped. Iterative, so depth cannot exhaust the stack.
+pub fn entries_under(top: &Path) -> Vec<std::fs::DirEntry> {
+    let mut found = Vec::new();
+    let mut todo = vec![top.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            match e.file_type() {
+                Ok(t) if t.is_dir() => todo.push(e.path()),
+                Ok(_) => found.push(e),
+                Err(_) => {}
+            }
+        }
+    }
+    found
 }
 
 /// `chown -R` without following symlinks.

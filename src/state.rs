@@ -155,24 +155,12 @@ pub fn clear_caches(ids: &[String], dry_run: bool) -> Result<std::process::ExitC
     })
 }
 
-/// Bytes under `p` (files, not following symlinks); iterative, so depth
-/// cannot exhaust the stack.
+/// Bytes under `p` (files, not following symlinks).
 fn du_bytes(p: &Path) -> u64 {
-    let mut total = 0;
-    let mut todo = vec![p.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            match e.file_type() {
-                Ok(t) if t.is_dir() => todo.push(e.path()),
-                Ok(_) => total += e.metadata().map_or(0, |m| m.len()),
-                Err(_) => {}
-            }
-        }
-    }
-    total
+    crate::scratch::entries_under(p)
+        .iter()
+        .map(|e| e.metadata().map_or(0, |m| m.len()))
+        .sum()
 }
 
 /// The list of files the last sync copied, kept in the copy: what the

@@ -182,30 +182,25 @@ fn allowed_names() -> Arc<Vec<String>> {
     )
 }
 
+/// Answers a refused `CONNECT` with 403 and why.
+fn refuse(client: &mut TcpStream, why: &str) {
+    let _ = write!(
+        client,
+        "HTTP/1.1 403 Forbidden\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{why}",
+        why.len()
+    );
+}
+
 /// One client: its `CONNECT`, checked, then the tunnel.
 fn serve(mut client: TcpStream, allow: &[String]) {
     let _ = client.set_read_timeout(Some(Duration::from_secs(30)));
     let target = match read_connect(&mut client) {
         Ok(t) => t,
-        Err(why) => {
-            let _ = write!(
-                client,
-                "HTTP/1.1 403 Forbidden\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{why}",
-                why.len()
-            );
-            return;
-        }
+        Err(why) => return refuse(&mut client, &why),
     };
     let upstream = match connect(&target, allow) {
         Ok(s) => s,
-        Err(why) => {
-            let _ = write!(
-                client,
-                "HTTP/1.1 403 Forbidden\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{why}",
-                why.len()
-            );
-            return;
-        }
+        Err(why) => return refuse(&mut client, &why),
     };
     if client
         .write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")
