@@ -154,6 +154,8 @@ pub struct InstallResult {
 }
 
 fn sh(program: &str, args: &[String], dry_run: bool) -> Result<(), String> {
+    // SAFETY: geteuid takes no arguments, touches no memory of ours and
+    // cannot fail.
     let needs_sudo = program == "apt-get" && unsafe { libc::geteuid() } != 0;
     let mut argv: Vec<String> = Vec::new();
     if needs_sudo {

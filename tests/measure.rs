@@ -83,6 +83,8 @@ fn true_measures_about_what_gnu_time_says_even_when_the_caller_is_big() {
     let mut status = 0;
     // SAFETY: rusage is plain data filled by wait4.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `status` and `ru` are live locals of the types wait4 writes;
+    // the pid is our own unreaped child, so no other code reaps it.
     unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut ru) };
     assert!(
         ru.ru_maxrss > 300 * 1024,
@@ -361,6 +363,7 @@ fn measure_cli_without_root_is_contained_or_says_why_not() {
     let me = if root {
         65534
     } else {
+        // SAFETY: geteuid takes no arguments and cannot fail.
         unsafe { libc::geteuid() }
     };
     assert_eq!(uid, Some(me.to_string().as_str()), "{}", text(&o));
