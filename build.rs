@@ -11,7 +11,7 @@
 //! binaries and proc-macros are unaffected; the cost is ASLR for
 //! langbench's own code (libraries, heap and stack stay randomized).
 //!
-//! A static build (`-C target-feature=+crt-static`, README) is left to
+//! A static build (`-C target-feature=+crt-static`, docs/measurement.md) is left to
 //! rustc: `-no-pie` on top of its `-static-pie` links a binary that
 //! crashes at start; `-C relocation-model=static` makes it non-PIE.
 fn main() {
