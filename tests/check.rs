@@ -421,6 +421,61 @@ fn changed_since_picks_exactly_the_changed_variants() {
     );
 }
 
+/// The pull request workflow checks what a reviewer checks: formatting,
+/// clippy with every lint denied, and the tests that need no toolchain
+/// (.ci/no-toolchains), whose list of tests to skip names tests that
+/// exist: a renamed test would otherwise stop being skipped and fail CI,
+/// or a stale name hide that nothing needs skipping any more.
+#[test]
+fn the_pr_workflow_checks_what_a_reviewer_checks() {
+    let workflow = std::fs::read_to_string(repo().join(".github/workflows/pr.yml")).unwrap();
+    let runs: Vec<&str> = workflow
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("- run: "))
+        .collect();
+    for command in [
+        "cargo fmt --check",
+        "cargo clippy --all-targets --locked -- -D warnings",
+        ".ci/no-toolchains",
+    ] {
+        assert!(
+            runs.contains(&command),
+            "pr.yml does not run `{command}`: {runs:?}"
+        );
+    }
+    let script = std::fs::read_to_string(repo().join(".ci/no-toolchains")).unwrap();
+    let skips: Vec<&str> = script
+        .split("needs_toolchains=(\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n)").next())
+        .expect("needs_toolchains=( ... ) in .ci/no-toolchains")
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert!(!skips.is_empty());
+    // This binary's own tests, as `cargo test` lists them.
+    let o = Command::new(std::env::current_exe().unwrap())
+        .arg("--list")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let listed = String::from_utf8(o.stdout).unwrap();
+    let tests: Vec<&str> = listed
+        .lines()
+        .filter_map(|l| l.strip_suffix(": test"))
+        .collect();
+    assert!(
+        tests.contains(&"check::the_pr_workflow_checks_what_a_reviewer_checks"),
+        "{listed}"
+    );
+    for skip in skips {
+        assert!(
+            tests.iter().any(|t| t.contains(skip)),
+            ".ci/no-toolchains skips {skip}, which names no test"
+        );
+    }
+}
+
 /// The pull request workflow's commands (.ci/pr, which
 /// .github/workflows/pr.yml runs) on a temporary repository: the changed
 /// variants' toolchains are installed (dry run here), then checked.
