@@ -27,21 +27,37 @@ const STR_COMB_OK: &str = r#"n=$1; best=$n; d=9; while [ "$d" -lt "$n" ]; do if 
 echo "0 1 $best"
 "#;
 
-const GOOD: &str = r#"[variant.sh-good]
-language = "Shell"
-flags = "sh"
-programs = { num-comb = "programs/num-comb/good.sh", str-comb = "programs/str-comb/good.sh" }
-install = { apt = ["dash"] }
-version = "sh -c 'echo 1.0'"
-"#;
+/// A shell variant with the programs `programs` (of `fixture`'s files),
+/// installable and with a version: what `check` passes when they are right.
+fn shell(id: &str, programs: &[(&str, &str)]) -> Variant {
+    Variant::shell(id)
+        .programs(programs)
+        .apt(&["dash"])
+        .set("version", "sh -c 'echo 1.0'")
+}
 
-fn fixture(extra_toml: &str, extra_files: &[(&str, &str)]) -> Fixture {
+/// sh-good, whose programs are right, then the `extra` text (tables
+/// written as a contributor writes them, right or wrong); its files and
+/// `extra_files`.
+fn fixture(extra: &str, extra_files: &[(&str, &str)]) -> Fixture {
+    let good = shell(
+        "sh-good",
+        &[
+            ("num-comb", "programs/num-comb/good.sh"),
+            ("str-comb", "programs/str-comb/good.sh"),
+        ],
+    );
     let mut files = vec![
         ("programs/num-comb/good.sh", NUM_COMB_OK),
         ("programs/str-comb/good.sh", STR_COMB_OK),
     ];
     files.extend_from_slice(extra_files);
-    Fixture::new(&format!("{GOOD}{extra_toml}"), &files)
+    Fixture::new(&format!("{}{extra}", good.toml()), &files)
+}
+
+/// `fixture` with these tables after sh-good, a blank line before each.
+fn fixture_with(extra: &[Variant], extra_files: &[(&str, &str)]) -> Fixture {
+    fixture(&format!("\n{}", short_toml(extra)), extra_files)
 }
 
 #[test]
@@ -59,6 +75,7 @@ fn passes_on_a_good_entry() {
 
 #[test]
 fn a_broken_entry_is_named_by_line_and_column() {
+    // Text no builder writes: an unterminated string, an unknown key.
     let f = fixture(
         "\n[variant.broken]\nlanguage = \"Shell\"\nrun = \"sh {src} {n}\nflags = \"x\"\n",
         &[],
@@ -109,8 +126,8 @@ fn a_repeated_default_fails_with_the_line_to_delete() {
 
 #[test]
 fn a_missing_program_is_named_by_line() {
-    let f = fixture(
-        "\n[variant.sh-missing]\nlanguage = \"Shell\"\nflags = \"sh\"\nprograms = { num-comb = \"programs/num-comb/missing.sh\" }\n",
+    let f = fixture_with(
+        &[Variant::shell("sh-missing").programs(&[("num-comb", "programs/num-comb/missing.sh")])],
         &[],
     );
     let o = run_in(f.path(), &["check"]);
@@ -127,8 +144,13 @@ fn a_missing_program_is_named_by_line() {
 
 #[test]
 fn a_wrong_output_and_a_wrong_format_fail() {
-    let f = fixture(
-        "\n[variant.sh-wrong]\nlanguage = \"Shell\"\nflags = \"sh\"\nprograms = { num-comb = \"programs/num-comb/wrong.sh\", str-comb = \"programs/str-comb/chatty.sh\" }\ninstall = { apt = [\"dash\"] }\n",
+    let f = fixture_with(
+        &[Variant::shell("sh-wrong")
+            .programs(&[
+                ("num-comb", "programs/num-comb/wrong.sh"),
+                ("str-comb", "programs/str-comb/chatty.sh"),
+            ])
+            .apt(&["dash"])],
         &[
             ("programs/num-comb/wrong.sh", "echo \"1 1 $1\"\n"),
             (
@@ -155,8 +177,10 @@ fn a_wrong_output_and_a_wrong_format_fail() {
 
 #[test]
 fn a_hard_coded_answer_fails_at_the_second_size() {
-    let f = fixture(
-        "\n[variant.sh-cheat]\nlanguage = \"Shell\"\nflags = \"sh\"\nprograms = { num-comb = \"programs/num-comb/cheat.sh\" }\ninstall = { apt = [\"dash\"] }\n",
+    let f = fixture_with(
+        &[Variant::shell("sh-cheat")
+            .programs(&[("num-comb", "programs/num-comb/cheat.sh")])
+            .apt(&["dash"])],
         &[("programs/num-comb/cheat.sh", "echo \"0 1 1000\"\n")],
     );
     let o = run_in(f.path(), &["check", "sh-cheat"]);
@@ -175,8 +199,12 @@ fn a_hard_coded_answer_fails_at_the_second_size() {
 
 #[test]
 fn not_installed_is_reported_with_the_hint_not_failed() {
-    let f = fixture(
-        "\n[variant.absent]\nlanguage = \"Absent\"\nflags = \"absentc-xyz run\"\next = \"sh\"\ninstall = { hint = \"get absentc from absent.example\" }\n",
+    let f = fixture_with(
+        &[Variant::new("absent")
+            .set("language", "Absent")
+            .set("flags", "absentc-xyz run")
+            .set("ext", "sh")
+            .raw("install", "{ hint = \"get absentc from absent.example\" }")],
         &[
             ("programs/assoc/assoc.sh", ""),
             ("programs/num-comb/num_comb.sh", ""),
@@ -328,43 +356,35 @@ fn git(dir: &Path, args: &[&str]) {
     assert!(o.status.success(), "git {args:?}: {}", text(&o));
 }
 
-const THREE: &str = r#"[toolchain.shell]
+/// A toolchain table a and b share; c and d say the same themselves.
+const SHELL_TOOLCHAIN: &str = r#"[toolchain.shell]
 language = "Shell"
 version = "sh -c 'echo 1.0'"
 install = { apt = ["dash"] }
-
-[variant.a]
-toolchain = "shell"
-flags = "sh"
-programs = { num-comb = "programs/num-comb/a.sh" }
-
-[variant.b]
-toolchain = "shell"
-flags = "sh"
-programs = { num-comb = "programs/num-comb/b.sh" }
-
-[variant.c]
-language = "Shell"
-flags = "sh"
-programs = { num-comb = "programs/num-comb/c.sh" }
-install = { apt = ["dash"] }
-version = "sh -c 'echo 1.0'"
-
-[variant.d]
-language = "Shell"
-flags = "sh"
-programs = { num-comb = "programs/num-comb/d.sh" }
-install = { apt = ["dash"] }
-version = "sh -c 'echo 1.0'"
 "#;
 
+fn num_comb(id: &str) -> String {
+    format!("programs/num-comb/{id}.sh")
+}
+
 fn repo_with_three() -> Fixture {
+    let on_toolchain = |id: &str| {
+        Variant::new(id)
+            .set("toolchain", "shell")
+            .set("flags", "sh")
+            .programs(&[("num-comb", &num_comb(id))])
+    };
+    let own = |id: &str| shell(id, &[("num-comb", &num_comb(id))]);
+    let toml = format!(
+        "{SHELL_TOOLCHAIN}\n{}",
+        short_toml(&[on_toolchain("a"), on_toolchain("b"), own("c"), own("d")])
+    );
     let files: Vec<(String, &str)> = ["a", "b", "c", "d"]
         .iter()
         .map(|x| (format!("programs/num-comb/{x}.sh"), NUM_COMB_OK))
         .collect();
     let refs: Vec<(&str, &str)> = files.iter().map(|(p, b)| (p.as_str(), *b)).collect();
-    let f = Fixture::new(THREE, &refs);
+    let f = Fixture::new(&toml, &refs);
     git(f.path(), &["init", "-q", "-b", "main"]);
     git(f.path(), &["add", "-A"]);
     git(f.path(), &["commit", "-q", "-m", "base"]);
@@ -391,7 +411,8 @@ fn changed_since_picks_exactly_the_changed_variants() {
     let toml = std::fs::read_to_string(f.languages()).unwrap().replace(
         "[variant.d]\nlanguage = \"Shell\"\nflags = \"sh\"",
         "[variant.d]\nlanguage = \"Shell\"\nflags = \"sh -e\"\nrun = \"sh {src} {n}\"",
-    ) + "\n[variant.e]\nlanguage = \"Shell\"\nflags = \"sh\"\nprograms = { num-comb = \"programs/num-comb/e.sh\" }\ninstall = { apt = [\"dash\"] }\nversion = \"sh -c 'echo 1.0'\"\n";
+    ) + "\n"
+        + &shell("e", &[("num-comb", "programs/num-comb/e.sh")]).toml();
     std::fs::write(f.languages(), toml).unwrap();
     std::fs::write(f.path().join("programs/num-comb/e.sh"), NUM_COMB_OK).unwrap();
     git(f.path(), &["checkout", "-q", "-b", "pr"]);
@@ -559,8 +580,11 @@ fn new_help_shows_the_placeholders() {
 /// a shell script in a TOML string, reads it.
 #[test]
 fn an_unreadable_version_fails_with_the_fix() {
-    let entry = "\n[variant.tcl-quiet]\nlanguage = \"Shell\"\nflags = \"sh\"\nprograms = { num-comb = \"programs/num-comb/good.sh\" }\ninstall = { apt = [\"dash\", \"tcl\"] }\nneeds = [\"sh\", \"tclsh\"]\n";
-    let f = fixture(&format!("{entry}version = \"tclsh --version\"\n"), &[]);
+    let entry = Variant::shell("tcl-quiet")
+        .programs(&[("num-comb", "programs/num-comb/good.sh")])
+        .apt(&["dash", "tcl"])
+        .list("needs", &["sh", "tclsh"]);
+    let f = fixture_with(&[entry.clone().set("version", "tclsh --version")], &[]);
     let o = run_in(f.path(), &["check", "tcl-quiet"]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let out = stdout(&o);
@@ -572,8 +596,8 @@ fn an_unreadable_version_fails_with_the_fix() {
     assert!(!out.contains("ok: tcl-quiet"), "{}", text(&o));
 
     // The fix, as written in the message and in CONTRIBUTING.md.
-    let fixed = format!("{entry}version = \"sh -c 'echo puts [info patchlevel] | tclsh'\"\n");
-    let f = fixture(&fixed, &[]);
+    let fixed = entry.set("version", "sh -c 'echo puts [info patchlevel] | tclsh'");
+    let f = fixture_with(&[fixed], &[]);
     let o = run_in(f.path(), &["check", "tcl-quiet"]);
     assert!(o.status.success(), "{}", text(&o));
     assert!(stdout(&o).contains("ok: tcl-quiet"), "{}", text(&o));
@@ -670,31 +694,34 @@ fn new_reads_the_command_flags_from_the_commands() {
     assert!(!f.path().join("programs/assoc/assoc.sh").exists());
 }
 
-const DIR_VARIANTS: &str = r#"[variant.hx]
-language = "Shell"
-flags = "sh (hx)"
-run = "sh {dir}/Main.hxs {n}"
-programs = { num-comb = "programs/num-comb/Main.hxs" }
-files = ["programs/*/*.hxs"]
-version = "sh -c 'echo 1.0'"
-install = { apt = ["dash"] }
+/// hx takes its whole program directory (`{dir}`) and names its own
+/// files there; plain is an ordinary variant beside it.
+fn dir_variants() -> String {
+    short_toml(&[
+        Variant::new("hx")
+            .set("language", "Shell")
+            .set("flags", "sh (hx)")
+            .set("run", "sh {dir}/Main.hxs {n}")
+            .programs(&[("num-comb", "programs/num-comb/Main.hxs")])
+            .list("files", &["programs/*/*.hxs"])
+            .set("version", "sh -c 'echo 1.0'")
+            .apt(&["dash"]),
+        Variant::shell("plain")
+            .programs(&[("num-comb", "programs/num-comb/plain.sh")])
+            .set("version", "sh -c 'echo 1.0'")
+            .apt(&["dash"]),
+    ])
+}
 
-[variant.plain]
-language = "Shell"
-flags = "sh"
-programs = { num-comb = "programs/num-comb/plain.sh" }
-version = "sh -c 'echo 1.0'"
-install = { apt = ["dash"] }
-"#;
-
-const TCL_ENTRY: &str = r#"
-[variant.tcl]
-language = "Tcl"
-flags = "tclsh"
-programs = { num-comb = "programs/num-comb/num_comb.tcl" }
-version = "sh -c 'echo puts [info patchlevel] | tclsh'"
-install = { apt = ["tcl"] }
-"#;
+fn tcl_entry() -> String {
+    let tcl = Variant::new("tcl")
+        .set("language", "Tcl")
+        .set("flags", "tclsh")
+        .programs(&[("num-comb", "programs/num-comb/num_comb.tcl")])
+        .set("version", "sh -c 'echo puts [info patchlevel] | tclsh'")
+        .apt(&["tcl"]);
+    format!("\n{}", tcl.toml())
+}
 
 /// A Tcl-only pull request touches no other variant: a variant whose
 /// commands take the whole program directory (`{dir}`, as haxe and ponyc
@@ -704,7 +731,7 @@ install = { apt = ["tcl"] }
 #[test]
 fn a_tcl_only_change_checks_only_tcl() {
     let f = Fixture::new(
-        DIR_VARIANTS,
+        &dir_variants(),
         &[
             ("programs/num-comb/Main.hxs", NUM_COMB_OK),
             ("programs/num-comb/plain.sh", NUM_COMB_OK),
@@ -714,7 +741,7 @@ fn a_tcl_only_change_checks_only_tcl() {
     git(f.path(), &["add", "-A"]);
     git(f.path(), &["commit", "-q", "-m", "base"]);
     git(f.path(), &["checkout", "-q", "-b", "pr"]);
-    let toml = std::fs::read_to_string(f.languages()).unwrap() + TCL_ENTRY;
+    let toml = std::fs::read_to_string(f.languages()).unwrap() + &tcl_entry();
     std::fs::write(f.languages(), &toml).unwrap();
     std::fs::write(
         f.path().join("programs/num-comb/num_comb.tcl"),
@@ -789,24 +816,13 @@ fn nothing_changed_checks_the_file_only() {
 /// says cannot run but runs right is a problem (the field is stale).
 #[test]
 fn fails_as_declared_and_a_stale_fails_is_a_problem() {
-    let f = fixture(
-        r#"
-[variant.sh-es5]
-language = "Shell"
-flags = "sh"
-programs = { num-comb = "programs/num-comb/es5.sh" }
-install = { apt = ["dash"] }
-version = "sh -c 'echo 1.0'"
-fails = "the shell rejects the program"
-
-[variant.sh-stale]
-language = "Shell"
-flags = "sh"
-programs = { num-comb = "programs/num-comb/good.sh" }
-install = { apt = ["dash"] }
-version = "sh -c 'echo 1.0'"
-fails = "said once"
-"#,
+    let f = fixture_with(
+        &[
+            shell("sh-es5", &[("num-comb", "programs/num-comb/es5.sh")])
+                .set("fails", "the shell rejects the program"),
+            shell("sh-stale", &[("num-comb", "programs/num-comb/good.sh")])
+                .set("fails", "said once"),
+        ],
         &[(
             "programs/num-comb/es5.sh",
             "echo 'SyntaxError: let' >&2; exit 1\n",

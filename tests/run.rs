@@ -147,66 +147,30 @@ fn chakracore_aborts_with_its_background_jit_and_runs_without_it() {
     assert_eq!(String::from_utf8_lossy(&off.stdout), "0 1 100000\n");
 }
 
-const FAKES: &str = r#"
-[[variant]]
-id = "wrong"
-language = "Wrong"
-flags = "sh wrong"
-needs = ["sh"]
-version = "sh -c 'echo 1.0'"
-run = "sh {src} {n}"
-programs = { num-comb = "programs/num-comb/wrong.sh" }
-
-[[variant]]
-id = "badexit"
-language = "Tcc-like"
-flags = "sh badexit"
-needs = ["sh"]
-version = "sh -c 'echo 2.0'"
-run = "sh {src} {n}"
-programs = { num-comb = "programs/num-comb/badexit.sh" }
-
-[[variant]]
-id = "hang"
-language = "Hang"
-flags = "sh hang"
-needs = ["sh"]
-version = "sh -c 'echo 3.0'"
-run = "sh {src} {n}"
-env = { LANGBENCH_TEST_MARKER = "@MARK@" }
-programs = { num-comb = "programs/num-comb/hang.sh" }
-
-[[variant]]
-id = "absent"
-language = "Absent"
-flags = "absentc run"
-version = "absentc --version"
-run = "absentc run {src} {n}"
-programs = { num-comb = "programs/num-comb/wrong.sh" }
-install = { apt = ["absent-lang"], hint = "apt-get install absent-lang" }
-
-[[variant]]
-id = "crash"
-language = "Crash"
-flags = "sh crash"
-needs = ["sh"]
-version = "sh -c 'echo 4.0'"
-run = "sh {src} {n}"
-programs = { num-comb = "programs/num-comb/crash.sh" }
-
-[[variant]]
-id = "fails"
-language = "Fails"
-flags = "sh fails"
-needs = ["sh"]
-version = "sh -c 'echo 5.0'"
-run = "sh {src} {n}"
-programs = { num-comb = "programs/num-comb/fails.sh" }
-"#;
+/// Six shell variants, each going wrong its own way (`fakes` writes their
+/// programs); the hanging one's processes are tagged with `marker`.
+fn fake_entries(marker: &str) -> Vec<Entry> {
+    vec![
+        Entry::sh("wrong"),
+        Entry::sh("badexit").language("Tcc-like").version("2.0"),
+        Entry::sh("hang")
+            .version("3.0")
+            .env("LANGBENCH_TEST_MARKER", marker),
+        Entry::sh("absent")
+            .flags("absentc run")
+            .needs(&[])
+            .version_command("absentc --version")
+            .run("absentc run {src} {n}")
+            .program("programs/num-comb/wrong.sh")
+            .install("{ apt = [\"absent-lang\"], hint = \"apt-get install absent-lang\" }"),
+        Entry::sh("crash").version("4.0"),
+        Entry::sh("fails").version("5.0"),
+    ]
+}
 
 fn fakes(marker: &str) -> Fixture {
     Fixture::new(
-        &FAKES.replace("@MARK@", marker),
+        &languages_toml(&fake_entries(marker)),
         &[
             ("programs/num-comb/wrong.sh", "echo 0 1 999\n"),
             ("programs/num-comb/badexit.sh", "echo 0 1 $1\nexit 25\n"),
@@ -229,19 +193,7 @@ fn fakes(marker: &str) -> Fixture {
 fn failures_are_flagged_never_plain_times() {
     let (_, m) = marker("fakes");
     let f = fakes(&m);
-    let o = langbench(&[
-        "run",
-        "--languages",
-        &f.languages(),
-        "--size",
-        "tiny",
-        "--runs",
-        "3",
-        "--timeout",
-        "1.5",
-        "--out",
-        &f.out(),
-    ]);
+    let o = f.run_with_runs("3", &["--timeout", "1.5"]);
     assert!(o.status.success(), "{}", text(&o));
     let stdout = String::from_utf8_lossy(&o.stdout);
 
@@ -291,18 +243,25 @@ fn failures_are_flagged_never_plain_times() {
 
 #[test]
 fn a_bad_languages_file_names_the_line() {
+    let mut entries = fake_entries("");
+    entries[0] = entries[0].clone().run("sh {src} {size}");
+    let toml = languages_toml(&entries);
     let f = Fixture::new(
-        &FAKES.replacen("run = \"sh {src} {n}\"", "run = \"sh {src} {size}\"", 1),
+        &toml,
         &[
             ("programs/num-comb/wrong.sh", ""),
             ("programs/num-comb/badexit.sh", ""),
         ],
     );
-    let o = langbench(&["run", "--languages", &f.languages(), "--out", &f.out()]);
+    let o = f.run(&[]);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
+    // The line of the bad `run`, at its value's first column.
+    let line = 1 + toml.lines().position(|l| l.contains("{size}")).unwrap();
     assert!(
-        err.contains("languages.toml:8:7: variant \"wrong\": unknown placeholder {size}"),
+        err.contains(&format!(
+            "languages.toml:{line}:7: variant \"wrong\": unknown placeholder {{size}}"
+        )),
         "{err}"
     );
     // Nothing was written.
@@ -318,7 +277,7 @@ fn a_bad_languages_file_names_the_line() {
 fn interrupting_a_run_keeps_the_finished_runs() {
     let (_, m) = marker("interrupt");
     let f = Fixture::new(
-        &FAKES.replace("@MARK@", &m),
+        &languages_toml(&fake_entries(&m)),
         &[
             ("programs/num-comb/wrong.sh", "echo 0 1 1000\n"),
             ("programs/num-comb/badexit.sh", "echo 0 1 $1\n"),
@@ -327,24 +286,9 @@ fn interrupting_a_run_keeps_the_finished_runs() {
             ("programs/num-comb/fails.sh", ""),
         ],
     );
+    let three = ["--lang", "wrong", "--lang", "badexit", "--lang", "hang"];
     let mut child = std::process::Command::new(bin())
-        .args([
-            "run",
-            "--languages",
-            &f.languages(),
-            "--size",
-            "tiny",
-            "--runs",
-            "1",
-            "--lang",
-            "wrong",
-            "--lang",
-            "badexit",
-            "--lang",
-            "hang",
-            "--out",
-            &f.out(),
-        ])
+        .args(f.run_args(&three))
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -371,26 +315,7 @@ fn interrupting_a_run_keeps_the_finished_runs() {
     assert!(left.is_empty(), "left behind: {left:?}");
 
     // --resume runs only what is missing: the interrupted cell.
-    let o = langbench(&[
-        "run",
-        "--languages",
-        &f.languages(),
-        "--size",
-        "tiny",
-        "--runs",
-        "1",
-        "--timeout",
-        "1",
-        "--lang",
-        "wrong",
-        "--lang",
-        "badexit",
-        "--lang",
-        "hang",
-        "--out",
-        &f.out(),
-        "--resume",
-    ]);
+    let o = f.run(&[&three[..], &["--timeout", "1", "--resume"]].concat());
     assert!(o.status.success(), "{}", text(&o));
     assert!(
         String::from_utf8_lossy(&o.stderr).contains("already complete"),

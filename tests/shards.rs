@@ -252,23 +252,8 @@ fn runs_auto_stops_on_quiet_cells_and_flags_noisy_ones() {
     );
     // --no-sandbox: the noisy program keeps a run counter beside itself,
     // which the sandbox (rightly) makes read-only.
-    let o = langbench(&[
-        "--no-sandbox",
-        "run",
-        "--languages",
-        &f.languages(),
-        "--size",
-        "tiny",
-        "--runs",
-        "auto",
-        "--max-runs",
-        "5",
-        "--noise-threshold",
-        "10",
-        "--spread",
-        "--out",
-        &f.out(),
-    ]);
+    let auto = ["--no-sandbox", "--max-runs", "5", "--noise-threshold", "10"];
+    let o = f.run_with_runs("auto", &[&auto[..], &["--spread"]].concat());
     assert!(o.status.success(), "{}", text(&o));
     let runs = f.runs();
     let count = |v: &str| runs.iter().filter(|r| r["variant"] == v).count();
@@ -299,23 +284,7 @@ fn runs_auto_stops_on_quiet_cells_and_flags_noisy_ones() {
     assert!(session.contains("\"runs_auto_cv\":0.1"), "{session}");
     assert!(session.contains("\"hygiene\":"), "{session}");
     // --resume knows an auto cell that stopped early is complete.
-    let o = langbench(&[
-        "--no-sandbox",
-        "run",
-        "--languages",
-        &f.languages(),
-        "--size",
-        "tiny",
-        "--runs",
-        "auto",
-        "--max-runs",
-        "5",
-        "--noise-threshold",
-        "10",
-        "--resume",
-        "--out",
-        &f.out(),
-    ]);
+    let o = f.run_with_runs("auto", &[&auto[..], &["--resume"]].concat());
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(f.runs().len(), runs.len(), "nothing ran again");
 }
@@ -323,7 +292,10 @@ fn runs_auto_stops_on_quiet_cells_and_flags_noisy_ones() {
 #[test]
 fn cpus_pins_every_measured_process() {
     let f = Fixture::new(
-        &fakes().replace("quiet.sh", "pin.sh"),
+        &languages_toml(&[
+            Entry::sh("quiet").program("programs/num-comb/pin.sh"),
+            Entry::sh("noisy"),
+        ]),
         &[
             ("programs/num-comb/noisy.sh", ""),
             (
@@ -334,26 +306,12 @@ fn cpus_pins_every_measured_process() {
             ),
         ],
     );
-    let o = langbench(&[
-        "run",
-        "--languages",
-        &f.languages(),
-        "--lang",
-        "quiet",
-        "--size",
-        "tiny",
-        "--runs",
-        "1",
-        "--cpus",
-        "0",
-        "--out",
-        &f.out(),
-    ]);
+    let o = f.run(&["--lang", "quiet", "--cpus", "0"]);
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(f.runs()[0]["status"], "ok", "{:?}", f.runs());
     let session = std::fs::read_to_string(f.path().join("results/sessions.jsonl")).unwrap();
     assert!(session.contains("\"cpus\":[0]"), "{session}");
-    let o = langbench(&["run", "--cpus", "999", "--out", &f.out()]);
+    let o = f.run(&["--cpus", "999"]);
     assert!(!o.status.success());
     assert!(text(&o).contains("CPU 999"), "{}", text(&o));
 }

@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests: the built binary, throwaway
-//! languages files and their entries, and a look at /proc for processes
+//! languages files and their entries (`Entry`: the long form; `Variant`:
+//! the short form contributors write), and a look at /proc for processes
 //! left behind.
 #![allow(dead_code)]
 
@@ -167,6 +168,82 @@ pub fn languages_toml(entries: &[Entry]) -> String {
     entries.iter().map(Entry::toml).collect()
 }
 
+/// One `[variant.ID]` table of a languages file in the short form a
+/// contributor writes (only what differs from the conventions; `Entry` is
+/// the long `[[variant]]` form with every field), its fields in the order
+/// they are set, so a test can name the line a message points at.
+#[derive(Debug, Clone)]
+pub struct Variant {
+    id: String,
+    fields: Vec<(String, String)>,
+}
+
+impl Variant {
+    /// A table with no field yet.
+    pub fn new(id: &str) -> Variant {
+        Variant {
+            id: id.into(),
+            fields: Vec::new(),
+        }
+    }
+
+    /// `language = "Shell"`, `flags = "sh"`: its run is the convention's
+    /// `sh {src} {n}`.
+    pub fn shell(id: &str) -> Variant {
+        Variant::new(id).set("language", "Shell").set("flags", "sh")
+    }
+
+    /// A string field.
+    pub fn set(self, key: &str, value: &str) -> Variant {
+        self.raw(key, &toml_quote(value))
+    }
+
+    /// A field whose value is TOML as written (`install`, `files`).
+    pub fn raw(mut self, key: &str, toml: &str) -> Variant {
+        self.fields.push((key.into(), toml.into()));
+        self
+    }
+
+    /// A list of strings (`needs`).
+    pub fn list(self, key: &str, values: &[&str]) -> Variant {
+        let values: Vec<String> = values.iter().map(|v| toml_quote(v)).collect();
+        self.raw(key, &format!("[{}]", values.join(", ")))
+    }
+
+    /// `programs = { BENCH = "PATH", ... }`.
+    pub fn programs(self, programs: &[(&str, &str)]) -> Variant {
+        let programs: Vec<String> = programs
+            .iter()
+            .map(|(b, p)| format!("{b} = {}", toml_quote(p)))
+            .collect();
+        self.raw("programs", &format!("{{ {} }}", programs.join(", ")))
+    }
+
+    /// `install = { apt = [...] }`.
+    pub fn apt(self, packages: &[&str]) -> Variant {
+        let packages: Vec<String> = packages.iter().map(|p| toml_quote(p)).collect();
+        self.raw("install", &format!("{{ apt = [{}] }}", packages.join(", ")))
+    }
+
+    /// The table as TOML.
+    pub fn toml(&self) -> String {
+        let mut t = format!("[variant.{}]\n", self.id);
+        for (k, v) in &self.fields {
+            t.push_str(&format!("{k} = {v}\n"));
+        }
+        t
+    }
+}
+
+/// Tables of the short form, a blank line between two.
+pub fn short_toml(variants: &[Variant]) -> String {
+    variants
+        .iter()
+        .map(Variant::toml)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// A TOML basic string.
 fn toml_quote(s: &str) -> String {
     toml::Value::String(s.into()).to_string()
@@ -210,6 +287,11 @@ impl Fixture {
     /// The arguments of `langbench run` on this fixture at tiny size, one
     /// run per cell, into `out()`, then `extra`.
     pub fn run_args(&self, extra: &[&str]) -> Vec<String> {
+        self.run_args_with_runs("1", extra)
+    }
+
+    /// `run_args` with `runs` runs per cell (`3`, `auto`).
+    pub fn run_args_with_runs(&self, runs: &str, extra: &[&str]) -> Vec<String> {
         let mut args: Vec<String> = [
             "run",
             "--languages",
@@ -217,7 +299,7 @@ impl Fixture {
             "--size",
             "tiny",
             "--runs",
-            "1",
+            runs,
             "--out",
             &self.out(),
         ]
@@ -230,8 +312,14 @@ impl Fixture {
 
     /// `langbench run` on this fixture (`run_args`).
     pub fn run(&self, extra: &[&str]) -> Output {
+        self.run_with_runs("1", extra)
+    }
+
+    /// `langbench run` on this fixture with `runs` runs per cell
+    /// (`run_args_with_runs`).
+    pub fn run_with_runs(&self, runs: &str, extra: &[&str]) -> Output {
         Command::new(bin())
-            .args(self.run_args(extra))
+            .args(self.run_args_with_runs(runs, extra))
             .output()
             .expect("langbench runs")
     }
