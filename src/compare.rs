@@ -840,11 +840,19 @@ impl CpuTable {
         }
         let (to, tn) = &figs.total;
         row.extend(self.figure_cells(&label, "total", to, tn, figs.size_mismatch));
+        // Whiskers where a side has runs (a published edition has none;
+        // relative figures carry the reference's noise too: none).
+        let range = |r: &Row| {
+            (!self.rel)
+                .then(|| r.total_range())
+                .flatten()
+                .filter(|(lo, hi)| hi > lo)
+        };
         self.chart_rows.push(BarRow {
             label: format!("{} · {}", p.new.language, p.new.flags),
             bars: vec![
-                total_bar(to, figs.size_mismatch),
-                total_bar(tn, figs.size_mismatch),
+                total_bar(to, figs.size_mismatch, range(p.old)),
+                total_bar(tn, figs.size_mismatch, range(p.new)),
             ],
         });
         self.rows.push(row);
@@ -989,8 +997,9 @@ impl CpuTable {
             log: true,
             series: vec![old.label.clone(), new.label.clone()],
             rows: self.chart_rows,
-            caption: "Marked bars: totals over a different N (not comparable); labelled gaps: a \
-                      partial row (no total)."
+            caption: "Whiskers: the fastest to the slowest run, summed over the benchmarks (a \
+                      published edition has no runs: none). Marked bars: totals over a different \
+                      N (not comparable); labelled gaps: a partial row (no total)."
                 .into(),
             unit: if self.rel { Unit::Ratio } else { Unit::Seconds },
         };
@@ -1118,11 +1127,15 @@ fn count(v: Option<u64>) -> Cell {
     v.map_or(Cell::empty(""), |n| Cell::int(n as i64, n.to_string()))
 }
 
-/// A total's bar: plain, flagged (a total over a different N), or a
-/// labelled gap (a partial row has no total).
-fn total_bar(f: &Fig, size_mismatch: bool) -> Bar {
+/// A total's bar: plain (with the range of its runs as a whisker, where
+/// it has one), flagged (a total over a different N), or a labelled gap (a
+/// partial row has no total).
+fn total_bar(f: &Fig, size_mismatch: bool, range: Option<(f64, f64)>) -> Bar {
     match f.time {
-        Some(v) if !size_mismatch => Bar::plain(v),
+        Some(v) if !size_mismatch => Bar {
+            range,
+            ..Bar::plain(v)
+        },
         Some(v) => Bar {
             value: Some(v),
             mark: Mark::Flagged,
