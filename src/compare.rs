@@ -128,7 +128,7 @@ impl Edition {
         match &self.machine {
             Some(m) if machines > 1 => parts.push(format!(
                 "DIFFERENT HARDWARE within it: its rows come from {machines} machines, most \
-                 from {}",
+                 from {}; the others are marked in the Machine column",
                 m.hardware()
             )),
             Some(m) => parts.push(m.hardware()),
@@ -587,13 +587,13 @@ fn ratio(old: &Fig, new: &Fig, pick: impl Fn(&Fig) -> Option<f64>) -> Cell {
                 )
             }
         }
-        _ => {
-            let why = match (old.why, new.why) {
-                (Some(w), _) | (_, Some(w)) => format!("a side has no total ({w})"),
-                _ => "a side has no figure".into(),
-            };
-            Cell::empty("-").marked(Mark::Failed, Some(why))
-        }
+        _ => match (old.why, new.why) {
+            // A partial total looks like one, as in the report.
+            (Some(w), _) | (_, Some(w)) => Cell::empty("-")
+                .marked(Mark::Failed, Some(format!("a side has no total ({w})")))
+                .flagged(Flag::Partial),
+            _ => Cell::empty("-").marked(Mark::Failed, Some("a side has no figure".into())),
+        },
     }
 }
 
@@ -653,7 +653,8 @@ fn cpu(
         new: Side::new(sn, reference(&rows.new, &new.label, opts)?),
         rel: opts.relative_to.is_some(),
     };
-    let mut table = CpuTable::new(benches(so, sn), sides.rel);
+    let machines = so.machines.len() > 1 || sn.machines.len() > 1;
+    let mut table = CpuTable::new(benches(so, sn), sides.rel, machines);
     for (i, p) in pairs.iter().enumerate() {
         table.push(&sides, p, (old_ranks[i], new_ranks[i]));
     }
@@ -783,16 +784,20 @@ impl Sides<'_> {
 struct CpuTable {
     benches: Vec<Bench>,
     rel: bool,
+    /// A side's rows come from more than one machine: a Machine column
+    /// names the other machine where a row ran on it.
+    machines: bool,
     rows: Vec<Vec<Cell>>,
     notes: Vec<Note>,
     chart_rows: Vec<BarRow>,
 }
 
 impl CpuTable {
-    fn new(benches: Vec<Bench>, rel: bool) -> CpuTable {
+    fn new(benches: Vec<Bench>, rel: bool, machines: bool) -> CpuTable {
         CpuTable {
             benches,
             rel,
+            machines,
             rows: Vec::new(),
             notes: Vec::new(),
             chart_rows: Vec::new(),
@@ -821,6 +826,12 @@ impl CpuTable {
             ));
         }
         row.push(Cell::text(&program));
+        if self.machines {
+            row.push(machine_cell(
+                other_machine(sides.old.summary, p.old),
+                other_machine(sides.new.summary, p.new),
+            ));
+        }
         row.extend(rank_cells(ranks.0, ranks.1));
         let figs = sides.figures(p, &self.benches);
         for (b, fo, fnw) in &figs.per_bench {
@@ -829,11 +840,19 @@ impl CpuTable {
         }
         let (to, tn) = &figs.total;
         row.extend(self.figure_cells(&label, "total", to, tn, figs.size_mismatch));
+        // Whiskers where a side has runs (a published edition has none;
+        // relative figures carry the reference's noise too: none).
+        let range = |r: &Row| {
+            (!self.rel)
+                .then(|| r.total_range())
+                .flatten()
+                .filter(|(lo, hi)| hi > lo)
+        };
         self.chart_rows.push(BarRow {
             label: format!("{} · {}", p.new.language, p.new.flags),
             bars: vec![
-                total_bar(to, figs.size_mismatch),
-                total_bar(tn, figs.size_mismatch),
+                total_bar(to, figs.size_mismatch, range(p.old)),
+                total_bar(tn, figs.size_mismatch, range(p.new)),
             ],
         });
         self.rows.push(row);
@@ -953,7 +972,7 @@ impl CpuTable {
         let table = Table {
             id: "compare".into(),
             title: format!("{} → {}", old.label, new.label),
-            columns: cpu_columns(&self.benches, opts),
+            columns: cpu_columns(&self.benches, opts, self.machines),
             rows: self.rows,
             notes: self.notes,
             data_only: false,
@@ -978,8 +997,9 @@ impl CpuTable {
             log: true,
             series: vec![old.label.clone(), new.label.clone()],
             rows: self.chart_rows,
-            caption: "Marked bars: totals over a different N (not comparable); labelled gaps: a \
-                      partial row (no total)."
+            caption: "Whiskers: the fastest to the slowest run, summed over the benchmarks (a \
+                      published edition has no runs: none). Marked bars: totals over a different \
+                      N (not comparable); labelled gaps: a partial row (no total)."
                 .into(),
             unit: if self.rel { Unit::Ratio } else { Unit::Seconds },
         };
@@ -1019,6 +1039,45 @@ fn program_change(old: &Row, new: &Row) -> String {
         _ if same > 0 => "same".into(),
         _ => "unknown".into(),
     }
+}
+
+/// Where a row ran when that is not the machine most of its directory's
+/// rows ran on: `#1 Intel Xeon`, and that machine's description.
+fn other_machine(s: &Summary, row: &Row) -> Option<(String, String)> {
+    let m = row.machine?;
+    (s.machines.len() > 1 && Some(m) != s.main_machine).then(|| {
+        (
+            format!("#{} {}", m + 1, s.machines[m].short()),
+            s.machines[m].hardware(),
+        )
+    })
+}
+
+/// The Machine cell of a pair: empty when both sides ran on their
+/// directory's main machine, else which side ran elsewhere, marked as the
+/// report marks it (its figures compare fairly only with rows of that
+/// machine).
+fn machine_cell(old: Option<(String, String)>, new: Option<(String, String)>) -> Cell {
+    let sides: Vec<(&str, (String, String))> = [("old", old), ("new", new)]
+        .into_iter()
+        .filter_map(|(side, m)| Some((side, m?)))
+        .collect();
+    if sides.is_empty() {
+        return Cell::empty("");
+    }
+    let text = sides
+        .iter()
+        .map(|(side, (short, _))| format!("{side}: {short}"))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let why = sides
+        .iter()
+        .map(|(side, (_, hw))| format!("{side} measured on another machine than most rows: {hw}"))
+        .collect::<Vec<_>>()
+        .join("; ");
+    Cell::text(text)
+        .marked(Mark::Flagged, Some(why))
+        .flagged(Flag::Machine)
 }
 
 /// "old → new" to read, then each version as data.
@@ -1068,11 +1127,15 @@ fn count(v: Option<u64>) -> Cell {
     v.map_or(Cell::empty(""), |n| Cell::int(n as i64, n.to_string()))
 }
 
-/// A total's bar: plain, flagged (a total over a different N), or a
-/// labelled gap (a partial row has no total).
-fn total_bar(f: &Fig, size_mismatch: bool) -> Bar {
+/// A total's bar: plain (with the range of its runs as a whisker, where
+/// it has one), flagged (a total over a different N), or a labelled gap (a
+/// partial row has no total).
+fn total_bar(f: &Fig, size_mismatch: bool, range: Option<(f64, f64)>) -> Bar {
     match f.time {
-        Some(v) if !size_mismatch => Bar::plain(v),
+        Some(v) if !size_mismatch => Bar {
+            range,
+            ..Bar::plain(v)
+        },
         Some(v) => Bar {
             value: Some(v),
             mark: Mark::Flagged,
@@ -1094,7 +1157,7 @@ const SECS: Kind = Kind::Seconds { decimals: 3 };
 /// The CPU table's columns: the variant, versions and ranks, then per
 /// benchmark and for the total the figures of `figure_columns` (and each
 /// benchmark's N).
-fn cpu_columns(benches: &[Bench], opts: &Options) -> Vec<Column> {
+fn cpu_columns(benches: &[Bench], opts: &Options, machines: bool) -> Vec<Column> {
     let mut cols = vec![
         Column::new("Language", "language", Kind::Text, Show::Both),
         Column::new("Command Flags", "command_flags", Kind::Text, Show::Both),
@@ -1102,6 +1165,9 @@ fn cpu_columns(benches: &[Bench], opts: &Options) -> Vec<Column> {
     ];
     cols.extend(version_columns());
     cols.push(Column::new("Program", "program", Kind::Text, Show::Data));
+    if machines {
+        cols.push(Column::new("Machine", "machine", Kind::Text, Show::Both));
+    }
     cols.extend([
         Column::new("Rank", "rank", Kind::Text, Show::Display),
         Column::new("Old rank", "old_rank", Kind::Count, Show::Data),

@@ -16,6 +16,7 @@ mod languages;
 mod list;
 mod maven;
 mod measure;
+mod pages;
 mod progress;
 mod resume;
 mod robustness;

@@ -19,7 +19,8 @@
 //! (a fill per kind of mark) and carry their reason as a cell note; the
 //! label columns and the header row are frozen; each sheet prints
 //! landscape, one page wide, with its header row (and label columns)
-//! repeated on every page.
+//! repeated on every page; a table sheet prints the columns its page shows
+//! (the data-only columns after them are left out of the print area).
 
 use std::collections::{HashMap, HashSet};
 
@@ -302,6 +303,17 @@ fn write_table(
         sheet.set_repeat_rows(0, 0)?;
         if labels > 0 {
             sheet.set_repeat_columns(0, labels - 1)?;
+        }
+        // Printed, a table shows what its page shows: up to its last column
+        // the report shows. The data-only columns after it (ids, statuses,
+        // run statistics: 36 of the summary's 53) stay in the sheet; fitted
+        // into one page's width with them, the figures printed too small to
+        // read.
+        if !table.data_only
+            && let Some(last) = cols.iter().rposition(|&c| table.columns[c].in_page())
+            && last + 1 < cols.len()
+        {
+            sheet.set_print_area(0, 0, last_row, last as u16)?;
         }
     }
     for (x, w) in widths.iter().enumerate() {
@@ -691,13 +703,13 @@ mod tests {
 
     /// A private LibreOffice profile that recalculates formulas of xlsx
     /// files on load, or never does (then it shows the cached results).
-    struct Office {
+    pub(super) struct Office {
         dir: tempfile::TempDir,
         soffice: std::path::PathBuf,
     }
 
     impl Office {
-        fn new(recalc_on_load: bool) -> Office {
+        pub(super) fn new(recalc_on_load: bool) -> Office {
             let soffice = which::which("soffice").unwrap_or_else(|_| {
                 panic!(
                     "LibreOffice (`soffice`) is not on PATH: the xlsx tests open the \
@@ -729,7 +741,12 @@ mod tests {
 
         /// Converts `files` (name, bytes) with LibreOffice; returns the
         /// output directory.
-        fn convert(&self, files: &[(&str, &[u8])], to: &str, out: &str) -> std::path::PathBuf {
+        pub(super) fn convert(
+            &self,
+            files: &[(&str, &[u8])],
+            to: &str,
+            out: &str,
+        ) -> std::path::PathBuf {
             let input = self.dir.path().join("in");
             let output = self.dir.path().join(out);
             std::fs::create_dir_all(&input).unwrap();
@@ -771,7 +788,7 @@ mod tests {
 
         /// Every sheet of each file as CSV with raw (unformatted) values:
         /// (file stem, sheet name) -> rows.
-        fn csv_sheets(
+        pub(super) fn csv_sheets(
             &self,
             files: &[(&str, &[u8])],
         ) -> HashMap<(String, String), Vec<Vec<String>>> {
@@ -1325,6 +1342,66 @@ mod sorting {
                 }
             }
         }
+    }
+
+    /// Printed by LibreOffice (its own PDF export), the summary sheet shows
+    /// the columns its page shows, up to `total_relative`: fitted into one
+    /// page's width with its 36 data-only columns as well, the figures
+    /// printed too small to read. Those columns stay in the sheet.
+    #[test]
+    fn libreoffice_prints_the_summary_as_its_page_shows_it() {
+        let doc = document(&edition_2026());
+        let xlsx = Xlsx.render(&doc).unwrap();
+        let office = super::tests::Office::new(false);
+        let pdf = office
+            .convert(&[("book.xlsx", &xlsx)], "pdf", "pdf")
+            .join("book.pdf");
+        let pdftotext = |args: &[&str]| {
+            let o = std::process::Command::new("pdftotext")
+                .args(args)
+                .arg(&pdf)
+                .arg("-")
+                .output()
+                .expect("pdftotext is needed: apt-get install poppler-utils");
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            String::from_utf8(o.stdout).unwrap()
+        };
+        let first = pdftotext(&["-layout", "-f", "1", "-l", "1"]);
+        assert!(first.contains(": Summary"), "{first}");
+        let header = first
+            .lines()
+            .find(|l| l.trim_start().starts_with("language"))
+            .unwrap_or_else(|| panic!("no header row on page 1:\n{first}"));
+        for key in [
+            "command_flags",
+            "total_s",
+            "rank",
+            "total_cpu_s",
+            "total_relative",
+        ] {
+            assert!(header.contains(key), "{key} not printed: {header}");
+        }
+        let all = pdftotext(&[]);
+        for key in ["edition", "row_status", "str_comb_cv", "assoc_median_s"] {
+            assert!(
+                !all.lines().any(|l| l.split_whitespace().any(|w| w == key)),
+                "data-only column {key} printed"
+            );
+        }
+        // Every figure of the first row is on the printed page.
+        let php = first
+            .lines()
+            .find(|l| l.contains("php-jit") || l.trim_start().starts_with("PHP"))
+            .unwrap_or_else(|| panic!("no first row:\n{first}"));
+        assert!(php.contains("25.179") && php.contains("2,098,292"), "{php}");
+        // Not printed, but in the sheet.
+        let sheets = office.csv_sheets(&[("book.xlsx", &xlsx)]);
+        let summary = &sheets[&("book".to_string(), "Summary".to_string())];
+        assert!(
+            summary[0].iter().any(|h| h == "str_comb_cv"),
+            "{:?}",
+            summary[0]
+        );
     }
 
     #[test]

@@ -1,0 +1,288 @@
+//! The report and the comparison as a reader sees them: the committed 2026
+//! edition and the 2021 → 2026 comparison rendered again from their records
+//! by the real binary, laid out by headless Chromium at 1400 px, on a 390 px
+//! phone and printed (issue #24's layout items).
+//!
+//! Headless Chromium lays a window out at least 500 px wide whatever
+//! `--window-size` says, so a page is measured inside an iframe of the
+//! width under test; a script appended to a copy of the page measures it
+//! there and posts the figures to the frame's parent, whose DOM Chromium
+//! dumps.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::util::*;
+
+/// Measures the page it is appended to: the page's own width, each
+/// table's header cells against the box that scrolls them, whether rows
+/// are cards, table cells past the right edge, and the smallest text of
+/// each chart as rendered (font size × the SVG's scale).
+const PROBE: &str = r#"
+<script>
+addEventListener("load", function () { setTimeout(function () {
+  var W = document.documentElement.clientWidth;
+  var out = { width: W, page: document.documentElement.scrollWidth, tables: [], charts: [] };
+  document.querySelectorAll("table[data-table]").forEach(function (t) {
+    var box = (t.closest(".scroll") || t.parentElement).getBoundingClientRect();
+    var heads = [];
+    Array.prototype.forEach.call(t.tHead.rows[0].cells, function (th) {
+      var r = th.getBoundingClientRect();
+      if (r.width === 0) return;
+      heads.push({ text: th.textContent.trim(), cut: r.right > box.right + 1 || r.left < box.left - 1 });
+    });
+    var past = 0;
+    t.querySelectorAll("tbody td").forEach(function (td) {
+      var r = td.getBoundingClientRect();
+      if (r.width > 0 && r.right > W + 1) past++;
+    });
+    out.tables.push({ id: t.getAttribute("data-table"), heads: heads, cells_past_edge: past,
+      row_display: getComputedStyle(t.tBodies[0].rows[0]).display });
+  });
+  document.querySelectorAll("figure svg").forEach(function (s) {
+    var r = s.getBoundingClientRect(), vb = s.viewBox.baseVal;
+    if (r.width === 0 || !vb || !vb.width) return;
+    var min = Infinity;
+    s.querySelectorAll("text").forEach(function (x) {
+      min = Math.min(min, parseFloat(getComputedStyle(x).fontSize) * r.width / vb.width);
+    });
+    out.charts.push(min);
+  });
+  parent.postMessage(JSON.stringify(out), "*");
+}, 300); });
+</script>
+"#;
+
+/// Runs headless Chromium on `url` with a fresh profile; its stdout.
+fn chromium(dir: &Path, args: &[&str], url: &str) -> String {
+    let profile = tempfile::tempdir_in(dir).unwrap();
+    let stdout = tempfile::NamedTempFile::new_in(dir).unwrap();
+    let mut child = Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--no-first-run",
+            "--disable-extensions",
+            "--hide-scrollbars",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(args)
+        .arg(url)
+        .stdin(Stdio::null())
+        .stdout(stdout.reopen().unwrap())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("Chromium is needed: apt-get install chromium");
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > Duration::from_secs(120) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("Chromium did not finish within 120 s on {url}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "Chromium failed ({status}) on {url}");
+    std::fs::read_to_string(stdout.path()).unwrap()
+}
+
+/// The figures `PROBE` takes of `page` in a viewport `width` px wide.
+fn probe(page: &Path, width: u32) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let mut html = std::fs::read_to_string(page).unwrap();
+    html.push_str(PROBE);
+    std::fs::write(dir.path().join("page.html"), html).unwrap();
+    std::fs::write(
+        dir.path().join("frame.html"),
+        format!(
+            "<!doctype html><html><body style=\"margin:0\">\
+             <iframe src=\"page.html\" style=\"border:0;width:{width}px;height:1500px\"></iframe>\
+             <pre id=\"out\"></pre><script>addEventListener(\"message\", function (e) {{ \
+             document.getElementById(\"out\").textContent = e.data; }});</script></body></html>"
+        ),
+    )
+    .unwrap();
+    let dom = chromium(
+        dir.path(),
+        &[
+            &format!("--window-size={},1600", (width + 20).max(520)),
+            "--virtual-time-budget=10000",
+            "--dump-dom",
+        ],
+        &format!("file://{}", dir.path().join("frame.html").display()),
+    );
+    let start = dom
+        .find("<pre id=\"out\">")
+        .map(|i| i + "<pre id=\"out\">".len())
+        .expect("no <pre id=out> in the dump");
+    let json = &dom[start..start + dom[start..].find("</pre>").unwrap()];
+    let json = json
+        .replace("&quot;", "\"")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&");
+    assert!(
+        !json.is_empty(),
+        "the probe reported nothing for {}",
+        page.display()
+    );
+    serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {json}"))
+}
+
+/// `page` printed to PDF by Chromium, as text (poppler's pdftotext, with
+/// the layout kept, so a line is a printed line).
+fn printed(page: &Path) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let pdf = dir.path().join("page.pdf");
+    chromium(
+        dir.path(),
+        &[
+            "--no-pdf-header-footer",
+            &format!("--print-to-pdf={}", pdf.display()),
+        ],
+        &format!("file://{}", page.display()),
+    );
+    let o = Command::new("pdftotext")
+        .args(["-layout", "-f", "1", "-l", "2"])
+        .arg(&pdf)
+        .arg("-")
+        .output()
+        .expect("pdftotext is needed: apt-get install poppler-utils");
+    assert!(o.status.success(), "{}", text(&o));
+    String::from_utf8(o.stdout).unwrap()
+}
+
+/// The 2026 report and the 2021 → 2026 comparison, rendered from the
+/// committed records into a temporary directory.
+fn render(tmp: &Path) -> (PathBuf, PathBuf) {
+    let languages = repo().join("languages.toml");
+    for edition in ["2021", "2026"] {
+        let dir = tmp.join(edition);
+        std::fs::create_dir(&dir).unwrap();
+        for f in ["runs.jsonl", "sessions.jsonl"] {
+            std::fs::copy(repo().join("results").join(edition).join(f), dir.join(f)).unwrap();
+        }
+        let o = langbench(&[
+            "report",
+            "--languages",
+            languages.to_str().unwrap(),
+            dir.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    let compare = tmp.join("compare");
+    let o = langbench(&[
+        "compare",
+        "--languages",
+        languages.to_str().unwrap(),
+        tmp.join("2021").to_str().unwrap(),
+        tmp.join("2026").to_str().unwrap(),
+        "--out",
+        compare.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    (tmp.join("2026/report.html"), compare.join("compare.html"))
+}
+
+fn headers(table: &Value) -> Vec<(String, bool)> {
+    table["heads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| (h["text"].as_str().unwrap().to_string(), h["cut"] == true))
+        .collect()
+}
+
+/// At 1400 px every column of the first table is in view (Total and Rank
+/// at the end of the summary were cut, and a long command in "What was
+/// measured" made the page 2,300 px wide); on a 390 px phone the page does
+/// not scroll sideways, each row is a card whose cells fit, and the charts'
+/// smallest text is at least 10 px; printed, the first page holds the whole
+/// header row (no column cut). The marks of the comparison's rows from
+/// another machine are checked in its Machine column.
+#[test]
+fn the_report_and_the_comparison_at_1400_px_on_a_phone_and_in_print() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (report, compare) = render(tmp.path());
+    for (page, last) in [(&report, "Rank"), (&compare, "Total RAM ×")] {
+        let name = page.file_name().unwrap().to_string_lossy().into_owned();
+
+        let wide = probe(page, 1400);
+        assert_eq!(wide["width"], 1400, "{name}: {wide}");
+        assert_eq!(
+            wide["page"], 1400,
+            "{name}: the page scrolls sideways: {wide}"
+        );
+        let heads = headers(&wide["tables"][0]);
+        assert!(
+            heads.iter().any(|(h, _)| h.starts_with("Total (s)")),
+            "{name}: {heads:?}"
+        );
+        assert!(
+            heads.last().unwrap().0.starts_with(last),
+            "{name}: {heads:?}"
+        );
+        let cut: Vec<&String> = heads.iter().filter(|h| h.1).map(|h| &h.0).collect();
+        assert!(cut.is_empty(), "{name}: columns cut at 1400 px: {cut:?}");
+
+        let phone = probe(page, 390);
+        assert_eq!(phone["width"], 390, "{name}: {phone}");
+        assert_eq!(
+            phone["page"], 390,
+            "{name}: the page scrolls sideways: {phone}"
+        );
+        for t in phone["tables"].as_array().unwrap() {
+            assert_eq!(t["row_display"], "grid", "{name}: rows are not cards: {t}");
+            assert_eq!(t["cells_past_edge"], 0, "{name}: {t}");
+        }
+        let charts = phone["charts"].as_array().unwrap();
+        assert!(!charts.is_empty(), "{name}: no chart shown on a phone");
+        for px in charts {
+            assert!(
+                px.as_f64().unwrap() >= 10.0,
+                "{name}: chart text of {px} px"
+            );
+        }
+
+        let print = printed(page);
+        assert!(
+            print
+                .lines()
+                .any(|l| l.contains("Total (s)") && l.contains(last)),
+            "{name}: printed, no line of the header row holds both Total (s) and {last}:\n{print}"
+        );
+    }
+
+    // The comparison marks the rows whose 2026 figures come from the
+    // edition's other machine, and only those.
+    let rows = read_csv(&compare.with_file_name("compare.csv"));
+    let summary = read_csv(&tmp.path().join("2026/summary.csv"));
+    // The machine most of the edition's rows ran on.
+    let machines: Vec<&str> = summary.iter().map(|r| r["machine"].as_str()).collect();
+    let main = *machines
+        .iter()
+        .max_by_key(|m| machines.iter().filter(|x| x == m).count())
+        .unwrap();
+    let mut marked = 0;
+    for r in &rows {
+        let s = summary
+            .iter()
+            .find(|s| s["variant"] == r["variant"])
+            .unwrap_or_else(|| panic!("{} not in the 2026 summary", r["variant"]));
+        if s["machine"] == main {
+            assert_eq!(r["machine"], "", "{r:?}");
+        } else {
+            assert!(r["machine"].starts_with("new: #"), "{r:?}");
+            marked += 1;
+        }
+    }
+    assert!(marked > 0, "no compared row from the other machine");
+}
