@@ -65,17 +65,12 @@ fn cells(stored: &Stored) -> BTreeMap<(String, Bench), Vec<&RunRecord>> {
 fn complete(cell: &[&RunRecord], runs: Runs) -> bool {
     let numbers: Vec<u32> = cell.iter().map(|r| r.attempt).collect();
     let contiguous = numbers.iter().enumerate().all(|(i, k)| *k == i as u32 + 1);
-    let walls: Vec<f64> = cell
-        .iter()
-        .filter(|r| r.status.has_figures())
-        .map(|r| r.wall_s)
-        .collect();
     let count = numbers.len() as u32;
     let settled = cell.iter().any(|r| r.status.settles_cell());
     // Auto cells stop at a settling run; fixed ones record the skipped
     // runs after it.
     let auto_settled = settled && matches!(runs, Runs::Auto { .. });
-    count > 0 && contiguous && (runs.enough(count, &walls) || auto_settled)
+    count > 0 && contiguous && (runs.enough(count, cell.iter().copied()) || auto_settled)
 }
 
 /// The cells `stored` holds complete: what `--resume` skips (and `--plan`
@@ -273,6 +268,38 @@ mod tests {
         assert_eq!(
             complete_cells(&stored, Runs::Fixed(3)),
             [("done".to_string(), Bench::Assoc)].into()
+        );
+    }
+
+    /// An auto cell whose first run was cold holds two warm runs after
+    /// three: not complete (auto counts three warm ones).
+    #[test]
+    fn an_auto_cell_with_a_cold_first_run_needs_three_warm_ones() {
+        use crate::record::CacheStart::{Cold, Warm};
+        let cell = |caches: &[crate::record::CacheStart]| Stored {
+            sessions: vec![session(testing::SESSION)],
+            runs: caches
+                .iter()
+                .enumerate()
+                .map(|(i, &c)| {
+                    testing::run("go", Bench::Assoc)
+                        .nth(i as u32 + 1)
+                        .wall(if c == Cold { 7.0 } else { 0.5 })
+                        .cache(c)
+                        .record()
+                })
+                .collect(),
+            ..Default::default()
+        };
+        let auto = Runs::Auto { cv: 0.05, max: 10 };
+        assert!(complete_cells(&cell(&[Cold, Warm, Warm]), auto).is_empty());
+        assert_eq!(
+            complete_cells(&cell(&[Cold, Warm, Warm, Warm]), auto).len(),
+            1
+        );
+        assert_eq!(
+            complete_cells(&cell(&[Cold, Warm, Warm]), Runs::Fixed(3)).len(),
+            1
         );
     }
 
