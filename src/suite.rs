@@ -255,7 +255,12 @@ pub fn plan_command(
 ) -> Result<std::process::ExitCode> {
     let est = estimates(opts)?;
     let done = match (opts.resume, stored_if_any(&opts.out)?) {
-        (true, Some(s)) => resume::complete_cells(&s, opts.runs),
+        (true, Some(s)) => {
+            let changed = resume::program_changes(&s, variants, opts.size);
+            let mut done = resume::complete_cells(&s, opts.runs);
+            done.retain(|k| !changed.contains_key(k));
+            done
+        }
         _ => HashSet::new(),
     };
     let mut plan = Plan::new(variants, &opts.benches, &est.balance, opts.shard, &done);
@@ -365,7 +370,13 @@ pub fn benchmark(
             cpus: opts.cpus.clone(),
             machine: crate::machine::Machine::detect(),
         };
-        resume::held(&store.load()?, &now)
+        let stored = store.load()?;
+        let mut held = resume::held(&stored, &now);
+        // A cell whose program changed runs again, complete or not.
+        for (k, why) in resume::program_changes(&stored, variants, opts.size) {
+            held.insert(k, Held::Rerun(why));
+        }
+        held
     } else {
         BTreeMap::new()
     };
