@@ -267,6 +267,7 @@ fn check_variant(
     let before = report.problems.len();
     check_version(spawner, langs, v, report);
     let mut ran = false;
+    let mut stray = Stray::default();
     // With `fails = "..."`: the first run that failed as declared.
     let mut declared: Option<String> = None;
     for (&bench, path) in &v.programs {
@@ -294,7 +295,7 @@ fn check_variant(
         }
         let mut right_at = Vec::new();
         for n in SIZES {
-            match run_program(spawner, v, bench, n, opts.timeout) {
+            match run_program(spawner, v, bench, n, opts.timeout, &mut stray) {
                 Ok(()) => right_at.push(n),
                 Err(wrong) => {
                     let (what, todo) = match (right_at.first(), wrong) {
@@ -326,6 +327,9 @@ fn check_variant(
                 }
             }
         }
+    }
+    if let Some(p) = stray.problem(langs, v) {
+        report.problems.push(p);
     }
     let clean = ran && !stubs && report.problems.len() == before;
     match (&v.fails, declared) {
@@ -377,21 +381,41 @@ enum Wrong {
 }
 
 /// Builds (if the variant has build steps) and runs one program at size `n`
-/// in a fresh build directory, through the spawner, and checks its output.
-/// Not a measurement: `run` measures; this only says whether it is right.
+/// in a fresh build directory, through the spawner, and checks its output;
+/// then, when it ran sandboxed, adds what it left in its HOME outside its
+/// declared caches to `stray`. Not a measurement: `run` measures; this
+/// only says whether it is right.
 fn run_program(
     spawner: &Spawner,
     v: &Variant,
     bench: Bench,
     n: u64,
     timeout: Duration,
+    stray: &mut Stray,
 ) -> Result<(), Wrong> {
     let build = crate::scratch::dir("check")
         .map_err(|e| Wrong::Failed(format!("cannot create a build directory: {e:#}")))?;
+    let result = run_steps(spawner, v, bench, n, timeout, build.path());
+    let c = &spawner.containment;
+    if c.namespaces && c.isolate {
+        // Every process of the run died with its PID namespace: nothing
+        // writes there any more while it is read.
+        stray.add(&crate::spawn::home_dir_of(build.path()), v);
+    }
+    result
+}
+
+fn run_steps(
+    spawner: &Spawner,
+    v: &Variant,
+    bench: Bench,
+    n: u64,
+    timeout: Duration,
+    build: &Path,
+) -> Result<(), Wrong> {
     let vars = crate::config::Vars {
         n: Some(n),
-        ..step::vars(spawner, v, bench, build.path())
-            .ok_or_else(|| Wrong::Failed("no program".into()))?
+        ..step::vars(spawner, v, bench, build).ok_or_else(|| Wrong::Failed("no program".into()))?
     };
     let copy = crate::state::prepared_dir(v, bench);
     // Its own caches, apart from the measured runs' (keyed by no version).
@@ -410,7 +434,7 @@ fn run_program(
             cwd: &cwd,
             timeout,
             cpus: None,
-            scratch: build.path(),
+            scratch: build,
             program_copy: copy.as_deref(),
             prepare: None,
             caches: caches.as_ref(),
@@ -449,6 +473,233 @@ fn run_program(
         }
     }
     Ok(())
+}
+
+/// What a variant's runs left in their sandboxed HOME outside its declared
+/// `caches` and `home`: each run's HOME is fresh and thrown away, so a
+/// toolchain that caches there (a new one's `~/.cache/foo`) starts cold in
+/// every run, and its cell measures a cold build each time, not a
+/// person's second run. `check` says where, and how to declare it.
+///
+/// The HOME was written by the contributed program, so it is hostile here:
+/// it is read without following a symbolic link (a HOME replaced by one
+/// is reported, not walked; links inside are entries, not directories), the
+/// walk stops after [`Stray::WALK_LIMIT`] entries, at most
+/// [`Stray::SHOWN`] places are named, each cut to a bounded length, and
+/// every name is printed inert (control and format characters escaped, so
+/// no terminal escape or line break of the program's reaches the output).
+#[derive(Debug, Default)]
+pub struct Stray {
+    /// Per place under HOME (`.cache/foo`): the files a run left there (the
+    /// most of any run), and whether the place is a directory (else a file
+    /// of its own, which cannot be a cache).
+    places: BTreeMap<PathBuf, (usize, bool)>,
+    /// A run replaced its HOME by something that is not a directory.
+    replaced: bool,
+    /// A run's HOME held more entries than the walk looks at.
+    truncated: bool,
+}
+
+impl Stray {
+    /// Entries of one HOME looked at, at most.
+    pub const WALK_LIMIT: usize = 20_000;
+    /// Places named, at most.
+    pub const SHOWN: usize = 5;
+    /// Characters of a place's name shown, at most.
+    const NAME_CHARS: usize = 80;
+
+    /// Adds what the HOME at `home` (a host directory) holds outside the
+    /// declared caches and home directories of `v`.
+    pub fn add(&mut self, home: &Path, v: &Variant) {
+        match std::fs::symlink_metadata(home) {
+            // No HOME: the command never started.
+            Err(_) => return,
+            Ok(m) if !m.is_dir() => {
+                self.replaced = true;
+                return;
+            }
+            Ok(_) => {}
+        }
+        let declared: Vec<&PathBuf> = v.caches.iter().chain(&v.home_dirs).collect();
+        let mut run: BTreeMap<PathBuf, (usize, bool)> = BTreeMap::new();
+        let mut seen = 0;
+        let mut todo = vec![PathBuf::new()];
+        'walk: while let Some(rel) = todo.pop() {
+            let Ok(entries) = std::fs::read_dir(home.join(&rel)) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                seen += 1;
+                if seen > Self::WALK_LIMIT {
+                    self.truncated = true;
+                    break 'walk;
+                }
+                let path = rel.join(e.file_name());
+                if declared.iter().any(|d| path.starts_with(d)) {
+                    continue;
+                }
+                // lstat: a symlink is an entry, never followed.
+                match e.file_type() {
+                    Ok(t) if t.is_dir() => todo.push(path),
+                    Ok(_) => {
+                        let (p, dir) = place(&path, &declared);
+                        run.entry(p).or_insert((0, dir)).0 += 1;
+                    }
+                    Err(_) => {}
+                }
+            }
+        }
+        for (p, (n, dir)) in run {
+            let e = self.places.entry(p).or_insert((0, dir));
+            e.0 = e.0.max(n);
+        }
+    }
+
+    /// The problem to report, if the runs left anything.
+    pub fn problem(&self, langs: &Languages, v: &Variant) -> Option<Problem> {
+        if self.places.is_empty() && !self.replaced {
+            return None;
+        }
+        let (line, table) = match &v.toolchain {
+            Some((name, line)) if !v.own_caches => (*line, format!("[toolchain.{name}]")),
+            _ => (v.line, "its entry".to_string()),
+        };
+        let mut what = Vec::new();
+        if self.replaced {
+            what.push(
+                "a run replaced its HOME by a symbolic link or a file (not followed)".to_string(),
+            );
+        }
+        if !self.places.is_empty() {
+            let files: usize = self.places.values().map(|(n, _)| n).sum();
+            let mut named: Vec<String> = self
+                .places
+                .iter()
+                .take(Self::SHOWN)
+                .map(|(p, (n, _))| {
+                    format!(
+                        "{} ({n} file{})",
+                        inert(p, Self::NAME_CHARS),
+                        if *n == 1 { "" } else { "s" }
+                    )
+                })
+                .collect();
+            let more = self.places.len().saturating_sub(Self::SHOWN);
+            if more > 0 {
+                named.push(format!(
+                    "and {more} more place{}",
+                    if more == 1 { "" } else { "s" }
+                ));
+            }
+            what.push(format!(
+                "its runs left {files}{} file{} in the sandbox's HOME outside its declared caches, \
+                 which every run starts without (a cache there is cold in every measured run): {}",
+                if self.truncated { "+" } else { "" },
+                if files == 1 { "" } else { "s" },
+                named.join(", ")
+            ));
+        } else if self.truncated {
+            what.push(format!(
+                "its HOME held more than {} entries",
+                Self::WALK_LIMIT
+            ));
+        }
+        // Only plain directory names become a suggested line of TOML.
+        let dirs: Vec<String> = self
+            .places
+            .iter()
+            .filter(|(_, (_, dir))| *dir)
+            .map(|(p, _)| format!("~/{}", p.display()))
+            .filter(|p| inert(Path::new(p), usize::MAX) == *p && !p.contains(['"', '\\']))
+            .take(Self::SHOWN)
+            .collect();
+        let todo = if !dirs.is_empty() {
+            let list: Vec<String> = v
+                .caches
+                .iter()
+                .map(|c| format!("~/{}", c.display()))
+                .chain(dirs)
+                .map(|c| format!("{c:?}"))
+                .collect();
+            let (it, is) = if list.len() - v.caches.len() == 1 {
+                ("it", "it is")
+            } else {
+                ("them", "they are")
+            };
+            format!(
+                "if {is} the toolchain's cache, declare {it}: caches = [{}] in {table} \
+                 (CONTRIBUTING.md: `caches`); if not, make the program write nothing there",
+                list.join(", ")
+            )
+        } else if self.places.values().any(|(_, dir)| *dir) {
+            format!(
+                "if a place named is the toolchain's cache, declare it in `caches` in {table} \
+                 (CONTRIBUTING.md: `caches`); if not, make the program write nothing there"
+            )
+        } else {
+            "a file directly in HOME cannot be a declared cache (caches are directories): \
+             if the toolchain caches there, point it at a directory (`env`); else make the \
+             program write nothing there"
+                .to_string()
+        };
+        Some(Problem {
+            file: langs.path.display().to_string(),
+            line,
+            column: None,
+            variant: v.id.clone(),
+            what: what.join("; "),
+            todo,
+        })
+    }
+}
+
+/// The place under HOME a file left at `rel` is shown under: its first
+/// directory, or where programs share one (`.cache`, `.config`, `.local`,
+/// `.local/share`, `.local/state`) the one below it; deeper while it
+/// would hold a declared cache (a place never contains one). `true`: the
+/// place is a directory above the file, not the file itself.
+fn place(rel: &Path, declared: &[&PathBuf]) -> (PathBuf, bool) {
+    let parts: Vec<_> = rel.components().collect();
+    let mut n = match parts.first().and_then(|c| c.as_os_str().to_str()) {
+        Some(".local")
+            if parts
+                .get(1)
+                .and_then(|c| c.as_os_str().to_str())
+                .is_some_and(|s| ["share", "state", "lib"].contains(&s)) =>
+        {
+            3
+        }
+        Some(".cache" | ".config" | ".local") => 2,
+        _ => 1,
+    };
+    loop {
+        let p: PathBuf = parts.iter().take(n).collect();
+        if n >= parts.len() || !declared.iter().any(|d| d.starts_with(&p)) {
+            return (p, n < parts.len());
+        }
+        n += 1;
+    }
+}
+
+/// `~/` and a path written by hostile code, safe to print: control and
+/// format characters (escapes, line breaks, bidirectional overrides)
+/// escaped as `\u{..}` (as Rust's `escape_debug` does), invalid UTF-8
+/// replaced, at most `max` characters.
+fn inert(p: &Path, max: usize) -> String {
+    let raw = p.to_string_lossy();
+    let raw = raw.strip_prefix("~/").unwrap_or(&raw);
+    let mut out = String::from("~/");
+    for c in raw.chars() {
+        if c.is_control() || !c.escape_debug().eq([c]) && !matches!(c, '"' | '\'' | '\\') {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    if out.chars().count() > max {
+        out = out.chars().take(max).collect::<String>() + "…";
+    }
+    out
 }
 
 /// The variants whose entry (or its toolchain table) or own files changed
@@ -623,4 +874,153 @@ pub fn command(
     } else {
         ExitCode::from(1)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn variant(caches: &str) -> (tempfile::TempDir, Languages) {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("programs/num-comb")).unwrap();
+        std::fs::write(d.path().join("programs/num-comb/x.sh"), "").unwrap();
+        let toml = format!(
+            "[toolchain.sh]\nneeds = [\"sh\"]\n{caches}\n\n[variant.x]\nlanguage = \"X\"\n\
+             toolchain = \"sh\"\nrun = \"sh {{src}} {{n}}\"\n\
+             programs = {{ num-comb = \"programs/num-comb/x.sh\" }}\n"
+        );
+        let path = d.path().join("languages.toml");
+        let l = Languages::parse(&toml, &path).unwrap();
+        (d, l)
+    }
+
+    fn write(home: &Path, rel: &str) {
+        let p = home.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, "x").unwrap();
+    }
+
+    /// Files outside the declared caches are named by place, with the
+    /// fix spelled as TOML at the toolchain table's line; what is inside a
+    /// declared cache, or only empty directories (the binds' mount
+    /// points), is nothing.
+    #[test]
+    fn files_outside_the_declared_caches_are_named_with_the_fix() {
+        let (_d, l) = variant("caches = [\"~/.cache/go-build\"]");
+        let v = &l.variants[0];
+        let home = tempfile::tempdir().unwrap();
+        write(home.path(), ".cache/go-build/aa/bb");
+        std::fs::create_dir_all(home.path().join(".cache/empty")).unwrap();
+        let mut clean = Stray::default();
+        clean.add(home.path(), v);
+        assert!(clean.problem(&l, v).is_none(), "{clean:?}");
+        write(home.path(), ".cache/undeclared/x");
+        write(home.path(), ".cache/undeclared/sub/y");
+        write(home.path(), ".local/share/tool/z");
+        write(home.path(), ".history");
+        let mut s = Stray::default();
+        s.add(home.path(), v);
+        s.add(home.path(), v);
+        let p = s.problem(&l, v).unwrap();
+        assert_eq!(p.line, 1, "the toolchain table's line: {p}");
+        assert_eq!(
+            p.what,
+            "its runs left 4 files in the sandbox's HOME outside its declared caches, which \
+             every run starts without (a cache there is cold in every measured run): \
+             ~/.cache/undeclared (2 files), ~/.history (1 file), ~/.local/share/tool (1 file)"
+        );
+        assert!(
+            p.todo.starts_with(
+                "if they are the toolchain's cache, declare them: caches = [\"~/.cache/go-build\", \
+                 \"~/.cache/undeclared\", \"~/.local/share/tool\"] in [toolchain.sh] \
+                 (CONTRIBUTING.md: `caches`)"
+            ),
+            "{p}"
+        );
+    }
+
+    /// The HOME is the program's: names with escapes and line breaks are
+    /// printed inert and never suggested as TOML, a symlink out of it is
+    /// not followed, a HOME replaced by a symlink is not walked, and the
+    /// walk and the list are bounded.
+    #[test]
+    fn a_hostile_home_is_read_inert_and_bounded() {
+        let (_d, l) = variant("");
+        let v = &l.variants[0];
+        let home = tempfile::tempdir().unwrap();
+        write(home.path(), ".cache/\x1b[31mred\nfake: ok\u{202e}/x");
+        let outside = tempfile::tempdir().unwrap();
+        write(outside.path(), "secret/a");
+        write(outside.path(), "secret/b");
+        std::os::unix::fs::symlink(outside.path(), home.path().join("link")).unwrap();
+        let mut s = Stray::default();
+        s.add(home.path(), v);
+        let p = s.problem(&l, v).unwrap();
+        let text = p.to_string();
+        assert!(!text.chars().any(|c| c.is_control()), "{text:?}");
+        assert!(!text.contains('\u{202e}'), "{text:?}");
+        assert!(
+            text.contains("~/.cache/\\u{1b}[31mred\\nfake: ok\\u{202e} (1 file)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("~/link (1 file)"),
+            "the link is an entry: {text}"
+        );
+        assert!(!text.contains("secret"), "{text}");
+        assert!(
+            !p.todo.contains("31m") && p.todo.starts_with("if a place named"),
+            "no TOML of a hostile name: {}",
+            p.todo
+        );
+
+        // A HOME that is a symlink to elsewhere: reported, not walked.
+        let swapped = tempfile::tempdir().unwrap();
+        let h = swapped.path().join(".home");
+        std::os::unix::fs::symlink(outside.path(), &h).unwrap();
+        let mut s = Stray::default();
+        s.add(&h, v);
+        let p = s.problem(&l, v).unwrap();
+        assert!(p.what.contains("replaced its HOME"), "{p}");
+        assert!(!p.what.contains("secret"), "{p}");
+
+        // Many places: five named, the rest counted; the walk stops.
+        let many = tempfile::tempdir().unwrap();
+        for i in 0..8 {
+            write(many.path(), &format!("d{i}/f"));
+        }
+        let mut s = Stray::default();
+        s.add(many.path(), v);
+        let p = s.problem(&l, v).unwrap();
+        assert!(p.what.ends_with("~/d4 (1 file), and 3 more places"), "{p}");
+        let wide = tempfile::tempdir().unwrap();
+        for i in 0..Stray::WALK_LIMIT + 10 {
+            std::fs::write(wide.path().join(format!("f{i}")), "").unwrap();
+        }
+        let mut s = Stray::default();
+        s.add(wide.path(), v);
+        assert!(s.truncated);
+        let p = s.problem(&l, v).unwrap();
+        assert!(p.what.contains("left 20000+ files"), "{}", p.what);
+        assert!(p.what.len() < 1000, "{}", p.what.len());
+    }
+
+    #[test]
+    fn places_group_shared_directories_one_level_down_and_never_hold_a_cache() {
+        let declared = [PathBuf::from(".local/share/tool/cache")];
+        let d: Vec<&PathBuf> = declared.iter().collect();
+        let of = |p: &str| place(Path::new(p), &d);
+        assert_eq!(of(".cache/foo/a/b"), (PathBuf::from(".cache/foo"), true));
+        assert_eq!(
+            of(".local/state/x/y"),
+            (PathBuf::from(".local/state/x"), true)
+        );
+        assert_eq!(of(".npm/_cacache/x"), (PathBuf::from(".npm"), true));
+        assert_eq!(of(".cache/file"), (PathBuf::from(".cache/file"), false));
+        // Beside a declared cache: the place is below the directory that holds it.
+        assert_eq!(
+            of(".local/share/tool/other/x"),
+            (PathBuf::from(".local/share/tool/other"), true)
+        );
+    }
 }

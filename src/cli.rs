@@ -246,7 +246,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR", help_heading = CPU)]
     pub balance_from: Option<PathBuf>,
     /// Runs per cell (the fastest is the cell's figure), or `auto`: at
-    /// least 3, then until the runs spread no more than
+    /// least 3 (a run on cold toolchain caches followed by warm ones does
+    /// not count), then until the runs spread no more than
     /// --noise-threshold, at most --max-runs.
     #[arg(long, default_value = "3", value_parser = parse_runs, help_heading = MEASUREMENT)]
     pub runs: RunsArg,

@@ -9,7 +9,9 @@
 //! as relative speed.
 //!
 //! How sure: where both sides of a cell have per-run data (two runs or
-//! more each), the change is tested against the noise of those runs
+//! more each), the change is tested against the noise of those runs (the
+//! runs of its spread: a cold first run is left out where the cell has two
+//! warm ones, see [`crate::report::NoiseSample`])
 //! ([`significance`]: Welch's t-test on the logarithms of the run times)
 //! and called `faster`, `slower` or `not significant`, with the 95%
 //! confidence interval of the ratio. A published edition has one figure per
@@ -254,8 +256,8 @@ struct Fig {
     n: Option<u64>,
     /// A correct, clean figure.
     ok: bool,
-    /// The wall times of its correct runs (empty for a published cell: no
-    /// per-run data).
+    /// The wall times of its correct runs counted in its spread (its warm
+    /// runs when it has two; empty for a published cell: no per-run data).
     runs: Vec<f64>,
     /// Its runs' coefficient of variation, when it is noisy.
     noisy: Option<f64>,
@@ -277,11 +279,10 @@ impl Fig {
                 runs: if c.published() || !c.status.is_ok() {
                     Vec::new()
                 } else {
-                    c.runs
-                        .iter()
-                        .filter(|r| r.status == Status::Ok)
-                        .map(|r| r.wall_s)
-                        .collect()
+                    // The runs of its spread: a cold first run measures the
+                    // caches' warm-up, not noise.
+                    crate::report::NoiseSample::of(c.runs.iter().filter(|r| r.status == Status::Ok))
+                        .walls()
                 },
                 noisy: c
                     .noisy(s.noise_cv)
@@ -1539,6 +1540,52 @@ mod tests {
         assert_eq!(program_change(&base, &flags), "command changed (num-comb)");
         let published = row("", "", "", false);
         assert_eq!(program_change(&published, &base), "unknown");
+    }
+
+    /// A cold first run is the caches' warm-up, not noise: the test is
+    /// on the warm runs, where the cell has two, else on every run.
+    #[test]
+    fn the_noise_test_leaves_a_cold_first_run_out() {
+        use crate::record::CacheStart::{Cold, Warm};
+        use crate::store::Stored;
+        let fig = |runs: &[(f64, crate::record::CacheStart)]| {
+            let runs = runs
+                .iter()
+                .enumerate()
+                .map(|(i, &(w, c))| {
+                    crate::testing::run("go", Bench::NumComb)
+                        .nth(i as u32 + 1)
+                        .wall(w)
+                        .cache(c)
+                        .record()
+                })
+                .collect();
+            let s = Summary::from_stored(&Stored {
+                runs,
+                ..Default::default()
+            });
+            Fig::cell(&s, &s.rows[0], Bench::NumComb)
+        };
+        let old = fig(&[(7.07, Cold), (0.466, Warm), (0.461, Warm)]);
+        assert_eq!(old.runs, [0.466, 0.461]);
+        assert_eq!(old.noisy, None, "0.466 and 0.461 s spread 0.8%");
+        let new = fig(&[(7.2, Cold), (0.401, Warm), (0.399, Warm)]);
+        let c = significance(&old.runs, &new.runs).unwrap();
+        assert_eq!(c.verdict, Verdict::Faster, "{c:?}");
+        assert_eq!(c.runs, (2, 2));
+        // With the cold runs counted, 14% faster would drown in them.
+        assert_eq!(
+            significance(&[7.07, 0.466, 0.461], &[7.2, 0.401, 0.399])
+                .unwrap()
+                .verdict,
+            Verdict::NotSignificant
+        );
+        // Every run cold (--cold-caches): every run counts.
+        let cold = fig(&[(7.07, Cold), (7.2, Cold), (7.1, Cold)]);
+        assert_eq!(cold.runs, [7.07, 7.2, 7.1]);
+        // One warm run: no spread of warm runs; every run counts, as before.
+        let two = fig(&[(7.07, Cold), (0.466, Warm)]);
+        assert_eq!(two.runs, [7.07, 0.466]);
     }
 
     #[test]

@@ -562,6 +562,10 @@ pub struct Variant {
     /// Directories of the real home its toolchain reads through HOME
     /// (`.rustup`), bound read-only into the sandbox's HOME.
     pub home_dirs: Vec<PathBuf>,
+    /// Its `caches` are its entry's own (else its toolchain's, or none).
+    pub own_caches: bool,
+    /// The `[toolchain.NAME]` table it shares, and that table's line.
+    pub toolchain: Option<(String, usize)>,
     cwd: Option<String>,
     pub note: Option<String>,
     /// `fails = "why"`: the engine cannot run the programs as written (an
@@ -823,11 +827,16 @@ struct Shared<'a> {
     env: Option<&'a BTreeMap<String, String>>,
     caches: Option<&'a Spanned<Vec<String>>>,
     home: Option<&'a Spanned<Vec<String>>>,
+    /// The table's name and where it starts.
+    table: Option<(&'a str, usize)>,
 }
 
 impl<'a> Shared<'a> {
-    fn of(t: &'a RawToolchain) -> Self {
+    fn of(name: &'a str, t: &'a Spanned<RawToolchain>) -> Self {
+        let at = t.span().start;
+        let t = t.get_ref();
         Shared {
+            table: Some((name, at)),
             language: t.language.as_deref(),
             ext: t
                 .ext
@@ -890,19 +899,20 @@ impl Languages {
             let shared = match &v.toolchain {
                 None => Shared::default(),
                 Some(name) => {
-                    let t = raw.toolchain.get(name.get_ref()).ok_or_else(|| {
-                        ctx.err(
-                            name.span().start,
-                            Some(id.get_ref()),
-                            format!(
-                                "unknown toolchain {:?} (defined: {})",
-                                name.get_ref(),
-                                raw.toolchain.keys().cloned().collect::<Vec<_>>().join(", ")
-                            ),
-                        )
-                    })?;
+                    let (key, t) =
+                        raw.toolchain.get_key_value(name.get_ref()).ok_or_else(|| {
+                            ctx.err(
+                                name.span().start,
+                                Some(id.get_ref()),
+                                format!(
+                                    "unknown toolchain {:?} (defined: {})",
+                                    name.get_ref(),
+                                    raw.toolchain.keys().cloned().collect::<Vec<_>>().join(", ")
+                                ),
+                            )
+                        })?;
                     used.insert(name.get_ref().clone());
-                    Shared::of(t.get_ref())
+                    Shared::of(key, t)
                 }
             };
             variants.push(resolve_variant(
@@ -1292,6 +1302,7 @@ fn resolve_variant(
         files: raw_files,
         ..
     } = v;
+    let own_caches = raw_caches.is_some();
     let caches = home_paths(ctx, &id, "caches", raw_caches.as_ref(), shared.caches)?;
     let home_dirs = home_paths(ctx, &id, "home", raw_home.as_ref(), shared.home)?;
     let files = resolve_files(ctx, &id, raw_files)?;
@@ -1381,6 +1392,10 @@ fn resolve_variant(
         env,
         caches,
         home_dirs,
+        own_caches,
+        toolchain: shared
+            .table
+            .map(|(name, at)| (name.to_string(), ctx.lines.position(ctx.text, at).0)),
         cwd,
         note,
         fails,
@@ -1754,6 +1769,26 @@ install = { apt = ["gcc"] }
         };
         assert_eq!(v.run.expand(&vars), vec!["/b/prog", "7"]);
         assert!(v.build[0].expand(&vars)[4].ends_with("programs/assoc/assoc.c"));
+    }
+
+    /// A variant knows the toolchain table it shares and where that table
+    /// is (`check` spells a fix there), and whether its caches are its own.
+    #[test]
+    fn a_variant_knows_its_toolchain_table_and_where_its_caches_come_from() {
+        let d = dir_with(&["programs/assoc/assoc.c"]);
+        let text = format!(
+            "[toolchain.gcc]\nneeds = [\"gcc\"]\ncaches = [\"~/.cache/ccache\"]\n\n{}",
+            GOOD.replace("install =", "toolchain = \"gcc\"\ninstall =")
+        );
+        let l = parse(&text, &d).unwrap();
+        let v = &l.variants[0];
+        assert_eq!(v.toolchain, Some(("gcc".to_string(), 1)));
+        assert_eq!(v.caches, [PathBuf::from(".cache/ccache")]);
+        assert!(!v.own_caches);
+        let own = text.replace("run = ", "caches = [\"~/.cache/mine\"]\nrun = ");
+        let l = parse(&own, &d).unwrap();
+        assert!(l.variants[0].own_caches);
+        assert_eq!(parse(GOOD, &d).unwrap().variants[0].toolchain, None);
     }
 
     #[test]

@@ -67,6 +67,63 @@ impl Spread {
     }
 }
 
+/// The runs whose wall times describe a cell's noise, of `runs` (its runs
+/// with figures), and the runs left out of them.
+#[derive(Debug, Clone)]
+pub struct NoiseSample<'a> {
+    /// Counted in the spread (CV, mean, median, stddev, min–max range),
+    /// the noisy flag, shared ranks, `--runs auto`'s stop rule and
+    /// `compare`'s significance test.
+    pub counted: Vec<&'a RunRecord>,
+    /// Runs that started on empty toolchain caches, left out because the
+    /// cell has at least two warm runs.
+    pub cold_left_out: Vec<&'a RunRecord>,
+}
+
+impl<'a> NoiseSample<'a> {
+    /// The warm runs when at least two of `runs` are warm, else every one
+    /// of them. A run that started on empty toolchain caches (`cache:
+    /// cold`) measures their warm-up (Go building its runtime, Crystal its
+    /// prelude): a systematic effect, not the machine's noise, so, as
+    /// hyperfine and pyperf leave their warm-up runs out of their
+    /// statistics, it is left out of the spread; it stays a candidate for
+    /// the figure (best of N) and in every record. A run whose record says
+    /// nothing of its caches (a variant without declared caches, an older
+    /// record) counts as warm. With fewer than two warm runs (`--runs 2`,
+    /// `--cold-caches`) there is no spread of warm runs to take, and every
+    /// run counts, as before caches were recorded.
+    pub fn of(runs: impl IntoIterator<Item = &'a RunRecord>) -> NoiseSample<'a> {
+        let runs: Vec<&RunRecord> = runs.into_iter().collect();
+        let cold = |r: &RunRecord| r.cache == Some(crate::record::CacheStart::Cold);
+        let (cold_runs, warm): (Vec<&RunRecord>, Vec<&RunRecord>) =
+            runs.iter().partition(|r| cold(r));
+        if warm.len() >= 2 && !cold_runs.is_empty() {
+            NoiseSample {
+                counted: warm,
+                cold_left_out: cold_runs,
+            }
+        } else {
+            NoiseSample {
+                counted: runs,
+                cold_left_out: Vec::new(),
+            }
+        }
+    }
+
+    /// The counted runs' wall times.
+    pub fn walls(&self) -> Vec<f64> {
+        self.counted.iter().map(|r| r.wall_s).collect()
+    }
+}
+
+/// A run left out of its cell's spread: it started on cold caches.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ColdRun {
+    /// Its number within the cell.
+    pub run: u32,
+    pub wall_s: f64,
+}
+
 /// A variant × benchmark: its runs from the newest session that ran it.
 #[derive(Debug, Clone, Serialize)]
 pub struct Cell {
@@ -75,8 +132,12 @@ pub struct Cell {
     /// status (best of N for ok cells).
     pub best: Option<RunRecord>,
     pub runs: Vec<RunRecord>,
-    /// The spread of the wall times of the runs of the cell's status.
+    /// The spread of the wall times of the runs of the cell's status that
+    /// count as its noise ([`NoiseSample`]: the warm ones when it has two).
     pub spread: Option<Spread>,
+    /// Runs of the cell's status that started on cold caches and are left
+    /// out of `spread`.
+    pub cold_left_out: Vec<ColdRun>,
     /// The runs its session asked for (best of N; with `--runs auto` the
     /// minimum, 3); `None` when the session is not known.
     pub asked: Option<u32>,
@@ -97,18 +158,43 @@ impl Cell {
             .min_by(|a, b| a.wall_s.total_cmp(&b.wall_s))
             .or_else(|| runs.iter().find(|r| r.status == status))
             .cloned();
-        let walls: Vec<f64> = runs
+        let sample = NoiseSample::of(
+            runs.iter()
+                .filter(|r| r.status == status && status.has_figures()),
+        );
+        let spread = Spread::of(&sample.walls());
+        let cold_left_out = sample
+            .cold_left_out
             .iter()
-            .filter(|r| r.status == status && status.has_figures())
-            .map(|r| r.wall_s)
+            .map(|r| ColdRun {
+                run: r.attempt,
+                wall_s: r.wall_s,
+            })
             .collect();
         Cell {
             status,
             best,
-            spread: Spread::of(&walls),
+            spread,
+            cold_left_out,
             runs,
             asked,
         }
+    }
+
+    /// Whether `r` is one of the runs the spread columns count (a shown
+    /// run of the cell's status, not a cold one left out; none of a
+    /// published cell, one record without a spread, or of a cell without
+    /// a figure, such as a timeout).
+    pub fn in_spread(&self, r: &RunRecord) -> bool {
+        !self.published()
+            && self.wall_s().is_some()
+            && r.status == self.status
+            && r.attempt > 0
+            && self
+                .runs
+                .iter()
+                .any(|x| x.session == r.session && x.attempt == r.attempt)
+            && !self.cold_left_out.iter().any(|c| c.run == r.attempt)
     }
 
     /// The runs disagree more than `cv` (a fraction): the figure may be
@@ -127,37 +213,63 @@ impl Cell {
     }
 
     /// Which of the cell's runs started on cold toolchain caches (the
-    /// compiler rebuilt what it caches), and above all whether the figure
-    /// is one of them (not what a person's second run measures); `None`
-    /// when none did or the records do not say.
+    /// compiler rebuilt what it caches), their times, whether the spread
+    /// counts them, and above all whether the figure is one of them (not
+    /// what a person's second run measures); `None` when none did or the
+    /// records do not say.
     pub fn cold_figure(&self) -> Option<String> {
         use crate::record::CacheStart;
         let best = self.best.as_ref()?;
         let measured = self.runs.iter().filter(|r| r.status.has_figures());
+        let left_out = !self.cold_left_out.is_empty();
         if best.cache != Some(CacheStart::Cold) {
-            let cold: Vec<String> = measured
+            let cold: Vec<&RunRecord> = measured
                 .filter(|r| r.cache == Some(CacheStart::Cold))
-                .map(|r| r.attempt.to_string())
                 .collect();
-            return (!cold.is_empty()).then(|| {
-                format!(
-                    "run {} started on empty toolchain caches (cold); the figure is a warm run, \
-                     as a person's second",
-                    cold.join(", ")
-                )
-            });
+            if cold.is_empty() {
+                return None;
+            }
+            let which = cold
+                .iter()
+                .map(|r| r.attempt.to_string())
+                .collect::<Vec<_>>()
+                .join(", ");
+            let times = cold
+                .iter()
+                .map(|r| format!("{:.2} s", r.wall_s))
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Some(format!(
+                "run{} {which} started on empty toolchain caches (cold, {times}); {}; the figure \
+                 is a warm run, as a person's second",
+                if cold.len() == 1 { "" } else { "s" },
+                if left_out {
+                    "not counted in the spread"
+                } else {
+                    "counted in the spread (the cell has fewer than two warm runs)"
+                }
+            ));
         }
-        Some(
-            if measured.clone().all(|r| r.cache == Some(CacheStart::Cold)) {
-                "cold caches: every run started with empty toolchain caches (`--cold-caches`): \
-             the figure includes building what the toolchain caches"
-                    .to_string()
-            } else {
-                "cold caches: the fastest run was the cell's first, on empty toolchain caches; \
-             the warm runs after it were slower"
-                    .to_string()
-            },
-        )
+        Some(if measured.clone().count() == 1 {
+            "cold caches: its one run started with empty toolchain caches: the figure \
+                 includes building what the toolchain caches"
+                .to_string()
+        } else if measured.clone().all(|r| r.cache == Some(CacheStart::Cold)) {
+            "cold caches: every run started with empty toolchain caches (`--cold-caches`, \
+                 or a toolchain that kept nothing in them): the figure includes building what \
+                 the toolchain caches"
+                .to_string()
+        } else {
+            format!(
+                "cold caches: the fastest run was the cell's first, on empty toolchain \
+                     caches; the warm runs after it were slower{}",
+                if left_out {
+                    "; the spread counts the warm runs only"
+                } else {
+                    ""
+                }
+            )
+        })
     }
 
     /// Where a timed-out run was killed.
@@ -185,11 +297,15 @@ impl Cell {
             .is_some_and(|b| b.origin == Origin::Published)
     }
 
-    /// The range of the runs' wall times (fastest, slowest), when there
-    /// are several runs with figures.
+    /// The range of the runs' wall times (fastest, slowest) counted in the
+    /// spread, when there are several: the whisker under the figure and
+    /// what shared ranks compare. A cold run left out of the spread is not
+    /// in it, unless it is the figure (the range then starts there).
     pub fn interval(&self) -> Option<(f64, f64)> {
-        self.wall_s()?;
-        self.spread.filter(|s| s.runs > 1).map(|s| (s.min, s.max))
+        let w = self.wall_s()?;
+        self.spread
+            .filter(|s| s.runs > 1)
+            .map(|s| (s.min.min(w), s.max))
     }
 
     /// Fewer runs than its session asked for, without an earlier run that
@@ -858,9 +974,14 @@ impl Summary {
                 ));
             } else if let Some(s) = c.noisy(self.noise_cv) {
                 says.push(format!(
-                    "noisy: {} runs spread {:.1}% (coefficient of variation; flagged above \
+                    "noisy: {} {}runs spread {:.1}% (coefficient of variation; flagged above \
                      {:.1}%): {:.3}–{:.3} s, mean {:.3} s",
                     s.runs,
+                    if c.cold_left_out.is_empty() {
+                        ""
+                    } else {
+                        "warm "
+                    },
                     s.cv * 100.0,
                     self.noise_cv * 100.0,
                     s.min,
@@ -1155,6 +1276,7 @@ impl Summary {
             let k = key_of(*b);
             for (h, key, kind) in [
                 ("runs", "runs", Kind::Count),
+                ("cold runs left out", "cold_excluded", Kind::Count),
                 ("mean (s)", "mean_s", s4),
                 ("median (s)", "median_s", s4),
                 ("stddev (s)", "stddev_s", s4),
@@ -1349,16 +1471,16 @@ impl Summary {
             None => ECell::empty(""),
         });
         // Published cells are one record each: no spread to show.
-        let spreads: Vec<Option<Spread>> = self
+        let cells: Vec<Option<&Cell>> = self
             .benches
             .iter()
             .map(|(b, _)| {
                 row.cells
                     .get(b)
-                    .filter(|c| !c.published() && c.wall_s().is_some())
-                    .and_then(|c| c.spread)
+                    .filter(|c| !c.published() && c.wall_s().is_some() && c.spread.is_some())
             })
             .collect();
+        let spreads: Vec<Option<Spread>> = cells.iter().map(|c| c.and_then(|c| c.spread)).collect();
         let max_cv = spreads
             .iter()
             .flatten()
@@ -1376,12 +1498,14 @@ impl Summary {
             Some(c) => ECell::number(c, shown.join(" / ")),
             None => ECell::empty(shown.join(" / ")),
         });
-        for s in &spreads {
-            match s {
-                Some(s) => {
+        for (s, c) in spreads.iter().zip(&cells) {
+            match (s, c) {
+                (Some(s), Some(c)) => {
                     let secs = |x: f64| ECell::number(x, format!("{x:.4}"));
+                    let cold = c.cold_left_out.len();
                     v.extend([
                         ECell::int(s.runs as i64, s.runs.to_string()),
+                        ECell::int(cold as i64, cold.to_string()),
                         secs(s.mean),
                         secs(s.median),
                         secs(s.stddev),
@@ -1390,7 +1514,7 @@ impl Summary {
                         ECell::number(s.cv, format!("{:.1}%", s.cv * 100.0)),
                     ]);
                 }
-                None => v.extend((0..7).map(|_| ECell::empty(""))),
+                _ => v.extend((0..8).map(|_| ECell::empty(""))),
             }
         }
         v
@@ -1612,8 +1736,21 @@ impl Summary {
                 "Noise".into(),
                 format!(
                     "a cell whose runs spread more than {:.1}% (coefficient of variation) is \
-                     marked noisy; spread figures are in the CSV, JSON and spreadsheet",
-                    self.noise_cv * 100.0
+                     marked noisy; spread figures are in the CSV, JSON and spreadsheet{}",
+                    self.noise_cv * 100.0,
+                    if self
+                        .rows
+                        .iter()
+                        .flat_map(|r| r.cells.values())
+                        .any(|c| !c.cold_left_out.is_empty())
+                    {
+                        "; a run that started on empty toolchain caches (cold) measures their \
+                         warm-up, not noise: where a cell has two warm runs, its cold ones are \
+                         left out of its spread, range, noisy flag and shared ranks (one can \
+                         still be its figure)"
+                    } else {
+                        ""
+                    }
                 ),
             ));
         }
@@ -1796,6 +1933,162 @@ mod tests {
             ..Default::default()
         });
         assert_eq!(s.cell_note(&s.rows[0], Bench::NumComb), None);
+    }
+
+    /// The lead's fresh machine: `--runs 3` of go and crystal-release,
+    /// run 1 cold. The cold compile is the caches' warm-up, not noise: the
+    /// spread, the noisy flag, the range and the shared-rank rule are the
+    /// warm runs'; the figure is still the best of all three.
+    #[test]
+    fn a_cold_first_run_is_not_noise() {
+        use crate::record::CacheStart::{Cold, Warm};
+        let cell = |variant: &str, runs: &[(f64, crate::record::CacheStart)]| {
+            runs.iter()
+                .enumerate()
+                .map(|(i, &(wall, cache))| {
+                    testing::run(variant, Bench::NumComb)
+                        .nth(i as u32 + 1)
+                        .wall(wall)
+                        .cache(cache)
+                        .record()
+                })
+                .collect::<Vec<_>>()
+        };
+        let runs = [
+            cell("go", &[(7.07, Cold), (0.466, Warm), (0.461, Warm)]),
+            cell("crystal", &[(12.5, Cold), (1.79, Warm), (1.54, Warm)]),
+        ]
+        .concat();
+        let stored = Stored {
+            runs,
+            ..Default::default()
+        };
+        let s = Summary::from_stored(&stored);
+        let (go, crystal) = (&s.rows[0], &s.rows[1]);
+        let c = &go.cells[&Bench::NumComb];
+        assert_eq!(c.wall_s(), Some(0.461));
+        let spread = c.spread.unwrap();
+        assert_eq!((spread.runs, spread.min, spread.max), (2, 0.461, 0.466));
+        assert!(spread.cv < 0.01, "{spread:?}");
+        assert_eq!(
+            c.cold_left_out,
+            [ColdRun {
+                run: 1,
+                wall_s: 7.07
+            }]
+        );
+        assert_eq!(c.noisy(s.noise_cv), None);
+        assert_eq!(c.flag(s.noise_cv), None);
+        assert_eq!(c.interval(), Some((0.461, 0.466)));
+        // The figure plain, no ±143%; ranks 1 and 2, not =1 and =1.
+        assert_eq!(s.row_texts(go)[3], "0.46");
+        let ranks: Vec<String> = s.ranks().iter().map(|r| r.unwrap().text()).collect();
+        assert_eq!(ranks, ["1", "2"]);
+        let note = s.cell_note(go, Bench::NumComb).unwrap();
+        assert_eq!(
+            note,
+            "run 1 started on empty toolchain caches (cold, 7.07 s); not counted in the \
+             spread; the figure is a warm run, as a person's second"
+        );
+        // Crystal's two warm runs do spread 11%: that is noise, and says so.
+        let c = &crystal.cells[&Bench::NumComb];
+        assert_eq!(s.row_texts(crystal)[3], "1.54 ±11%");
+        let note = s.cell_note(crystal, Bench::NumComb).unwrap();
+        assert!(
+            note.starts_with("noisy: 2 warm runs spread 10.6%") && note.contains("(cold, 12.50 s)"),
+            "{note}"
+        );
+        assert_eq!(c.interval(), Some((1.54, 1.79)));
+        // summary.csv: the spread columns are the warm runs', and say how
+        // many cold ones they leave out.
+        let table = s.table();
+        let col = |key: &str| table.columns.iter().position(|c| c.key == key).unwrap();
+        let row = &table.rows[0];
+        assert_eq!(row[col("num_comb_runs")].text, "2");
+        assert_eq!(row[col("num_comb_cold_excluded")].text, "1");
+        assert_eq!(row[col("num_comb_max_s")].text, "0.4660");
+        assert_eq!(row[col("max_cv")].text, "0.8%");
+        assert!(
+            s.meta()
+                .iter()
+                .any(|(k, v)| k == "Noise" && v.contains("cold"))
+        );
+        // runs.csv: every run, the cold one with its time, out of the spread.
+        let runs = crate::export::runs::table(&stored, &s);
+        let col = |key: &str| runs.columns.iter().position(|c| c.key == key).unwrap();
+        let go_runs: Vec<(String, String, String)> = runs
+            .rows
+            .iter()
+            .filter(|r| r[col("variant")].text == "go")
+            .map(|r| {
+                (
+                    r[col("wall_s")].text.clone(),
+                    r[col("cache")].text.clone(),
+                    r[col("in_spread")].text.clone(),
+                )
+            })
+            .collect();
+        let want = [
+            ("7.070", "cold", "false"),
+            ("0.466", "warm", "true"),
+            ("0.461", "warm", "true"),
+        ]
+        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()));
+        assert_eq!(go_runs, want);
+    }
+
+    /// Every run cold (`--cold-caches`), or too few warm runs to have a
+    /// spread of their own: every run counts, as before caches were
+    /// recorded; and a cold figure starts the range.
+    #[test]
+    fn without_two_warm_runs_every_run_counts() {
+        use crate::record::CacheStart::{Cold, Warm};
+        let summary = |runs: &[(f64, crate::record::CacheStart)]| {
+            let runs = runs
+                .iter()
+                .enumerate()
+                .map(|(i, &(wall, cache))| {
+                    testing::run("go", Bench::NumComb)
+                        .nth(i as u32 + 1)
+                        .wall(wall)
+                        .cache(cache)
+                        .record()
+                })
+                .collect();
+            Summary::from_stored(&Stored {
+                runs,
+                ..Default::default()
+            })
+        };
+        let s = summary(&[(6.1, Cold), (6.0, Cold), (6.9, Cold)]);
+        let c = &s.rows[0].cells[&Bench::NumComb];
+        assert_eq!(c.spread.unwrap().runs, 3);
+        assert!(c.cold_left_out.is_empty());
+        assert!(c.noisy(s.noise_cv).is_some(), "6.0–6.9 s spread 7.5%");
+        assert_eq!(c.interval(), Some((6.0, 6.9)));
+        assert!(!s.meta().iter().any(|(_, v)| v.contains("warm-up")));
+        // --runs 2: one cold, one warm; both count (and are noisy).
+        let s = summary(&[(7.07, Cold), (0.466, Warm)]);
+        let c = &s.rows[0].cells[&Bench::NumComb];
+        assert_eq!(c.spread.unwrap().runs, 2);
+        assert!(c.noisy(s.noise_cv).is_some());
+        let note = s.cell_note(&s.rows[0], Bench::NumComb).unwrap();
+        assert!(
+            note.contains("counted in the spread (the cell has fewer than two warm runs)"),
+            "{note}"
+        );
+        // The figure a cold run faster than the warm ones: the range starts
+        // at the figure and runs to the slowest warm run.
+        let s = summary(&[(1.0, Cold), (1.2, Warm), (1.1, Warm)]);
+        let c = &s.rows[0].cells[&Bench::NumComb];
+        assert_eq!(c.wall_s(), Some(1.0));
+        assert_eq!(c.spread.unwrap().runs, 2);
+        assert_eq!(c.interval(), Some((1.0, 1.2)));
+        let note = s.cell_note(&s.rows[0], Bench::NumComb).unwrap();
+        assert!(
+            note.ends_with("the spread counts the warm runs only"),
+            "{note}"
+        );
     }
 
     #[test]

@@ -65,17 +65,12 @@ fn cells(stored: &Stored) -> BTreeMap<(String, Bench), Vec<&RunRecord>> {
 fn complete(cell: &[&RunRecord], runs: Runs) -> bool {
     let numbers: Vec<u32> = cell.iter().map(|r| r.attempt).collect();
     let contiguous = numbers.iter().enumerate().all(|(i, k)| *k == i as u32 + 1);
-    let walls: Vec<f64> = cell
-        .iter()
-        .filter(|r| r.status.has_figures())
-        .map(|r| r.wall_s)
-        .collect();
     let count = numbers.len() as u32;
     let settled = cell.iter().any(|r| r.status.settles_cell());
     // Auto cells stop at a settling run; fixed ones record the skipped
     // runs after it.
     let auto_settled = settled && matches!(runs, Runs::Auto { .. });
-    count > 0 && contiguous && (runs.enough(count, &walls) || auto_settled)
+    count > 0 && contiguous && (runs.enough(count, cell.iter().copied()) || auto_settled)
 }
 
 /// The cells `stored` holds complete: what `--resume` skips (and `--plan`
@@ -189,6 +184,54 @@ fn partial(
     }
 }
 
+/// The cells of `variants` that `stored` holds with runs of another
+/// program, and why: each run's `identity` against the program's source
+/// and commands now. A complete cell of the old program would otherwise be
+/// skipped by `--resume` and hide the new one (and a cell never mixes runs
+/// of two programs). Both are known from the checkout and the languages
+/// file alone, so this is decided before any probe; a new toolchain
+/// version is seen only where runs are carried on ([`keeps`], after the
+/// probe). Runs without an identity (older records) are unknown: kept.
+pub fn program_changes(
+    stored: &Stored,
+    variants: &[&crate::config::Variant],
+    size: Size,
+) -> BTreeMap<(String, Bench), String> {
+    let mut out = BTreeMap::new();
+    for ((id, bench), cell) in cells(stored) {
+        let Some(v) = variants.iter().find(|v| v.id == id) else {
+            continue;
+        };
+        let Some(now) = crate::identity::of(v, bench, size.n(bench), "") else {
+            continue;
+        };
+        let why = cell
+            .iter()
+            .filter_map(|r| r.identity.as_ref())
+            .find_map(|was| {
+                if was.program != now.program {
+                    Some(format!(
+                        "its program changed since its runs (source sha256 {}… then, {}… now)",
+                        short(&was.program),
+                        short(&now.program)
+                    ))
+                } else if was.commands != now.commands {
+                    Some("its commands changed since its runs (the languages file's entry)".into())
+                } else {
+                    None
+                }
+            });
+        if let Some(why) = why {
+            out.insert((id, bench), why);
+        }
+    }
+    out
+}
+
+fn short(digest: &str) -> &str {
+    digest.get(..12).unwrap_or(digest)
+}
+
 /// Whether the kept runs of a partial cell ran what this session runs: the
 /// toolchain version it probed and the program's identity (its digest;
 /// a run without one is unknown, and kept). `Err`: why not.
@@ -276,6 +319,38 @@ mod tests {
         );
     }
 
+    /// An auto cell whose first run was cold holds two warm runs after
+    /// three: not complete (auto counts three warm ones).
+    #[test]
+    fn an_auto_cell_with_a_cold_first_run_needs_three_warm_ones() {
+        use crate::record::CacheStart::{Cold, Warm};
+        let cell = |caches: &[crate::record::CacheStart]| Stored {
+            sessions: vec![session(testing::SESSION)],
+            runs: caches
+                .iter()
+                .enumerate()
+                .map(|(i, &c)| {
+                    testing::run("go", Bench::Assoc)
+                        .nth(i as u32 + 1)
+                        .wall(if c == Cold { 7.0 } else { 0.5 })
+                        .cache(c)
+                        .record()
+                })
+                .collect(),
+            ..Default::default()
+        };
+        let auto = Runs::Auto { cv: 0.05, max: 10 };
+        assert!(complete_cells(&cell(&[Cold, Warm, Warm]), auto).is_empty());
+        assert_eq!(
+            complete_cells(&cell(&[Cold, Warm, Warm, Warm]), auto).len(),
+            1
+        );
+        assert_eq!(
+            complete_cells(&cell(&[Cold, Warm, Warm]), Runs::Fixed(3)).len(),
+            1
+        );
+    }
+
     #[test]
     fn runs_measured_otherwise_are_rerun_and_say_why() {
         let cut = |s: SessionRecord| Stored {
@@ -321,6 +396,49 @@ mod tests {
             ..now()
         };
         assert!(why(base, &big).contains("N=1000, this run's at N=5000"));
+    }
+
+    /// A cell whose source or commands changed since its runs is named
+    /// (complete or not), one run without an identity is unknown, and the
+    /// toolchain version is not looked at (no probe yet).
+    #[test]
+    fn program_changes_compare_source_and_commands_without_a_probe() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("programs/assoc")).unwrap();
+        std::fs::write(d.path().join("programs/assoc/a.sh"), "echo\n").unwrap();
+        let toml = |run: &str| {
+            format!(
+                "[variant.a]\nlanguage = \"A\"\nflags = \"sh\"\nrun = \"{run}\"\n\
+                 programs = {{ assoc = \"programs/assoc/a.sh\" }}\n"
+            )
+        };
+        let path = d.path().join("languages.toml");
+        let langs = |run: &str| crate::config::Languages::parse(&toml(run), &path).unwrap();
+        let before = langs("sh {src} {n}");
+        let v = &before.variants[0];
+        let mut r = run("a", 1);
+        r.identity = crate::identity::of(v, Bench::Assoc, r.n, "5.1");
+        let stored = Stored {
+            runs: vec![r.clone(), run("a", 2), r.clone(), run("gone", 1)],
+            ..Default::default()
+        };
+        let size = Size::Explicit(r.n);
+        // Same source and commands; another toolchain version is not seen here.
+        assert!(program_changes(&stored, &[v], size).is_empty());
+        std::fs::write(d.path().join("programs/assoc/a.sh"), "echo # edited\n").unwrap();
+        let changed = program_changes(&stored, &[v], size);
+        let why = &changed[&("a".to_string(), Bench::Assoc)];
+        assert!(
+            why.starts_with("its program changed since its runs (source sha256 "),
+            "{why}"
+        );
+        std::fs::write(d.path().join("programs/assoc/a.sh"), "echo\n").unwrap();
+        let after = langs("sh -e {src} {n}");
+        let changed = program_changes(&stored, &[&after.variants[0]], size);
+        assert_eq!(
+            changed[&("a".to_string(), Bench::Assoc)],
+            "its commands changed since its runs (the languages file's entry)"
+        );
     }
 
     #[test]

@@ -70,7 +70,11 @@ pub enum Runs {
     /// Exactly N (the editions: 3).
     Fixed(u32),
     /// At least 3, then until the runs' coefficient of variation is at most
-    /// `cv` (a fraction), at most `max`.
+    /// `cv` (a fraction), at most `max`. The runs counted are those of the
+    /// cell's spread ([`crate::report::NoiseSample`]): a cold first run
+    /// followed by warm ones does not count, so such a cell makes at least
+    /// 4 runs (3 warm), as hyperfine's and pyperf's warm-up runs come on
+    /// top of their measured ones.
     Auto { cv: f64, max: u32 },
 }
 
@@ -86,15 +90,22 @@ impl Runs {
     /// The fewest runs before `Auto` may stop.
     pub const AUTO_MIN: u32 = 3;
 
-    /// Whether a cell whose runs so far are `walls` (wall seconds of the
-    /// runs with figures) has enough.
-    pub fn enough(self, done: u32, walls: &[f64]) -> bool {
+    /// Whether a cell that has made `done` runs has enough; `runs`: its
+    /// runs so far (those with figures count toward `auto`'s minimum and
+    /// spread, as [`crate::report::NoiseSample`] counts them).
+    pub fn enough<'a>(self, done: u32, runs: impl IntoIterator<Item = &'a RunRecord>) -> bool {
         match self {
             Runs::Fixed(n) => done >= n,
             Runs::Auto { cv, max } => {
-                done >= max
-                    || (done >= Self::AUTO_MIN
-                        && crate::report::Spread::of(walls).is_some_and(|s| s.cv <= cv))
+                if done >= max {
+                    return true;
+                }
+                let sample = crate::report::NoiseSample::of(
+                    runs.into_iter().filter(|r| r.status.has_figures()),
+                );
+                done >= Self::AUTO_MIN
+                    && sample.counted.len() >= Self::AUTO_MIN as usize
+                    && crate::report::Spread::of(&sample.walls()).is_some_and(|s| s.cv <= cv)
             }
         }
     }
@@ -244,7 +255,12 @@ pub fn plan_command(
 ) -> Result<std::process::ExitCode> {
     let est = estimates(opts)?;
     let done = match (opts.resume, stored_if_any(&opts.out)?) {
-        (true, Some(s)) => resume::complete_cells(&s, opts.runs),
+        (true, Some(s)) => {
+            let changed = resume::program_changes(&s, variants, opts.size);
+            let mut done = resume::complete_cells(&s, opts.runs);
+            done.retain(|k| !changed.contains_key(k));
+            done
+        }
         _ => HashSet::new(),
     };
     let mut plan = Plan::new(variants, &opts.benches, &est.balance, opts.shard, &done);
@@ -354,7 +370,13 @@ pub fn benchmark(
             cpus: opts.cpus.clone(),
             machine: crate::machine::Machine::detect(),
         };
-        resume::held(&store.load()?, &now)
+        let stored = store.load()?;
+        let mut held = resume::held(&stored, &now);
+        // A cell whose program changed runs again, complete or not.
+        for (k, why) in resume::program_changes(&stored, variants, opts.size) {
+            held.insert(k, Held::Rerun(why));
+        }
+        held
     } else {
         BTreeMap::new()
     };
@@ -694,7 +716,7 @@ impl Suite<'_> {
         let mut done = kept;
         let mut flow = ControlFlow::Continue(());
         for run in first..=runs.max() {
-            if runs.enough(run - 1, &walls) {
+            if runs.enough(run - 1, &done) {
                 break;
             }
             if let Some(earlier) = settled {
@@ -1186,5 +1208,55 @@ impl Totals {
             format!("{}{tree}", why.join("; "))
         });
         (escaped, left)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::CacheStart::{self, Cold, Warm};
+    use crate::testing;
+
+    fn runs(walls: &[(f64, CacheStart)]) -> Vec<RunRecord> {
+        walls
+            .iter()
+            .enumerate()
+            .map(|(i, &(w, c))| {
+                testing::run("go", Bench::NumComb)
+                    .nth(i as u32 + 1)
+                    .wall(w)
+                    .cache(c)
+                    .record()
+            })
+            .collect()
+    }
+
+    /// `--runs auto` stops on the spread of the runs the table counts: a
+    /// cold first run is not one of its 3, and its 7 s do not keep a
+    /// quiet cell running to --max-runs.
+    #[test]
+    fn auto_counts_warm_runs_toward_its_minimum_and_its_spread() {
+        let auto = Runs::Auto { cv: 0.05, max: 10 };
+        let warm3 = runs(&[(7.07, Cold), (0.466, Warm), (0.461, Warm)]);
+        assert!(!auto.enough(3, &warm3), "two warm runs are not three");
+        let warm4 = runs(&[(7.07, Cold), (0.466, Warm), (0.461, Warm), (0.463, Warm)]);
+        assert!(auto.enough(4, &warm4), "three warm runs within 1%");
+        // Counted with the cold run, the spread would be 140%: not enough.
+        let no_cache: Vec<RunRecord> = warm4
+            .iter()
+            .cloned()
+            .map(|mut r| {
+                r.cache = None;
+                r
+            })
+            .collect();
+        assert!(!auto.enough(4, &no_cache));
+        // Every run cold (--cold-caches): every run counts, 3 are enough.
+        let cold = runs(&[(7.07, Cold), (7.1, Cold), (7.05, Cold)]);
+        assert!(auto.enough(3, &cold));
+        // The cap still holds; fixed N counts every run, cold or not.
+        assert!(auto.enough(10, &warm3));
+        assert!(Runs::Fixed(3).enough(3, &warm3));
+        assert!(!Runs::Fixed(3).enough(2, &warm3));
     }
 }

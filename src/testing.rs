@@ -169,6 +169,12 @@ impl Run {
         self.0.build_wall_s = Some(s);
         self
     }
+    /// How its toolchain caches started (`cold`: empty, `warm`: filled by
+    /// the variant's earlier runs).
+    pub fn cache(mut self, cache: crate::record::CacheStart) -> Self {
+        self.0.cache = Some(cache);
+        self
+    }
     /// A published edition's figure: no user/sys time, no exit.
     pub fn published(mut self) -> Self {
         self.0.origin = Origin::Published;

@@ -744,6 +744,74 @@ fn row12_the_build_directory_is_bounded_and_leaves_nothing() {
     assert!(left.is_empty(), "left behind: {left:?}");
 }
 
+/// `check` lists what a program left in its HOME outside its declared
+/// caches: the names are the program's, so they are printed inert (a file
+/// named with a terminal escape, a line break and a forged problem line
+/// reaches the output with neither), and a HOME the program replaced by a
+/// symlink to / (renaming the directory behind its bind) is reported,
+/// never walked as langbench's root.
+#[test]
+fn check_prints_what_a_program_left_in_home_inert_and_follows_no_symlink() {
+    let state = tempfile::tempdir().unwrap();
+    let names = "import os, sys\nh = os.environ['HOME']\n\
+        open(os.path.join(h, 'evil\\x1b[31mred\\nlanguages.toml:1: x: forged; ok'), 'w').write('x')\n\
+        os.makedirs(os.path.join(h, '.cache', '\\x1b]0;title\\x07'), exist_ok=True)\n\
+        open(os.path.join(h, '.cache', '\\x1b]0;title\\x07', 'f'), 'w').write('x')\n\
+        print('0 1', sys.argv[1])\n";
+    let swap = "import os, sys\nb = '/tmp/build/.home'\n\
+        try:\n    os.rename(b, '/tmp/build/.moved')\n    os.symlink('/', b)\nexcept OSError as e:\n    \
+        print('cannot swap HOME:', e, file=sys.stderr)\n\
+        print('0 1', sys.argv[1])\n";
+    let entry = |id: &str| {
+        Entry::sh(id)
+            .language(id)
+            .flags(&format!("python3 {id}"))
+            .needs(&[])
+            .version("1.0")
+            .run("python3 {src} {n}")
+            .program(&format!("programs/{id}.py"))
+            .install("{ apt = [\"python3\"] }")
+            .toml()
+    };
+    let f = Fixture::new(
+        &format!("{}{}", entry("names"), entry("swap")),
+        &[("programs/names.py", names), ("programs/swap.py", swap)],
+    );
+    let o = Command::new(bin())
+        .args(["check", "--languages", &f.languages(), "names", "swap"])
+        .env("LANGBENCH_STATE", state.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        !out.chars().any(|c| c.is_control() && c != '\n'),
+        "a raw control character: {out:?}"
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l.starts_with("languages.toml:1: x: forged")),
+        "a forged line: {out}"
+    );
+    let names = lines.iter().find(|l| l.contains(": names: ")).unwrap();
+    assert!(
+        names.contains(r"~/evil\u{1b}[31mred\nlanguages.toml:1: x: forged; ok (1 file)"),
+        "{names}"
+    );
+    assert!(
+        names.contains(r"~/.cache/\u{1b}]0;title\u{7} (1 file)"),
+        "{names}"
+    );
+    let swap = lines.iter().find(|l| l.contains(": swap: ")).unwrap();
+    assert!(swap.contains("replaced its HOME"), "{swap}");
+    // / was not walked: none of the host's top directories is named.
+    for top in ["~/etc", "~/usr", "~/proc", "~/root"] {
+        assert!(!out.contains(top), "{out}");
+    }
+}
+
 /// Row 13: in a fresh checkout (no `--out`, no `results/` yet) the
 /// default results directory is hidden from the very first run on: the
 /// second run cannot read the first one's records.

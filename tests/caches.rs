@@ -213,3 +213,100 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// A cold first run is the caches' warm-up, not noise (real processes):
+/// two variants whose first run fills their cache slowly, then run fast,
+/// one 5× faster than the other when warm. Best of 3: the figures are
+/// the warm runs, not flagged noisy, ranked 1 and 2 (with the cold runs
+/// in their ranges they would share =1), and the notes say run 1 was cold
+/// and not counted; every run is in runs.csv, the cold one out of the
+/// spread. `--runs auto` counts three warm runs, not the cold one.
+#[test]
+fn a_cold_first_run_is_not_noise_nor_a_shared_rank() {
+    let state = tempfile::tempdir().unwrap();
+    let program = |warm: &str| {
+        format!(
+            "c=\"$HOME/.cache/x\"\n\
+             if [ -e \"$c/built\" ]; then sleep {warm}; else sleep 3; mkdir -p \"$c\"; touch \"$c/built\"; fi\n\
+             echo 0 1 $1\n"
+        )
+    };
+    let toml = languages_toml(&[Entry::sh("fast"), Entry::sh("slow")])
+        .replace("run = ", "caches = [\"~/.cache/x\"]\nrun = ");
+    let (fast, slow) = (program("0.3"), program("1.5"));
+    let f = Fixture::new(
+        &toml,
+        &[
+            ("programs/num-comb/fast.sh", &fast),
+            ("programs/num-comb/slow.sh", &slow),
+        ],
+    );
+    let run = |extra: &[&str], out: &str| {
+        let out = f.path().join(out);
+        let mut args: Vec<String> = [
+            "run",
+            "--languages",
+            &f.languages(),
+            "--size",
+            "tiny",
+            "--noise-threshold",
+            "30",
+            "--out",
+            &out.display().to_string(),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let o = run_in(state.path(), None, &args);
+        assert!(o.status.success(), "{}", text(&o));
+        out
+    };
+    let out = run(&["--runs", "3"], "best-of-3");
+    let csv = read_csv(&out.join("summary.csv"));
+    let row = |v: &str| csv.iter().find(|r| r["variant"] == v).unwrap();
+    assert_eq!(row("fast")["rank"], "1", "{csv:?}");
+    assert_eq!(row("slow")["rank"], "2", "{csv:?}");
+    for v in ["fast", "slow"] {
+        let r = row(v);
+        assert_eq!(r["num_comb_runs"], "2", "{v}: {r:?}");
+        assert_eq!(r["num_comb_cold_excluded"], "1", "{v}: {r:?}");
+        let cv: f64 = r["num_comb_cv"].parse().unwrap();
+        assert!(cv < 0.3, "{v}: warm runs spread {cv}");
+    }
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(!md.contains('±') && !md.contains("noisy:"), "{md}");
+    assert!(
+        md.contains("Fast · sh fast / num-comb: run 1 started on empty toolchain caches (cold, 3."),
+        "{md}"
+    );
+    assert!(md.contains("not counted in the spread"), "{md}");
+    let runs = read_csv(&out.join("runs.csv"));
+    let fast_runs: Vec<(&str, &str)> = runs
+        .iter()
+        .filter(|r| r["variant"] == "fast")
+        .map(|r| (r["cache"].as_str(), r["in_spread"].as_str()))
+        .collect();
+    assert_eq!(
+        fast_runs,
+        [("cold", "false"), ("warm", "true"), ("warm", "true")]
+    );
+
+    // --runs auto: the caches are warm now; cleared, the first run is
+    // cold again and the cell makes 3 warm runs after it.
+    let o = run_in(
+        state.path(),
+        None,
+        &["toolchains", "clear-caches"].map(String::from),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let out = run(
+        &["--runs", "auto", "--max-runs", "6", "--lang", "fast"],
+        "auto",
+    );
+    let caches: Vec<String> = runs_of(&out)
+        .iter()
+        .map(|r| r["cache"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(caches, ["cold", "warm", "warm", "warm"]);
+}

@@ -270,12 +270,17 @@ fn new_then_check_fails_on_the_stub_and_passes_when_implemented() {
     assert!(out.contains("sh-new: assoc prints a wrong answer at N=1000: expected \"554 554 251\\n5441 4814 1641\\n\", got \"0 0 0\\n0 0 0\\n\""), "{}", text(&o));
 
     // Implemented (num-comb and str-comb for real; assoc answered from the
-    // reference, which is what langbench itself computes) and installable:
+    // reference, which is what langbench itself computes, keeping its
+    // expected outputs in the sandbox's /tmp rather than its HOME, which
+    // check would name) and installable:
     std::fs::write(f.path().join("programs/num-comb/num_comb.sh"), NUM_COMB_OK).unwrap();
     std::fs::write(f.path().join("programs/str-comb/str_comb.sh"), STR_COMB_OK).unwrap();
     std::fs::write(
         f.path().join("programs/assoc/assoc.sh"),
-        format!("exec {} expected assoc --size \"$1\"\n", bin().display()),
+        format!(
+            "LANGBENCH_CACHE=/tmp/expected exec {} expected assoc --size \"$1\"\n",
+            bin().display()
+        ),
     )
     .unwrap();
     std::fs::write(
@@ -843,4 +848,76 @@ fn fails_as_declared_and_a_stale_fails_is_a_problem() {
         "{}",
         text(&o)
     );
+}
+
+/// A toolchain that caches outside its declared caches starts cold in
+/// every run: `check` names where a variant's runs wrote in its HOME
+/// outside `caches`, with the line to add; a variant that writes only its
+/// declared cache passes, and so does the first once the fix is applied.
+#[test]
+fn writes_outside_the_declared_caches_are_a_problem_with_the_fix() {
+    let state = tempfile::tempdir().unwrap();
+    let writes = |dir: &str| {
+        format!("mkdir -p \"$HOME/{dir}\" && echo x > \"$HOME/{dir}/x\"\necho \"0 1 $1\"\n")
+    };
+    let toml = "\n[variant.undeclared]\nlanguage = \"Shell\"\nflags = \"sh (undeclared)\"\nrun = \"sh {src} {n}\"\n\
+                programs = { num-comb = \"programs/num-comb/undeclared.sh\" }\n\
+                install = { apt = [\"dash\"] }\nversion = \"sh -c 'echo 1.0'\"\n\
+                \n[variant.declared]\nlanguage = \"Shell\"\nflags = \"sh (declared)\"\nrun = \"sh {src} {n}\"\n\
+                programs = { num-comb = \"programs/num-comb/declared.sh\" }\n\
+                install = { apt = [\"dash\"] }\nversion = \"sh -c 'echo 1.0'\"\n\
+                caches = [\"~/.cache/mine\"]\n";
+    let (undeclared, declared) = (writes(".cache/undeclared"), writes(".cache/mine"));
+    let f = fixture(
+        toml,
+        &[
+            ("programs/num-comb/undeclared.sh", &undeclared),
+            ("programs/num-comb/declared.sh", &declared),
+        ],
+    );
+    let check = || {
+        Command::new(bin())
+            .args(["check", "undeclared", "declared"])
+            .current_dir(f.path())
+            .env_remove("LANGBENCH_LANGUAGES")
+            .env("LANGBENCH_STATE", state.path())
+            .output()
+            .unwrap()
+    };
+    let o = check();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let out = stdout(&o);
+    let line = out
+        .lines()
+        .find(|l| l.contains(": undeclared: "))
+        .unwrap_or_else(|| panic!("{}", text(&o)));
+    // The entry's line: [variant.undeclared] is line 8 of the file.
+    assert!(line.contains("languages.toml:8: undeclared: "), "{line}");
+    assert!(
+        line.contains(
+            "outside its declared caches, which every run starts without (a cache there is \
+             cold in every measured run): ~/.cache/undeclared (1 file); if it is the \
+             toolchain's cache, declare it: caches = [\"~/.cache/undeclared\"] in its entry"
+        ),
+        "{line}"
+    );
+    assert!(out.contains("ok: declared"), "{}", text(&o));
+    assert!(!out.contains(": declared: "), "{}", text(&o));
+    // The declared cache is the variant's own, kept under the state directory.
+    let kept = state
+        .path()
+        .join("caches/declared/check/home/.cache/mine/x");
+    assert!(kept.is_file(), "{}", kept.display());
+
+    // The fix as check spelled it: now it passes.
+    let file = f.path().join("languages.toml");
+    let fixed = std::fs::read_to_string(&file).unwrap().replace(
+        "programs = { num-comb = \"programs/num-comb/undeclared.sh\" }",
+        "programs = { num-comb = \"programs/num-comb/undeclared.sh\" }\n\
+         caches = [\"~/.cache/undeclared\"]",
+    );
+    std::fs::write(&file, fixed).unwrap();
+    let o = check();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(stdout(&o).contains("ok: undeclared"), "{}", text(&o));
 }

@@ -200,3 +200,106 @@ fn resume_probes_only_the_variants_it_will_run() {
         .collect();
     assert_eq!(probed, ["todo"]);
 }
+
+/// Program identity end to end (issue #22), with real processes: two
+/// cells of three runs; one program is edited (a comment); `--resume`
+/// runs exactly that cell again and says why, keeping the other; then
+/// `compare` of the directory before the edit with the one after marks
+/// the edited cell "program changed" and the other "same".
+#[test]
+fn an_edited_program_runs_again_on_resume_and_compare_says_so() {
+    let state = tempfile::tempdir().unwrap();
+    let f = Fixture::new(
+        &languages_toml(&[Entry::sh("edited"), Entry::sh("kept")]),
+        &[
+            ("programs/num-comb/edited.sh", "echo 0 1 $1\n"),
+            ("programs/num-comb/kept.sh", "echo 0 1 $1\n"),
+        ],
+    );
+    let run = |extra: &[&str]| {
+        let o = std::process::Command::new(bin())
+            .args(args(&f, extra))
+            .env("LANGBENCH_STATE", state.path())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+        o
+    };
+    run(&[]);
+    let runs = f.path().join("results/runs.jsonl");
+    let before = lines(&runs);
+    assert_eq!(before.len(), 6, "{before:?}");
+    let old = tempfile::tempdir().unwrap();
+    for file in ["runs.jsonl", "sessions.jsonl"] {
+        std::fs::copy(f.path().join("results").join(file), old.path().join(file)).unwrap();
+    }
+
+    // A comment: the same program to a reader, another source to the digest.
+    let program = f.path().join("programs/num-comb/edited.sh");
+    let mut body = std::fs::read_to_string(&program).unwrap();
+    body.push_str("# tidied\n");
+    std::fs::write(&program, body).unwrap();
+    let o = run(&["--resume"]);
+    let said = text(&o);
+    assert!(
+        said.contains("--resume: 1 of 2 cells already complete"),
+        "{said}"
+    );
+    assert!(
+        said.contains(
+            "[1/2] edited · num-comb N=1,000: runs again from run 1: its program changed since \
+             its runs (source sha256 "
+        ),
+        "{said}"
+    );
+    assert!(!said.contains("kept · num-comb N=1,000:"), "{said}");
+    let after = lines(&runs);
+    let of = |v: &str| -> Vec<&serde_json::Value> {
+        after.iter().filter(|r| r["variant"] == v).collect()
+    };
+    assert_eq!(of("edited").len(), 6, "3 old runs and 3 new: {after:?}");
+    assert_eq!(of("kept").len(), 3, "the kept cell did not run: {after:?}");
+    let new_session = &of("edited")[5]["session"];
+    assert_ne!(new_session, &of("edited")[0]["session"]);
+    assert!(
+        of("edited")[3..]
+            .iter()
+            .all(|r| r["session"] == *new_session)
+    );
+    assert!(
+        of("edited")[3..].iter().all(|r| r["continues"].is_null()),
+        "the new runs do not continue the old program's"
+    );
+    assert_ne!(
+        of("edited")[0]["identity"]["program"],
+        of("edited")[5]["identity"]["program"]
+    );
+    // The table shows the new program's runs only.
+    let summary = read_csv(&f.path().join("results/summary.csv"));
+    let edited = summary.iter().find(|r| r["variant"] == "edited").unwrap();
+    assert_eq!(edited["num_comb_runs"], "3", "{edited:?}");
+
+    let cmp = tempfile::tempdir().unwrap();
+    let o = std::process::Command::new(bin())
+        .args([
+            "compare",
+            &old.path().display().to_string(),
+            &f.out(),
+            "--languages",
+            &f.languages(),
+            "--out",
+            &cmp.path().display().to_string(),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let rows = read_csv(&cmp.path().join("compare.csv"));
+    let program = |v: &str| {
+        rows.iter()
+            .find(|r| r["variant"] == v)
+            .map(|r| r["program"].clone())
+            .unwrap_or_else(|| panic!("no {v} in {rows:?}"))
+    };
+    assert_eq!(program("edited"), "program changed (num-comb)");
+    assert_eq!(program("kept"), "same");
+}

@@ -28,6 +28,8 @@ fn columns() -> Vec<Column> {
         c("Signal", "signal", Count),
         c("Status", "status", Text),
         c("Best", "best", Text),
+        c("Cache", "cache", Text),
+        c("In spread", "in_spread", Text),
         c("Session", "session", Text),
         c("Finished at", "finished_at", Text),
         c("Detail", "detail", Text),
@@ -35,7 +37,8 @@ fn columns() -> Vec<Column> {
     ]
 }
 
-/// Every stored run, with whether it is its cell's figure.
+/// Every stored run, with whether it is its cell's figure, how its caches
+/// started and whether its cell's spread counts it.
 pub fn table(stored: &Stored, s: &Summary) -> Table {
     let secs = |v: f64| Cell::number(v, format!("{v:.3}"));
     // Each row once by variant (a scan per run was quadratic).
@@ -45,11 +48,13 @@ pub fn table(stored: &Stored, s: &Summary) -> Table {
         .runs
         .iter()
         .map(|r| {
-            let best = by_variant
+            let cell = by_variant
                 .get(r.variant.as_str())
-                .and_then(|row| row.cells.get(&r.bench))
+                .and_then(|row| row.cells.get(&r.bench));
+            let best = cell
                 .and_then(|c| c.best.as_ref())
                 .is_some_and(|b| b.session == r.session && b.attempt == r.attempt && r.attempt > 0);
+            let in_spread = cell.is_some_and(|c| c.in_spread(r));
             let (code, signal) = match r.exit {
                 Some(Exit::Exited(c)) => (Cell::int(c.into(), c.to_string()), Cell::empty("")),
                 Some(Exit::Signaled(s)) => (Cell::empty(""), Cell::int(s.into(), s.to_string())),
@@ -82,6 +87,12 @@ pub fn table(stored: &Stored, s: &Summary) -> Table {
                 signal,
                 Cell::text(r.status.name()),
                 Cell::text(best.to_string()),
+                Cell::text(match r.cache {
+                    Some(crate::record::CacheStart::Cold) => "cold",
+                    Some(crate::record::CacheStart::Warm) => "warm",
+                    None => "",
+                }),
+                Cell::text(in_spread.to_string()),
                 Cell::text(&r.session),
                 Cell::text(&r.finished_at),
                 Cell::text(r.detail.clone().unwrap_or_default()),

@@ -157,6 +157,13 @@ pub struct Limits {
     pub disk_kb: u64,
 }
 
+/// The host directory that is the sandboxed HOME of a run whose build
+/// directory is `build` (bound at [`SANDBOX_HOME`]; removed with `build`):
+/// what the run left in its HOME, `check` reads there.
+pub fn home_dir_of(build: &Path) -> PathBuf {
+    build.join(".home")
+}
+
 /// Where a sandboxed command's HOME is: one path for every run, in its
 /// private /tmp (a fresh directory of the run's is bound there).
 pub const SANDBOX_HOME: &str = "/tmp/home";
@@ -500,7 +507,7 @@ impl Spawner {
                 .chain(req.readable.iter().cloned())
                 .collect(),
             home,
-            home_dir: build.join(".home"),
+            home_dir: home_dir_of(build),
             build_at: Some((build.to_path_buf(), PathBuf::from(SANDBOX_BUILD))),
             network,
         });
