@@ -441,18 +441,18 @@ fn run_steps(
         }
         .execute(spawner)
         .map_err(|e| Wrong::Failed(format!("cannot start `{}`: {e:#}", t.text)))?;
-        if o.timed_out {
+        if o.done.timed_out {
             return Err(Wrong::Failed(format!(
                 "`{}` ({what}) did not finish in {:.0} s",
                 t.text,
                 timeout.as_secs_f64()
             )));
         }
-        if o.exit != Exit::Exited(0) {
+        if o.done.exit != Exit::Exited(0) {
             return Err(Wrong::Failed(format!(
                 "`{}` ({what}) ended with {}; {}",
                 t.text,
-                o.exit,
+                o.done.exit,
                 step::stderr_tail(&o)
             )));
         }

@@ -559,13 +559,17 @@ fn setup(spec: Spec, dir: &Path, spawner: &crate::spawn::Spawner) -> Result<(), 
             let out = spawner
                 .execute(&req)
                 .map_err(|e| format!("setup `{command}`: cannot run {}: {e:#}", argv[0]))?;
-            if out.timed_out || out.exit != crate::spawn::Exit::Exited(0) {
+            if out.done.timed_out || out.done.exit != crate::spawn::Exit::Exited(0) {
                 let err = out.stderr.text();
                 let tail: Vec<&str> = err.trim().lines().rev().take(4).collect();
                 return Err(format!(
                     "setup `{command}` failed ({}{}): {}",
-                    out.exit,
-                    if out.timed_out { ", timed out" } else { "" },
+                    out.done.exit,
+                    if out.done.timed_out {
+                        ", timed out"
+                    } else {
+                        ""
+                    },
                     tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
                 ));
             }

@@ -27,13 +27,13 @@ impl Measurement {
     pub fn new(command: Vec<String>, o: &Outcome) -> Self {
         Measurement {
             command,
-            wall_s: o.wall.as_secs_f64(),
-            user_s: o.user.as_secs_f64(),
-            sys_s: o.sys.as_secs_f64(),
-            max_rss_kb: o.max_rss_kb,
-            exit: o.exit,
-            timed_out: o.timed_out,
-            leftovers: o.leftovers,
+            wall_s: o.done.wall.as_secs_f64(),
+            user_s: o.done.user.as_secs_f64(),
+            sys_s: o.done.sys.as_secs_f64(),
+            max_rss_kb: o.done.max_rss_kb,
+            exit: o.done.exit,
+            timed_out: o.done.timed_out,
+            leftovers: o.done.leftovers,
         }
     }
 

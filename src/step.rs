@@ -135,14 +135,14 @@ pub fn prepare(
         }
         .execute(spawner)
         .map_err(|e| format!("prepare `{}`: {e:#}", t.text))?;
-        if o.timed_out {
+        if o.done.timed_out {
             return Err(format!("prepare `{}` timed out", t.text));
         }
-        if o.exit != Exit::Exited(0) {
+        if o.done.exit != Exit::Exited(0) {
             return Err(format!(
                 "prepare `{}` failed ({}); {}",
                 t.text,
-                o.exit,
+                o.done.exit,
                 stderr_tail(&o)
             ));
         }
@@ -184,23 +184,25 @@ pub fn stderr_tail(o: &Outcome) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spawn::Captured;
+    use crate::spawn::{Captured, Done};
 
     fn outcome(stderr: &str) -> Outcome {
         Outcome {
-            exit: Exit::Exited(1),
-            wall: Duration::ZERO,
-            user: Duration::ZERO,
-            sys: Duration::ZERO,
-            max_rss_kb: 0,
-            timed_out: false,
-            stopped: false,
-            leftovers: 0,
-            tree: None,
-            oom: false,
-            escaped: false,
-            forked_after: 0,
-            bounds: Default::default(),
+            done: Done {
+                exit: Exit::Exited(1),
+                wall: Duration::ZERO,
+                user: Duration::ZERO,
+                sys: Duration::ZERO,
+                max_rss_kb: 0,
+                timed_out: false,
+                stopped: false,
+                leftovers: 0,
+                tree: None,
+                oom: false,
+                escaped: false,
+                forked_after: 0,
+                bounds: Default::default(),
+            },
             stdout: Captured::default(),
             stderr: Captured {
                 bytes: stderr.as_bytes().to_vec(),

@@ -906,7 +906,7 @@ impl CellCtx<'_> {
                 outcome: o,
             } => {
                 rec.status = classify(&o, false);
-                let detail = format!("build `{command}`: {}; {}", o.exit, stderr_tail(&o));
+                let detail = format!("build `{command}`: {}; {}", o.done.exit, stderr_tail(&o));
                 rec.detail = Some(if rec.status == Status::Oom {
                     format!("build killed by the memory limit; {detail}")
                 } else {
@@ -968,7 +968,7 @@ impl CellCtx<'_> {
                 Err(error) => return cannot_start(t, error),
             };
             totals.add_build(&o);
-            if o.timed_out || o.exit != Exit::Exited(0) {
+            if o.done.timed_out || o.done.exit != Exit::Exited(0) {
                 return Ended::BuildFailed {
                     command: t.text.clone(),
                     outcome: o,
@@ -993,7 +993,11 @@ impl CellCtx<'_> {
         rec.detail = match rec.status {
             Status::Ok => None,
             Status::WrongOutput => check.err(),
-            Status::BadExit => Some(format!("right output but {}; {}", o.exit, stderr_tail(o))),
+            Status::BadExit => Some(format!(
+                "right output but {}; {}",
+                o.done.exit,
+                stderr_tail(o)
+            )),
             Status::Timeout => Some(format!("killed after {:.0} s", timeout.as_secs_f64())),
             Status::Oom => Some(format!(
                 "killed by the memory limit at a tree peak of {} KB",
@@ -1001,7 +1005,7 @@ impl CellCtx<'_> {
             )),
             _ => Some(format!(
                 "{}; {}{}",
-                o.exit,
+                o.done.exit,
                 stderr_tail(o),
                 check
                     .err()
@@ -1042,13 +1046,13 @@ enum Ended {
 
 /// A run's status from how it ended and whether its output is right.
 fn classify(o: &Outcome, output_ok: bool) -> Status {
-    if o.oom {
+    if o.done.oom {
         return Status::Oom;
     }
-    if o.timed_out {
+    if o.done.timed_out {
         return Status::Timeout;
     }
-    match o.exit {
+    match o.done.exit {
         Exit::Signaled(_) => Status::Crashed,
         Exit::Exited(0) if output_ok => Status::Ok,
         Exit::Exited(0) => Status::WrongOutput,
@@ -1084,11 +1088,11 @@ struct Totals {
 
 impl Totals {
     fn add(&mut self, o: &Outcome) {
-        self.wall += o.wall;
-        self.user += o.user;
-        self.sys += o.sys;
-        self.rss = self.rss.max(o.max_rss_kb);
-        if let Some(t) = o.tree {
+        self.wall += o.done.wall;
+        self.user += o.done.user;
+        self.sys += o.done.sys;
+        self.rss = self.rss.max(o.done.max_rss_kb);
+        if let Some(t) = o.done.tree {
             let (cpu, rss, single) = self.tree.unwrap_or_default();
             self.tree = Some((
                 cpu + t.user + t.sys,
@@ -1096,21 +1100,21 @@ impl Totals {
                 single.max(t.max_single_rss_kb),
             ));
         }
-        self.leftovers += o.leftovers;
-        self.escaped |= o.escaped;
-        self.forked_after += o.forked_after;
-        self.exit = Some(o.exit);
+        self.leftovers += o.done.leftovers;
+        self.escaped |= o.done.escaped;
+        self.forked_after += o.done.forked_after;
+        self.exit = Some(o.done.exit);
         let b = &mut self.bounds;
-        b.tasks = b.tasks.max(o.bounds.tasks);
-        b.proc_limit |= o.bounds.proc_limit;
-        b.widened |= o.bounds.widened;
-        b.disk |= o.bounds.disk;
+        b.tasks = b.tasks.max(o.done.bounds.tasks);
+        b.proc_limit |= o.done.bounds.proc_limit;
+        b.widened |= o.done.bounds.widened;
+        b.disk |= o.done.bounds.disk;
     }
 
     /// A build step's outcome: its time is also the build's.
     fn add_build(&mut self, o: &Outcome) {
         self.add(o);
-        self.build_wall = Some(self.build_wall.unwrap_or(0.0) + o.wall.as_secs_f64());
+        self.build_wall = Some(self.build_wall.unwrap_or(0.0) + o.done.wall.as_secs_f64());
     }
 
     /// The figures into the run's record.

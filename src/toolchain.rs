@@ -116,11 +116,11 @@ pub fn version(spawner: &Spawner, v: &Variant) -> Result<String> {
     };
     let mut timeout = PROBE_TIMEOUT;
     let mut out = probe(timeout)?;
-    if out.timed_out && busy(&out) && !crate::signals::interrupted() {
+    if out.done.timed_out && busy(&out) && !crate::signals::interrupted() {
         timeout = BUSY_PROBE_TIMEOUT;
         out = probe(timeout)?;
     }
-    if out.timed_out {
+    if out.done.timed_out {
         bail!(
             "timed out: `{}` printed no version within {} s",
             v.version.text,
@@ -141,8 +141,12 @@ pub fn version(spawner: &Spawner, v: &Variant) -> Result<String> {
 /// Whether a timed-out probe was working (its process, or its tree, used
 /// [`BUSY_CPU`]), not waiting.
 fn busy(o: &crate::spawn::Outcome) -> bool {
-    let own = o.user + o.sys;
-    let tree = o.tree.as_ref().map_or(Duration::ZERO, |t| t.user + t.sys);
+    let own = o.done.user + o.done.sys;
+    let tree = o
+        .done
+        .tree
+        .as_ref()
+        .map_or(Duration::ZERO, |t| t.user + t.sys);
     own.max(tree) >= BUSY_CPU
 }
 

@@ -32,8 +32,8 @@ fn measured_rss(args: &[&str]) -> u64 {
     let s = spawner();
     s.isolate(&mut req, build.path(), false);
     let o = s.execute(&req).unwrap();
-    assert_eq!(o.exit, Exit::Exited(0), "{:?}", o.stderr.text());
-    o.max_rss_kb
+    assert_eq!(o.done.exit, Exit::Exited(0), "{:?}", o.stderr.text());
+    o.done.max_rss_kb
 }
 
 fn median(mut v: Vec<u64>) -> u64 {
@@ -105,11 +105,11 @@ fn timeout_kills_the_whole_group_and_nothing_outlives_the_run() {
     req.timeout = Some(Duration::from_millis(1500));
     let t = Instant::now();
     let o = spawner().execute(&req).unwrap();
-    assert!(o.timed_out);
-    assert_eq!(o.exit, Exit::Signaled(libc::SIGKILL));
-    assert!(o.wall >= Duration::from_millis(1500) && t.elapsed() < Duration::from_secs(10));
+    assert!(o.done.timed_out);
+    assert_eq!(o.done.exit, Exit::Signaled(libc::SIGKILL));
+    assert!(o.done.wall >= Duration::from_millis(1500) && t.elapsed() < Duration::from_secs(10));
     assert!(
-        o.leftovers >= 1,
+        o.done.leftovers >= 1,
         "the setsid'd sleeper was not found: {o:?}"
     );
     let left = processes_with_env(&format!("{k}={v}"));
@@ -129,9 +129,9 @@ fn leftovers_of_a_finished_command_are_killed() {
     );
     req.env = vec![(k.clone(), v.clone())];
     let o = spawner().execute(&req).unwrap();
-    assert_eq!(o.exit, Exit::Exited(0));
+    assert_eq!(o.done.exit, Exit::Exited(0));
     assert_eq!(o.stdout.text(), "done\n");
-    assert_eq!(o.leftovers, 1);
+    assert_eq!(o.done.leftovers, 1);
     assert!(processes_with_env(&format!("{k}={v}")).is_empty());
 }
 
@@ -153,7 +153,7 @@ fn stop_sends_sigterm_then_sigkill_after_the_grace_period() {
     let t = Instant::now();
     running.stop();
     let o = running.wait().unwrap();
-    assert!(o.stopped && !o.timed_out);
+    assert!(o.done.stopped && !o.done.timed_out);
     assert!(
         t.elapsed() >= Duration::from_millis(400),
         "grace period not honoured"
@@ -481,11 +481,11 @@ fn uncontained_agent_kills_and_counts_leftovers() {
     );
     req.env = vec![(k.clone(), v.clone())];
     let o = s.execute(&req).unwrap();
-    assert_eq!(o.exit, Exit::Exited(0));
-    assert_eq!(o.leftovers, 2, "{o:?}");
+    assert_eq!(o.done.exit, Exit::Exited(0));
+    assert_eq!(o.done.leftovers, 2, "{o:?}");
     assert!(processes_with_env(&format!("{k}={v}")).is_empty());
     let o = s
         .execute(&Request::new(vec!["true".into()], &repo()))
         .unwrap();
-    assert_eq!(o.leftovers, 0, "{o:?}");
+    assert_eq!(o.done.leftovers, 0, "{o:?}");
 }

@@ -41,9 +41,14 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::agent::{Args, Waited, confirm_exec, errno, exec_failed, micros, now_ns, report, send};
-use super::report::{Bounds, Done, Ended, Report};
-use super::{Exit, TreeUsage};
+use super::kit::{
+    Args, REPORT_FD, Waited, confirm_exec, errno, exec_failed, handled_signals, micros, no_child,
+    now_ns, report, report_fd, send,
+};
+use super::outcome::{Bounds, Done, Exit, TreeUsage};
+use super::procstat::Stat;
+
+use super::report::Report;
 
 /// How the agent's error begins when the kernel refuses the namespaces.
 pub(crate) const REFUSED: &str = "cannot create namespaces";
@@ -866,7 +871,7 @@ fn alive_in_namespace() -> Vec<i32> {
     dir.flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
         .filter(|&pid| pid != 1)
-        .filter(|&pid| super::procstat::Stat::of(pid).is_some_and(|s| s.is_alive()))
+        .filter(|&pid| Stat::of(pid).is_some_and(|s| s.is_alive()))
         .collect()
 }
 
@@ -927,11 +932,11 @@ unsafe fn walkers(left: &[i32]) -> usize {
 /// `PR_SET_MM_ARG_START` it needs no capability. Init's copy of the memory
 /// is its own after the fork (the agent keeps its arguments).
 fn hide_cmdline() {
-    let Some(super::procstat::Stat {
+    let Some(Stat {
         arg_start: Some(start),
         arg_end: Some(end),
         ..
-    }) = super::procstat::Stat::of_self()
+    }) = Stat::of_self()
     else {
         return;
     };
@@ -966,7 +971,7 @@ pub(crate) fn agent(args: Args) -> i32 {
         if args.isolate && !args.here {
             // Nothing langbench's parent left open passes on (fd 3 is the
             // report pipe).
-            close_from(super::agent::REPORT_FD + 1, None);
+            close_from(REPORT_FD + 1, None);
         }
         if let Some(ns) = &args.netns {
             // A `prepare` step's namespace, made by langbench, where its
@@ -1023,7 +1028,7 @@ pub(crate) fn agent(args: Args) -> i32 {
             report(&format!("error pipe2 failed: errno {}\n", errno()));
             return 2;
         }
-        let set = super::agent::handled_signals();
+        let set = handled_signals();
         let init = libc::fork();
         if init < 0 {
             report(&format!("error fork failed: errno {}\n", errno()));
@@ -1031,7 +1036,7 @@ pub(crate) fn agent(args: Args) -> i32 {
         }
         if init == 0 {
             libc::close(relay[0]);
-            libc::dup2(relay[1], super::agent::report_fd());
+            libc::dup2(relay[1], report_fd());
             libc::close(relay[1]);
             // Dies (and with it the namespace) if the agent dies.
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
@@ -1168,7 +1173,7 @@ unsafe fn relay_reports(args: &Args, init: i32, fd: i32, set: &libc::sigset_t) -
             // init was killed before it could report: the command escaped
             // its supervision; the namespace is gone with init.
             send(&Report::Done(Done {
-                exit: Ended::Exit(Exit::Signaled(libc::SIGKILL)),
+                exit: Exit::Signaled(libc::SIGKILL),
                 wall: Duration::from_nanos((now_ns() - t0) as u64),
                 user: Duration::ZERO,
                 sys: Duration::ZERO,
@@ -1383,7 +1388,7 @@ unsafe fn exec_command(args: &Args, exec: &Exec, errpipe: [i32; 2]) -> ! {
             libc::write(errpipe[1], (&e as *const i32).cast(), 4);
             libc::_exit(127);
         }
-        libc::close(super::agent::report_fd());
+        libc::close(report_fd());
         libc::close(errpipe[0]);
         if args.isolate {
             close_from(3, Some(errpipe[1]));
@@ -1679,7 +1684,7 @@ impl Watch {
     unsafe fn kill_leftovers(&mut self, args: &Args) -> (u32, usize) {
         let mut leftovers = self.killed_early;
         let mut walked = 0;
-        if !super::agent::no_child() {
+        if !no_child() {
             self.look(args);
             let left = alive_in_namespace();
             leftovers = leftovers.max(left.len() as u32);
@@ -1709,6 +1714,10 @@ impl Watch {
             timed_out: self.timed_out,
             stopped: self.stopped,
         };
+        let own = match own.done(*leftovers) {
+            Ok(done) => done,
+            Err(why) => return send(&Report::Error(why)),
+        };
         send(&Report::Done(Done {
             tree: Some(TreeUsage {
                 user: micros(tree.ru_utime),
@@ -1727,7 +1736,7 @@ impl Watch {
                 widened: self.widened,
                 disk: self.disk_killed,
             },
-            ..own.done(*leftovers)
+            ..own
         }));
     }
 }

@@ -10,6 +10,8 @@
 pub mod agent;
 pub mod cgroup;
 pub mod contain;
+mod kit;
+pub mod outcome;
 pub mod procstat;
 pub mod proxy;
 mod report;
@@ -25,8 +27,8 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow, bail};
 
+pub use outcome::{Bounds, Captured, Done, Exit, Outcome, TreeUsage, signal_name};
 use procstat::Stat;
-pub use report::Bounds;
 use report::{BadReport, Report};
 
 /// Hidden first argument that turns the langbench binary into the agent.
@@ -334,104 +336,6 @@ impl Request {
             home_dirs: Vec::new(),
         }
     }
-}
-
-/// Captured output of one stream.
-#[derive(Debug, Clone, Default)]
-pub struct Captured {
-    /// The kept bytes: the head of stdout, the tail of stderr.
-    pub bytes: Vec<u8>,
-    /// Bytes the command wrote in total.
-    pub total: u64,
-}
-
-impl Captured {
-    pub fn truncated(&self) -> bool {
-        self.total > self.bytes.len() as u64
-    }
-    pub fn text(&self) -> String {
-        String::from_utf8_lossy(&self.bytes).into_owned()
-    }
-}
-
-/// How the command ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(tag = "kind", content = "code", rename_all = "lowercase")]
-pub enum Exit {
-    /// It exited with this status (stored as `{"kind":"exited","code":N}`).
-    Exited(i32),
-    /// A signal killed it (stored as `{"kind":"signaled","code":SIGNAL}`).
-    Signaled(i32),
-}
-
-impl std::fmt::Display for Exit {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Exit::Exited(c) => write!(f, "exit {c}"),
-            Exit::Signaled(s) => write!(f, "killed by signal {s} ({})", signal_name(*s)),
-        }
-    }
-}
-
-pub fn signal_name(sig: i32) -> &'static str {
-    match sig {
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGTERM => "SIGTERM",
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGINT => "SIGINT",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGFPE => "SIGFPE",
-        libc::SIGILL => "SIGILL",
-        libc::SIGPIPE => "SIGPIPE",
-        libc::SIGHUP => "SIGHUP",
-        _ => "signal",
-    }
-}
-
-/// The kernel's accounting of one finished command.
-#[derive(Debug, Clone)]
-pub struct Outcome {
-    pub exit: Exit,
-    pub wall: Duration,
-    pub user: Duration,
-    pub sys: Duration,
-    /// Peak resident set size in KB (`ru_maxrss` of the command, including
-    /// the descendants it waited for, exactly like `/usr/bin/time %M`).
-    pub max_rss_kb: u64,
-    pub timed_out: bool,
-    /// The command was stopped on request (SIGTERM, then SIGKILL).
-    pub stopped: bool,
-    /// Processes that were still alive after the command ended and had to
-    /// be killed (daemonized or stray children).
-    pub leftovers: u32,
-    /// The whole process tree (contained runs only): CPU of every process
-    /// that ran in the namespace, and its sampled peak resident memory.
-    pub tree: Option<TreeUsage>,
-    /// Killed by the memory limit.
-    pub oom: bool,
-    /// The supervisor (init) lost control and was killed from outside.
-    pub escaped: bool,
-    /// New processes the ones left running started in the moment after
-    /// the command ended (a fork-walker; contained runs only, see
-    /// `contain::walkers`).
-    pub forked_after: u32,
-    /// What it did against the run's bounds (processes, `--cpus`, disk).
-    pub bounds: Bounds,
-    pub stdout: Captured,
-    pub stderr: Captured,
-}
-
-/// CPU and memory of a whole contained process tree.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct TreeUsage {
-    pub user: Duration,
-    pub sys: Duration,
-    pub max_rss_kb: u64,
-    /// The largest peak of any single process of the tree (the command with
-    /// the descendants it waited for, or an orphan): above the command's
-    /// own, a process nobody waited for held more than the measured one.
-    pub max_single_rss_kb: u64,
 }
 
 /// Whether this process may enter another network namespace (`setns`
@@ -780,9 +684,13 @@ pub fn run_here(c: &Containment, req: &Request) -> Result<Outcome> {
         bail!("empty command");
     }
     debug_assert!(req.env.is_empty() && req.sandbox.is_none() && !req.capture);
-    let args = agent::parse(&agent_args(c, req, 0, None)).map_err(|e| anyhow!("{e}"))?;
+    let args = kit::parse(&agent_args(c, req, 0, None)).map_err(|e| anyhow!("{e}"))?;
     let done = agent::run_here(args).map_err(|e| anyhow!("{e}"))?;
-    Ok(done.outcome(Captured::default(), Captured::default())?)
+    Ok(Outcome {
+        done,
+        stdout: Captured::default(),
+        stderr: Captured::default(),
+    })
 }
 
 /// A started command.
@@ -869,22 +777,26 @@ impl Running {
                 )
             }
         };
-        let mut o = done.outcome(stdout, stderr)?;
+        let mut done = done;
         if let Some(cg) = &self.cgroup {
             // The cgroup's figures replace init's where it has them: CPU
             // always (exact either way), memory and OOM kills with the
             // memory controller.
             let u = cg.usage();
-            if let Some(t) = &mut o.tree {
+            if let Some(t) = &mut done.tree {
                 t.user = u.user;
                 t.sys = u.sys;
                 if let Some(peak) = u.peak_kb {
                     t.max_rss_kb = peak.max(t.max_single_rss_kb);
                 }
             }
-            o.oom |= u.oom_kills > 0;
+            done.oom |= u.oom_kills > 0;
         }
-        Ok(o)
+        Ok(Outcome {
+            done,
+            stdout,
+            stderr,
+        })
     }
 }
 

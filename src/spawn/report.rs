@@ -16,7 +16,7 @@ use std::num::ParseIntError;
 use std::str::FromStr;
 use std::time::Duration;
 
-use super::{Captured, Exit, Outcome, TreeUsage};
+use super::outcome::{Bounds, Done, Exit, TreeUsage};
 
 /// One line of the agent's report.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,74 +27,6 @@ pub(crate) enum Report {
     Error(String),
     /// It ended.
     Done(Done),
-}
-
-/// How the command ended, as its wait status says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Ended {
-    /// Exited or killed by a signal.
-    Exit(Exit),
-    /// Neither (a stopped or continued status, which `wait4` without
-    /// `WUNTRACED`/`WCONTINUED` never returns): the raw status, written as
-    /// `unknown STATUS` and refused when read.
-    Unknown(i32),
-}
-
-impl Ended {
-    /// From a status `wait4` gave.
-    pub fn from_wait_status(status: i32) -> Ended {
-        if libc::WIFEXITED(status) {
-            Ended::Exit(Exit::Exited(libc::WEXITSTATUS(status)))
-        } else if libc::WIFSIGNALED(status) {
-            Ended::Exit(Exit::Signaled(libc::WTERMSIG(status)))
-        } else {
-            Ended::Unknown(status)
-        }
-    }
-}
-
-/// The `done` line: the command's figures as the kernel gave them. The
-/// plain agent writes the command's own; a contained run (init) adds the
-/// tree and its verdicts, written whenever there is a tree or a verdict.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Done {
-    /// `KIND CODE`.
-    pub exit: Ended,
-    /// `wall_ns`: fork to reap, on the monotonic clock.
-    pub wall: Duration,
-    /// `utime_us`, `stime_us`: the command's rusage.
-    pub user: Duration,
-    pub sys: Duration,
-    /// `maxrss_kb`: the command's `ru_maxrss`.
-    pub max_rss_kb: u64,
-    /// `timed_out`, `stopped` (0 or 1).
-    pub timed_out: bool,
-    pub stopped: bool,
-    /// `leftovers`: processes killed after the command ended.
-    pub leftovers: u32,
-    /// `tree_utime_us`, `tree_stime_us`, `tree_rss_kb`, `tree_single_kb`
-    /// (all four, or none).
-    pub tree: Option<TreeUsage>,
-    /// `oom`, `escaped` (0 or 1; absent: 0).
-    pub oom: bool,
-    pub escaped: bool,
-    /// `forked_after` (absent: 0).
-    pub forked_after: u32,
-    /// `tasks`, `proc_limit`, `widened`, `disk` (absent: 0).
-    pub bounds: Bounds,
-}
-
-/// What a contained run did against its bounds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Bounds {
-    /// The most processes and threads a sample of the tree saw.
-    pub tasks: u64,
-    /// It reached the bound on processes and threads (forks failed).
-    pub proc_limit: bool,
-    /// A task of it could run outside `--cpus` (it widened its affinity).
-    pub widened: bool,
-    /// It was killed for writing more than the disk bound.
-    pub disk: bool,
 }
 
 /// A report line that could not be read.
@@ -113,7 +45,7 @@ pub(crate) enum BadReport {
 
 /// What is wrong with a `done` line.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum BadDone {
+pub enum BadDone {
     #[error(transparent)]
     Code(#[from] ParseIntError),
     #[error("unknown exit kind {0}")]
@@ -156,9 +88,8 @@ impl fmt::Display for Done {
     /// The line after `done `.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (kind, code) = match self.exit {
-            Ended::Exit(Exit::Exited(code)) => ("exited", code),
-            Ended::Exit(Exit::Signaled(signal)) => ("signaled", signal),
-            Ended::Unknown(status) => ("unknown", status),
+            Exit::Exited(code) => ("exited", code),
+            Exit::Signaled(signal) => ("signaled", signal),
         };
         write!(
             f,
@@ -251,7 +182,7 @@ impl FromStr for Done {
             _ => None,
         };
         Ok(Done {
-            exit: Ended::Exit(exit),
+            exit,
             wall,
             user,
             sys,
@@ -273,41 +204,13 @@ impl FromStr for Done {
     }
 }
 
-impl Done {
-    /// The command's `Outcome`, with what it wrote. An `unknown` end (which
-    /// no parsed line has) is refused as reading it is.
-    pub fn outcome(self, stdout: Captured, stderr: Captured) -> Result<Outcome, BadDone> {
-        let exit = match self.exit {
-            Ended::Exit(exit) => exit,
-            Ended::Unknown(_) => return Err(BadDone::Kind("unknown".into())),
-        };
-        Ok(Outcome {
-            exit,
-            wall: self.wall,
-            user: self.user,
-            sys: self.sys,
-            max_rss_kb: self.max_rss_kb,
-            timed_out: self.timed_out,
-            stopped: self.stopped,
-            leftovers: self.leftovers,
-            tree: self.tree,
-            oom: self.oom,
-            escaped: self.escaped,
-            forked_after: self.forked_after,
-            bounds: self.bounds,
-            stdout,
-            stderr,
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn done(exit: Exit) -> Done {
         Done {
-            exit: Ended::Exit(exit),
+            exit,
             wall: Duration::from_nanos(1_500_000_123),
             user: Duration::from_micros(20),
             sys: Duration::from_micros(30),
@@ -413,52 +316,29 @@ mod tests {
         assert_eq!(line.parse::<Report>().unwrap().to_string(), line);
         assert_eq!(Report::Pid(12).to_string(), "pid 12");
         assert_eq!(Report::Error("no".into()).to_string(), "error no");
-        let unknown = Done {
-            exit: Ended::Unknown(0x137f),
-            ..done(Exit::Exited(0))
-        };
-        assert!(unknown.to_string().starts_with("unknown 4991 wall_ns="));
     }
 
     #[test]
-    fn a_done_line_becomes_the_outcome() {
-        let o = "signaled 9 wall_ns=1500000000 utime_us=20 stime_us=30 maxrss_kb=1024 timed_out=1 stopped=0 leftovers=2"
+    fn a_done_line_reads_into_its_figures() {
+        let d = "signaled 9 wall_ns=1500000000 utime_us=20 stime_us=30 maxrss_kb=1024 timed_out=1 stopped=0 leftovers=2"
             .parse::<Done>()
-            .unwrap()
-            .outcome(Captured::default(), Captured::default())
             .unwrap();
-        assert_eq!(o.exit, Exit::Signaled(9));
-        assert_eq!(o.wall, Duration::from_millis(1500));
-        assert_eq!(o.max_rss_kb, 1024);
-        assert!(o.timed_out && !o.stopped);
-        assert_eq!(o.leftovers, 2);
-        assert!(o.tree.is_none() && !o.oom && !o.escaped);
+        assert_eq!(d.exit, Exit::Signaled(9));
+        assert_eq!(d.wall, Duration::from_millis(1500));
+        assert_eq!(d.max_rss_kb, 1024);
+        assert!(d.timed_out && !d.stopped);
+        assert_eq!(d.leftovers, 2);
+        assert!(d.tree.is_none() && !d.oom && !d.escaped);
 
-        let o = "exited 0 wall_ns=1 utime_us=2 stime_us=3 maxrss_kb=4 timed_out=0 stopped=0 leftovers=0 tree_utime_us=5 tree_stime_us=6 tree_rss_kb=7 tree_single_kb=8 oom=1 escaped=0"
+        let d = "exited 0 wall_ns=1 utime_us=2 stime_us=3 maxrss_kb=4 timed_out=0 stopped=0 leftovers=0 tree_utime_us=5 tree_stime_us=6 tree_rss_kb=7 tree_single_kb=8 oom=1 escaped=0"
             .parse::<Done>()
-            .unwrap()
-            .outcome(Captured::default(), Captured::default())
             .unwrap();
         assert_eq!(
-            o.tree.map(|t| (t.max_rss_kb, t.max_single_rss_kb)),
+            d.tree.map(|t| (t.max_rss_kb, t.max_single_rss_kb)),
             Some((7, 8))
         );
-        assert!(o.oom && !o.escaped);
-        assert_eq!(o.forked_after, 0);
-    }
-
-    #[test]
-    fn a_wait_status_is_an_exit_or_a_signal() {
-        assert_eq!(
-            Ended::from_wait_status(3 << 8),
-            Ended::Exit(Exit::Exited(3))
-        );
-        assert_eq!(
-            Ended::from_wait_status(libc::SIGSEGV),
-            Ended::Exit(Exit::Signaled(libc::SIGSEGV))
-        );
-        // Stopped by SIGSTOP (0x7f in the low byte).
-        assert_eq!(Ended::from_wait_status(0x137f), Ended::Unknown(0x137f));
+        assert!(d.oom && !d.escaped);
+        assert_eq!(d.forked_after, 0);
     }
 
     #[test]
@@ -472,12 +352,6 @@ mod tests {
         assert_eq!(e.to_string(), "unknown exit kind unknown");
         let e = "exited zero".parse::<Done>().unwrap_err();
         assert_eq!(e.to_string(), "invalid digit found in string");
-        let unknown = Done {
-            exit: Ended::Unknown(0x137f),
-            ..done(Exit::Exited(0))
-        };
-        let e = unknown.outcome(Captured::default(), Captured::default());
-        assert_eq!(e.unwrap_err().to_string(), "unknown exit kind unknown");
 
         let e = anyhow::Error::from("pid x".parse::<Report>().unwrap_err());
         assert_eq!(

@@ -122,10 +122,10 @@ impl NotListening {
         match self {
             NotListening::Gone(e) => format!(
                 "the server exited before it listened ({e:#}; {}); {}",
-                o.exit,
+                o.done.exit,
                 stderr_tail(o)
             ),
-            _ => format!("{self} ({}); {}", o.exit, stderr_tail(o)),
+            _ => format!("{self} ({}); {}", o.done.exit, stderr_tail(o)),
         }
     }
 }
@@ -397,7 +397,7 @@ impl Ctx<'_> {
         server.stop();
         let o = server.wait()?;
         let mut rec = self.record(v, info, WsStatus::NeverListened, Some(why.detail(&o)));
-        rec.server_exit = Some(o.exit);
+        rec.server_exit = Some(o.done.exit);
         Ok(rec)
     }
 
@@ -485,19 +485,19 @@ fn shut_down(mut server: Running) -> Result<Shutdown> {
 /// (`settle`), and crashed if the server died by itself.
 fn classify(rec: &mut WsRecord, end: &Shutdown, handshake_samples: &[String]) {
     let o = &end.outcome;
-    rec.server_exit = Some(o.exit);
-    rec.server_max_rss_kb = Some(o.max_rss_kb);
-    rec.server_user_s = Some(o.user.as_secs_f64());
-    rec.server_sys_s = Some(o.sys.as_secs_f64());
+    rec.server_exit = Some(o.done.exit);
+    rec.server_max_rss_kb = Some(o.done.max_rss_kb);
+    rec.server_user_s = Some(o.done.user.as_secs_f64());
+    rec.server_sys_s = Some(o.done.sys.as_secs_f64());
     if !end.already_dead {
         // SIGTERM handled (exit 0) or default action (killed by SIGTERM)
         // is clean; needing SIGKILL is not.
-        rec.clean_shutdown = Some(o.exit != Exit::Signaled(libc::SIGKILL));
+        rec.clean_shutdown = Some(o.done.exit != Exit::Signaled(libc::SIGKILL));
     }
     settle(rec, handshake_samples);
     if end.already_dead || rec.status == WsStatus::Crashed {
         rec.status = WsStatus::Crashed;
-        rec.detail = Some(format!("server died: {}; {}", o.exit, stderr_tail(o)));
+        rec.detail = Some(format!("server died: {}; {}", o.done.exit, stderr_tail(o)));
     }
 }
 

@@ -1,0 +1,421 @@
+//! The agent's kit: what the plain agent (`agent.rs`) and the contained
+//! one's init (`contain/`) share: the agent's arguments, the event line
+//! written to langbench (`send`), the clocks, errno, the exec's
+//! confirmation, the signals taken, and whether a child is left. A leaf,
+//! so that the agent's chain is one-way: `agent` → `contain` → `kit`.
+
+use std::ffi::{CString, OsString};
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::time::Duration;
+
+use super::outcome::{Bounds, Done, Exit};
+use super::report::Report;
+
+/// The agent's report fd as langbench sets it up.
+pub(crate) const REPORT_FD: i32 = 3;
+
+/// Where `report` writes: fd 3 in an agent process, a pipe when the agent's
+/// work runs inside langbench itself (`run_here`).
+static REPORT_TO: AtomicI32 = AtomicI32::new(REPORT_FD);
+
+pub(crate) fn report_fd() -> i32 {
+    REPORT_TO.load(Ordering::Relaxed)
+}
+
+/// Where `report` writes from now on (`run_here`'s pipe, then
+/// [`REPORT_FD`] again).
+pub(crate) fn report_to(fd: i32) {
+    REPORT_TO.store(fd, Ordering::Relaxed);
+}
+
+pub(crate) struct Args {
+    pub cpus: Vec<usize>,
+    pub timeout_ms: u64,
+    pub grace_ms: u64,
+    pub parent: i32,
+    pub argv: Vec<CString>,
+    /// Own PID (and mount) namespace behind an init of ours (`contain.rs`).
+    pub contain: bool,
+    /// Also the filesystem/network sandbox.
+    pub isolate: bool,
+    /// Keep the host's network (ws servers) instead of a private loopback.
+    pub net: bool,
+    /// Writable directories inside the sandbox.
+    pub rw: Vec<PathBuf>,
+    /// Directories that must stay readable although under /tmp.
+    pub ro: Vec<PathBuf>,
+    /// Directories covered by an empty read-only tmpfs.
+    pub hide: Vec<PathBuf>,
+    /// Directories covered like the homes: what the command is given
+    /// inside them is bound back.
+    pub masks: Vec<PathBuf>,
+    /// HOME inside the sandbox, and the real one whose caches it overlays.
+    pub home: Option<PathBuf>,
+    pub real_home: Option<PathBuf>,
+    /// The host directory bound at `home` (the run's, in its build
+    /// directory).
+    pub home_dir: Option<PathBuf>,
+    /// The command's working directory, entered once the sandbox's mounts
+    /// are made (it may exist only there); `None`: the agent's.
+    pub cwd: Option<PathBuf>,
+    /// Kill the tree when its sampled resident memory passes this (KB).
+    pub mem_kb: u64,
+    /// The run cgroup's `cgroup.procs`: init moves itself there first.
+    pub cgroup_procs: Option<PathBuf>,
+    /// KEY=VALUE set for the command only (contained runs: neither the
+    /// agent nor init carry the entry's environment).
+    pub setenv: Vec<CString>,
+    /// langbench itself does the agent's work (`run_here`): nobody needs
+    /// the command's pid before the end, so nobody waits for its exec.
+    pub here: bool,
+    /// The user and group the command runs as (root's sandboxed runs: an
+    /// unprivileged user, never the host's root); `None`: unchanged.
+    pub ids: Option<(u32, u32)>,
+    /// Size of each private tmpfs (/tmp, /dev/shm), KB; 0: the kernel's
+    /// default.
+    pub tmpfs_kb: u64,
+    /// Persistent writable directories bound into HOME (source, target):
+    /// the variant's caches.
+    pub binds: Vec<(PathBuf, PathBuf)>,
+    /// Read-only directories bound into HOME (source, target): toolchains
+    /// of the real home that their launchers find through HOME.
+    pub ro_binds: Vec<(PathBuf, PathBuf)>,
+    /// The bound on the command's processes and threads (RLIMIT_NPROC);
+    /// 0: none.
+    pub max_procs: u64,
+    /// Kill the tree when the filesystems of `watch` lose more than this
+    /// (KB) while it runs; 0: no bound.
+    pub disk_kb: u64,
+    /// Persistent writable directories whose filesystem's free space is
+    /// watched (`disk_kb`).
+    pub watch: Vec<PathBuf>,
+    /// Join this network namespace instead of creating one (a `prepare`
+    /// step's, where langbench's registry proxy listens).
+    pub netns: Option<PathBuf>,
+}
+
+pub(crate) fn parse(args: &[OsString]) -> Result<Args, String> {
+    let mut timeout_ms = 0;
+    let mut grace_ms = 2000;
+    let mut parent = 0;
+    let mut cpus = Vec::new();
+    let (mut contain, mut isolate, mut net) = (false, false, false);
+    let (mut rw, mut ro, mut hide, mut masks) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut home, mut real_home, mut home_dir, mut cwd) = (None, None, None, None);
+    let mut mem_kb = 0;
+    let mut cgroup_procs = None;
+    let mut setenv = Vec::new();
+    let mut ids = None;
+    let (mut tmpfs_kb, mut max_procs, mut disk_kb) = (0, 0, 0);
+    let (mut binds, mut ro_binds, mut watch) = (Vec::new(), Vec::new(), Vec::new());
+    let mut netns = None;
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].to_string_lossy();
+        let num = |j: usize| -> Result<u64, String> {
+            args.get(j)
+                .and_then(|v| v.to_str())
+                .and_then(|v| v.parse().ok())
+                .ok_or_else(|| format!("{a} needs a number"))
+        };
+        let path = |j: usize| -> Result<PathBuf, String> {
+            args.get(j)
+                .map(PathBuf::from)
+                .ok_or_else(|| format!("{a} needs a path"))
+        };
+        match a.as_ref() {
+            "--bind" | "--ro-bind" => {
+                let pair = (path(i + 1)?, path(i + 2)?);
+                if a == "--bind" {
+                    binds.push(pair);
+                } else {
+                    ro_binds.push(pair);
+                }
+                i += 3;
+                continue;
+            }
+            "--ids" => {
+                let (uid, gid) = (num(i + 1)?, num(i + 2)?);
+                ids = Some((uid as u32, gid as u32));
+                i += 3;
+                continue;
+            }
+            "--contain" | "--isolate" | "--net" => {
+                match a.as_ref() {
+                    "--contain" => contain = true,
+                    "--isolate" => isolate = true,
+                    _ => net = true,
+                }
+                i += 1;
+                continue;
+            }
+            "--rw" => rw.push(path(i + 1)?),
+            "--hide" => hide.push(path(i + 1)?),
+            "--mask" => masks.push(path(i + 1)?),
+            "--ro" => ro.push(path(i + 1)?),
+            "--home" => home = Some(path(i + 1)?),
+            "--real-home" => real_home = Some(path(i + 1)?),
+            "--home-dir" => home_dir = Some(path(i + 1)?),
+            "--cwd" => cwd = Some(path(i + 1)?),
+            "--mem-kb" => mem_kb = num(i + 1)?,
+            "--tmpfs-kb" => tmpfs_kb = num(i + 1)?,
+            "--max-procs" => max_procs = num(i + 1)?,
+            "--disk-kb" => disk_kb = num(i + 1)?,
+            "--watch" => watch.push(path(i + 1)?),
+            "--netns" => netns = Some(path(i + 1)?),
+            "--cgroup-procs" => cgroup_procs = Some(path(i + 1)?),
+            "--setenv" => setenv.push(
+                args.get(i + 1)
+                    .and_then(|v| CString::new(v.as_bytes()).ok())
+                    .ok_or("--setenv needs KEY=VALUE")?,
+            ),
+            "--timeout-ms" => timeout_ms = num(i + 1)?,
+            "--grace-ms" => grace_ms = num(i + 1)?,
+            "--parent" => parent = num(i + 1)? as i32,
+            "--cpus" => {
+                cpus = args
+                    .get(i + 1)
+                    .and_then(|v| v.to_str())
+                    .map(|v| {
+                        v.split(',')
+                            .map(str::parse)
+                            .collect::<Result<Vec<usize>, _>>()
+                    })
+                    .and_then(Result::ok)
+                    .filter(|c| c.iter().all(|&c| c < libc::CPU_SETSIZE as usize))
+                    .ok_or("--cpus needs a list like 0,1 of CPUs below CPU_SETSIZE")?;
+            }
+            "--" => {
+                let argv = args[i + 1..]
+                    .iter()
+                    .map(|s| CString::new(s.as_bytes()).map_err(|_| "NUL in argument".to_string()))
+                    .collect::<Result<Vec<_>, _>>()?;
+                if argv.is_empty() {
+                    return Err("no command after --".into());
+                }
+                return Ok(Args {
+                    cpus,
+                    timeout_ms,
+                    grace_ms,
+                    parent,
+                    argv,
+                    contain: contain || isolate,
+                    isolate,
+                    net,
+                    rw,
+                    ro,
+                    hide,
+                    masks,
+                    home,
+                    real_home,
+                    home_dir,
+                    cwd,
+                    mem_kb,
+                    cgroup_procs,
+                    setenv,
+                    here: false,
+                    ids,
+                    tmpfs_kb,
+                    binds,
+                    ro_binds,
+                    max_procs,
+                    disk_kb,
+                    watch,
+                    netns,
+                });
+            }
+            other => return Err(format!("unknown agent argument {other}")),
+        }
+        i += 2;
+    }
+    Err("missing -- COMMAND".into())
+}
+
+pub(crate) fn now_ns() -> u128 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes into the timespec we own.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u128 * 1_000_000_000 + ts.tv_nsec as u128
+}
+
+pub(crate) fn report(line: &str) {
+    // fd 3 is set up by langbench; writing the whole line at once keeps
+    // lines atomic (they are far below PIPE_BUF).
+    // SAFETY: plain write(2) of a valid buffer.
+    unsafe { libc::write(report_fd(), line.as_ptr().cast(), line.len()) };
+}
+
+/// Writes one report line.
+pub(crate) fn send(r: &Report) {
+    report(&format!("{r}\n"));
+}
+
+/// The parent's side of fork + exec, shared by the plain agent and the
+/// contained init: puts the command in its own process group, waits for
+/// the exec's outcome (the close-on-exec `errpipe` closes on success, or
+/// carries the child's errno), and reports `pid N` or why it could not
+/// start. `false`: it did not start (already reaped).
+///
+/// With `late` it neither waits nor reports: `exec_failed` reads the
+/// outcome once the command has been reaped. That spares the parent one
+/// sleep and wake-up per run, which on a busy CPU is a turn given to
+/// every other runnable process (`langbench measure`'s case).
+///
+/// # Safety
+/// `pid` is the child just forked, `errpipe` the pipe it was given.
+pub(crate) unsafe fn confirm_exec(
+    pid: i32,
+    errpipe: [i32; 2],
+    argv0: &CString,
+    late: bool,
+) -> bool {
+    // SAFETY: plain syscalls on our own child and pipe.
+    unsafe {
+        libc::setpgid(pid, pid);
+        libc::close(errpipe[1]);
+        if late {
+            return true;
+        }
+        if exec_failed(errpipe[0], argv0) {
+            let mut status = 0;
+            libc::waitpid(pid, &mut status, 0);
+            return false;
+        }
+        send(&Report::Pid(pid));
+        true
+    }
+}
+
+/// Reads the exec's outcome from the read end of `errpipe` (blocking
+/// until the exec or the child's end) and closes it; `true` (reported as
+/// an error) if the command could not be executed.
+///
+/// # Safety
+/// `errfd` is the read end of the pipe whose write end the child holds.
+pub(crate) unsafe fn exec_failed(errfd: i32, argv0: &CString) -> bool {
+    // SAFETY: plain syscalls on our own pipe.
+    unsafe {
+        let mut e: i32 = 0;
+        let n = libc::read(errfd, (&mut e as *mut i32).cast(), 4);
+        libc::close(errfd);
+        if n != 4 {
+            return false;
+        }
+        let msg = std::io::Error::from_raw_os_error(e);
+        send(&Report::Error(format!(
+            "cannot execute {}: {msg}",
+            argv0.to_string_lossy()
+        )));
+        true
+    }
+}
+
+pub(crate) fn errno() -> i32 {
+    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
+}
+
+/// The signals the agent (and init) take with `sigtimedwait`.
+pub(crate) fn handled_signals() -> libc::sigset_t {
+    // SAFETY: sigset manipulation on a value we own.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for s in [libc::SIGCHLD, libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+            libc::sigaddset(&mut set, s);
+        }
+        set
+    }
+}
+
+/// What waiting for the command gave (the plain agent's, and init's in
+/// `contain`).
+pub(crate) struct Waited {
+    pub(crate) status: i32,
+    pub(crate) rusage: libc::rusage,
+    /// Fork to reap.
+    pub(crate) wall: Duration,
+    pub(crate) timed_out: bool,
+    pub(crate) stopped: bool,
+}
+
+impl Waited {
+    /// The command's own figures (`wait4`): the plain agent's whole
+    /// report; `contain`'s init adds the tree's. `Err` (an `error` line to
+    /// send) for a wait status that is neither an exit nor a signal.
+    pub(crate) fn done(&self, leftovers: u32) -> Result<Done, String> {
+        let exit = Exit::from_wait_status(self.status).ok_or_else(|| {
+            format!(
+                "wait4 gave the status {:#x}: neither an exit nor a signal",
+                self.status
+            )
+        })?;
+        Ok(Done {
+            exit,
+            wall: self.wall,
+            user: micros(self.rusage.ru_utime),
+            sys: micros(self.rusage.ru_stime),
+            max_rss_kb: self.rusage.ru_maxrss as u64,
+            timed_out: self.timed_out,
+            stopped: self.stopped,
+            leftovers,
+            tree: None,
+            oom: false,
+            escaped: false,
+            forked_after: 0,
+            bounds: Bounds::default(),
+        })
+    }
+}
+
+/// A rusage time.
+pub(crate) fn micros(t: libc::timeval) -> Duration {
+    Duration::from_micros(t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64)
+}
+
+/// Whether the calling thread has no child, alive or zombie: `waitid`
+/// fails with ECHILD exactly then (`__WNOTHREAD`: this thread's children
+/// only; `WNOWAIT`: a zombie stays to be reaped). One system call, where
+/// reading /proc/thread-self/children costs a lookup in init's fresh /proc
+/// on every contained run.
+pub(crate) fn no_child() -> bool {
+    // SAFETY: waitid with a valid siginfo buffer; WNOHANG never blocks.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        libc::waitid(
+            libc::P_ALL,
+            0,
+            &mut info,
+            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT | libc::__WNOTHREAD,
+        ) != 0
+            && errno() == libc::ECHILD
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+    use std::ffi::OsString;
+
+    fn args(a: &[&str]) -> Vec<OsString> {
+        a.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn cpus_past_cpu_setsize_are_an_error_not_a_panic() {
+        let ok = parse(&args(&["--cpus", "0,1", "--", "true"])).unwrap();
+        assert_eq!(ok.cpus, vec![0, 1]);
+        let big = (libc::CPU_SETSIZE as usize).to_string();
+        for bad in ["9999", big.as_str(), "0,x", ""] {
+            let e = parse(&args(&["--cpus", bad, "--", "true"])).err();
+            assert!(
+                e.as_deref().is_some_and(|e| e.contains("--cpus needs")),
+                "--cpus {bad:?}: {e:?}"
+            );
+        }
+    }
+}
