@@ -27,7 +27,7 @@ use crate::resume::{self, Held};
 use crate::session::{SessionParams, begin_session};
 use crate::shard::{Plan, Shard};
 use crate::signals::{finish, install_interrupt_handler, interrupted};
-use crate::spawn::{Exit, Limits, Outcome, Spawner};
+use crate::spawn::{Exit, Limits, Outcome, Spawner, escape};
 use crate::state::Caches;
 use crate::step::{self, Step, stderr_tail};
 use crate::store::{Store, Stored};
@@ -1137,7 +1137,8 @@ impl Totals {
     /// step waited for (a compiler's cc1 and ld, `go run`'s compile and
     /// binary, `nim r`'s parallel gcc jobs, `crystal run`'s codegen
     /// workers) are in those figures already. The tree is every process of
-    /// the steps' namespaces. Flagged (`escaped`) when:
+    /// the steps' namespaces. Flagged (`escaped`) when (the thresholds are
+    /// named in [`escape`]):
     /// - the tree used more than 0.5 s and 50 % more CPU than the process
     ///   itself (work done by processes nobody waited for);
     /// - one process nobody waited for held more than 50 MB and twice the
@@ -1170,12 +1171,12 @@ impl Totals {
         }
         if let Some((cpu, _, single)) = self.tree {
             let cpu = cpu.as_secs_f64();
-            if cpu - own_cpu > 0.5f64.max(0.5 * own_cpu) {
+            if escape::cpu_escaped(cpu, own_cpu) {
                 why.push(format!(
                     "processes it did not wait for used CPU: the tree {cpu:.2} s, the process itself {own_cpu:.2} s"
                 ));
             }
-            if single > 2 * self.rss && single - self.rss > 50 * 1024 {
+            if escape::memory_escaped(single, self.rss) {
                 why.push(format!(
                     "a process it did not wait for peaked at {} KB, the process itself at {} KB",
                     thousands(single),
@@ -1183,12 +1184,12 @@ impl Totals {
                 ));
             }
         }
-        if self.forked_after as usize >= crate::spawn::contain::WALK_MIN_NEW {
+        if escape::fork_walker(self.forked_after) {
             why.push(format!(
                 "processes it left running kept starting new ones after it exited \
                  ({} within {} ms: a fork-walker; killed with its namespace)",
                 self.forked_after,
-                crate::spawn::contain::WALK_WATCH_MS
+                escape::WALK_WATCH_MS
             ));
         }
         let left = (self.leftovers > 0).then(|| {

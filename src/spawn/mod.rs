@@ -10,6 +10,7 @@
 pub mod agent;
 pub mod cgroup;
 pub mod contain;
+pub mod escape;
 mod kit;
 pub mod outcome;
 pub mod procstat;

@@ -1,6 +1,6 @@
 //! `/proc/PID/stat`, read in one place: the agent's sweep and init's
 //! namespace checks (is it a zombie, whose child, which group), init's own
-//! command line (`contain::hide_cmdline`), `Running::has_exited`, and the
+//! command line (`contain::init::hide_cmdline`), `Running::has_exited`, and the
 //! ws server's tree sampling (CPU ticks) all read a few fields of it.
 //!
 //! Parsed by the `procfs` crate (a dependency already, for `hygiene`),

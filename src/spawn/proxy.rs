@@ -166,7 +166,7 @@ fn listen_in_new_netns() -> Result<TcpListener, String> {
             std::io::Error::last_os_error()
         ));
     }
-    super::contain::loopback_up();
+    super::contain::view::loopback_up();
     TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).map_err(|e| format!("registry proxy: {e}"))
 }
 

@@ -1,0 +1,653 @@
+//! The command's view of the filesystem, built by init inside the new
+//! mount namespace before the command is forked: everything read-only and
+//! `nodev`, a private bounded /tmp and /dev/shm, the writable directories
+//! bound back, the real homes covered with only the toolchains in them
+//! bound back, a minimal /dev, a /proc of the namespace; and a loopback of
+//! its own without the host's network.
+
+use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::super::kit::{Args, errno, report};
+
+pub(super) fn cstr(p: &Path) -> CString {
+    CString::new(p.as_os_str().as_bytes()).unwrap_or_default()
+}
+
+unsafe fn mount(src: &str, target: &Path, fstype: &str, flags: libc::c_ulong, data: &str) -> i32 {
+    let src = CString::new(src).unwrap_or_default();
+    let fstype = CString::new(fstype).unwrap_or_default();
+    let data = CString::new(data).unwrap_or_default();
+    let target = cstr(target);
+    // SAFETY: valid NUL-terminated strings.
+    unsafe {
+        libc::mount(
+            src.as_ptr(),
+            target.as_ptr(),
+            fstype.as_ptr(),
+            flags,
+            data.as_ptr().cast(),
+        )
+    }
+}
+
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+const MOUNT_ATTR_RDONLY: u64 = 0x1;
+const MOUNT_ATTR_NODEV: u64 = 0x4;
+const AT_RECURSIVE: libc::c_int = 0x8000;
+
+/// `mount_setattr(2)` (Linux 5.12): set or clear read-only on a mount, or on
+/// a whole tree of mounts in one call.
+fn set_readonly(path: &Path, readonly: bool, recursive: bool) -> i32 {
+    if readonly {
+        setattr(path, MOUNT_ATTR_RDONLY, 0, recursive)
+    } else {
+        setattr(path, 0, MOUNT_ATTR_RDONLY, recursive)
+    }
+}
+
+/// `mount_setattr(2)`: set the `set` attributes and clear the `clr` ones
+/// on a mount (or a whole tree of mounts).
+///
+/// The kernel refuses read-only (EBUSY) while anything holds write access
+/// to one of the mounts, and such a hold is brief (a write or an atime
+/// update in progress); on a loaded machine the whole-tree call met one
+/// now and then, so EBUSY is retried, for at most ~1 s.
+fn setattr(path: &Path, set: u64, clr: u64, recursive: bool) -> i32 {
+    let attr = MountAttr {
+        attr_set: set,
+        attr_clr: clr,
+        propagation: 0,
+        userns_fd: 0,
+    };
+    let p = cstr(path);
+    let mut tries = 0;
+    loop {
+        // SAFETY: plain syscall with a valid path and attribute struct.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_mount_setattr,
+                libc::AT_FDCWD,
+                p.as_ptr(),
+                if recursive { AT_RECURSIVE } else { 0 },
+                &attr as *const MountAttr,
+                std::mem::size_of::<MountAttr>(),
+            ) as i32
+        };
+        if r == 0 || errno() != libc::EBUSY || tries == 1000 {
+            return r;
+        }
+        tries += 1;
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// Creates `p` and every missing parent, each created directory owned by
+/// `ids` (the command's user, so that it may write below what init made
+/// for it: the parents of its caches in its HOME).
+fn mkdir_owned(p: &Path, ids: Option<(u32, u32)>) {
+    let mut missing = Vec::new();
+    let mut d = Some(p);
+    while let Some(dir) = d {
+        if dir.exists() {
+            break;
+        }
+        missing.push(dir.to_path_buf());
+        d = dir.parent();
+    }
+    for dir in missing.iter().rev() {
+        if std::fs::create_dir(dir).is_ok()
+            && let Some((uid, gid)) = ids
+        {
+            let _ = std::os::unix::fs::chown(dir, Some(uid), Some(gid));
+        }
+    }
+}
+
+fn mkdir_p(p: &Path) {
+    mkdir_owned(p, None);
+}
+
+/// Configuration and credential files that may sit inside a toolchain
+/// directory the sandbox keeps visible (a registry token, a mirror's
+/// password): covered by an empty file.
+const CREDENTIAL_FILES: &[&str] = &[
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".cargo/config",
+    ".cargo/config.toml",
+    ".m2/settings.xml",
+    ".m2/settings-security.xml",
+    ".gradle/gradle.properties",
+    ".npmrc",
+    ".pypirc",
+    ".netrc",
+    ".docker/config.json",
+];
+
+/// Home directories the sandbox covers with an empty read-only tmpfs: the
+/// real HOME (secrets: ~/.ssh, ~/.npmrc, tokens, shell history) and every
+/// user's. What a run needs from them is bound back read-only at its own
+/// path (see `build_view`).
+fn home_masks(real_home: Option<&Path>, more: &[PathBuf]) -> Vec<PathBuf> {
+    let mut masks: Vec<PathBuf> = Vec::new();
+    for m in [
+        real_home,
+        Some(Path::new("/root")),
+        Some(Path::new("/home")),
+    ]
+    .into_iter()
+    .flatten()
+    .chain(more.iter().map(PathBuf::as_path))
+    {
+        let Ok(m) = m.canonicalize() else { continue };
+        if m == Path::new("/") || !m.is_dir() {
+            continue;
+        }
+        masks.push(m);
+    }
+    // A mask inside another one is covered already.
+    let all = masks.clone();
+    masks.retain(|m| !all.iter().any(|o| o != m && m.starts_with(o)));
+    masks.dedup();
+    masks
+}
+
+/// Directories of a home shared by many programs: a PATH entry in one of
+/// them (`~/.local/bin`) is bound back alone, never the whole directory
+/// (`~/.local/share` holds keyrings and tokens, `~/.config` every
+/// program's settings).
+const SHARED_HOME_DIRS: &[&str] = &[".local", ".config", ".cache"];
+
+/// What must stay visible inside a covered home, at its own path: for
+/// every PATH entry under it, the top-level directory of the entry (`~/.cargo`
+/// for `~/.cargo/bin`, `~/.pyenv` for its shims: a toolchain manager's
+/// home, which its launchers read by absolute path), or the entry alone
+/// inside a shared directory (`~/.local/bin`).
+fn home_keeps(masks: &[PathBuf]) -> Vec<PathBuf> {
+    let mut keep = Vec::new();
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for p in std::env::split_paths(&path) {
+        let Ok(p) = p.canonicalize() else { continue };
+        for m in masks {
+            if let Ok(rest) = p.strip_prefix(m)
+                && let Some(first) = rest.components().next()
+            {
+                let shared = SHARED_HOME_DIRS.iter().any(|s| first.as_os_str() == *s);
+                keep.push(if shared { p.clone() } else { m.join(first) });
+            }
+        }
+    }
+    keep.sort();
+    keep.dedup();
+    keep
+}
+
+/// A directory held by an `O_PATH` fd, to be bound at a path after
+/// something covered its own.
+struct Held {
+    /// Where it is bound (its own path, or a bind's target).
+    path: PathBuf,
+    fd: i32,
+    writable: bool,
+}
+
+impl Held {
+    /// Opens `src` to be bound at `path`; `None` if it cannot be opened.
+    fn open(src: &Path, path: &Path, writable: bool) -> Option<Held> {
+        // SAFETY: open(2) with a NUL-terminated path.
+        let fd = unsafe {
+            libc::open(
+                cstr(src).as_ptr(),
+                libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+            )
+        };
+        (fd >= 0).then(|| Held {
+            path: path.to_path_buf(),
+            fd,
+            writable,
+        })
+    }
+
+    /// Binds it at its path (created if missing, owned by `ids`).
+    unsafe fn bind(&self, ids: Option<(u32, u32)>) -> Result<(), String> {
+        mkdir_owned(&self.path, ids);
+        let src = format!("/proc/self/fd/{}", self.fd);
+        // SAFETY: mount(2) and mount_setattr(2) with valid arguments.
+        unsafe {
+            if mount(&src, &self.path, "", libc::MS_BIND | libc::MS_REC, "") != 0 {
+                return Err(failed("bind", &self.path));
+            }
+        }
+        if set_readonly(&self.path, !self.writable, !self.writable) != 0 {
+            return Err(failed("set the mode of", &self.path));
+        }
+        Ok(())
+    }
+}
+
+/// The error of a failed mount step on `p`, with errno.
+fn failed(what: &str, p: &Path) -> String {
+    format!(
+        "sandbox: {what} {}: {}",
+        p.display(),
+        std::io::Error::from_raw_os_error(errno())
+    )
+}
+
+/// The options of a private tmpfs of the sandbox: bounded (`--tmpfs-kb`,
+/// what it holds counts as the tree's memory), owned by the command's
+/// user.
+fn tmpfs_options(args: &Args, mode: &str) -> String {
+    let mut o = format!("mode={mode}");
+    if args.tmpfs_kb > 0 {
+        o.push_str(&format!(",size={}k", args.tmpfs_kb));
+    }
+    if let Some((uid, gid)) = args.ids {
+        o.push_str(&format!(",uid={uid},gid={gid}"));
+    }
+    o
+}
+
+/// Covers `target` with a fresh tmpfs (`data`: its options) and binds back
+/// every held directory that lies under it; `readonly` then makes the
+/// tmpfs itself read-only (the bound directories keep their own mode).
+unsafe fn cover(target: &Path, data: &str, readonly: bool, held: &[Held]) -> Result<(), String> {
+    // SAFETY: mount(2) and mount_setattr(2) with valid arguments.
+    unsafe {
+        let flags = libc::MS_NOSUID | libc::MS_NODEV;
+        if mount("tmpfs", target, "tmpfs", flags, data) != 0 {
+            return Err(failed("mount tmpfs on", target));
+        }
+        for h in held.iter().filter(|h| h.path.starts_with(target)) {
+            h.bind(None)?;
+        }
+    }
+    if readonly && set_readonly(target, true, false) != 0 {
+        return Err(failed("make read-only", target));
+    }
+    Ok(())
+}
+
+/// The device nodes a program may use: a fresh /dev holds only these,
+/// bound from the real ones, plus its own /dev/pts and /dev/shm. No
+/// other node exists, and mounts elsewhere are `nodev`.
+const DEVICES: &[&str] = &["null", "zero", "full", "random", "urandom", "tty"];
+
+/// A minimal /dev: a read-only tmpfs with `DEVICES`, the usual symlinks,
+/// a private devpts and a bounded /dev/shm.
+unsafe fn minimal_dev(args: &Args) -> Result<(), String> {
+    let dev = Path::new("/dev");
+    // SAFETY: open/mount/symlink with valid arguments.
+    unsafe {
+        let held: Vec<(String, i32)> = DEVICES
+            .iter()
+            .filter_map(|d| {
+                let fd = libc::open(cstr(&dev.join(d)).as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
+                (fd >= 0).then(|| (d.to_string(), fd))
+            })
+            .collect();
+        if mount(
+            "tmpfs",
+            dev,
+            "tmpfs",
+            libc::MS_NOSUID | libc::MS_NOEXEC,
+            "mode=0755,size=64k",
+        ) != 0
+        {
+            return Err(failed("mount tmpfs on", dev));
+        }
+        for (name, fd) in &held {
+            let node = dev.join(name);
+            let _ = std::fs::File::create(&node);
+            let src = format!("/proc/self/fd/{fd}");
+            // The node's own mount was made `nodev` with the rest; this
+            // bind of it is the one place where a device works.
+            if mount(&src, &node, "", libc::MS_BIND, "") != 0
+                || setattr(&node, 0, MOUNT_ATTR_NODEV, false) != 0
+            {
+                return Err(failed("bind", &node));
+            }
+            libc::close(*fd);
+        }
+        for (link, to) in [
+            ("fd", "/proc/self/fd"),
+            ("stdin", "/proc/self/fd/0"),
+            ("stdout", "/proc/self/fd/1"),
+            ("stderr", "/proc/self/fd/2"),
+            ("ptmx", "pts/ptmx"),
+        ] {
+            let _ = std::os::unix::fs::symlink(to, dev.join(link));
+        }
+        let pts = dev.join("pts");
+        mkdir_p(&pts);
+        // A devpts of its own: the host's terminals are not in it.
+        let _ = mount(
+            "devpts",
+            &pts,
+            "devpts",
+            libc::MS_NOSUID | libc::MS_NOEXEC,
+            "newinstance,ptmxmode=0666,mode=0620",
+        );
+        let shm = dev.join("shm");
+        mkdir_p(&shm);
+        if mount(
+            "tmpfs",
+            &shm,
+            "tmpfs",
+            libc::MS_NOSUID | libc::MS_NODEV,
+            &tmpfs_options(args, "1777"),
+        ) != 0
+        {
+            return Err(failed("mount tmpfs on", &shm));
+        }
+    }
+    if set_readonly(dev, true, false) != 0 {
+        return Err(failed("make read-only", dev));
+    }
+    Ok(())
+}
+
+/// Parts of a fresh /proc that turn the kernel's knobs: bound read-only
+/// over themselves (as container runtimes do), whoever the command is.
+const PROC_READONLY: &[&str] = &["sys", "sysrq-trigger", "irq", "bus", "fs"];
+
+/// A /proc of the namespace, its knobs read-only.
+unsafe fn fresh_proc() -> Result<(), String> {
+    let proc_ = Path::new("/proc");
+    // SAFETY: mount(2) with valid arguments.
+    unsafe {
+        if mount(
+            "proc",
+            proc_,
+            "proc",
+            libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+            "",
+        ) != 0
+        {
+            return Err(failed("mount", proc_));
+        }
+        for p in PROC_READONLY {
+            let p = proc_.join(p);
+            if !p.exists() {
+                continue;
+            }
+            if mount(
+                &p.to_string_lossy(),
+                &p,
+                "",
+                libc::MS_BIND | libc::MS_REC,
+                "",
+            ) != 0
+            {
+                return Err(failed("bind", &p));
+            }
+            if set_readonly(&p, true, true) != 0 {
+                return Err(failed("make read-only", &p));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Builds the program's view of the filesystem, inside the new mount
+/// namespace (called by init, before the command is forked):
+/// - everything read-only, and `nodev` wherever it is not /dev;
+/// - a private, bounded tmpfs on /tmp and /dev/shm;
+/// - the writable directories (the build directory with HOME in it, a
+///   `prepare` step's private copy) bound read-write at their own paths, the persistent caches read-write at
+///   their places in HOME, the toolchain directories of the real home
+///   read-only there;
+/// - the real home directories (the maintainer's, /root, /home) covered
+///   by an empty read-only tmpfs with only the toolchains in them bound
+///   back, their configuration and credential files covered;
+/// - /run (so /var/run) covered: no host service's unix socket;
+/// - the hidden paths (the results directory) covered;
+/// - a minimal /dev and a /proc of the namespace with its knobs read-only.
+fn build_view(args: &Args) -> Result<(), String> {
+    let cwd = match &args.cwd {
+        Some(c) => c.clone(),
+        None => std::env::current_dir().map_err(|e| format!("sandbox: cwd: {e}"))?,
+    };
+    let masks = home_masks(args.real_home.as_deref(), &args.masks);
+    // SAFETY: mount(2) calls with valid arguments.
+    unsafe {
+        if mount(
+            "none",
+            Path::new("/"),
+            "",
+            libc::MS_REC | libc::MS_PRIVATE,
+            "",
+        ) != 0
+        {
+            return Err(failed("make private", Path::new("/")));
+        }
+        // What is about to be covered (/tmp, the homes) but must stay
+        // visible: held by fd, bound back from there.
+        let mut held = Vec::new();
+        for w in &args.rw {
+            held.push(Held::open(w, w, true).ok_or_else(|| failed("open writable dir", w))?);
+        }
+        for r in args.ro.iter().chain(&home_keeps(&masks)) {
+            held.extend(Held::open(r, r, false));
+        }
+        // Caches and the real home's toolchain directories, bound into
+        // HOME at the end.
+        let mut into_home = Vec::new();
+        if let (Some(dir), Some(home)) = (&args.home_dir, &args.home) {
+            // The run's fresh HOME first, then what is bound into it.
+            mkdir_owned(dir, args.ids);
+            into_home.push(Held::open(dir, home, true).ok_or_else(|| failed("open HOME", dir))?);
+        }
+        for (src, dst) in &args.binds {
+            into_home.push(Held::open(src, dst, true).ok_or_else(|| failed("open cache", src))?);
+        }
+        for (src, dst) in &args.ro_binds {
+            into_home.extend(Held::open(src, dst, false));
+        }
+        // Parents before what lies in them: a read-only directory bound
+        // after a writable one inside it would cover it.
+        held.sort_by_key(|h| h.path.components().count());
+        if set_readonly(Path::new("/"), true, true) != 0 {
+            return Err(failed("make read-only", Path::new("/")));
+        }
+        set_nodev(Path::new("/"))?;
+        cover(
+            Path::new("/tmp"),
+            &tmpfs_options(args, "1777"),
+            false,
+            &held,
+        )?;
+        minimal_dev(args)?;
+        // The writable directories elsewhere.
+        // (Those under /tmp were bound back with it, those in a home are
+        // bound back with it below.)
+        for h in held.iter().filter(|h| {
+            h.writable
+                && !h.path.starts_with("/tmp")
+                && !masks.iter().any(|m| h.path.starts_with(m))
+        }) {
+            h.bind(None)?;
+        }
+        // The homes, with what a run needs from them bound back.
+        for m in masks.iter().filter(|m| !m.starts_with("/tmp")) {
+            cover(m, "size=64k,mode=0755", true, &held)?;
+        }
+        if let Some(home) = &args.home {
+            mkdir_owned(home, args.ids);
+            for h in &into_home {
+                h.bind(args.ids)?;
+            }
+        }
+        for h in held.iter().chain(&into_home) {
+            libc::close(h.fd);
+        }
+        cover_credentials(args, &masks);
+        if let Some(home) = &args.home {
+            passwd_with_home(args, home)?;
+        }
+        for run in [Path::new("/run"), Path::new("/var/run")] {
+            if run.is_dir() && !run.is_symlink() {
+                cover(run, "size=4k,mode=0755", true, &[])?;
+            }
+        }
+        for h in &args.hide {
+            if h.is_dir() {
+                let _ = mount(
+                    "tmpfs",
+                    h,
+                    "tmpfs",
+                    libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
+                    "size=4k,mode=0555",
+                );
+            }
+        }
+        fresh_proc()?;
+        // Resolve the working directory again through the new mounts (the
+        // old handle points into the now covered /tmp).
+        if libc::chdir(cstr(&cwd).as_ptr()) != 0 {
+            return Err(failed("chdir", &cwd));
+        }
+    }
+    Ok(())
+}
+
+/// /etc/passwd as the command sees it: its user's entry gives the
+/// sandbox's HOME as its home directory (and exists: a line is added for a
+/// user the host's file lacks). Programs that ask the password database
+/// rather than $HOME (Java's `user.home`, so Maven and Gradle; ssh) find
+/// HOME, not `nobody`'s `/nonexistent` or the maintainer's real home.
+unsafe fn passwd_with_home(args: &Args, home: &Path) -> Result<(), String> {
+    // SAFETY: geteuid/getegid cannot fail.
+    let (uid, gid) = args
+        .ids
+        .unwrap_or_else(|| unsafe { (libc::geteuid(), libc::getegid()) });
+    let host = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
+    let home = home.display().to_string();
+    let mut found = false;
+    let mut out = String::new();
+    for line in host.lines() {
+        let mut f: Vec<&str> = line.split(':').collect();
+        if f.len() >= 7 && f[2].parse() == Ok(uid) && !found {
+            found = true;
+            f[5] = &home;
+            out.push_str(&f.join(":"));
+        } else {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    if !found {
+        out.push_str(&format!(
+            "langbench:x:{uid}:{gid}:langbench sandbox:{home}:/bin/sh\n"
+        ));
+    }
+    let file = Path::new("/tmp/.langbench-passwd");
+    std::fs::write(file, out).map_err(|e| format!("sandbox: write {}: {e}", file.display()))?;
+    let target = Path::new("/etc/passwd");
+    // SAFETY: a bind mount of a file we wrote over /etc/passwd.
+    unsafe {
+        if mount(&file.to_string_lossy(), target, "", libc::MS_BIND, "") != 0 {
+            return Err(failed("bind", target));
+        }
+    }
+    let _ = std::fs::remove_file(file);
+    if set_readonly(target, true, false) != 0 {
+        return Err(failed("make read-only", target));
+    }
+    Ok(())
+}
+
+/// Makes every mount under `path` `nodev` (device nodes on the host's
+/// disks, a raw disk among them, stop working); /dev is replaced after.
+fn set_nodev(path: &Path) -> Result<(), String> {
+    if setattr(path, MOUNT_ATTR_NODEV, 0, true) != 0 {
+        return Err(failed("make nodev", path));
+    }
+    Ok(())
+}
+
+/// Covers the configuration and credential files (`CREDENTIAL_FILES`) in
+/// the real homes and in the sandbox's HOME by an empty file.
+unsafe fn cover_credentials(args: &Args, masks: &[PathBuf]) {
+    let bases = masks
+        .iter()
+        .map(PathBuf::as_path)
+        .chain(args.home.as_deref());
+    for base in bases {
+        for c in CREDENTIAL_FILES {
+            let p = base.join(c);
+            if p.is_file() {
+                // SAFETY: a bind mount of /dev/null with valid paths.
+                let _ = unsafe { mount("/dev/null", &p, "", libc::MS_BIND, "") };
+            }
+        }
+    }
+}
+
+/// Brings the loopback interface of a fresh network namespace up, so that
+/// a program may still talk to itself on 127.0.0.1 (nothing else exists).
+pub(crate) fn loopback_up() {
+    // SAFETY: ioctl on a socket we own, with a zeroed ifreq naming "lo".
+    unsafe {
+        let s = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
+        if s < 0 {
+            return;
+        }
+        let mut ifr: libc::ifreq = std::mem::zeroed();
+        for (d, c) in ifr.ifr_name.iter_mut().zip(b"lo\0") {
+            *d = *c as libc::c_char;
+        }
+        if libc::ioctl(s, libc::SIOCGIFFLAGS, &mut ifr) == 0 {
+            ifr.ifr_ifru.ifru_flags |= libc::IFF_UP as libc::c_short;
+            libc::ioctl(s, libc::SIOCSIFFLAGS, &ifr);
+        }
+        libc::close(s);
+    }
+}
+
+/// The namespace's filesystem: the sandbox's view (and a loopback of its
+/// own without the host's network), or without the sandbox only a /proc of
+/// its own. `false`: it could not (reported).
+pub(super) unsafe fn set_up_mounts(args: &Args) -> bool {
+    // SAFETY: mount(2) in init's own mount namespace.
+    unsafe {
+        if args.isolate {
+            if let Err(e) = build_view(args) {
+                report(&format!("error {e}\n"));
+                return false;
+            }
+            if !args.net {
+                loopback_up();
+            }
+        } else if mount(
+            "none",
+            Path::new("/"),
+            "",
+            libc::MS_REC | libc::MS_PRIVATE,
+            "",
+        ) != 0
+            || mount(
+                "proc",
+                Path::new("/proc"),
+                "proc",
+                libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                "",
+            ) != 0
+        {
+            // Only the PID namespace: still a /proc of our own (in our own
+            // mount namespace) so that the tree is sampled, and counted, here.
+            report(&format!("error sandbox: mount /proc: errno {}\n", errno()));
+            return false;
+        }
+        true
+    }
+}
