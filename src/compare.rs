@@ -35,7 +35,8 @@ use crate::machine::Machine;
 use crate::record::Status;
 use crate::report::{Rank, Row, Summary, ranks, thousands};
 use crate::store::Store;
-use crate::ws::{Phase, WsRecord, client::WindowStats, report as ws_report};
+use crate::ws::record::{Phase, WindowStats, WsRecord};
+use crate::ws::report as ws_report;
 
 /// One results directory, as compared.
 pub struct Edition {
@@ -1378,7 +1379,7 @@ fn ws(langs: &Languages, old: &Edition, new: &Edition) -> Table {
 }
 
 fn ws_library(r: &WsRecord) -> String {
-    crate::import::library_name(&r.library)
+    crate::ws::record::library_name(&r.library)
 }
 
 /// An edition's ws servers, each with the variant it stands for.

@@ -15,7 +15,7 @@ use crate::config::Languages;
 use crate::machine::Machine;
 use crate::record::{Origin, RunRecord, SCHEMA, SessionRecord, Status, now_rfc3339};
 use crate::store::Store;
-use crate::ws::client::WindowStats;
+use crate::ws::record::{WindowStats, library_name};
 use crate::ws::{Phase, WS_RECORDS, WsRecord, WsStatus};
 
 /// The editions' "did not finish" time (seconds).
@@ -374,19 +374,6 @@ fn check_totals(csv: &Csv) -> Result<Vec<String>> {
         }
     }
     Ok(warnings)
-}
-
-/// A published library name without its version: `nbio 1.3.16` → `nbio`.
-pub fn library_name(library: &str) -> String {
-    let words: Vec<&str> = library.split_whitespace().collect();
-    match words.split_last() {
-        Some((last, rest))
-            if !rest.is_empty() && last.starts_with(|c: char| c.is_ascii_digit()) =>
-        {
-            rest.join(" ")
-        }
-        _ => library.trim().to_string(),
-    }
 }
 
 fn ws_records(langs: &Languages, csv: &Csv, opts: &Options) -> Result<Vec<WsRecord>> {

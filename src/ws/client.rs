@@ -51,11 +51,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::record::{ClientLoad, WindowStats};
 use anyhow::{Context, Result};
 use hdrhistogram::Histogram;
 use mio::net::TcpStream;
 use mio::{Events, Interest, Poll, Token};
-use serde::{Deserialize, Serialize};
 
 /// Where the load goes: `ws://HOST:PORT/PATH`.
 #[derive(Debug, Clone)]
@@ -129,60 +129,6 @@ pub struct ClientOptions {
     /// Test hook: busy-wait this long per echo, to saturate the client on
     /// purpose (zero in every real run).
     pub spin: Duration,
-}
-
-/// What one measured window saw.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct WindowStats {
-    pub echoes: u64,
-    pub rps: f64,
-    pub latency_mean_ms: f64,
-    /// `None` where a published edition did not give it.
-    #[serde(default)]
-    pub latency_p50_ms: Option<f64>,
-    #[serde(default)]
-    pub latency_p99_ms: Option<f64>,
-    pub latency_max_ms: f64,
-    #[serde(default)]
-    pub errors: Option<u64>,
-    #[serde(default)]
-    pub error_samples: Vec<String>,
-    #[serde(default)]
-    pub alive: Option<usize>,
-}
-
-impl WindowStats {
-    /// Errors seen (0 where not published).
-    pub fn error_count(&self) -> u64 {
-        self.errors.unwrap_or(0)
-    }
-}
-
-/// How hard the client itself worked in a window: whether its latencies
-/// describe the server or the client.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct ClientLoad {
-    /// Client threads (one per client core).
-    pub threads: usize,
-    /// The busiest thread's CPU time / window (1.0: never idle).
-    pub busiest_thread: f64,
-    /// Median and p99 of how late sends went out past their due time (ms).
-    pub send_late_p50_ms: f64,
-    pub send_late_p99_ms: f64,
-    /// Client CPU µs per echo (all threads).
-    pub cpu_us_per_echo: Option<f64>,
-    /// Echoes per connection in the window: fewest, most (fairness).
-    pub echoes_per_conn_min: u64,
-    pub echoes_per_conn_max: u64,
-    /// Pings answered (servers that check liveness).
-    #[serde(default)]
-    pub pings: u64,
-    /// The most any client thread waited on a run queue / window: CPU it
-    /// wanted while other processes had its core (a shared machine).
-    #[serde(default)]
-    pub runq_wait: f64,
-    /// The client could not keep up: its latency figures are client-limited.
-    pub saturated: bool,
 }
 
 /// A thread counts as saturated from this busy fraction ...

@@ -5,28 +5,10 @@
 use std::time::{Duration, Instant, SystemTime};
 
 use hdrhistogram::Histogram;
-use serde::{Deserialize, Serialize};
 
-use super::client::{Client, ClientLoad, ClientOptions};
+use super::client::{Client, ClientOptions};
+use super::record::ClientLoad;
 use super::{Options, Phase, WsStatus, sample};
-
-/// Where the client and the server ran: the split is part of the result.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct Placement {
-    /// CPUs the server could use (its affinity; empty: unknown).
-    pub server_cpus: Vec<usize>,
-    /// CPUs of the client's threads (one thread per CPU; empty: unpinned,
-    /// sharing the server's CPUs).
-    pub client_cpus: Vec<usize>,
-    pub client_threads: usize,
-    /// Client processes whose results were merged (1: this machine only).
-    pub client_hosts: usize,
-    /// langbench started the server (false: `--target`).
-    pub server_started: bool,
-    /// The server's figures come from /proc of this pid (`None`: a server
-    /// elsewhere without `--server-pid`: server columns are blank).
-    pub server_pid: Option<i32>,
-}
 
 /// CPUs this process may use.
 pub fn own_cpus() -> Vec<usize> {

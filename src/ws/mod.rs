@@ -5,7 +5,7 @@
 
 pub mod client;
 pub mod drive;
-mod record;
+pub mod record;
 pub mod remote;
 pub mod report;
 pub mod sample;
@@ -15,7 +15,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 pub use drive::skipped;
-pub use record::{Phase, WsRecord, WsStatus};
+pub use record::{Phase, Placement, WS_RECORDS, WsRecord, WsStatus};
 
 use anyhow::{Context, Result};
 
@@ -28,9 +28,7 @@ use crate::signals::interrupted;
 use crate::spawn::{Exit, Outcome, Request, Running, Spawner};
 use crate::step::{prepare, stderr_tail};
 use crate::store::Store;
-pub use drive::{Placement, client_bound};
-
-pub const WS_RECORDS: &str = "ws.jsonl";
+pub use drive::client_bound;
 
 #[derive(Debug, Clone)]
 pub struct Options {

@@ -7,10 +7,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::client::{ClientLoad, WindowStats};
-use super::drive::Placement;
 use crate::record::Origin;
 use crate::spawn::Exit;
+
+/// The file of a results directory that holds these records.
+pub const WS_RECORDS: &str = "ws.jsonl";
 
 /// How a server run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -151,6 +152,104 @@ pub struct WsRecord {
     /// The server's RSS with no connection open (for KB per connection).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_rss_idle_kb: Option<u64>,
+}
+
+/// What one measured window saw.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct WindowStats {
+    /// Echoes received in the window (every connection, both messages).
+    pub echoes: u64,
+    /// Echoes per second of the window.
+    pub rps: f64,
+    /// Mean latency, send to echo (ms).
+    pub latency_mean_ms: f64,
+    /// Median latency (ms); `None` where a published edition did not give
+    /// it.
+    #[serde(default)]
+    pub latency_p50_ms: Option<f64>,
+    /// 99th percentile of latency (ms); `None` as above.
+    #[serde(default)]
+    pub latency_p99_ms: Option<f64>,
+    /// The slowest echo (ms).
+    pub latency_max_ms: f64,
+    /// Wrong, lost or late echoes and failed connections (`None`: not
+    /// published).
+    #[serde(default)]
+    pub errors: Option<u64>,
+    /// A few of the errors, in words.
+    #[serde(default)]
+    pub error_samples: Vec<String>,
+    /// Connections still open at the window's end (`None`: not published).
+    #[serde(default)]
+    pub alive: Option<usize>,
+}
+
+impl WindowStats {
+    /// Errors seen (0 where not published).
+    pub fn error_count(&self) -> u64 {
+        self.errors.unwrap_or(0)
+    }
+}
+
+/// How hard the client itself worked in a window: whether its latencies
+/// describe the server or the client.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct ClientLoad {
+    /// Client threads (one per client core).
+    pub threads: usize,
+    /// The busiest thread's CPU time / window (1.0: never idle).
+    pub busiest_thread: f64,
+    /// Median of how late sends went out past their due time (ms).
+    pub send_late_p50_ms: f64,
+    /// 99th percentile of the same (ms).
+    pub send_late_p99_ms: f64,
+    /// Client CPU µs per echo (all threads).
+    pub cpu_us_per_echo: Option<f64>,
+    /// Echoes per connection in the window: the fewest (fairness) ...
+    pub echoes_per_conn_min: u64,
+    /// ... and the most.
+    pub echoes_per_conn_max: u64,
+    /// Pings answered (servers that check liveness).
+    #[serde(default)]
+    pub pings: u64,
+    /// The most any client thread waited on a run queue / window: CPU it
+    /// wanted while other processes had its core (a shared machine).
+    #[serde(default)]
+    pub runq_wait: f64,
+    /// The client could not keep up: its latency figures are client-limited.
+    pub saturated: bool,
+}
+
+/// Where the client and the server ran: the split is part of the result.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Placement {
+    /// CPUs the server could use (its affinity; empty: unknown).
+    pub server_cpus: Vec<usize>,
+    /// CPUs of the client's threads (one thread per CPU; empty: unpinned,
+    /// sharing the server's CPUs).
+    pub client_cpus: Vec<usize>,
+    /// Client threads (one per client CPU when pinned).
+    pub client_threads: usize,
+    /// Client processes whose results were merged (1: this machine only).
+    pub client_hosts: usize,
+    /// langbench started the server (false: `--target`).
+    pub server_started: bool,
+    /// The server's figures come from /proc of this pid (`None`: a server
+    /// elsewhere without `--server-pid`: server columns are blank).
+    pub server_pid: Option<i32>,
+}
+
+/// A published library name without its version: `nbio 1.3.16` → `nbio`.
+pub fn library_name(library: &str) -> String {
+    let words: Vec<&str> = library.split_whitespace().collect();
+    match words.split_last() {
+        Some((last, rest))
+            if !rest.is_empty() && last.starts_with(|c: char| c.is_ascii_digit()) =>
+        {
+            rest.join(" ")
+        }
+        _ => library.trim().to_string(),
+    }
 }
 
 #[cfg(test)]

@@ -16,8 +16,9 @@ use std::time::{Duration, SystemTime};
 use anyhow::{Context, Result, bail, ensure};
 use serde::{Deserialize, Serialize};
 
-use super::client::{self, Client, ClientLoad, Target, WindowStats, buckets, from_buckets};
-use super::drive::{self, Pid, Placement};
+use super::client::{self, Client, Target, buckets, from_buckets};
+use super::drive::{self, Pid};
+use super::record::{ClientLoad, Placement, WindowStats};
 use super::{Options, Phase, WS_RECORDS, WsRecord, WsStatus, blank_record, settle};
 use crate::store::Store;
 
