@@ -312,8 +312,8 @@ impl RunArgs {
             benches,
             size: self.size,
             runs: match self.runs {
-                RunsArg::Fixed(n) => suite::Runs::Fixed(n),
-                RunsArg::Auto => suite::Runs::Auto {
+                RunsArg::Fixed(n) => crate::noise::Runs::Fixed(n),
+                RunsArg::Auto => crate::noise::Runs::Auto {
                     cv: view.noise_cv,
                     max: self.max_runs,
                 },

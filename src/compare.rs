@@ -11,7 +11,7 @@
 //! How sure: where both sides of a cell have per-run data (two runs or
 //! more each), the change is tested against the noise of those runs (the
 //! runs of its spread: a cold first run is left out where the cell has two
-//! warm ones, see [`crate::report::NoiseSample`])
+//! warm ones, see [`crate::noise::NoiseSample`])
 //! ([`significance`]: Welch's t-test on the logarithms of the run times)
 //! and called `faster`, `slower` or `not significant`, with the 95%
 //! confidence interval of the ratio. A published edition has one figure per
@@ -282,7 +282,7 @@ impl Fig {
                 } else {
                     // The runs of its spread: a cold first run measures the
                     // caches' warm-up, not noise.
-                    crate::report::NoiseSample::of(c.runs.iter().filter(|r| r.status == Status::Ok))
+                    crate::noise::NoiseSample::of(c.runs.iter().filter(|r| r.status == Status::Ok))
                         .walls()
                 },
                 noisy: c

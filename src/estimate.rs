@@ -15,9 +15,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::bench::{Bench, Size};
+use crate::noise::Runs;
 use crate::record::RunRecord;
 use crate::store::Stored;
-use crate::suite::Runs;
 
 /// A cell's figure in one results directory.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -262,7 +262,7 @@ impl Estimator {
             }
         }
         per.into_iter()
-            .filter_map(|(k, v)| Some((k, crate::report::Spread::of(&v)?.median)))
+            .filter_map(|(k, v)| Some((k, crate::noise::Spread::of(&v)?.median)))
             .collect()
     }
 

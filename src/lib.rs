@@ -18,6 +18,7 @@ pub mod machine;
 pub mod maven;
 pub mod measure;
 pub mod merge;
+pub mod noise;
 pub mod progress;
 pub mod record;
 pub mod report;

@@ -16,105 +16,10 @@ use serde::Serialize;
 use crate::bench::Bench;
 use crate::export::{Cell as ECell, Column, Document, Flag, Kind, Mark, Note, Show, Table};
 use crate::machine::Machine;
+use crate::noise::{NoiseSample, Spread};
 use crate::record::{Origin, RunRecord, SessionRecord, Status};
 use crate::spawn::{Exit, signal_name};
 use crate::store::Stored;
-
-/// How the wall times of a cell's runs spread.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Spread {
-    pub runs: usize,
-    pub mean: f64,
-    pub median: f64,
-    /// Sample standard deviation (n − 1); 0 for one run.
-    pub stddev: f64,
-    pub min: f64,
-    pub max: f64,
-    /// Coefficient of variation: stddev / mean.
-    pub cv: f64,
-}
-
-impl Spread {
-    /// Hand-written: five textbook formulas over a handful of runs; a
-    /// statistics crate would add a dependency for less than this.
-    pub fn of(values: &[f64]) -> Option<Spread> {
-        let n = values.len();
-        if n == 0 {
-            return None;
-        }
-        let mut v = values.to_vec();
-        v.sort_by(f64::total_cmp);
-        let mean = v.iter().sum::<f64>() / n as f64;
-        let median = if n % 2 == 1 {
-            v[n / 2]
-        } else {
-            (v[n / 2 - 1] + v[n / 2]) / 2.0
-        };
-        let stddev = if n > 1 {
-            (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
-        } else {
-            0.0
-        };
-        Some(Spread {
-            runs: n,
-            mean,
-            median,
-            stddev,
-            min: v[0],
-            max: v[n - 1],
-            cv: if mean > 0.0 { stddev / mean } else { 0.0 },
-        })
-    }
-}
-
-/// The runs whose wall times describe a cell's noise, of `runs` (its runs
-/// with figures), and the runs left out of them.
-#[derive(Debug, Clone)]
-pub struct NoiseSample<'a> {
-    /// Counted in the spread (CV, mean, median, stddev, min–max range),
-    /// the noisy flag, shared ranks, `--runs auto`'s stop rule and
-    /// `compare`'s significance test.
-    pub counted: Vec<&'a RunRecord>,
-    /// Runs that started on empty toolchain caches, left out because the
-    /// cell has at least two warm runs.
-    pub cold_left_out: Vec<&'a RunRecord>,
-}
-
-impl<'a> NoiseSample<'a> {
-    /// The warm runs when at least two of `runs` are warm, else every one
-    /// of them. A run that started on empty toolchain caches (`cache:
-    /// cold`) measures their warm-up (Go building its runtime, Crystal its
-    /// prelude): a systematic effect, not the machine's noise, so, as
-    /// hyperfine and pyperf leave their warm-up runs out of their
-    /// statistics, it is left out of the spread; it stays a candidate for
-    /// the figure (best of N) and in every record. A run whose record says
-    /// nothing of its caches (a variant without declared caches, an older
-    /// record) counts as warm. With fewer than two warm runs (`--runs 2`,
-    /// `--cold-caches`) there is no spread of warm runs to take, and every
-    /// run counts, as before caches were recorded.
-    pub fn of(runs: impl IntoIterator<Item = &'a RunRecord>) -> NoiseSample<'a> {
-        let runs: Vec<&RunRecord> = runs.into_iter().collect();
-        let cold = |r: &RunRecord| r.cache == Some(crate::record::CacheStart::Cold);
-        let (cold_runs, warm): (Vec<&RunRecord>, Vec<&RunRecord>) =
-            runs.iter().partition(|r| cold(r));
-        if warm.len() >= 2 && !cold_runs.is_empty() {
-            NoiseSample {
-                counted: warm,
-                cold_left_out: cold_runs,
-            }
-        } else {
-            NoiseSample {
-                counted: runs,
-                cold_left_out: Vec::new(),
-            }
-        }
-    }
-
-    /// The counted runs' wall times.
-    pub fn walls(&self) -> Vec<f64> {
-        self.counted.iter().map(|r| r.wall_s).collect()
-    }
-}
 
 /// A run left out of its cell's spread: it started on cold caches.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

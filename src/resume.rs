@@ -11,9 +11,9 @@ use std::collections::{BTreeMap, HashSet};
 
 use crate::bench::{Bench, Size};
 use crate::machine::Machine;
+use crate::noise::Runs;
 use crate::record::{Identity, RunRecord, SessionRecord};
 use crate::store::Stored;
-use crate::suite::Runs;
 
 /// How this session measures, to compare with the session of a cell's
 /// stored runs.

@@ -20,6 +20,7 @@ use crate::bench::{Bench, Size};
 use crate::config::{Template, Variant, Vars};
 use crate::estimate::{Basis, Estimator, Figure, Figures};
 use crate::export;
+use crate::noise::Runs;
 use crate::progress::{Progress, duration};
 use crate::record::{Identity, Origin, RunRecord, SCHEMA, Status, VariantInfo, now_rfc3339};
 use crate::report::{Summary, thousands};
@@ -62,74 +63,6 @@ pub struct Options {
     pub resume_command: Vec<String>,
     /// `--wide`: every column of the terminal table, however wide.
     pub wide: bool,
-}
-
-/// How many runs a cell gets.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Runs {
-    /// Exactly N (the editions: 3).
-    Fixed(u32),
-    /// At least 3, then until the runs' coefficient of variation is at most
-    /// `cv` (a fraction), at most `max`. The runs counted are those of the
-    /// cell's spread ([`crate::report::NoiseSample`]): a cold first run
-    /// followed by warm ones does not count, so such a cell makes at least
-    /// 4 runs (3 warm), as hyperfine's and pyperf's warm-up runs come on
-    /// top of their measured ones.
-    Auto { cv: f64, max: u32 },
-}
-
-impl Runs {
-    /// The most runs a cell can get.
-    pub fn max(self) -> u32 {
-        match self {
-            Runs::Fixed(n) => n,
-            Runs::Auto { max, .. } => max,
-        }
-    }
-
-    /// The fewest runs before `Auto` may stop.
-    pub const AUTO_MIN: u32 = 3;
-
-    /// Whether a cell that has made `done` runs has enough; `runs`: its
-    /// runs so far (those with figures count toward `auto`'s minimum and
-    /// spread, as [`crate::report::NoiseSample`] counts them).
-    pub fn enough<'a>(self, done: u32, runs: impl IntoIterator<Item = &'a RunRecord>) -> bool {
-        match self {
-            Runs::Fixed(n) => done >= n,
-            Runs::Auto { cv, max } => {
-                if done >= max {
-                    return true;
-                }
-                let sample = crate::report::NoiseSample::of(
-                    runs.into_iter().filter(|r| r.status.has_figures()),
-                );
-                done >= Self::AUTO_MIN
-                    && sample.counted.len() >= Self::AUTO_MIN as usize
-                    && crate::report::Spread::of(&sample.walls()).is_some_and(|s| s.cv <= cv)
-            }
-        }
-    }
-
-    /// Run `run` as the progress line says it: `run 2/3`, or for auto
-    /// `run 4 (3–10)` (at least 3, at most 10).
-    pub fn nth(self, run: u32) -> String {
-        match self {
-            Runs::Fixed(n) => format!("run {run}/{n}"),
-            Runs::Auto { max, .. } => format!("run {run} ({}–{max})", Self::AUTO_MIN),
-        }
-    }
-
-    /// How `run --plan` and the session say it.
-    pub fn describe(self) -> String {
-        match self {
-            Runs::Fixed(n) => format!("best of {n}"),
-            Runs::Auto { cv, max } => format!(
-                "--runs auto ({}–{max} runs, until CV ≤ {:.1}%)",
-                Self::AUTO_MIN,
-                cv * 100.0
-            ),
-        }
-    }
 }
 
 /// The default results directory: `results/<year>` for the edition size,
@@ -1213,55 +1146,5 @@ impl Totals {
             format!("{}{tree}", why.join("; "))
         });
         (escaped, left)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::record::CacheStart::{self, Cold, Warm};
-    use crate::testing;
-
-    fn runs(walls: &[(f64, CacheStart)]) -> Vec<RunRecord> {
-        walls
-            .iter()
-            .enumerate()
-            .map(|(i, &(w, c))| {
-                testing::run("go", Bench::NumComb)
-                    .nth(i as u32 + 1)
-                    .wall(w)
-                    .cache(c)
-                    .record()
-            })
-            .collect()
-    }
-
-    /// `--runs auto` stops on the spread of the runs the table counts: a
-    /// cold first run is not one of its 3, and its 7 s do not keep a
-    /// quiet cell running to --max-runs.
-    #[test]
-    fn auto_counts_warm_runs_toward_its_minimum_and_its_spread() {
-        let auto = Runs::Auto { cv: 0.05, max: 10 };
-        let warm3 = runs(&[(7.07, Cold), (0.466, Warm), (0.461, Warm)]);
-        assert!(!auto.enough(3, &warm3), "two warm runs are not three");
-        let warm4 = runs(&[(7.07, Cold), (0.466, Warm), (0.461, Warm), (0.463, Warm)]);
-        assert!(auto.enough(4, &warm4), "three warm runs within 1%");
-        // Counted with the cold run, the spread would be 140%: not enough.
-        let no_cache: Vec<RunRecord> = warm4
-            .iter()
-            .cloned()
-            .map(|mut r| {
-                r.cache = None;
-                r
-            })
-            .collect();
-        assert!(!auto.enough(4, &no_cache));
-        // Every run cold (--cold-caches): every run counts, 3 are enough.
-        let cold = runs(&[(7.07, Cold), (7.1, Cold), (7.05, Cold)]);
-        assert!(auto.enough(3, &cold));
-        // The cap still holds; fixed N counts every run, cold or not.
-        assert!(auto.enough(10, &warm3));
-        assert!(Runs::Fixed(3).enough(3, &warm3));
-        assert!(!Runs::Fixed(3).enough(2, &warm3));
     }
 }

@@ -1,0 +1,223 @@
+//! How much a cell's runs disagree, and how many runs a cell gets: which
+//! runs count as its noise ([`NoiseSample`]: the warm ones), their spread
+//! ([`Spread`]), and [`Runs`] (best of N, or `--runs auto` until the
+//! spread is small). One rule for the table's spread and noisy flag, the
+//! shared ranks, `--runs auto`'s stop rule, `--resume`'s complete cells,
+//! the estimates and `compare`'s significance test.
+
+use serde::Serialize;
+
+use crate::record::RunRecord;
+
+/// How the wall times of a cell's runs spread.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Spread {
+    pub runs: usize,
+    pub mean: f64,
+    pub median: f64,
+    /// Sample standard deviation (n − 1); 0 for one run.
+    pub stddev: f64,
+    pub min: f64,
+    pub max: f64,
+    /// Coefficient of variation: stddev / mean.
+    pub cv: f64,
+}
+
+impl Spread {
+    /// Hand-written: five textbook formulas over a handful of runs; a
+    /// statistics crate would add a dependency for less than this.
+    pub fn of(values: &[f64]) -> Option<Spread> {
+        let n = values.len();
+        if n == 0 {
+            return None;
+        }
+        let mut v = values.to_vec();
+        v.sort_by(f64::total_cmp);
+        let mean = v.iter().sum::<f64>() / n as f64;
+        let median = if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        };
+        let stddev = if n > 1 {
+            (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
+        } else {
+            0.0
+        };
+        Some(Spread {
+            runs: n,
+            mean,
+            median,
+            stddev,
+            min: v[0],
+            max: v[n - 1],
+            cv: if mean > 0.0 { stddev / mean } else { 0.0 },
+        })
+    }
+}
+
+/// The runs whose wall times describe a cell's noise, of `runs` (its runs
+/// with figures), and the runs left out of them.
+#[derive(Debug, Clone)]
+pub struct NoiseSample<'a> {
+    /// Counted in the spread (CV, mean, median, stddev, min–max range),
+    /// the noisy flag, shared ranks, `--runs auto`'s stop rule and
+    /// `compare`'s significance test.
+    pub counted: Vec<&'a RunRecord>,
+    /// Runs that started on empty toolchain caches, left out because the
+    /// cell has at least two warm runs.
+    pub cold_left_out: Vec<&'a RunRecord>,
+}
+
+impl<'a> NoiseSample<'a> {
+    /// The warm runs when at least two of `runs` are warm, else every one
+    /// of them. A run that started on empty toolchain caches (`cache:
+    /// cold`) measures their warm-up (Go building its runtime, Crystal its
+    /// prelude): a systematic effect, not the machine's noise, so, as
+    /// hyperfine and pyperf leave their warm-up runs out of their
+    /// statistics, it is left out of the spread; it stays a candidate for
+    /// the figure (best of N) and in every record. A run whose record says
+    /// nothing of its caches (a variant without declared caches, an older
+    /// record) counts as warm. With fewer than two warm runs (`--runs 2`,
+    /// `--cold-caches`) there is no spread of warm runs to take, and every
+    /// run counts, as before caches were recorded.
+    pub fn of(runs: impl IntoIterator<Item = &'a RunRecord>) -> NoiseSample<'a> {
+        let runs: Vec<&RunRecord> = runs.into_iter().collect();
+        let cold = |r: &RunRecord| r.cache == Some(crate::record::CacheStart::Cold);
+        let (cold_runs, warm): (Vec<&RunRecord>, Vec<&RunRecord>) =
+            runs.iter().partition(|r| cold(r));
+        if warm.len() >= 2 && !cold_runs.is_empty() {
+            NoiseSample {
+                counted: warm,
+                cold_left_out: cold_runs,
+            }
+        } else {
+            NoiseSample {
+                counted: runs,
+                cold_left_out: Vec::new(),
+            }
+        }
+    }
+
+    /// The counted runs' wall times.
+    pub fn walls(&self) -> Vec<f64> {
+        self.counted.iter().map(|r| r.wall_s).collect()
+    }
+}
+
+/// How many runs a cell gets.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Runs {
+    /// Exactly N (the editions: 3).
+    Fixed(u32),
+    /// At least 3, then until the runs' coefficient of variation is at most
+    /// `cv` (a fraction), at most `max`. The runs counted are those of the
+    /// cell's spread ([`NoiseSample`]): a cold first run
+    /// followed by warm ones does not count, so such a cell makes at least
+    /// 4 runs (3 warm), as hyperfine's and pyperf's warm-up runs come on
+    /// top of their measured ones.
+    Auto { cv: f64, max: u32 },
+}
+
+impl Runs {
+    /// The most runs a cell can get.
+    pub fn max(self) -> u32 {
+        match self {
+            Runs::Fixed(n) => n,
+            Runs::Auto { max, .. } => max,
+        }
+    }
+
+    /// The fewest runs before `Auto` may stop.
+    pub const AUTO_MIN: u32 = 3;
+
+    /// Whether a cell that has made `done` runs has enough; `runs`: its
+    /// runs so far (those with figures count toward `auto`'s minimum and
+    /// spread, as [`NoiseSample`] counts them).
+    pub fn enough<'a>(self, done: u32, runs: impl IntoIterator<Item = &'a RunRecord>) -> bool {
+        match self {
+            Runs::Fixed(n) => done >= n,
+            Runs::Auto { cv, max } => {
+                if done >= max {
+                    return true;
+                }
+                let sample = NoiseSample::of(runs.into_iter().filter(|r| r.status.has_figures()));
+                done >= Self::AUTO_MIN
+                    && sample.counted.len() >= Self::AUTO_MIN as usize
+                    && Spread::of(&sample.walls()).is_some_and(|s| s.cv <= cv)
+            }
+        }
+    }
+
+    /// Run `run` as the progress line says it: `run 2/3`, or for auto
+    /// `run 4 (3–10)` (at least 3, at most 10).
+    pub fn nth(self, run: u32) -> String {
+        match self {
+            Runs::Fixed(n) => format!("run {run}/{n}"),
+            Runs::Auto { max, .. } => format!("run {run} ({}–{max})", Self::AUTO_MIN),
+        }
+    }
+
+    /// How `run --plan` and the session say it.
+    pub fn describe(self) -> String {
+        match self {
+            Runs::Fixed(n) => format!("best of {n}"),
+            Runs::Auto { cv, max } => format!(
+                "--runs auto ({}–{max} runs, until CV ≤ {:.1}%)",
+                Self::AUTO_MIN,
+                cv * 100.0
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::Bench;
+    use crate::record::CacheStart::{self, Cold, Warm};
+    use crate::testing;
+
+    fn runs(walls: &[(f64, CacheStart)]) -> Vec<RunRecord> {
+        walls
+            .iter()
+            .enumerate()
+            .map(|(i, &(w, c))| {
+                testing::run("go", Bench::NumComb)
+                    .nth(i as u32 + 1)
+                    .wall(w)
+                    .cache(c)
+                    .record()
+            })
+            .collect()
+    }
+
+    /// `--runs auto` stops on the spread of the runs the table counts: a
+    /// cold first run is not one of its 3, and its 7 s do not keep a
+    /// quiet cell running to --max-runs.
+    #[test]
+    fn auto_counts_warm_runs_toward_its_minimum_and_its_spread() {
+        let auto = Runs::Auto { cv: 0.05, max: 10 };
+        let warm3 = runs(&[(7.07, Cold), (0.466, Warm), (0.461, Warm)]);
+        assert!(!auto.enough(3, &warm3), "two warm runs are not three");
+        let warm4 = runs(&[(7.07, Cold), (0.466, Warm), (0.461, Warm), (0.463, Warm)]);
+        assert!(auto.enough(4, &warm4), "three warm runs within 1%");
+        // Counted with the cold run, the spread would be 140%: not enough.
+        let no_cache: Vec<RunRecord> = warm4
+            .iter()
+            .cloned()
+            .map(|mut r| {
+                r.cache = None;
+                r
+            })
+            .collect();
+        assert!(!auto.enough(4, &no_cache));
+        // Every run cold (--cold-caches): every run counts, 3 are enough.
+        let cold = runs(&[(7.07, Cold), (7.1, Cold), (7.05, Cold)]);
+        assert!(auto.enough(3, &cold));
+        // The cap still holds; fixed N counts every run, cold or not.
+        assert!(auto.enough(10, &warm3));
+        assert!(Runs::Fixed(3).enough(3, &warm3));
+        assert!(!Runs::Fixed(3).enough(2, &warm3));
+    }
+}
