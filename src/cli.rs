@@ -687,8 +687,8 @@ pub struct CompareArgs {
 }
 
 impl CompareArgs {
-    pub fn options(&self) -> compare::Options {
-        compare::Options {
+    pub fn options(&self) -> compare::table::Options {
+        compare::table::Options {
             relative_to: self.relative_to.clone(),
         }
     }

@@ -12,7 +12,8 @@ use anyhow::{Context, Result, bail};
 
 use super::provenance::{Kind, Provenance};
 use super::{Document, Files, comparison_files, render_all, rewrite, terminal, write_comparison};
-use crate::compare::{self, Edition};
+use crate::compare::edition::Edition;
+use crate::compare::table as compare;
 use crate::config::Languages;
 use crate::report::View;
 use crate::store::Store;
@@ -45,7 +46,7 @@ pub fn rebuild_document(
         }
         Kind::History => {
             let refs: Vec<&Edition> = editions.iter().collect();
-            let doc = crate::history::document(langs, &refs, prov.relative_to.as_deref())?;
+            let doc = crate::history::table::document(langs, &refs, prov.relative_to.as_deref())?;
             Ok(("history", doc))
         }
         Kind::Results => bail!("{} is a results directory", dir.display()),

@@ -11,7 +11,8 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::bench::Bench::{self, Assoc, NumComb, StrComb};
-use crate::compare::{self, Edition};
+use crate::compare::edition::Edition;
+use crate::compare::table as compare;
 use crate::config::Languages;
 use crate::record::CacheStart::{Cold, Warm};
 use crate::record::{RunRecord, SessionRecord, Status};

@@ -1,18 +1,12 @@
-//! `langbench history DIR...`: each language variant's speed edition by
-//! edition (2020, 2021, 2026, ...), one table and one chart, which none of
-//! the comparison sites shows. Rows are matched across directories as
-//! `compare` matches them (the variant id, or a published row's language
-//! and flags through the languages file's aliases). Editions measured on
-//! different machines or at different sizes are flagged, never compared
-//! silently; `--relative-to VARIANT` divides each edition's totals by that
-//! variant's in the same edition, which is what compares across machines.
+//! The history as a document: one row per variant, each edition's total
+//! (relative with `--relative-to`), flagged where an edition was measured
+//! on another machine or at another size, and its chart.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, ensure};
 
-use crate::compare::{Edition, key};
+use crate::compare::edition::{Edition, key};
 use crate::config::Languages;
 use crate::export::{
     Bar, BarChart, BarRow, Cell, Column, Document, Flag, Kind, Mark, Note, Show, Table, Unit,
@@ -409,48 +403,4 @@ pub fn document(
         charts: vec![chart],
         ..Default::default()
     })
-}
-
-/// What `history` prints.
-#[derive(Clone, Copy)]
-pub enum Format {
-    Terminal,
-    Markdown,
-    Csv,
-}
-
-/// `langbench history DIR...`: the history printed in `format`, and with
-/// `out` also written there in every format, with what it was built from.
-pub fn command(
-    langs: &Languages,
-    dirs: &[PathBuf],
-    relative_to: Option<&str>,
-    format: Format,
-    out: Option<&Path>,
-) -> Result<std::process::ExitCode> {
-    use crate::export::{Exporter, csv::Csv, markdown::Markdown, terminal};
-    let editions = dirs
-        .iter()
-        .map(|d| Edition::load(d))
-        .collect::<Result<Vec<_>>>()?;
-    let refs: Vec<&Edition> = editions.iter().collect();
-    let doc = document(langs, &refs, relative_to)?;
-    match format {
-        Format::Terminal => print!("{}", terminal::document(&doc)),
-        Format::Markdown => print!("{}", String::from_utf8_lossy(&Markdown.render(&doc)?)),
-        Format::Csv => print!("{}", String::from_utf8_lossy(&Csv.render(&doc)?)),
-    }
-    if let Some(out) = out {
-        std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
-        let inputs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
-        let prov = crate::export::provenance::Provenance::new(
-            crate::export::provenance::Kind::History,
-            out,
-            &inputs,
-            relative_to.map(String::from),
-        )?;
-        crate::export::write_comparison(out, "history", &doc, &prov)?;
-        eprintln!("Wrote the history to {}", out.display());
-    }
-    Ok(std::process::ExitCode::SUCCESS)
 }

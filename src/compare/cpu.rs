@@ -1,257 +1,23 @@
-//! `langbench compare OLD NEW`: two results directories (a published
-//! edition and this year's run, or any two), variant by variant and
-//! benchmark by benchmark: old and new figures, their ratio (new / old), the
-//! rank and the version in each. Rows are matched by variant: the id, or a
-//! published row's language and flags through `aliases` in the languages
-//! file. A different N or a different machine is flagged, never compared
-//! silently; `--relative-to` divides each edition's figures by one
-//! variant's in that edition, so editions from different machines compare
-//! as relative speed.
-//!
-//! How sure: where both sides of a cell have per-run data (two runs or
-//! more each), the change is tested against the noise of those runs (the
-//! runs of its spread: a cold first run is left out where the cell has two
-//! warm ones, see [`crate::noise::NoiseSample`])
-//! ([`significance`]: Welch's t-test on the logarithms of the run times)
-//! and called `faster`, `slower` or `not significant`, with the 95%
-//! confidence interval of the ratio. A published edition has one figure per
-//! cell (the published best of 3) and no runs, and the comparison says so.
-//!
-//! A comparison directory records what it was built from
-//! ([`crate::export::provenance`]), so `langbench report` can rebuild it
-//! when an input changes and `report --check` can tell a stale one.
+//! The CPU comparison: a row per variant both editions have (old and new
+//! figure, ratio, rank and version per benchmark and in total), the chart
+//! of totals, and the table of added and dropped variants.
 
-use std::path::{Path, PathBuf};
+use anyhow::{Context, Result};
 
-use anyhow::{Context, Result, ensure};
-use statrs::distribution::{ContinuousCDF, StudentsT};
-
+use super::edition::{Edition, Matched, Pair, key};
+use super::significance::{Verdict, significance};
+use super::table::Options;
 use crate::bench::Bench;
 use crate::config::Languages;
 use crate::export::{
-    Bar, BarChart, BarRow, Cell, Column, Document, Flag, Kind, Mark, Note, Show, Table, Unit,
+    Bar, BarChart, BarRow, Cell, Column, Flag, Kind, Mark, Note, Show, Table, Unit,
 };
-use crate::machine::Machine;
 use crate::record::Status;
 use crate::report::{Rank, Row, Summary, ranks, thousands};
-use crate::store::Store;
-use crate::ws::record::{Phase, WindowStats, WsRecord};
-use crate::ws::report as ws_report;
-
-/// One results directory, as compared.
-pub struct Edition {
-    pub dir: PathBuf,
-    /// Short name in headers: the directory's name (`2021`, `2026`).
-    pub label: String,
-    pub summary: Option<Summary>,
-    pub ws: Vec<WsRecord>,
-    /// The machine most of its rows ran on.
-    pub machine: Option<Machine>,
-    /// The variant ids its sessions selected (to tell "not run here" from
-    /// "dropped").
-    pub selected: Vec<String>,
-    /// A digest of its records (what a comparison is built from).
-    pub digest: String,
-}
-
-impl Edition {
-    pub fn load(dir: &Path) -> Result<Edition> {
-        ensure!(
-            dir.is_dir(),
-            "{} is not a results directory (no such directory)",
-            dir.display()
-        );
-        let store = Store::open(dir)?;
-        let stored = store.load()?;
-        let (ws, _) = ws_report::load(&store)?;
-        ensure!(
-            !stored.runs.is_empty() || !ws.is_empty(),
-            "{} holds no records (runs.jsonl or ws.jsonl)",
-            dir.display()
-        );
-        let ws = ws_report::latest(&ws).into_iter().cloned().collect();
-        let summary = (!stored.runs.is_empty()).then(|| Summary::from_stored(&stored));
-        // The machine most of its rows ran on (else its newest session's).
-        let machine = summary
-            .as_ref()
-            .and_then(|s| s.machine.clone())
-            .or_else(|| stored.sessions.last().map(|s| s.machine.clone()));
-        let mut selected: Vec<String> = stored
-            .sessions
-            .iter()
-            .flat_map(|s| s.variants.iter().map(|v| v.id.clone()))
-            .collect();
-        selected.sort();
-        selected.dedup();
-        Ok(Edition {
-            dir: dir.to_path_buf(),
-            label: dir
-                .file_name()
-                .map(|f| f.to_string_lossy().into_owned())
-                .unwrap_or_else(|| dir.display().to_string()),
-            summary,
-            ws,
-            machine,
-            selected,
-            digest: crate::export::provenance::records_digest(dir)?,
-        })
-    }
-
-    fn machine(&self) -> Option<&Machine> {
-        self.machine.as_ref()
-    }
-
-    /// Whether its figures are a published edition's (no per-run data).
-    fn published(&self) -> bool {
-        self.summary.as_ref().is_some_and(|s| s.published)
-    }
-
-    /// `2021 edition (as published)`, `2026 edition`: for the title.
-    fn heading(&self) -> String {
-        match &self.summary {
-            Some(s) if s.published => format!("{} edition (as published)", s.edition),
-            Some(s) => format!("{} edition", s.edition),
-            None => self.label.clone(),
-        }
-    }
-
-    /// What the directory holds: its edition's title, langbench and
-    /// machine.
-    fn about(&self) -> String {
-        let mut parts = Vec::new();
-        if let Some(s) = &self.summary {
-            parts.push(s.title());
-            if !s.langbench.is_empty() {
-                parts.push(format!("langbench {}", s.langbench.join(", ")));
-            }
-        } else if !self.ws.is_empty() {
-            parts.push(format!("{} ws-echo servers", self.ws.len()));
-        }
-        let machines = self.summary.as_ref().map_or(1, |s| s.machines.len());
-        match &self.machine {
-            Some(m) if machines > 1 => parts.push(format!(
-                "DIFFERENT HARDWARE within it: its rows come from {machines} machines, most \
-                 from {}; the others are marked in the Machine column",
-                m.hardware()
-            )),
-            Some(m) => parts.push(m.hardware()),
-            None => {}
-        }
-        parts.join("; ")
-    }
-}
-
-/// The variant a row stands for today: a published row's id may carry
-/// `@version` (two rows of one variant in one edition), and a row whose id
-/// is unknown resolves by language and flags through the aliases.
-pub fn key(langs: &Languages, id: &str, language: &str, flags: &str) -> String {
-    let base = id.split('@').next().unwrap_or(id);
-    if langs.variants.iter().any(|v| v.id == base) {
-        return base.to_string();
-    }
-    langs
-        .resolve(language, flags)
-        .map(|v| v.id.clone())
-        .unwrap_or_else(|| base.to_string())
-}
-
-/// Whether a change of one cell is beyond the noise of its runs.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Change {
-    /// New / old of the runs' geometric means.
-    pub ratio: f64,
-    /// Its 95% confidence interval.
-    pub lo: f64,
-    pub hi: f64,
-    pub verdict: Verdict,
-    /// Runs on each side.
-    pub runs: (usize, usize),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
-    Faster,
-    Slower,
-    NotSignificant,
-}
-
-impl Verdict {
-    pub fn name(self) -> &'static str {
-        match self {
-            Verdict::Faster => "faster",
-            Verdict::Slower => "slower",
-            Verdict::NotSignificant => "not significant",
-        }
-    }
-}
-
-/// Tests a change of run times against their noise: Welch's t-test on the
-/// logarithms of the old and new runs' wall times (run times are
-/// multiplicative, so a ratio is a difference of logs, and their spread is
-/// closer to symmetric there), two-sided at 95%. The ratio is that of the
-/// runs' geometric means, its interval exp(mean difference ± t·se) with
-/// Welch–Satterthwaite degrees of freedom; `faster` or `slower` when the
-/// interval excludes 1, else `not significant`. `None` unless both sides
-/// have at least two runs. With only a handful of runs the interval is
-/// wide: that is the honest answer, not a defect. (A bootstrap would need
-/// far more runs per cell than an edition has to resample from.)
-pub fn significance(old: &[f64], new: &[f64]) -> Option<Change> {
-    if old.len() < 2 || new.len() < 2 || old.iter().chain(new).any(|v| v.is_nan() || *v <= 0.0) {
-        return None;
-    }
-    let stats = |v: &[f64]| {
-        let logs: Vec<f64> = v.iter().map(|x| x.ln()).collect();
-        let n = logs.len() as f64;
-        let mean = logs.iter().sum::<f64>() / n;
-        let var = logs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-        (mean, var / n, n)
-    };
-    let (m_old, q_old, n_old) = stats(old);
-    let (m_new, q_new, n_new) = stats(new);
-    let d = m_new - m_old;
-    let se = (q_old + q_new).sqrt();
-    let runs = (old.len(), new.len());
-    if se <= f64::EPSILON * d.abs().max(1.0) {
-        // No spread at all on either side: the ratio is exact.
-        let r = d.exp();
-        let verdict = if d.abs() < 1e-12 {
-            Verdict::NotSignificant
-        } else if d < 0.0 {
-            Verdict::Faster
-        } else {
-            Verdict::Slower
-        };
-        return Some(Change {
-            ratio: r,
-            lo: r,
-            hi: r,
-            verdict,
-            runs,
-        });
-    }
-    let df =
-        (q_old + q_new).powi(2) / (q_old.powi(2) / (n_old - 1.0) + q_new.powi(2) / (n_new - 1.0));
-    let t = StudentsT::new(0.0, 1.0, df).ok()?.inverse_cdf(0.975);
-    let (lo, hi) = ((d - t * se).exp(), (d + t * se).exp());
-    let verdict = if hi < 1.0 {
-        Verdict::Faster
-    } else if lo > 1.0 {
-        Verdict::Slower
-    } else {
-        Verdict::NotSignificant
-    };
-    Some(Change {
-        ratio: d.exp(),
-        lo,
-        hi,
-        verdict,
-        runs,
-    })
-}
 
 /// A figure of one cell in one edition.
 #[derive(Clone, Default)]
-struct Fig {
+pub(super) struct Fig {
     time: Option<f64>,
     ram: Option<f64>,
     n: Option<u64>,
@@ -334,208 +100,12 @@ impl Fig {
     }
 }
 
-/// A matched pair of rows (CPU rows or ws servers) of one variant.
-struct Pair<'a, T> {
-    key: String,
-    old: &'a T,
-    new: &'a T,
-}
-
-/// Each edition's rows (CPU rows or ws servers), each with the variant it
-/// stands for (see `key`).
-struct Matched<'a, T> {
-    old: Vec<(String, &'a T)>,
-    new: Vec<(String, &'a T)>,
-}
-
-impl<'a, T> Matched<'a, T> {
-    /// The variants both editions have: for each new row, every old row of
-    /// its variant.
-    fn pairs(&self) -> Vec<Pair<'a, T>> {
-        let old: std::collections::HashMap<&str, Vec<&'a T>> =
-            self.old
-                .iter()
-                .fold(std::collections::HashMap::new(), |mut m, (k, o)| {
-                    m.entry(k.as_str()).or_insert_with(Vec::new).push(*o);
-                    m
-                });
-        let mut pairs = Vec::new();
-        for (k, n) in &self.new {
-            for o in old.get(k.as_str()).into_iter().flatten() {
-                pairs.push(Pair {
-                    key: k.clone(),
-                    old: *o,
-                    new: *n,
-                });
-            }
-        }
-        pairs
-    }
-
-    /// The new edition's rows of a variant the old one has no row of.
-    fn added(&self) -> impl Iterator<Item = &(String, &'a T)> {
-        only_in(&self.new, &self.old)
-    }
-
-    /// The old edition's rows of a variant the new one has no row of.
-    fn dropped(&self) -> impl Iterator<Item = &(String, &'a T)> {
-        only_in(&self.old, &self.new)
-    }
-}
-
-/// The rows of a variant `other` has no row of.
-fn only_in<'s, 'a, T>(
-    rows: &'s [(String, &'a T)],
-    other: &'s [(String, &'a T)],
-) -> impl Iterator<Item = &'s (String, &'a T)> {
-    let keys: std::collections::HashSet<&str> = other.iter().map(|(k, _)| k.as_str()).collect();
-    rows.iter().filter(move |(k, _)| !keys.contains(k.as_str()))
-}
-
-pub struct Options {
-    /// Divide every figure by this variant's in the same edition.
-    pub relative_to: Option<String>,
-}
-
-/// The comparison as a document: the CPU table, the ws table, added and
-/// dropped variants, and old-vs-new charts.
-pub fn compare(
-    langs: &Languages,
-    old: &Edition,
-    new: &Edition,
-    opts: &Options,
-) -> Result<Document> {
-    let mut doc = Document {
-        title: format!(
-            "langbench comparison: {} → {}",
-            old.heading(),
-            new.heading()
-        ),
-        ..Default::default()
-    };
-    doc.meta.push((
-        "Old".into(),
-        format!("{} ({}): {}", old.label, old.dir.display(), old.about()),
-    ));
-    doc.meta.push((
-        "New".into(),
-        format!("{} ({}): {}", new.label, new.dir.display(), new.about()),
-    ));
-    if let (Some(a), Some(b)) = (old.machine(), new.machine()) {
-        if a.same_as(b) {
-            doc.meta.push((
-                "Machines".into(),
-                if a.kernel_differs(b) {
-                    format!(
-                        "the same: {} (kernel builds {} and {}: noted, not counted as \
-                         another machine)",
-                        a.hardware(),
-                        a.kernel,
-                        b.kernel
-                    )
-                } else {
-                    format!("the same: {}", a.describe())
-                },
-            ));
-        } else {
-            doc.meta.push((
-                "Machines".into(),
-                format!(
-                    "DIFFERENT: old on {}; new on {}. Ratios compare machines as well as \
-                     toolchains{}",
-                    a.describe(),
-                    b.describe(),
-                    if opts.relative_to.is_some() {
-                        ""
-                    } else {
-                        "; `--relative-to VARIANT` compares relative speed instead"
-                    }
-                ),
-            ));
-        }
-    }
-    doc.meta.push((
-        "Ratio".into(),
-        match &opts.relative_to {
-            Some(v) => format!(
-                "every figure is RELATIVE to {v} in the same edition (its time or RAM = 1.00); \
-                 × is new / old of those relative figures"
-            ),
-            None => "× is new / old of the figures (best of N): below 1.00 is faster (time) or \
-                     smaller (RAM)"
-                .into(),
-        },
-    ));
-    doc.meta.push(("Noise".into(), noise_text(old, new, opts)));
-    doc.meta.push((
-        "Built from".into(),
-        format!(
-            "the records of {} (digest {}) and {} (digest {}); `langbench report` rebuilds it \
-             when they change, `langbench report --check` tells when it is stale",
-            old.dir.display(),
-            old.digest,
-            new.dir.display(),
-            new.digest
-        ),
-    ));
-    if let (Some(so), Some(sn)) = (&old.summary, &new.summary) {
-        let (table, changes, charts, both) = cpu(langs, old, new, so, sn, opts)?;
-        doc.meta.push((
-            "Rank".into(),
-            format!(
-                "position by total time among the {both} variants with a complete row in both \
-                 directories (not each edition's own rank: variants one side lacks would move \
-                 it); rows whose totals lie within each other's range of runs share a rank (=)"
-            ),
-        ));
-        doc.tables.push(table);
-        doc.tables.push(changes);
-        doc.charts.extend(charts);
-    }
-    if !old.ws.is_empty() && !new.ws.is_empty() {
-        doc.tables.push(ws(langs, old, new));
-    }
-    ensure!(
-        !doc.tables.is_empty(),
-        "{} and {} hold no common kind of results (CPU benchmarks or ws-echo)",
-        old.dir.display(),
-        new.dir.display()
-    );
-    Ok(doc)
-}
-
-/// How changes are told from noise, and where they cannot be.
-fn noise_text(old: &Edition, new: &Edition, opts: &Options) -> String {
-    let mut text = "a cell whose sides both have two or more runs is tested: `faster` or \
-                    `slower` when the 95% confidence interval of the ratio of its runs' \
-                    geometric means excludes 1 (Welch's t-test on log run times), else `not \
-                    significant`; the interval shows under the ratio"
-        .to_string();
-    if opts.relative_to.is_some() {
-        text.push_str(
-            ". With --relative-to no cell is tested (the reference's own noise is in every \
-             relative figure)",
-        );
-    }
-    for e in [old, new] {
-        if e.published() {
-            text.push_str(&format!(
-                ". {} is a published edition: one figure per cell (its published best of 3) and \
-                 NO PER-RUN DATA, so no change against it can be told from noise: its ratios \
-                 are bare",
-                e.label
-            ));
-        }
-    }
-    text
-}
-
 /// Seconds and relative times alike: two decimals.
-fn fmt_time(v: f64, _relative: bool) -> String {
+pub(super) fn fmt_time(v: f64, _relative: bool) -> String {
     format!("{v:.2}")
 }
 
-fn fmt_ram(v: f64, relative: bool) -> String {
+pub(super) fn fmt_ram(v: f64, relative: bool) -> String {
     if relative {
         format!("{v:.2}")
     } else {
@@ -544,13 +114,13 @@ fn fmt_ram(v: f64, relative: bool) -> String {
 }
 
 /// "old → new" for one figure (a missing side says so).
-fn arrow(old: Option<f64>, new: Option<f64>, f: impl Fn(f64) -> String) -> String {
+pub(super) fn arrow(old: Option<f64>, new: Option<f64>, f: impl Fn(f64) -> String) -> String {
     let side = |v: Option<f64>| v.map(&f).unwrap_or_else(|| "-".into());
     format!("{} → {}", side(old), side(new))
 }
 
 /// "old → new" of a cell's times, each with its ± where it is noisy.
-fn arrow_noisy(fo: &Fig, fnw: &Fig, rel: bool) -> String {
+pub(super) fn arrow_noisy(fo: &Fig, fnw: &Fig, rel: bool) -> String {
     let side = |f: &Fig| match (f.time, f.noisy) {
         (Some(v), Some(cv)) => format!("{} ±{:.0}%", fmt_time(v, rel), cv * 100.0),
         (Some(v), None) => fmt_time(v, rel),
@@ -561,7 +131,7 @@ fn arrow_noisy(fo: &Fig, fnw: &Fig, rel: bool) -> String {
 
 /// The ratio cell: a number when both sides are comparable, otherwise text
 /// saying why not.
-fn ratio(old: &Fig, new: &Fig, pick: impl Fn(&Fig) -> Option<f64>) -> Cell {
+pub(super) fn ratio(old: &Fig, new: &Fig, pick: impl Fn(&Fig) -> Option<f64>) -> Cell {
     if let (Some(a), Some(b)) = (old.n, new.n)
         && a != b
     {
@@ -599,7 +169,7 @@ fn ratio(old: &Fig, new: &Fig, pick: impl Fn(&Fig) -> Option<f64>) -> Cell {
     }
 }
 
-fn opt_num(v: Option<f64>, f: impl Fn(f64) -> String) -> Cell {
+pub(super) fn opt_num(v: Option<f64>, f: impl Fn(f64) -> String) -> Cell {
     match v {
         Some(v) => Cell::number(v, f(v)),
         None => Cell::empty(""),
@@ -607,7 +177,7 @@ fn opt_num(v: Option<f64>, f: impl Fn(f64) -> String) -> Cell {
 }
 
 /// The rows with figures, each with the variant it stands for.
-fn installed<'a>(langs: &Languages, s: &'a Summary) -> Vec<(String, &'a Row)> {
+pub(super) fn installed<'a>(langs: &Languages, s: &'a Summary) -> Vec<(String, &'a Row)> {
     s.rows
         .iter()
         .filter(|r| r.installed() && r.started)
@@ -616,7 +186,7 @@ fn installed<'a>(langs: &Languages, s: &'a Summary) -> Vec<(String, &'a Row)> {
 }
 
 /// The `--relative-to` variant's row in one edition.
-fn reference<'a>(
+pub(super) fn reference<'a>(
     rows: &[(String, &'a Row)],
     label: &str,
     opts: &Options,
@@ -635,7 +205,7 @@ fn reference<'a>(
 /// figure, ratio, rank and version per benchmark and in total), the table
 /// of added and dropped variants, the chart of totals, and how many
 /// variants both have complete (the ranks' field).
-fn cpu(
+pub(super) fn cpu(
     langs: &Languages,
     old: &Edition,
     new: &Edition,
@@ -667,7 +237,7 @@ fn cpu(
 /// Each pair's rank on each side among the pairs complete on both sides:
 /// a rank within what both directories hold, so variants only one side
 /// has (or has complete) do not move it.
-fn common_ranks(pairs: &[Pair<Row>]) -> (Vec<Option<Rank>>, Vec<Option<Rank>>) {
+pub(super) fn common_ranks(pairs: &[Pair<Row>]) -> (Vec<Option<Rank>>, Vec<Option<Rank>>) {
     let both: Vec<usize> = (0..pairs.len())
         .filter(|&i| pairs[i].old.complete() && pairs[i].new.complete())
         .collect();
@@ -692,7 +262,7 @@ fn common_ranks(pairs: &[Pair<Row>]) -> (Vec<Option<Rank>>, Vec<Option<Rank>>) {
 }
 
 /// The CPU benchmarks either edition ran, in their usual order.
-fn benches(so: &Summary, sn: &Summary) -> Vec<Bench> {
+pub(super) fn benches(so: &Summary, sn: &Summary) -> Vec<Bench> {
     Bench::CPU
         .into_iter()
         .filter(|b| {
@@ -703,7 +273,7 @@ fn benches(so: &Summary, sn: &Summary) -> Vec<Bench> {
 
 /// One edition in the CPU comparison: its table and its `--relative-to`
 /// row.
-struct Side<'a> {
+pub(super) struct Side<'a> {
     summary: &'a Summary,
     reference: Option<&'a Row>,
 }
@@ -736,14 +306,14 @@ impl<'a> Side<'a> {
 }
 
 /// Both editions, and whether figures are relative (`--relative-to`).
-struct Sides<'a> {
+pub(super) struct Sides<'a> {
     old: Side<'a>,
     new: Side<'a>,
     rel: bool,
 }
 
 /// A pair's figures, old and new.
-struct PairFigs {
+pub(super) struct PairFigs {
     per_bench: Vec<(Bench, Fig, Fig)>,
     total: (Fig, Fig),
     /// A benchmark's N differs between the editions, so the totals add up
@@ -783,7 +353,7 @@ impl Sides<'_> {
 
 /// The CPU table as it is built, one matched pair at a time: its rows, its
 /// notes, and the chart's rows.
-struct CpuTable {
+pub(super) struct CpuTable {
     benches: Vec<Bench>,
     rel: bool,
     /// A side's rows come from more than one machine: a Machine column
@@ -1015,7 +585,7 @@ impl CpuTable {
 /// (assoc)" when only the resolved commands do (at the same N), "same", or
 /// "unknown" where either side recorded none (a published edition): never
 /// a guess.
-fn program_change(old: &Row, new: &Row) -> String {
+pub(super) fn program_change(old: &Row, new: &Row) -> String {
     let identity = |r: &Row, b: &Bench| {
         r.cells
             .get(b)
@@ -1045,7 +615,7 @@ fn program_change(old: &Row, new: &Row) -> String {
 
 /// Where a row ran when that is not the machine most of its directory's
 /// rows ran on: `#1 Intel Xeon`, and that machine's description.
-fn other_machine(s: &Summary, row: &Row) -> Option<(String, String)> {
+pub(super) fn other_machine(s: &Summary, row: &Row) -> Option<(String, String)> {
     let m = row.machine?;
     (s.machines.len() > 1 && Some(m) != s.main_machine).then(|| {
         (
@@ -1059,7 +629,7 @@ fn other_machine(s: &Summary, row: &Row) -> Option<(String, String)> {
 /// directory's main machine, else which side ran elsewhere, marked as the
 /// report marks it (its figures compare fairly only with rows of that
 /// machine).
-fn machine_cell(old: Option<(String, String)>, new: Option<(String, String)>) -> Cell {
+pub(super) fn machine_cell(old: Option<(String, String)>, new: Option<(String, String)>) -> Cell {
     let sides: Vec<(&str, (String, String))> = [("old", old), ("new", new)]
         .into_iter()
         .filter_map(|(side, m)| Some((side, m?)))
@@ -1083,7 +653,7 @@ fn machine_cell(old: Option<(String, String)>, new: Option<(String, String)>) ->
 }
 
 /// "old → new" to read, then each version as data.
-fn versions(old: &str, new: &str) -> [Cell; 3] {
+pub(super) fn versions(old: &str, new: &str) -> [Cell; 3] {
     [
         Cell::text(format!("{old} → {new}")),
         Cell::text(old),
@@ -1092,7 +662,7 @@ fn versions(old: &str, new: &str) -> [Cell; 3] {
 }
 
 /// The columns of `versions`.
-fn version_columns() -> [Column; 3] {
+pub(super) fn version_columns() -> [Column; 3] {
     [
         Column::new("Version", "version", Kind::Text, Show::Display),
         Column::new("Old version", "old_version", Kind::Text, Show::Data),
@@ -1101,7 +671,7 @@ fn version_columns() -> [Column; 3] {
 }
 
 /// Rank old → new (and how far it moved) to read, then each rank as data.
-fn rank_cells(ro: Option<Rank>, rn: Option<Rank>) -> [Cell; 3] {
+pub(super) fn rank_cells(ro: Option<Rank>, rn: Option<Rank>) -> [Cell; 3] {
     let text = match (ro, rn) {
         (Some(a), Some(b)) => {
             let moved = a.place as i64 - b.place as i64;
@@ -1125,14 +695,14 @@ fn rank_cells(ro: Option<Rank>, rn: Option<Rank>) -> [Cell; 3] {
 }
 
 /// A rank or an N (empty without one).
-fn count(v: Option<u64>) -> Cell {
+pub(super) fn count(v: Option<u64>) -> Cell {
     v.map_or(Cell::empty(""), |n| Cell::int(n as i64, n.to_string()))
 }
 
 /// A total's bar: plain (with the range of its runs as a whisker, where
 /// it has one), flagged (a total over a different N), or a labelled gap (a
 /// partial row has no total).
-fn total_bar(f: &Fig, size_mismatch: bool, range: Option<(f64, f64)>) -> Bar {
+pub(super) fn total_bar(f: &Fig, size_mismatch: bool, range: Option<(f64, f64)>) -> Bar {
     match f.time {
         Some(v) if !size_mismatch => Bar {
             range,
@@ -1154,12 +724,12 @@ fn total_bar(f: &Fig, size_mismatch: bool, range: Option<(f64, f64)>) -> Bar {
 }
 
 /// Seconds in the CPU tables.
-const SECS: Kind = Kind::Seconds { decimals: 3 };
+pub(super) const SECS: Kind = Kind::Seconds { decimals: 3 };
 
 /// The CPU table's columns: the variant, versions and ranks, then per
 /// benchmark and for the total the figures of `figure_columns` (and each
 /// benchmark's N).
-fn cpu_columns(benches: &[Bench], opts: &Options, machines: bool) -> Vec<Column> {
+pub(super) fn cpu_columns(benches: &[Bench], opts: &Options, machines: bool) -> Vec<Column> {
     let mut cols = vec![
         Column::new("Language", "language", Kind::Text, Show::Both),
         Column::new("Command Flags", "command_flags", Kind::Text, Show::Both),
@@ -1197,7 +767,7 @@ fn cpu_columns(benches: &[Bench], opts: &Options, machines: bool) -> Vec<Column>
 
 /// The columns of one benchmark's (or the total's) `figure_cells`; `ram`:
 /// where its RAM ratio shows.
-fn figure_columns(shown: &str, k: &str, opts: &Options, ram: Show) -> [Column; 10] {
+pub(super) fn figure_columns(shown: &str, k: &str, opts: &Options, ram: Show) -> [Column; 10] {
     let rel = opts.relative_to.is_some();
     let ram_kind = if rel { Kind::Ratio } else { Kind::Kb };
     let time_kind = if rel { Kind::Ratio } else { SECS };
@@ -1273,7 +843,7 @@ fn figure_columns(shown: &str, k: &str, opts: &Options, ram: Show) -> [Column; 1
 /// run in the new one (it has no row of a variant the languages file
 /// still has), dropped (the variant is gone from the languages file), with
 /// their total time.
-fn changes(langs: &Languages, rows: &Matched<Row>, new: &Edition) -> Table {
+pub(super) fn changes(langs: &Languages, rows: &Matched<Row>, new: &Edition) -> Table {
     let still = |k: &str| langs.variants.iter().any(|v| v.id == k);
     let not_run = format!("not run in {}", new.label);
     let added = rows.added().map(|r| ("added".to_string(), r));
@@ -1332,178 +902,10 @@ fn changes(langs: &Languages, rows: &Matched<Row>, new: &Edition) -> Table {
     }
 }
 
-/// ws-echo: per server both editions have and delay phase, rps, latency,
-/// server RAM and cores old → new; added and dropped servers as notes.
-fn ws(langs: &Languages, old: &Edition, new: &Edition) -> Table {
-    let servers = Matched {
-        old: ws_servers(langs, old),
-        new: ws_servers(langs, new),
-    };
-    let mut rows = Vec::new();
-    let mut notes = Vec::new();
-    for p in &servers.pairs() {
-        let (o, n) = (p.old, p.new);
-        if o.connections != n.connections {
-            notes.push(format!(
-                "{}: connections differ ({} vs {}): not the same load",
-                p.key, o.connections, n.connections
-            ));
-        }
-        for pn in &n.phases {
-            if let Some(po) = o.phases.iter().find(|x| x.delay_ms == pn.delay_ms) {
-                rows.push(ws_row(p, po, pn));
-            }
-        }
-    }
-    for (k, _) in servers.added() {
-        notes.push(format!(
-            "{k}: added (no server of that name in {})",
-            old.label
-        ));
-    }
-    for (k, _) in servers.dropped() {
-        notes.push(format!(
-            "{k}: dropped (no server of that name in {})",
-            new.label
-        ));
-    }
-    Table {
-        id: "compare-ws".into(),
-        title: format!("ws-echo {} → {}", old.label, new.label),
-        columns: ws_columns(),
-        rows,
-        notes: notes.into_iter().map(Note::from).collect(),
-        data_only: false,
-        labels: 2,
-    }
-}
-
-fn ws_library(r: &WsRecord) -> String {
-    crate::ws::record::library_name(&r.library)
-}
-
-/// An edition's ws servers, each with the variant it stands for.
-fn ws_servers<'a>(langs: &Languages, e: &'a Edition) -> Vec<(String, &'a WsRecord)> {
-    e.ws.iter()
-        .map(|r| (key(langs, &r.variant, &r.language, &ws_library(r)), r))
-        .collect()
-}
-
-/// One delay phase of a pair of servers.
-fn ws_row(p: &Pair<WsRecord>, po: &Phase, pn: &Phase) -> Vec<Cell> {
-    let (o, n) = (p.old, p.new);
-    // Ratios of a different load are flagged.
-    let r = |a: Option<f64>, b: Option<f64>| match (a, b) {
-        (Some(a), Some(b)) if a > 0.0 => {
-            let c = Cell::number(b / a, format!("×{:.2}", b / a));
-            if o.connections != n.connections {
-                c.marked(Mark::Flagged, Some("connections differ".into()))
-            } else {
-                c
-            }
-        }
-        _ => Cell::empty("-"),
-    };
-    let stat = |ph: &Phase, f: fn(&WindowStats) -> f64| ph.stats.as_ref().map(f);
-    let (rps_o, rps_n) = (stat(po, |s| s.rps), stat(pn, |s| s.rps));
-    let (lat_o, lat_n) = (
-        stat(po, |s| s.latency_mean_ms),
-        stat(pn, |s| s.latency_mean_ms),
-    );
-    let mb = |ph: &Phase| ph.server_rss_peak_kb.map(|k| k as f64 / 1024.0);
-    let f0 = |v: f64| format!("{v:.0}");
-    let f2 = |v: f64| format!("{v:.2}");
-    let mut row = vec![Cell::text(&p.key), Cell::text(ws_library(n))];
-    row.extend(versions(&o.version, &n.version));
-    row.push(Cell::number(pn.delay_ms, pn.delay_ms.to_string()));
-    row.extend(old_new(rps_o, rps_n, f0));
-    row.push(r(rps_o, rps_n));
-    row.extend(old_new(lat_o, lat_n, f2));
-    row.push(r(lat_o, lat_n));
-    row.extend(old_new(mb(po), mb(pn), f0));
-    row.extend(old_new(po.server_cores, pn.server_cores, f2));
-    row
-}
-
-/// A figure old → new to read, then old and new as data.
-fn old_new(old: Option<f64>, new: Option<f64>, f: impl Fn(f64) -> String) -> [Cell; 3] {
-    [
-        Cell::text(arrow(old, new, &f)),
-        opt_num(old, &f),
-        opt_num(new, &f),
-    ]
-}
-
-/// The ws table's columns (see `ws_row`).
-fn ws_columns() -> Vec<Column> {
-    let dec = |d| Kind::Decimal { decimals: d };
-    let mut cols = vec![
-        Column::new("Server", "variant", Kind::Text, Show::Both),
-        Column::new("Library", "library", Kind::Text, Show::Both),
-    ];
-    cols.extend(version_columns());
-    cols.extend([
-        Column::new("Delay (ms)", "delay_ms", Kind::Number, Show::Both),
-        Column::new("rps", "rps", Kind::Text, Show::Display),
-        Column::new("Old rps", "old_rps", dec(2), Show::Data),
-        Column::new("New rps", "new_rps", dec(2), Show::Data),
-        Column::new("rps ×", "rps_ratio", Kind::Ratio, Show::Both),
-        Column::new("Lat avg (ms)", "latency_avg", Kind::Text, Show::Display),
-        Column::new("Old lat avg (ms)", "old_latency_avg_ms", dec(3), Show::Data),
-        Column::new("New lat avg (ms)", "new_latency_avg_ms", dec(3), Show::Data),
-        Column::new("Lat ×", "latency_avg_ratio", Kind::Ratio, Show::Both),
-        Column::new("Server MB", "server_mb", Kind::Text, Show::Display),
-        Column::new("Old server MB", "old_server_ram_mb", dec(1), Show::Data),
-        Column::new("New server MB", "new_server_ram_mb", dec(1), Show::Data),
-        Column::new("Server cores", "server_cores", Kind::Text, Show::Display),
-        Column::new("Old server cores", "old_server_cores", dec(3), Show::Data),
-        Column::new("New server cores", "new_server_cores", dec(3), Show::Data),
-    ]);
-    cols
-}
-
-/// What `compare` prints.
-#[derive(Clone, Copy)]
-pub enum Format {
-    Terminal,
-    Markdown,
-    Csv,
-}
-
-/// `langbench compare OLD NEW`: the comparison printed in `format`, and
-/// with `out` also written there in every format.
-pub fn command(
-    langs: &Languages,
-    old: &Path,
-    new: &Path,
-    opts: &Options,
-    format: Format,
-    out: Option<&Path>,
-) -> Result<std::process::ExitCode> {
-    use crate::export::{Exporter, csv::Csv, markdown::Markdown, terminal};
-    let doc = compare(langs, &Edition::load(old)?, &Edition::load(new)?, opts)?;
-    match format {
-        Format::Terminal => print!("{}", terminal::document(&doc)),
-        Format::Markdown => print!("{}", String::from_utf8_lossy(&Markdown.render(&doc)?)),
-        Format::Csv => print!("{}", String::from_utf8_lossy(&Csv.render(&doc)?)),
-    }
-    if let Some(out) = out {
-        std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
-        let prov = crate::export::provenance::Provenance::new(
-            crate::export::provenance::Kind::Comparison,
-            out,
-            &[old, new],
-            opts.relative_to.clone(),
-        )?;
-        crate::export::write_comparison(out, "compare", &doc, &prov)?;
-        eprintln!("Wrote the comparison to {}", out.display());
-    }
-    Ok(std::process::ExitCode::SUCCESS)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compare::significance::{Verdict, significance};
 
     /// "program changed" where a source differs, "command changed" where
     /// only the commands do, "unknown" without identities (published).
@@ -1587,51 +989,5 @@ mod tests {
         // One warm run: no spread of warm runs; every run counts, as before.
         let two = fig(&[(7.07, Cold), (0.466, Warm)]);
         assert_eq!(two.runs, [7.07, 0.466]);
-    }
-
-    #[test]
-    fn a_doubled_cell_is_slower_and_the_same_runs_are_not_significant() {
-        let old = [1.00, 1.03, 0.98, 1.01, 0.99];
-        let doubled: Vec<f64> = old.iter().map(|v| v * 2.0).collect();
-        let c = significance(&old, &doubled).unwrap();
-        assert_eq!(c.verdict, Verdict::Slower);
-        assert!((c.ratio - 2.0).abs() < 1e-9, "{c:?}");
-        assert!(c.lo > 1.0 && c.lo < 2.0 && c.hi > 2.0, "{c:?}");
-        let halved: Vec<f64> = old.iter().map(|v| v / 2.0).collect();
-        assert_eq!(
-            significance(&old, &halved).unwrap().verdict,
-            Verdict::Faster
-        );
-        // The same runs: no change at all.
-        let same = significance(&old, &old).unwrap();
-        assert_eq!(same.verdict, Verdict::NotSignificant);
-        assert!((same.ratio - 1.0).abs() < 1e-12 && same.lo < 1.0 && same.hi > 1.0);
-        // Other runs of the same program, within their noise.
-        let again = [1.01, 0.99, 1.02, 0.97, 1.00];
-        assert_eq!(
-            significance(&old, &again).unwrap().verdict,
-            Verdict::NotSignificant
-        );
-        // 3% slower with a 1% spread: beyond the noise.
-        let slower: Vec<f64> = again.iter().map(|v| v * 1.03).collect();
-        let tight = [1.0, 1.01, 0.99, 1.0, 1.005];
-        let tight_slower: Vec<f64> = tight.iter().map(|v| v * 1.03 + 0.001).collect();
-        assert_eq!(
-            significance(&tight, &tight_slower).unwrap().verdict,
-            Verdict::Slower
-        );
-        // 3% with a 2% spread and five runs: not told apart.
-        assert_eq!(
-            significance(&old, &slower).unwrap().verdict,
-            Verdict::NotSignificant
-        );
-        // No spread at all: the ratio is exact.
-        let flat = significance(&[2.0, 2.0], &[3.0, 3.0]).unwrap();
-        assert_eq!(flat.verdict, Verdict::Slower);
-        assert!((flat.lo - 1.5).abs() < 1e-12 && (flat.hi - 1.5).abs() < 1e-12);
-        // One run a side (a published edition): no test.
-        assert_eq!(significance(&[1.0], &doubled), None);
-        assert_eq!(significance(&old, &[2.0]), None);
-        assert_eq!(significance(&[0.0, 1.0], &old), None);
     }
 }

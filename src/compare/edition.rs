@@ -1,0 +1,188 @@
+//! One results directory as compared ([`Edition`]), and how two editions'
+//! rows are matched: by the variant each stands for today ([`key`]).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Result, ensure};
+
+use crate::config::Languages;
+use crate::machine::Machine;
+use crate::report::Summary;
+use crate::store::Store;
+use crate::ws::record::WsRecord;
+use crate::ws::report as ws_report;
+
+/// One results directory, as compared.
+pub struct Edition {
+    pub dir: PathBuf,
+    /// Short name in headers: the directory's name (`2021`, `2026`).
+    pub label: String,
+    pub summary: Option<Summary>,
+    pub ws: Vec<WsRecord>,
+    /// The machine most of its rows ran on.
+    pub machine: Option<Machine>,
+    /// The variant ids its sessions selected (to tell "not run here" from
+    /// "dropped").
+    pub selected: Vec<String>,
+    /// A digest of its records (what a comparison is built from).
+    pub digest: String,
+}
+
+impl Edition {
+    pub fn load(dir: &Path) -> Result<Edition> {
+        ensure!(
+            dir.is_dir(),
+            "{} is not a results directory (no such directory)",
+            dir.display()
+        );
+        let store = Store::open(dir)?;
+        let stored = store.load()?;
+        let (ws, _) = ws_report::load(&store)?;
+        ensure!(
+            !stored.runs.is_empty() || !ws.is_empty(),
+            "{} holds no records (runs.jsonl or ws.jsonl)",
+            dir.display()
+        );
+        let ws = ws_report::latest(&ws).into_iter().cloned().collect();
+        let summary = (!stored.runs.is_empty()).then(|| Summary::from_stored(&stored));
+        // The machine most of its rows ran on (else its newest session's).
+        let machine = summary
+            .as_ref()
+            .and_then(|s| s.machine.clone())
+            .or_else(|| stored.sessions.last().map(|s| s.machine.clone()));
+        let mut selected: Vec<String> = stored
+            .sessions
+            .iter()
+            .flat_map(|s| s.variants.iter().map(|v| v.id.clone()))
+            .collect();
+        selected.sort();
+        selected.dedup();
+        Ok(Edition {
+            dir: dir.to_path_buf(),
+            label: dir
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_else(|| dir.display().to_string()),
+            summary,
+            ws,
+            machine,
+            selected,
+            digest: crate::export::provenance::records_digest(dir)?,
+        })
+    }
+
+    pub(super) fn machine(&self) -> Option<&Machine> {
+        self.machine.as_ref()
+    }
+
+    /// Whether its figures are a published edition's (no per-run data).
+    pub(super) fn published(&self) -> bool {
+        self.summary.as_ref().is_some_and(|s| s.published)
+    }
+
+    /// `2021 edition (as published)`, `2026 edition`: for the title.
+    pub(super) fn heading(&self) -> String {
+        match &self.summary {
+            Some(s) if s.published => format!("{} edition (as published)", s.edition),
+            Some(s) => format!("{} edition", s.edition),
+            None => self.label.clone(),
+        }
+    }
+
+    /// What the directory holds: its edition's title, langbench and
+    /// machine.
+    pub(super) fn about(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(s) = &self.summary {
+            parts.push(s.title());
+            if !s.langbench.is_empty() {
+                parts.push(format!("langbench {}", s.langbench.join(", ")));
+            }
+        } else if !self.ws.is_empty() {
+            parts.push(format!("{} ws-echo servers", self.ws.len()));
+        }
+        let machines = self.summary.as_ref().map_or(1, |s| s.machines.len());
+        match &self.machine {
+            Some(m) if machines > 1 => parts.push(format!(
+                "DIFFERENT HARDWARE within it: its rows come from {machines} machines, most \
+                 from {}; the others are marked in the Machine column",
+                m.hardware()
+            )),
+            Some(m) => parts.push(m.hardware()),
+            None => {}
+        }
+        parts.join("; ")
+    }
+}
+
+/// The variant a row stands for today: a published row's id may carry
+/// `@version` (two rows of one variant in one edition), and a row whose id
+/// is unknown resolves by language and flags through the aliases.
+pub fn key(langs: &Languages, id: &str, language: &str, flags: &str) -> String {
+    let base = id.split('@').next().unwrap_or(id);
+    if langs.variants.iter().any(|v| v.id == base) {
+        return base.to_string();
+    }
+    langs
+        .resolve(language, flags)
+        .map(|v| v.id.clone())
+        .unwrap_or_else(|| base.to_string())
+}
+
+/// A matched pair of rows (CPU rows or ws servers) of one variant.
+pub(super) struct Pair<'a, T> {
+    pub(super) key: String,
+    pub(super) old: &'a T,
+    pub(super) new: &'a T,
+}
+
+/// Each edition's rows (CPU rows or ws servers), each with the variant it
+/// stands for (see `key`).
+pub(super) struct Matched<'a, T> {
+    pub(super) old: Vec<(String, &'a T)>,
+    pub(super) new: Vec<(String, &'a T)>,
+}
+
+impl<'a, T> Matched<'a, T> {
+    /// The variants both editions have: for each new row, every old row of
+    /// its variant.
+    pub(super) fn pairs(&self) -> Vec<Pair<'a, T>> {
+        let old: std::collections::HashMap<&str, Vec<&'a T>> =
+            self.old
+                .iter()
+                .fold(std::collections::HashMap::new(), |mut m, (k, o)| {
+                    m.entry(k.as_str()).or_insert_with(Vec::new).push(*o);
+                    m
+                });
+        let mut pairs = Vec::new();
+        for (k, n) in &self.new {
+            for o in old.get(k.as_str()).into_iter().flatten() {
+                pairs.push(Pair {
+                    key: k.clone(),
+                    old: *o,
+                    new: *n,
+                });
+            }
+        }
+        pairs
+    }
+
+    /// The new edition's rows of a variant the old one has no row of.
+    pub(super) fn added(&self) -> impl Iterator<Item = &(String, &'a T)> {
+        only_in(&self.new, &self.old)
+    }
+
+    /// The old edition's rows of a variant the new one has no row of.
+    pub(super) fn dropped(&self) -> impl Iterator<Item = &(String, &'a T)> {
+        only_in(&self.old, &self.new)
+    }
+}
+
+/// The rows of a variant `other` has no row of.
+pub(super) fn only_in<'s, 'a, T>(
+    rows: &'s [(String, &'a T)],
+    other: &'s [(String, &'a T)],
+) -> impl Iterator<Item = &'s (String, &'a T)> {
+    let keys: std::collections::HashSet<&str> = other.iter().map(|(k, _)| k.as_str()).collect();
+    rows.iter().filter(move |(k, _)| !keys.contains(k.as_str()))
+}

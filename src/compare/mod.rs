@@ -1,0 +1,80 @@
+//! `langbench compare OLD NEW`: two results directories (a published
+//! edition and this year's run, or any two), variant by variant and
+//! benchmark by benchmark: old and new figures, their ratio (new / old), the
+//! rank and the version in each. Rows are matched by variant: the id, or a
+//! published row's language and flags through `aliases` in the languages
+//! file. A different N or a different machine is flagged, never compared
+//! silently; `--relative-to` divides each edition's figures by one
+//! variant's in that edition, so editions from different machines compare
+//! as relative speed.
+//!
+//! How sure: where both sides of a cell have per-run data (two runs or
+//! more each), the change is tested against the noise of those runs (the
+//! runs of its spread: a cold first run is left out where the cell has two
+//! warm ones, see [`crate::noise::NoiseSample`])
+//! ([`significance`]: Welch's t-test on the logarithms of the run times)
+//! and called `faster`, `slower` or `not significant`, with the 95%
+//! confidence interval of the ratio. A published edition has one figure per
+//! cell (the published best of 3) and no runs, and the comparison says so.
+//!
+//! A comparison directory records what it was built from
+//! ([`crate::export::provenance`]), so `langbench report` can rebuild it
+//! when an input changes and `report --check` can tell a stale one.
+//!
+//! Here is the command; `edition` loads a directory and matches its rows,
+//! `table` builds the comparison's document from `cpu` (the CPU table, its
+//! chart, the added and dropped variants) and `ws` (the ws-echo table),
+//! `significance` tells a change from noise.
+
+mod cpu;
+pub mod edition;
+pub mod significance;
+pub mod table;
+mod ws;
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use crate::config::Languages;
+use edition::Edition;
+use table::{Options, compare};
+
+/// What `compare` prints.
+#[derive(Clone, Copy)]
+pub enum Format {
+    Terminal,
+    Markdown,
+    Csv,
+}
+
+/// `langbench compare OLD NEW`: the comparison printed in `format`, and
+/// with `out` also written there in every format.
+pub fn command(
+    langs: &Languages,
+    old: &Path,
+    new: &Path,
+    opts: &Options,
+    format: Format,
+    out: Option<&Path>,
+) -> Result<std::process::ExitCode> {
+    use crate::export::{Exporter, csv::Csv, markdown::Markdown, terminal};
+    let doc = compare(langs, &Edition::load(old)?, &Edition::load(new)?, opts)?;
+    match format {
+        Format::Terminal => print!("{}", terminal::document(&doc)),
+        Format::Markdown => print!("{}", String::from_utf8_lossy(&Markdown.render(&doc)?)),
+        Format::Csv => print!("{}", String::from_utf8_lossy(&Csv.render(&doc)?)),
+    }
+    if let Some(out) = out {
+        std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+        let prov = crate::export::provenance::Provenance::new(
+            crate::export::provenance::Kind::Comparison,
+            out,
+            &[old, new],
+            opts.relative_to.clone(),
+        )?;
+        crate::export::write_comparison(out, "compare", &doc, &prov)?;
+        eprintln!("Wrote the comparison to {}", out.display());
+    }
+    Ok(std::process::ExitCode::SUCCESS)
+}

@@ -1,0 +1,149 @@
+//! The comparison as a document ([`compare`]): its facts (the editions,
+//! machines, how ratios and noise are read, what it was built from), the
+//! CPU tables and chart (`cpu`) and the ws-echo table (`ws`).
+
+use anyhow::{Result, ensure};
+
+use super::cpu::cpu;
+use super::edition::Edition;
+use super::ws::ws;
+use crate::config::Languages;
+use crate::export::Document;
+
+pub struct Options {
+    /// Divide every figure by this variant's in the same edition.
+    pub relative_to: Option<String>,
+}
+
+/// The comparison as a document: the CPU table, the ws table, added and
+/// dropped variants, and old-vs-new charts.
+pub fn compare(
+    langs: &Languages,
+    old: &Edition,
+    new: &Edition,
+    opts: &Options,
+) -> Result<Document> {
+    let mut doc = Document {
+        title: format!(
+            "langbench comparison: {} → {}",
+            old.heading(),
+            new.heading()
+        ),
+        ..Default::default()
+    };
+    doc.meta.push((
+        "Old".into(),
+        format!("{} ({}): {}", old.label, old.dir.display(), old.about()),
+    ));
+    doc.meta.push((
+        "New".into(),
+        format!("{} ({}): {}", new.label, new.dir.display(), new.about()),
+    ));
+    if let (Some(a), Some(b)) = (old.machine(), new.machine()) {
+        if a.same_as(b) {
+            doc.meta.push((
+                "Machines".into(),
+                if a.kernel_differs(b) {
+                    format!(
+                        "the same: {} (kernel builds {} and {}: noted, not counted as \
+                         another machine)",
+                        a.hardware(),
+                        a.kernel,
+                        b.kernel
+                    )
+                } else {
+                    format!("the same: {}", a.describe())
+                },
+            ));
+        } else {
+            doc.meta.push((
+                "Machines".into(),
+                format!(
+                    "DIFFERENT: old on {}; new on {}. Ratios compare machines as well as \
+                     toolchains{}",
+                    a.describe(),
+                    b.describe(),
+                    if opts.relative_to.is_some() {
+                        ""
+                    } else {
+                        "; `--relative-to VARIANT` compares relative speed instead"
+                    }
+                ),
+            ));
+        }
+    }
+    doc.meta.push((
+        "Ratio".into(),
+        match &opts.relative_to {
+            Some(v) => format!(
+                "every figure is RELATIVE to {v} in the same edition (its time or RAM = 1.00); \
+                 × is new / old of those relative figures"
+            ),
+            None => "× is new / old of the figures (best of N): below 1.00 is faster (time) or \
+                     smaller (RAM)"
+                .into(),
+        },
+    ));
+    doc.meta.push(("Noise".into(), noise_text(old, new, opts)));
+    doc.meta.push((
+        "Built from".into(),
+        format!(
+            "the records of {} (digest {}) and {} (digest {}); `langbench report` rebuilds it \
+             when they change, `langbench report --check` tells when it is stale",
+            old.dir.display(),
+            old.digest,
+            new.dir.display(),
+            new.digest
+        ),
+    ));
+    if let (Some(so), Some(sn)) = (&old.summary, &new.summary) {
+        let (table, changes, charts, both) = cpu(langs, old, new, so, sn, opts)?;
+        doc.meta.push((
+            "Rank".into(),
+            format!(
+                "position by total time among the {both} variants with a complete row in both \
+                 directories (not each edition's own rank: variants one side lacks would move \
+                 it); rows whose totals lie within each other's range of runs share a rank (=)"
+            ),
+        ));
+        doc.tables.push(table);
+        doc.tables.push(changes);
+        doc.charts.extend(charts);
+    }
+    if !old.ws.is_empty() && !new.ws.is_empty() {
+        doc.tables.push(ws(langs, old, new));
+    }
+    ensure!(
+        !doc.tables.is_empty(),
+        "{} and {} hold no common kind of results (CPU benchmarks or ws-echo)",
+        old.dir.display(),
+        new.dir.display()
+    );
+    Ok(doc)
+}
+
+/// How changes are told from noise, and where they cannot be.
+pub(super) fn noise_text(old: &Edition, new: &Edition, opts: &Options) -> String {
+    let mut text = "a cell whose sides both have two or more runs is tested: `faster` or \
+                    `slower` when the 95% confidence interval of the ratio of its runs' \
+                    geometric means excludes 1 (Welch's t-test on log run times), else `not \
+                    significant`; the interval shows under the ratio"
+        .to_string();
+    if opts.relative_to.is_some() {
+        text.push_str(
+            ". With --relative-to no cell is tested (the reference's own noise is in every \
+             relative figure)",
+        );
+    }
+    for e in [old, new] {
+        if e.published() {
+            text.push_str(&format!(
+                ". {} is a published edition: one figure per cell (its published best of 3) and \
+                 NO PER-RUN DATA, so no change against it can be told from noise: its ratios \
+                 are bare",
+                e.label
+            ));
+        }
+    }
+    text
+}
