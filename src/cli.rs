@@ -18,7 +18,7 @@ use clap::{Parser, Subcommand};
 use crate::bench::{Bench, Size};
 use crate::config::{Languages, Variant};
 use crate::spawn::{Containment, Spawner};
-use crate::{check, compare, history, import, report, scaffold, suite, ws};
+use crate::{check, compare, history, import, scaffold, suite, summary, ws};
 
 #[derive(Parser)]
 #[command(
@@ -292,14 +292,14 @@ impl RunArgs {
         // The report shows the programs and notes of the file it ran.
         view.languages = Some(self.languages.languages.clone());
         if let Some(d) = &self.balance_from {
-            crate::suggest::results_dir(d, "--balance-from")?;
+            crate::store::results_dir(d, "--balance-from")?;
         }
         let out = self
             .out
             .clone()
             .unwrap_or_else(|| suite::default_out(self.size));
         if self.resume && !out.exists() {
-            let near = crate::suggest::similar_results_dir(&out)
+            let near = crate::store::similar_results_dir(&out)
                 .map(|d| format!(": did you mean {d}?"))
                 .unwrap_or_default();
             anyhow::bail!(
@@ -687,8 +687,8 @@ pub struct CompareArgs {
 }
 
 impl CompareArgs {
-    pub fn options(&self) -> compare::table::Options {
-        compare::table::Options {
+    pub fn options(&self) -> compare::edition::Options {
+        compare::edition::Options {
             relative_to: self.relative_to.clone(),
         }
     }
@@ -754,7 +754,7 @@ pub struct HistoryArgs {
 }
 
 impl ReportArgs {
-    pub fn view(&self) -> Result<report::View> {
+    pub fn view(&self) -> Result<summary::View> {
         let mut view = self.view.view()?;
         view.languages = Some(self.languages.languages.clone());
         Ok(view)
@@ -878,13 +878,13 @@ pub struct ViewArgs {
 }
 
 impl ViewArgs {
-    pub fn view(&self) -> Result<report::View> {
+    pub fn view(&self) -> Result<summary::View> {
         anyhow::ensure!(
             self.noise_threshold > 0.0 && self.noise_threshold < 100.0,
             "--noise-threshold is a percentage between 0 and 100, got {}",
             self.noise_threshold
         );
-        Ok(report::View {
+        Ok(summary::View {
             show_spread: self.spread,
             noise_cv: self.noise_threshold / 100.0,
             languages: None,

@@ -15,8 +15,8 @@ use crate::config::Languages;
 use crate::machine::Machine;
 use crate::record::{Origin, RunRecord, SCHEMA, SessionRecord, Status, now_rfc3339};
 use crate::store::Store;
+use crate::ws::record::{Phase, WS_RECORDS, WsRecord, WsStatus};
 use crate::ws::record::{WindowStats, library_name};
-use crate::ws::{Phase, WS_RECORDS, WsRecord, WsStatus};
 
 /// The editions' "did not finish" time (seconds).
 pub const SENTINEL_S: f64 = 999.99;
@@ -195,7 +195,7 @@ pub fn import(langs: &Languages, opts: &Options) -> Result<Imported> {
     for r in &ws {
         store.append(WS_RECORDS, r)?;
     }
-    crate::export::write_all(&store)?;
+    crate::derived::write_all(&store)?;
     Ok(out)
 }
 

@@ -8,9 +8,7 @@ use anyhow::Result;
 use clap::Parser;
 
 use langbench::cli::{Cli, Command, ToolchainsAction, WsAction, WsCommandArgs};
-use langbench::{
-    check, compare, export, history, import, list, measure, merge, scaffold, suggest, suite,
-};
+use langbench::{check, compare, history, import, list, measure, merge, scaffold, suite};
 use langbench::{toolchain, verify, ws};
 
 fn main() -> ExitCode {
@@ -114,14 +112,14 @@ fn real_main() -> Result<ExitCode> {
         } => langbench::state::clear_caches(&a.lang, a.dry_run),
         Command::Import(a) => import::command(&a.languages.load()?, &a.options()),
         Command::Compare(a) => {
-            suggest::results_dir(&a.old, "compare: OLD")?;
-            suggest::results_dir(&a.new, "compare: NEW")?;
+            langbench::store::results_dir(&a.old, "compare: OLD")?;
+            langbench::store::results_dir(&a.new, "compare: NEW")?;
             let (langs, out) = (a.languages.load()?, a.out.as_deref());
             compare::command(&langs, &a.old, &a.new, &a.options(), a.format.into(), out)
         }
         Command::Merge(a) => {
             for d in &a.dirs {
-                suggest::results_dir(d, "merge:")?;
+                langbench::store::results_dir(d, "merge:")?;
             }
             merge::command(&a.out, &a.dirs, a.prefer.as_deref())
         }
@@ -129,12 +127,12 @@ fn real_main() -> Result<ExitCode> {
             // Comparison and history directories hold provenance.json, not
             // records; --check skips what is no directory (`results/*`).
             let checked = |d: &&std::path::PathBuf| {
-                (!a.check || d.is_dir()) && !d.join(export::provenance::FILE).is_file()
+                (!a.check || d.is_dir()) && !d.join(langbench::derived::provenance::FILE).is_file()
             };
             for d in a.dirs.iter().filter(checked) {
-                suggest::results_dir(d, "report:")?;
+                langbench::store::results_dir(d, "report:")?;
             }
-            export::refresh::report_command(&a.dirs, a.view()?, a.check, a.wide)
+            langbench::derived::refresh::report_command(&a.dirs, a.view()?, a.check, a.wide)
         }
         Command::History(a) => {
             let (langs, out) = (a.languages.load()?, a.out.as_deref());

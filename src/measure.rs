@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::report::thousands;
+use crate::document::thousands;
 use crate::spawn::{Containment, Exit, Outcome, Request, Spawner};
 
 #[derive(Serialize)]

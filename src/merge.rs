@@ -12,10 +12,10 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail, ensure};
 
 use crate::bench::Bench;
-use crate::export::Derived;
+use crate::derived::Derived;
 use crate::record::{RunRecord, SessionRecord};
 use crate::store::{RUNS, Store};
-use crate::ws::{WS_RECORDS, WsRecord};
+use crate::ws::record::{WS_RECORDS, WsRecord};
 
 /// What a merge did.
 #[derive(Debug)]
@@ -77,7 +77,7 @@ fn read(dirs: &[PathBuf], warnings: &mut Vec<String>) -> Result<Vec<Source>> {
         ensure!(d.is_dir(), "{} is not a results directory", d.display());
         let store = Store::open(d)?;
         let stored = store.load()?;
-        let (ws, w) = crate::ws::report::load(&store)?;
+        let (ws, w) = crate::ws::summary::load(&store)?;
         warnings.extend(stored.warnings);
         warnings.extend(w);
         sources.push(Source {
@@ -295,7 +295,7 @@ fn write(
     for r in ws {
         store.append(WS_RECORDS, r)?;
     }
-    crate::export::write_all(&store)
+    crate::derived::write_all(&store)
 }
 
 fn same_dir(a: &Path, b: &Path) -> bool {

@@ -2,7 +2,7 @@
 //! session cleanly (what finished is kept); a second one kills langbench at
 //! once. Long loops ask `interrupted()` between steps, a command being
 //! waited for gets the interrupt forwarded (`forward_while`), and a command
-//! that was interrupted exits 130 (`finish`).
+//! that was interrupted exits 130 (`derived::finish`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -54,20 +54,4 @@ pub fn forward_while<T>(agent: libc::pid_t, wait: impl FnOnce() -> T) -> T {
     done.store(true, Ordering::SeqCst);
     let _ = watcher.join();
     out
-}
-
-/// Says where the results are, naming the page to open; 130 after
-/// Ctrl-C, like a shell.
-pub fn finish(out: &std::path::Path) -> std::process::ExitCode {
-    let page = out.join(crate::export::html::FILE);
-    if page.is_file() {
-        println!("Results: {} (open {})", out.display(), page.display());
-    } else {
-        println!("Results: {}", out.display());
-    }
-    if interrupted() {
-        std::process::ExitCode::from(130)
-    } else {
-        std::process::ExitCode::SUCCESS
-    }
 }

@@ -12,8 +12,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use sha2::{Digest, Sha256};
 
 use crate::record::{RunRecord, SCHEMA, SessionRecord};
+use crate::ws::record::WS_RECORDS;
 
 /// The session records ([`SessionRecord`], one JSON object per line).
 pub const SESSIONS: &str = "sessions.jsonl";
@@ -322,6 +324,105 @@ impl Store {
     }
 }
 
+/// sha256 (first 16 hex digits) over the record files of a results
+/// directory (`sessions.jsonl`, `runs.jsonl`, `ws.jsonl`: each one's name,
+/// length and bytes, in that order, absent ones skipped). Equal digests:
+/// the same records.
+pub fn records_digest(dir: &Path) -> Result<String> {
+    if !dir.is_dir() {
+        bail!("{} does not exist (or is not a directory)", dir.display());
+    }
+    let mut h = Sha256::new();
+    let mut any = false;
+    for name in [SESSIONS, RUNS, WS_RECORDS] {
+        let path = dir.join(name);
+        match std::fs::read(&path) {
+            Ok(bytes) => {
+                any = true;
+                h.update(name.as_bytes());
+                h.update((bytes.len() as u64).to_le_bytes());
+                h.update(&bytes);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+        }
+    }
+    if !any {
+        bail!("{} holds no records", dir.display());
+    }
+    Ok(h.finalize()
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
+/// Directories beside `dir` (in its parent) that hold records, as paths
+/// written like `dir`.
+fn results_dirs_beside(dir: &Path) -> Vec<PathBuf> {
+    let parent = match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let Ok(entries) = std::fs::read_dir(&parent) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| holds_records(&e.path()))
+        .map(|e| match dir.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.join(e.file_name()),
+            _ => PathBuf::from(e.file_name()),
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Whether `dir` holds run or ws records.
+pub fn holds_records(dir: &Path) -> bool {
+    [RUNS, WS_RECORDS].iter().any(|f| dir.join(f).is_file())
+}
+
+/// A results directory beside `dir` whose name is close to its name.
+pub fn similar_results_dir(dir: &Path) -> Option<String> {
+    let name = dir.file_name()?.to_string_lossy().into_owned();
+    let beside = results_dirs_beside(dir);
+    let names: Vec<String> = beside
+        .iter()
+        .filter_map(|p| Some(p.file_name()?.to_string_lossy().into_owned()))
+        .collect();
+    let near = crate::suggest::closest(&name, names.iter().map(String::as_str));
+    let first = near.first()?;
+    beside
+        .iter()
+        .find(|p| p.file_name().is_some_and(|f| f.to_string_lossy() == *first))
+        .map(|p| p.display().to_string())
+}
+
+/// Checks that `dir` (named on the command line as `what`, e.g. `--balance-from`)
+/// is a results directory: it exists, is a directory and holds records.
+pub fn results_dir(dir: &Path, what: &str) -> Result<()> {
+    let shown = dir.display();
+    if !dir.exists() {
+        let hint = similar_results_dir(dir)
+            .map(|d| format!(": did you mean {d}?"))
+            .unwrap_or_default();
+        bail!("{what} {shown} does not exist{hint}");
+    }
+    if !dir.is_dir() {
+        bail!("{what} {shown} is not a directory (a results directory is one)");
+    }
+    if !holds_records(dir) {
+        bail!(
+            "{what} {shown} holds no records ({} or {}): not a results directory",
+            RUNS,
+            WS_RECORDS
+        );
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -451,5 +552,33 @@ mod tests {
                 .to_string()
                 .contains("upgrade langbench")
         );
+    }
+
+    #[test]
+    fn a_missing_results_directory_does_not_exist_and_a_near_one_is_named() {
+        let d = tempfile::tempdir().unwrap();
+        let real = d.path().join("2026");
+        std::fs::create_dir(&real).unwrap();
+        std::fs::write(real.join(RUNS), "").unwrap();
+        std::fs::create_dir(d.path().join("empty")).unwrap();
+        std::fs::write(d.path().join("file"), "").unwrap();
+        let err = |p: &Path| results_dir(p, "compare").unwrap_err().to_string();
+        let typo = d.path().join("2062");
+        assert_eq!(
+            err(&typo),
+            format!(
+                "compare {} does not exist: did you mean {}?",
+                typo.display(),
+                real.display()
+            )
+        );
+        let far = d.path().join("nothing-like-it");
+        assert_eq!(
+            err(&far),
+            format!("compare {} does not exist", far.display())
+        );
+        assert!(err(&d.path().join("empty")).contains("holds no records"));
+        assert!(err(&d.path().join("file")).contains("is not a directory"));
+        assert!(results_dir(&real, "compare").is_ok());
     }
 }

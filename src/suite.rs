@@ -18,20 +18,22 @@ use anyhow::{Context, Result, bail};
 
 use crate::bench::{Bench, Size};
 use crate::config::{Template, Variant, Vars};
+use crate::derived::finish;
+use crate::document::thousands;
 use crate::estimate::{Basis, Estimator, Figure, Figures};
 use crate::export;
 use crate::noise::Runs;
 use crate::progress::{Progress, duration};
 use crate::record::{Identity, Origin, RunRecord, SCHEMA, Status, VariantInfo, now_rfc3339};
-use crate::report::{Summary, thousands};
 use crate::resume::{self, Held};
 use crate::session::{SessionParams, begin_session};
 use crate::shard::{Plan, Shard};
-use crate::signals::{finish, install_interrupt_handler, interrupted};
+use crate::signals::{install_interrupt_handler, interrupted};
 use crate::spawn::{Exit, Limits, Outcome, Spawner, escape};
 use crate::state::Caches;
 use crate::step::{self, Step, stderr_tail};
 use crate::store::{Store, Stored};
+use crate::summary::Summary;
 use crate::verify;
 
 /// What `langbench run` was asked to do.
@@ -47,7 +49,7 @@ pub struct Options {
     /// carry on after the finished runs of cells cut short.
     pub resume: bool,
     /// How the tables are rendered (spread column, noise threshold).
-    pub view: crate::report::View,
+    pub view: crate::summary::View,
     /// `--shard K/N` (recorded in the session).
     pub shard: Option<Shard>,
     /// `--balance-from`: the results directory whose records estimate what
@@ -261,7 +263,7 @@ pub fn command(
     }
     if opts.benches.contains(&Bench::WsEcho) && !interrupted() {
         let records = crate::ws::benchmark(spawner, &variants, ws)?;
-        crate::ws::report::print(&records);
+        crate::ws::summary::print(&records);
     }
     Ok(finish(&opts.out))
 }
@@ -281,7 +283,7 @@ pub fn benchmark(
     let created = !opts.out.exists();
     let store = Store::open(&opts.out)?;
     if created {
-        let near = crate::suggest::similar_results_dir(&opts.out)
+        let near = crate::store::similar_results_dir(&opts.out)
             .map(|d| format!("; did you mean {d}?"))
             .unwrap_or_default();
         eprintln!(
@@ -448,7 +450,7 @@ fn cells(variants: &[&Variant], opts: &Options) -> Vec<(usize, Bench)> {
 /// and the table of what the directory holds; after Ctrl-C, the command
 /// that continues.
 fn summary(store: &Store, opts: &Options) -> Result<Summary> {
-    let derived = export::write_all_with(store, opts.view.clone())?;
+    let derived = crate::derived::write_all_with(store, opts.view.clone())?;
     for w in &derived.warnings {
         eprintln!("warning: {w}");
     }
@@ -746,7 +748,7 @@ impl Suite<'_> {
     /// Stores a record and rewrites the derived files.
     fn save(&self, rec: RunRecord) -> Result<()> {
         self.store.append_run(&rec)?;
-        export::write_all_with(self.store, self.opts.view.clone())?;
+        crate::derived::write_all_with(self.store, self.opts.view.clone())?;
         Ok(())
     }
 }

@@ -4,16 +4,18 @@
 
 use anyhow::{Context, Result};
 
+use super::cells::{opt_num, version_columns, versions};
+use super::edition::Options;
 use super::edition::{Edition, Matched, Pair, key};
 use super::significance::{Verdict, significance};
-use super::table::Options;
 use crate::bench::Bench;
 use crate::config::Languages;
-use crate::export::{
+use crate::document::thousands;
+use crate::document::{
     Bar, BarChart, BarRow, Cell, Column, Flag, Kind, Mark, Note, Show, Table, Unit,
 };
 use crate::record::Status;
-use crate::report::{Rank, Row, Summary, ranks, thousands};
+use crate::summary::{Rank, Row, Summary, ranks};
 
 /// A figure of one cell in one edition.
 #[derive(Clone, Default)]
@@ -113,12 +115,6 @@ pub(super) fn fmt_ram(v: f64, relative: bool) -> String {
     }
 }
 
-/// "old → new" for one figure (a missing side says so).
-pub(super) fn arrow(old: Option<f64>, new: Option<f64>, f: impl Fn(f64) -> String) -> String {
-    let side = |v: Option<f64>| v.map(&f).unwrap_or_else(|| "-".into());
-    format!("{} → {}", side(old), side(new))
-}
-
 /// "old → new" of a cell's times, each with its ± where it is noisy.
 pub(super) fn arrow_noisy(fo: &Fig, fnw: &Fig, rel: bool) -> String {
     let side = |f: &Fig| match (f.time, f.noisy) {
@@ -166,13 +162,6 @@ pub(super) fn ratio(old: &Fig, new: &Fig, pick: impl Fn(&Fig) -> Option<f64>) ->
                 .flagged(Flag::Partial),
             _ => Cell::empty("-").marked(Mark::Failed, Some("a side has no figure".into())),
         },
-    }
-}
-
-pub(super) fn opt_num(v: Option<f64>, f: impl Fn(f64) -> String) -> Cell {
-    match v {
-        Some(v) => Cell::number(v, f(v)),
-        None => Cell::empty(""),
     }
 }
 
@@ -650,24 +639,6 @@ pub(super) fn machine_cell(old: Option<(String, String)>, new: Option<(String, S
     Cell::text(text)
         .marked(Mark::Flagged, Some(why))
         .flagged(Flag::Machine)
-}
-
-/// "old → new" to read, then each version as data.
-pub(super) fn versions(old: &str, new: &str) -> [Cell; 3] {
-    [
-        Cell::text(format!("{old} → {new}")),
-        Cell::text(old),
-        Cell::text(new),
-    ]
-}
-
-/// The columns of `versions`.
-pub(super) fn version_columns() -> [Column; 3] {
-    [
-        Column::new("Version", "version", Kind::Text, Show::Display),
-        Column::new("Old version", "old_version", Kind::Text, Show::Data),
-        Column::new("New version", "new_version", Kind::Text, Show::Data),
-    ]
 }
 
 /// Rank old → new (and how far it moved) to read, then each rank as data.

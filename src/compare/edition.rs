@@ -7,10 +7,10 @@ use anyhow::{Result, ensure};
 
 use crate::config::Languages;
 use crate::machine::Machine;
-use crate::report::Summary;
 use crate::store::Store;
+use crate::summary::Summary;
 use crate::ws::record::WsRecord;
-use crate::ws::report as ws_report;
+use crate::ws::summary as ws_summary;
 
 /// One results directory, as compared.
 pub struct Edition {
@@ -37,13 +37,13 @@ impl Edition {
         );
         let store = Store::open(dir)?;
         let stored = store.load()?;
-        let (ws, _) = ws_report::load(&store)?;
+        let (ws, _) = ws_summary::load(&store)?;
         ensure!(
             !stored.runs.is_empty() || !ws.is_empty(),
             "{} holds no records (runs.jsonl or ws.jsonl)",
             dir.display()
         );
-        let ws = ws_report::latest(&ws).into_iter().cloned().collect();
+        let ws = ws_summary::latest(&ws).into_iter().cloned().collect();
         let summary = (!stored.runs.is_empty()).then(|| Summary::from_stored(&stored));
         // The machine most of its rows ran on (else its newest session's).
         let machine = summary
@@ -67,7 +67,7 @@ impl Edition {
             ws,
             machine,
             selected,
-            digest: crate::export::provenance::records_digest(dir)?,
+            digest: crate::store::records_digest(dir)?,
         })
     }
 
@@ -185,4 +185,10 @@ pub(super) fn only_in<'s, 'a, T>(
 ) -> impl Iterator<Item = &'s (String, &'a T)> {
     let keys: std::collections::HashSet<&str> = other.iter().map(|(k, _)| k.as_str()).collect();
     rows.iter().filter(move |(k, _)| !keys.contains(k.as_str()))
+}
+
+/// How the editions are compared.
+pub struct Options {
+    /// Divide every figure by this variant's in the same edition.
+    pub relative_to: Option<String>,
 }

@@ -18,7 +18,7 @@
 //! cell (the published best of 3) and no runs, and the comparison says so.
 //!
 //! A comparison directory records what it was built from
-//! ([`crate::export::provenance`]), so `langbench report` can rebuild it
+//! ([`crate::derived::provenance`]), so `langbench report` can rebuild it
 //! when an input changes and `report --check` can tell a stale one.
 //!
 //! Here is the command; `edition` loads a directory and matches its rows,
@@ -26,6 +26,7 @@
 //! chart, the added and dropped variants) and `ws` (the ws-echo table),
 //! `significance` tells a change from noise.
 
+mod cells;
 mod cpu;
 pub mod edition;
 pub mod significance;
@@ -37,8 +38,8 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use crate::config::Languages;
-use edition::Edition;
-use table::{Options, compare};
+use edition::{Edition, Options};
+use table::compare;
 
 /// What `compare` prints.
 #[derive(Clone, Copy)]
@@ -67,13 +68,13 @@ pub fn command(
     }
     if let Some(out) = out {
         std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
-        let prov = crate::export::provenance::Provenance::new(
-            crate::export::provenance::Kind::Comparison,
+        let prov = crate::derived::provenance::Provenance::new(
+            crate::derived::provenance::Kind::Comparison,
             out,
             &[old, new],
             opts.relative_to.clone(),
         )?;
-        crate::export::write_comparison(out, "compare", &doc, &prov)?;
+        crate::derived::write_comparison(out, "compare", &doc, &prov)?;
         eprintln!("Wrote the comparison to {}", out.display());
     }
     Ok(std::process::ExitCode::SUCCESS)

@@ -5,15 +5,10 @@
 use anyhow::{Result, ensure};
 
 use super::cpu::cpu;
-use super::edition::Edition;
+use super::edition::{Edition, Options};
 use super::ws::ws;
 use crate::config::Languages;
-use crate::export::Document;
-
-pub struct Options {
-    /// Divide every figure by this variant's in the same edition.
-    pub relative_to: Option<String>,
-}
+use crate::document::Document;
 
 /// The comparison as a document: the CPU table, the ws table, added and
 /// dropped variants, and old-vs-new charts.

@@ -2,10 +2,10 @@
 //! rps, latency, server RAM and cores old → new; added and dropped servers
 //! as notes.
 
-use super::cpu::{arrow, opt_num, version_columns, versions};
+use super::cells::{arrow, opt_num, version_columns, versions};
 use super::edition::{Edition, Matched, Pair, key};
 use crate::config::Languages;
-use crate::export::{Cell, Column, Kind, Mark, Note, Show, Table};
+use crate::document::{Cell, Column, Kind, Mark, Note, Show, Table};
 use crate::ws::record::{Phase, WindowStats, WsRecord};
 
 /// ws-echo: per server both editions have and delay phase, rps, latency,

@@ -5,7 +5,7 @@
 use anyhow::Result;
 
 use super::Exporter;
-use super::document::{Cell, Document, Kind, Table, Value};
+use crate::document::{Cell, Document, Kind, Table, Value};
 
 pub struct Csv;
 

@@ -31,7 +31,7 @@ use anyhow::Result;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use super::Exporter;
-use super::document::{
+use crate::document::{
     BarChart, Cell, Column, Document, Flag, Kind, Mark, Measured, Show, Table, Value,
 };
 
@@ -823,7 +823,7 @@ const JS: &str = r#"
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::export::document::{Bar, BarRow, Column, Kind, Show};
+    use crate::document::{Bar, BarRow, Column, Kind, Show};
     use std::path::{Path, PathBuf};
     use std::process::{Command, Stdio};
     use std::sync::Mutex;

@@ -3,7 +3,7 @@
 use anyhow::Result;
 
 use super::Exporter;
-use super::document::{Document, Table};
+use crate::document::{Document, Table};
 
 pub struct Markdown;
 

@@ -22,7 +22,7 @@
 
 use std::fmt::Write as _;
 
-use super::document::{Bar, BarChart, Mark, Unit};
+use crate::document::{Bar, BarChart, Mark, Unit};
 
 /// Nominal width of the image; grows when long labels leave the plot too
 /// narrow.
@@ -977,7 +977,7 @@ impl Layout {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::export::document::BarRow;
+    use crate::document::BarRow;
     use roxmltree::{Document, Node};
 
     fn bar(v: f64) -> Bar {

@@ -12,7 +12,7 @@
 use comfy_table::presets::{NOTHING, UTF8_FULL_CONDENSED};
 use comfy_table::{Cell as TCell, CellAlignment, ContentArrangement, Table as TTable};
 
-use super::document::{Cell, Document, Kind, Table};
+use crate::document::{Cell, Document, Kind, Table};
 
 /// The width to keep within: `$COLUMNS` if set, else stdout's terminal;
 /// `None` (every column) with `wide`, or when stdout is no terminal (a
@@ -70,7 +70,7 @@ fn mb(c: &Cell) -> String {
     };
     let m = kb / 1024.0;
     let figure = if m >= 100.0 {
-        crate::report::thousands(m.round() as u64)
+        crate::document::thousands(m.round() as u64)
     } else if m >= 10.0 {
         format!("{m:.0}")
     } else {
@@ -307,8 +307,8 @@ mod tests {
     use super::*;
     use crate::bench::Bench;
     use crate::record::Status;
-    use crate::report::Summary;
     use crate::store::Stored;
+    use crate::summary::Summary;
     use crate::testing;
 
     fn summary() -> Document {

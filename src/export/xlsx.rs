@@ -30,7 +30,8 @@ use rust_xlsxwriter::{
     utility::row_col_to_cell,
 };
 
-use super::{Cell, Document, Exporter, Flag, Kind, Mark, Table, Value};
+use super::Exporter;
+use crate::document::{Cell, Document, Flag, Kind, Mark, Table, Value};
 
 /// Renders a [`Document`] as an `.xlsx` workbook.
 pub struct Xlsx;
@@ -520,7 +521,7 @@ mod tests {
     use std::collections::HashMap;
 
     use super::*;
-    use crate::export::{Column, Note, Show};
+    use crate::document::{Column, Note, Show};
 
     fn summary_doc() -> Document {
         let secs = Kind::Seconds { decimals: 3 };
@@ -1165,10 +1166,11 @@ mod sorting {
 
     use super::Xlsx;
     use crate::bench::Bench::{self, Assoc, NumComb, StrComb};
-    use crate::export::{Document, Exporter};
+    use crate::document::Document;
+    use crate::export::Exporter;
     use crate::record::{RunRecord, SessionRecord, Status};
-    use crate::report::Summary;
     use crate::store::{Store, Stored};
+    use crate::summary::Summary;
     use crate::testing::{run, session, variant};
 
     /// One cell as LibreOffice holds it: type (EMPTY, VALUE, TEXT,
@@ -1279,7 +1281,7 @@ mod sorting {
     fn document(stored: &Stored) -> Document {
         let s = Summary::from_stored(stored);
         let mut doc = s.document();
-        doc.tables.push(crate::export::runs::table(stored, &s));
+        doc.tables.push(crate::summary::runs::table(stored, &s));
         doc
     }
 

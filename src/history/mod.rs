@@ -52,13 +52,13 @@ pub fn command(
     if let Some(out) = out {
         std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
         let inputs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
-        let prov = crate::export::provenance::Provenance::new(
-            crate::export::provenance::Kind::History,
+        let prov = crate::derived::provenance::Provenance::new(
+            crate::derived::provenance::Kind::History,
             out,
             &inputs,
             relative_to.map(String::from),
         )?;
-        crate::export::write_comparison(out, "history", &doc, &prov)?;
+        crate::derived::write_comparison(out, "history", &doc, &prov)?;
         eprintln!("Wrote the history to {}", out.display());
     }
     Ok(std::process::ExitCode::SUCCESS)

@@ -8,10 +8,10 @@ use anyhow::{Context, Result, ensure};
 
 use crate::compare::edition::{Edition, key};
 use crate::config::Languages;
-use crate::export::{
+use crate::document::{
     Bar, BarChart, BarRow, Cell, Column, Document, Flag, Kind, Mark, Note, Show, Table, Unit,
 };
-use crate::report::Row;
+use crate::summary::Row;
 
 /// One edition's figure for one variant.
 struct Point<'a> {

@@ -7,8 +7,10 @@ use std::time::{Duration, Instant, SystemTime};
 use hdrhistogram::Histogram;
 
 use super::client::{Client, ClientOptions};
+use super::options::Options;
 use super::record::ClientLoad;
-use super::{Options, Phase, WsStatus, sample};
+use super::record::{Phase, WsStatus};
+use super::sample;
 
 /// CPUs this process may use.
 pub fn own_cpus() -> Vec<usize> {

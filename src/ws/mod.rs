@@ -3,12 +3,14 @@
 //! delay phases while sampling its process tree, stop it, and store one
 //! record per server.
 
+pub mod charts;
 pub mod client;
 pub mod drive;
+pub mod options;
 pub mod record;
 pub mod remote;
-pub mod report;
 pub mod sample;
+pub mod summary;
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::Path;
@@ -29,53 +31,7 @@ use crate::spawn::{Exit, Outcome, Request, Running, Spawner};
 use crate::step::{prepare, stderr_tail};
 use crate::store::Store;
 pub use drive::client_bound;
-
-#[derive(Debug, Clone)]
-pub struct Options {
-    pub connections: usize,
-    pub delays: Vec<Duration>,
-    pub warmup: Duration,
-    pub duration: Duration,
-    pub max_handshakes: usize,
-    pub startup_timeout: Duration,
-    pub prepare_timeout: Duration,
-    /// Client on its own CPUs, server on the rest (default; `false`:
-    /// both share every CPU).
-    pub pin: bool,
-    /// CPUs for the client when pinned (default: half, at least one).
-    pub client_cpus: Option<usize>,
-    /// How long a connection waits for an echo before counting it lost.
-    pub echo_timeout: Duration,
-    /// Test hook: the client busy-waits this long per echo (saturates it
-    /// on purpose); zero otherwise.
-    #[doc(hidden)]
-    pub client_spin: Duration,
-    pub out: std::path::PathBuf,
-    pub command_line: Vec<String>,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            connections: 10_000,
-            delays: [1000, 100, 10, 1]
-                .into_iter()
-                .map(Duration::from_millis)
-                .collect(),
-            warmup: Duration::from_secs(2),
-            duration: Duration::from_secs(10),
-            max_handshakes: 256,
-            startup_timeout: Duration::from_secs(120),
-            prepare_timeout: Duration::from_secs(1000),
-            pin: true,
-            client_cpus: None,
-            echo_timeout: Duration::from_secs(10),
-            client_spin: Duration::ZERO,
-            out: std::path::PathBuf::from("results"),
-            command_line: Vec::new(),
-        }
-    }
-}
+pub use options::Options;
 
 /// Raises RLIMIT_NOFILE to its hard limit (inherited by servers started
 /// afterwards). Returns the new soft limit.
@@ -451,7 +407,7 @@ impl Ctx<'_> {
             &mut Spawned(server),
             server_cpus.len(),
             &|m| pb.set_message(format!("{id} · {m}")),
-            &|p| say(pb, report::phase_line(&id, p)),
+            &|p| say(pb, summary::phase_line(&id, p)),
         );
         rec.phases = results.into_iter().map(|r| r.phase).collect();
         let handshake_samples = client.handshake_samples();
@@ -592,7 +548,7 @@ fn keep(store: &Store, pb: &indicatif::ProgressBar, rec: &WsRecord) -> Result<()
         );
     }
     store.append(WS_RECORDS, rec)?;
-    crate::export::write_all(store)?;
+    crate::derived::write_all(store)?;
     Ok(())
 }
 
@@ -605,6 +561,6 @@ pub fn command(
 ) -> Result<std::process::ExitCode> {
     crate::signals::install_interrupt_handler();
     let records = benchmark(spawner, variants, opts)?;
-    report::print(&records);
-    Ok(crate::signals::finish(&opts.out))
+    summary::print(&records);
+    Ok(crate::derived::finish(&opts.out))
 }

@@ -18,8 +18,10 @@ use serde::{Deserialize, Serialize};
 
 use super::client::{self, Client, Target, buckets, from_buckets};
 use super::drive::{self, Pid};
+use super::options::Options;
 use super::record::{ClientLoad, Placement, WindowStats};
-use super::{Options, Phase, WS_RECORDS, WsRecord, WsStatus, blank_record, settle};
+use super::record::{Phase, WS_RECORDS, WsRecord, WsStatus};
+use super::{blank_record, settle};
 use crate::store::Store;
 
 pub const REPORT_SCHEMA: u32 = 1;
@@ -122,7 +124,7 @@ pub fn run_client(
         &mut server,
         server_cpus.len(),
         progress,
-        &|p| progress(super::report::phase_line("target", p)),
+        &|p| progress(super::summary::phase_line("target", p)),
     );
     let report = ClientReport {
         schema: REPORT_SCHEMA,
@@ -344,7 +346,7 @@ pub fn read_reports(files: &[std::path::PathBuf]) -> Result<Vec<ClientReport>> {
 pub fn store(out: &std::path::Path, rec: &WsRecord) -> Result<()> {
     let store = Store::open(out)?;
     store.append(WS_RECORDS, rec)?;
-    crate::export::write_all(&store)?;
+    crate::derived::write_all(&store)?;
     Ok(())
 }
 
@@ -427,6 +429,6 @@ fn drive_target(
 pub fn merge_command(reports: &[ClientReport], name: &str, opts: &Options) -> Result<ExitCode> {
     let rec = merge(reports, name, opts)?;
     store(&opts.out, &rec)?;
-    super::report::print(std::slice::from_ref(&rec));
-    Ok(crate::signals::finish(&opts.out))
+    super::summary::print(std::slice::from_ref(&rec));
+    Ok(crate::derived::finish(&opts.out))
 }

@@ -1,0 +1,378 @@
+//! The derived files' pipeline: everything in a results directory besides
+//! its records is derived from them and rewritten whole, atomically, after
+//! every run (so it is always current) and by `langbench report DIR` (the
+//! records alone). Here each table is built ([`crate::summary`],
+//! [`crate::ws::summary`]), rendered in every format ([`crate::export`])
+//! and written with the directory's `provenance.json`; a comparison (and a
+//! history) directory is written the same way (`write_comparison`), and
+//! `refresh` is `langbench report DIR...` and `report --check`.
+
+pub mod provenance;
+pub mod refresh;
+#[cfg(test)]
+mod tests;
+
+use anyhow::Result;
+
+use crate::document::{Document, Note};
+use crate::export::{Exporter, csv, html, markdown, svg, xlsx};
+use crate::store::Store;
+use crate::summary::{Summary, View, json, measured, runs};
+use crate::ws::record::{WS_RECORDS, WsRecord};
+use crate::ws::summary as ws_summary;
+
+pub const SUMMARY_MD: &str = "summary.md";
+pub const SUMMARY_CSV: &str = "summary.csv";
+pub const RUNS_CSV: &str = "runs.csv";
+pub const RESULTS_JSON: &str = "results.json";
+pub const WS_MD: &str = "ws-summary.md";
+pub const WS_CSV: &str = "ws-summary.csv";
+pub const WS_JSON: &str = "ws.json";
+pub const CHARTS_DIR: &str = "charts";
+pub const XLSX: &str = "results.xlsx";
+
+/// The whole results directory as one document: the CPU summary with every
+/// run, and the ws table, whichever the directory holds.
+pub struct Derived {
+    pub summary: Option<Summary>,
+    pub report: Document,
+    pub warnings: Vec<String>,
+}
+
+/// Rewrites every derived file of the store from its records.
+pub fn write_all(store: &Store) -> Result<Derived> {
+    write_all_with(store, View::default())
+}
+
+/// Derived files rendered in memory: (name in the directory, bytes).
+pub type Files = Vec<(String, Vec<u8>)>;
+
+/// [`write_all`] with rendering options (`--spread`, `--noise-threshold`,
+/// the languages file), and the directory's `provenance.json`.
+pub fn write_all_with(store: &Store, view: View) -> Result<Derived> {
+    let (files, derived) = render_all(store, &view, false)?;
+    if files
+        .iter()
+        .any(|(n, _)| n.starts_with(&format!("{CHARTS_DIR}/")))
+    {
+        std::fs::create_dir_all(store.dir().join(CHARTS_DIR))?;
+    }
+    for (name, bytes) in &files {
+        store.write_derived(name, bytes)?;
+    }
+    provenance::Provenance::results(store.dir())?.write(store.dir())?;
+    Ok(derived)
+}
+
+/// Every derived file of the store, rendered from its records without
+/// writing; `data_only`: only the deterministic text files that
+/// `report --check` compares (no HTML, spreadsheet, JSON or charts).
+pub fn render_all(store: &Store, view: &View, data_only: bool) -> Result<(Files, Derived)> {
+    let stored = store.load()?;
+    let (ws_records, ws_warnings) = ws_summary::load(store)?;
+    let mut warnings = stored.warnings.clone();
+    warnings.extend(ws_warnings);
+    let mut files: Files = Vec::new();
+    let mut report = Document {
+        title: "langbench results".into(),
+        ..Default::default()
+    };
+    let summary = (!stored.runs.is_empty()).then(|| Summary::from_stored(&stored).view(view));
+    if let Some(s) = &summary {
+        let mut doc = s.document();
+        if !data_only {
+            let langs = match &view.languages {
+                Some(p) => crate::config::Languages::load(p).map_err(|e| {
+                    warnings.push(format!(
+                        "{} could not be read, so report.html shows no program sources or \
+                         notes: {e:#}",
+                        p.display()
+                    ));
+                    format!(
+                        "{} could not be read",
+                        p.file_name().unwrap_or_default().to_string_lossy()
+                    )
+                }),
+                None => Err("none was given to this report".to_string()),
+            };
+            doc.measured = measured::sections(s, langs.as_ref().map_err(String::as_str));
+        }
+        files.push((SUMMARY_MD.into(), markdown::Markdown.render(&doc)?));
+        files.push((SUMMARY_CSV.into(), csv::Csv.render(&doc)?));
+        let runs = runs::table(&stored, s);
+        files.push((RUNS_CSV.into(), csv::table(&runs)?));
+        if !data_only {
+            files.push((RESULTS_JSON.into(), json::results(&stored, s)?));
+        }
+        report.title = doc.title;
+        report.meta.extend(doc.meta);
+        report.details.extend(doc.details);
+        report.tables.extend(doc.tables);
+        report.tables.push(runs);
+        report.charts.extend(doc.charts);
+        report.advice.extend(doc.advice);
+        report.measured.extend(doc.measured);
+    }
+    if !ws_records.is_empty() {
+        let latest = ws_summary::latest(&ws_records);
+        let mut doc = ws_summary::document(&latest);
+        let prov = ws_provenance(&stored.sessions, &latest);
+        doc.title = prov.title;
+        doc.meta.splice(0..0, prov.meta);
+        doc.details = prov.details;
+        if let Some(t) = doc.tables.first_mut() {
+            t.notes.extend(prov.notes);
+        }
+        files.push((WS_MD.into(), markdown::Markdown.render(&doc)?));
+        files.push((WS_CSV.into(), csv::Csv.render(&doc)?));
+        if !data_only {
+            let mut json = serde_json::to_vec_pretty(&ws_records)?;
+            json.push(b'\n');
+            files.push((WS_JSON.into(), json));
+        }
+        if summary.is_none() {
+            report.title = doc.title.clone();
+        }
+        report.meta.extend(
+            doc.meta
+                .into_iter()
+                .map(|(k, v)| (format!("ws-echo {k}"), v)),
+        );
+        report.details.extend(doc.details);
+        report.tables.extend(doc.tables);
+        report.charts.extend(doc.charts);
+    }
+    if !data_only {
+        files.extend(chart_files(&report));
+        if !report.tables.is_empty() {
+            files.push((html::FILE.into(), html::Html.render(&report)?));
+            files.push((XLSX.into(), xlsx::Xlsx.render(&report)?));
+        }
+    }
+    Ok((
+        files,
+        Derived {
+            summary,
+            report,
+            warnings,
+        },
+    ))
+}
+
+/// `charts/<id>.svg` of every chart of `doc`.
+pub fn chart_files(doc: &Document) -> Files {
+    doc.charts
+        .iter()
+        .map(|c| {
+            (
+                format!("{CHARTS_DIR}/{}.svg", c.id),
+                svg::render(c).into_bytes(),
+            )
+        })
+        .collect()
+}
+
+/// Where the ws-echo figures come from: the edition and dates, the machine
+/// (once; every machine when they differ), langbench's version, the
+/// sessions (details), and their machine-state warnings (notes of the ws
+/// table).
+struct WsProvenance {
+    title: String,
+    meta: Vec<(String, String)>,
+    details: Vec<(String, String)>,
+    notes: Vec<Note>,
+}
+
+fn ws_provenance(sessions: &[crate::record::SessionRecord], records: &[&WsRecord]) -> WsProvenance {
+    use crate::record::Origin;
+    let ids: std::collections::BTreeSet<&str> =
+        records.iter().map(|r| r.session.as_str()).collect();
+    let used: Vec<&crate::record::SessionRecord> = sessions
+        .iter()
+        .filter(|s| ids.contains(s.session.as_str()))
+        .collect();
+    let published = records.iter().any(|r| r.origin == Origin::Published);
+    let finished = records.iter().map(|r| r.finished_at.as_str());
+    let (from, to) = (
+        finished
+            .clone()
+            .chain(used.iter().map(|s| s.started_at.as_str()))
+            .min(),
+        finished.max(),
+    );
+    let day = |t: Option<&str>| t.and_then(|t| t.get(..10)).unwrap_or("").to_string();
+    let dates = match (day(from), day(to)) {
+        (a, b) if a == b => a,
+        (a, b) => format!("{a} to {b}"),
+    };
+    let title = match used.iter().find(|s| s.origin == Origin::Published) {
+        Some(s) if published => format!(
+            "langbench ws-echo {} edition (as published)",
+            s.session.strip_prefix("published-").unwrap_or(&s.session)
+        ),
+        _ => format!(
+            "langbench ws-echo {} edition, measured {dates}",
+            day(to).get(..4).unwrap_or("")
+        ),
+    };
+    let mut meta = Vec::new();
+    if !published {
+        meta.push((
+            "Measured".into(),
+            format!(
+                "{dates} (UTC), in {} session{} (listed below)",
+                used.len(),
+                if used.len() == 1 { "" } else { "s" }
+            ),
+        ));
+        let versions: std::collections::BTreeSet<&str> =
+            used.iter().map(|s| s.langbench_version.as_str()).collect();
+        meta.push((
+            "langbench".into(),
+            format!(
+                "{} (revision not recorded)",
+                versions.into_iter().collect::<Vec<_>>().join(", ")
+            ),
+        ));
+    }
+    let mut machines: Vec<(&crate::machine::Machine, Vec<&str>)> = Vec::new();
+    for s in &used {
+        match machines.iter_mut().find(|(m, _)| m.same_as(&s.machine)) {
+            Some((_, ss)) => ss.push(&s.session),
+            None => machines.push((&s.machine, vec![&s.session])),
+        }
+    }
+    match machines.as_slice() {
+        [] => {}
+        [(m, _)] => meta.push(("Machine".into(), m.hardware())),
+        all => meta.push((
+            "Machines".into(),
+            format!(
+                "DIFFERENT HARDWARE: {}",
+                all.iter()
+                    .map(|(m, ss)| format!("{} (sessions {})", m.hardware(), ss.join(", ")))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+        )),
+    }
+    let servers_of = |id: &str| -> Vec<String> {
+        records
+            .iter()
+            .filter(|r| r.session == id)
+            .map(|r| r.variant.clone())
+            .collect()
+    };
+    let details = used
+        .iter()
+        .map(|s| {
+            (
+                format!("Session {}", s.session),
+                format!(
+                    "started {}, langbench {}, {} (kernel {}): {}; `{}`",
+                    s.started_at,
+                    s.langbench_version,
+                    s.machine.hardware(),
+                    s.machine.kernel,
+                    servers_of(&s.session).join(", "),
+                    shell_words::join(&s.command_line)
+                ),
+            )
+        })
+        .collect();
+    let notes = used
+        .iter()
+        .filter_map(|s| {
+            let w = &s.hygiene.as_ref()?.warnings;
+            (!w.is_empty()).then(|| {
+                Note::new(
+                    format!("Machine state ({})", servers_of(&s.session).join(", ")),
+                    format!(
+                        "session {} started on a machine that was not quiet: {}",
+                        s.session,
+                        w.join("; ")
+                    ),
+                )
+            })
+        })
+        .collect();
+    WsProvenance {
+        title,
+        meta,
+        details,
+        notes,
+    }
+}
+
+/// `langbench report DIR`: rewrites the derived files of an existing results
+/// directory that holds records.
+pub fn rewrite(dir: &std::path::Path, view: View) -> Result<Derived> {
+    anyhow::ensure!(
+        dir.is_dir(),
+        "{} is not a results directory (no such directory)",
+        dir.display()
+    );
+    anyhow::ensure!(
+        [crate::store::RUNS, WS_RECORDS]
+            .iter()
+            .any(|f| dir.join(f).is_file()),
+        "{} holds no records ({} or {}): nothing to report",
+        dir.display(),
+        crate::store::RUNS,
+        WS_RECORDS
+    );
+    let store = Store::open(dir)?;
+    let _lock = store.lock()?;
+    write_all_with(&store, view)
+}
+
+/// The files of a comparison (or history) directory: `<stem>.md`, a CSV
+/// per table, `<stem>.xlsx`, `<stem>.html` and the charts; `data_only`: the
+/// Markdown and CSV that `report --check` compares.
+pub fn comparison_files(stem: &str, doc: &Document, data_only: bool) -> Result<Files> {
+    let mut files: Files = vec![(format!("{stem}.md"), markdown::Markdown.render(doc)?)];
+    for t in &doc.tables {
+        files.push((format!("{}.csv", t.id), csv::table(t)?));
+    }
+    if !data_only {
+        files.push((format!("{stem}.xlsx"), xlsx::Xlsx.render(doc)?));
+        files.push((format!("{stem}.html"), html::Html.render(doc)?));
+        files.extend(chart_files(doc));
+    }
+    Ok(files)
+}
+
+/// `compare --out DIR` (and `history --out DIR`): the document in every
+/// format, and what it was built from.
+pub fn write_comparison(
+    dir: &std::path::Path,
+    stem: &str,
+    doc: &Document,
+    prov: &provenance::Provenance,
+) -> Result<()> {
+    let store = Store::open(dir)?;
+    let files = comparison_files(stem, doc, false)?;
+    if !doc.charts.is_empty() {
+        std::fs::create_dir_all(dir.join(CHARTS_DIR))?;
+    }
+    for (name, bytes) in &files {
+        store.write_derived(name, bytes)?;
+    }
+    prov.write(dir)
+}
+
+/// Says where the results are, naming the page to open; 130 after
+/// Ctrl-C, like a shell.
+pub fn finish(out: &std::path::Path) -> std::process::ExitCode {
+    let page = out.join(html::FILE);
+    if page.is_file() {
+        println!("Results: {} (open {})", out.display(), page.display());
+    } else {
+        println!("Results: {}", out.display());
+    }
+    if crate::signals::interrupted() {
+        std::process::ExitCode::from(130)
+    } else {
+        std::process::ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,547 @@
+//! The format-neutral model every output goes through: a [`Document`] holds
+//! facts about the measurement ([`Document::meta`]), [`Table`]s and
+//! [`BarChart`]s. The summary, the runs, the WebSocket table and `compare`
+//! each build a `Document`; each format module (terminal, Markdown, CSV,
+//! xlsx, SVG, HTML) renders one without knowing where the figures came from.
+//!
+//! A cell carries both the text a reader sees (`1.23 (exit 25)`) and the
+//! plain value a spreadsheet needs (`1.23`), and a [`Mark`] saying whether it
+//! is a plain correct figure; a failed cell has no value, so no format can
+//! show it as a number.
+
+use serde::Serialize;
+
+/// One report: what was measured, where, and its tables and charts.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Document {
+    pub title: String,
+    /// Facts shown above the tables: ("Machine", "..."), ("Sizes", "...").
+    pub meta: Vec<(String, String)>,
+    /// Facts a reader opens when they want them (the session ids): a
+    /// collapsed block in HTML, a list in Markdown, the About sheet;
+    /// not on the terminal.
+    pub details: Vec<(String, String)>,
+    pub tables: Vec<Table>,
+    pub charts: Vec<BarChart>,
+    /// What was measured, per variant: its programs, commands, toolchain,
+    /// identity and note (HTML sections linked from the rows, a sheet).
+    pub measured: Vec<Measured>,
+    /// What the maintainer could do about the notes (`--resume`, a quieter
+    /// machine): printed on the terminal only, never in a published file.
+    pub advice: Vec<String>,
+}
+
+/// One variant's "what was measured": shown as a section of the report,
+/// linked from its rows by [`Measured::anchor`].
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Measured {
+    pub variant: String,
+    /// `Language · flags`, as the row shows it.
+    pub label: String,
+    pub version: String,
+    /// The variant's `note` from the languages file.
+    pub note: Option<String>,
+    /// One per benchmark it has figures or a program for.
+    pub benches: Vec<MeasuredBench>,
+    /// Where the commands, sources and note come from (the records, the
+    /// languages file, or nowhere), in a sentence.
+    pub source_of: String,
+}
+
+impl Measured {
+    /// The HTML anchor of a variant's section.
+    pub fn anchor_of(variant: &str) -> String {
+        let safe: String = variant
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        format!("variant-{safe}")
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct MeasuredBench {
+    pub bench: String,
+    /// The commands that ran, placeholders expanded.
+    pub commands: Vec<String>,
+    /// Where `commands` come from ("recorded with the runs", "the languages
+    /// file's templates, expanded: not recorded with these runs").
+    pub commands_from: String,
+    /// The program identity digest of the shown runs, or "unknown".
+    pub identity: String,
+    /// The toolchain version the runs recorded.
+    pub toolchain: String,
+    /// CPU seconds (user + sys) and wall seconds of the shown run.
+    pub cpu_s: Option<f64>,
+    pub wall_s: Option<f64>,
+    /// The program's source files (path, text or why it is not shown).
+    pub files: Vec<SourceFile>,
+    /// Whether the source shown is the one that ran, in a sentence.
+    pub verified: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SourceFile {
+    /// Relative to the languages file's directory.
+    pub path: String,
+    /// The text, or why it is not shown (too large, not text, outside the
+    /// checkout).
+    pub text: Result<String, String>,
+}
+
+/// Where a column appears.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Show {
+    /// In the human tables (terminal, Markdown, HTML) and the data files
+    /// (CSV, xlsx).
+    Both,
+    /// Only in CSV and xlsx (plain values: status names, ids, raw numbers).
+    Data,
+    /// Only in the human tables (combined texts such as `1.20 → 0.95`).
+    Display,
+    /// Secondary: in the data files and on the page behind its "more
+    /// columns" switch, not in the terminal or Markdown tables (CPU
+    /// seconds, relative figures).
+    Extra,
+}
+
+/// What a column holds: decides alignment, CSV precision and the
+/// spreadsheet's number format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    Text,
+    /// Seconds; `decimals` digits in CSV.
+    Seconds {
+        decimals: usize,
+    },
+    /// Kilobytes, an integer.
+    Kb,
+    /// Any integer count (N, runs, errors, connections, rank).
+    Count,
+    /// A dimensionless ratio (new / old, or relative to a variant).
+    Ratio,
+    /// A fraction shown as a percentage (a coefficient of variation: 0.05
+    /// is 5%).
+    Percent,
+    /// A decimal figure with `decimals` digits (rps, ms, MB, cores).
+    Decimal {
+        decimals: usize,
+    },
+    /// A number written in its shortest exact form (a delay of 1000 or 0.5 ms).
+    Number,
+}
+
+impl Kind {
+    /// Right-aligned in human tables.
+    pub fn is_numeric(self) -> bool {
+        self != Kind::Text
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Column {
+    /// Header in human tables and the spreadsheet.
+    pub header: String,
+    /// Header in CSV (snake_case, stable: scripts read it).
+    pub key: String,
+    pub kind: Kind,
+    pub show: Show,
+    /// This column is the sum of these columns (indices into
+    /// [`Table::columns`]); the spreadsheet writes it as a formula.
+    pub sum_of: Vec<usize>,
+}
+
+impl Column {
+    pub fn new(header: impl Into<String>, key: impl Into<String>, kind: Kind, show: Show) -> Self {
+        Column {
+            header: header.into(),
+            key: key.into(),
+            kind,
+            show,
+            sum_of: Vec::new(),
+        }
+    }
+
+    /// In the terminal and Markdown tables (and on the page).
+    pub fn in_display(&self) -> bool {
+        matches!(self.show, Show::Both | Show::Display)
+    }
+
+    /// On the page (the display columns and the secondary ones).
+    pub fn in_page(&self) -> bool {
+        self.show != Show::Data
+    }
+
+    pub fn in_data(&self) -> bool {
+        self.show != Show::Display
+    }
+}
+
+/// Whether a cell is a plain correct figure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mark {
+    /// A correct figure, or plain text.
+    #[default]
+    Plain,
+    /// A figure that is not a plain correct one (non-zero exit, wrong
+    /// output, timed out, size or machine mismatch in a comparison, a
+    /// partial total): show it, and say why.
+    Flagged,
+    /// No figure: failed, crashed, did not finish, not run, not installed.
+    Failed,
+}
+
+/// What kind of mark a cell carries, so each looks different (colour,
+/// pattern and a word that reads without hovering): the [`Mark`] says how
+/// it sorts and whether it is a figure; the flag says why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Flag {
+    /// Its runs spread more than the noise threshold.
+    Noisy,
+    /// Fewer runs than the session asked for (interrupted).
+    PartialCell,
+    /// Right output with a non-zero exit, or a wrong output.
+    Wrong,
+    /// Work escaped the process's own figures.
+    Escaped,
+    /// Killed at the timeout: no time.
+    Timeout,
+    /// Failed, crashed, out of memory, did not finish: no figure.
+    Failed,
+    /// A total over fewer than every benchmark: not comparable.
+    Partial,
+    /// No run of it in this directory (or no program for it).
+    NotRun,
+    /// Measured on another machine than the rest of the table.
+    Machine,
+    /// A change beyond the noise (compare).
+    Faster,
+    Slower,
+    /// Not compared: different N, different machines.
+    Incomparable,
+}
+
+impl Flag {
+    /// Its name: the HTML class (`flag-noisy`) and the legend's word.
+    pub fn name(self) -> &'static str {
+        match self {
+            Flag::Noisy => "noisy",
+            Flag::PartialCell => "partial-cell",
+            Flag::Wrong => "wrong",
+            Flag::Escaped => "escaped",
+            Flag::Timeout => "timeout",
+            Flag::Failed => "failed",
+            Flag::Partial => "partial",
+            Flag::NotRun => "not-run",
+            Flag::Machine => "machine",
+            Flag::Faster => "faster",
+            Flag::Slower => "slower",
+            Flag::Incomparable => "incomparable",
+        }
+    }
+
+    /// What the flag means, for the legend.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Flag::Noisy => "noisy: its runs spread more than the threshold",
+            Flag::PartialCell => "fewer runs than asked for (interrupted)",
+            Flag::Wrong => "non-zero exit or wrong output",
+            Flag::Escaped => "work escaped the process's own figures",
+            Flag::Timeout => "killed at the timeout: no time",
+            Flag::Failed => "failed, crashed or out of memory: no figure",
+            Flag::Partial => "partial total: not every benchmark has a figure",
+            Flag::NotRun => "not run here (or no program)",
+            Flag::Machine => "measured on another machine",
+            Flag::Faster => "faster, beyond the noise",
+            Flag::Slower => "slower, beyond the noise",
+            Flag::Incomparable => "not compared (different N or machine)",
+        }
+    }
+}
+
+/// A note under a table, keyed by what its row shows (`Go · go run /
+/// assoc`), so a reader finds the row without an id the table hides.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Note {
+    pub key: String,
+    pub text: String,
+}
+
+impl Note {
+    pub fn new(key: impl Into<String>, text: impl Into<String>) -> Note {
+        Note {
+            key: key.into(),
+            text: text.into(),
+        }
+    }
+}
+
+/// A note without a key (its text says what it is about).
+impl From<String> for Note {
+    fn from(text: String) -> Note {
+        Note {
+            key: String::new(),
+            text,
+        }
+    }
+}
+
+impl From<&str> for Note {
+    fn from(text: &str) -> Note {
+        Note::from(text.to_string())
+    }
+}
+
+impl std::fmt::Display for Note {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.key.is_empty() {
+            f.write_str(&self.text)
+        } else {
+            write!(f, "{}: {}", self.key, self.text)
+        }
+    }
+}
+
+/// The plain value behind a cell.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[serde(untagged)]
+pub enum Value {
+    #[default]
+    Empty,
+    Text(String),
+    Number(f64),
+    Int(i64),
+    Bool(bool),
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Cell {
+    /// What a reader sees.
+    pub text: String,
+    /// What a spreadsheet or script gets.
+    pub value: Value,
+    pub mark: Mark,
+    /// Why the cell is flagged or failed (a spreadsheet comment, a tooltip).
+    pub note: Option<String>,
+    /// What kind of mark it is (drawn distinctly); `None`: by [`Mark`].
+    pub flag: Option<Flag>,
+    /// The range the figure's runs (or a ratio's confidence interval)
+    /// span, drawn as whiskers beside it.
+    pub interval: Option<(f64, f64)>,
+    /// A link target on the page (the variant's "what was measured").
+    pub link: Option<String>,
+}
+
+impl Cell {
+    /// Plain text (a name, a version).
+    pub fn text(s: impl Into<String>) -> Cell {
+        let s = s.into();
+        Cell {
+            value: Value::Text(s.clone()),
+            text: s,
+            ..Default::default()
+        }
+    }
+
+    /// A number with its display text.
+    pub fn number(v: f64, text: impl Into<String>) -> Cell {
+        Cell {
+            text: text.into(),
+            value: Value::Number(v),
+            ..Default::default()
+        }
+    }
+
+    pub fn int(v: i64, text: impl Into<String>) -> Cell {
+        Cell {
+            text: text.into(),
+            value: Value::Int(v),
+            ..Default::default()
+        }
+    }
+
+    pub fn bool(v: bool) -> Cell {
+        Cell {
+            text: v.to_string(),
+            value: Value::Bool(v),
+            ..Default::default()
+        }
+    }
+
+    /// No value; shows `text` (often `-` or empty).
+    pub fn empty(text: impl Into<String>) -> Cell {
+        Cell {
+            text: text.into(),
+            ..Default::default()
+        }
+    }
+
+    pub fn marked(mut self, mark: Mark, note: Option<String>) -> Cell {
+        self.mark = mark;
+        self.note = note;
+        self
+    }
+
+    pub fn flagged(mut self, flag: Flag) -> Cell {
+        self.flag = Some(flag);
+        self
+    }
+
+    pub fn with_interval(mut self, interval: Option<(f64, f64)>) -> Cell {
+        self.interval = interval;
+        self
+    }
+
+    pub fn linked(mut self, anchor: impl Into<String>) -> Cell {
+        self.link = Some(anchor.into());
+        self
+    }
+
+    /// The value as a number, if it is one.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self.value {
+            Value::Number(v) => Some(v),
+            Value::Int(v) => Some(v as f64),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Table {
+    /// Stable name: CSV file stem, spreadsheet sheet name, HTML anchor.
+    pub id: String,
+    pub title: String,
+    pub columns: Vec<Column>,
+    pub rows: Vec<Vec<Cell>>,
+    /// Lines under the table: why each flagged or failed cell is so.
+    pub notes: Vec<Note>,
+    /// Only in the data files (CSV, xlsx), not in Markdown or HTML (the
+    /// every-run table is long and for spreadsheets).
+    pub data_only: bool,
+    /// How many leading columns name the row (Language, Command Flags):
+    /// they stay in view (sticky on the page, frozen in the spreadsheet).
+    pub labels: usize,
+}
+
+impl Table {
+    /// Indices of the columns shown in human tables.
+    pub fn display_columns(&self) -> Vec<usize> {
+        (0..self.columns.len())
+            .filter(|&i| self.columns[i].in_display())
+            .collect()
+    }
+
+    /// Indices of the columns shown on the page (secondary ones too).
+    pub fn page_columns(&self) -> Vec<usize> {
+        (0..self.columns.len())
+            .filter(|&i| self.columns[i].in_page())
+            .collect()
+    }
+
+    /// Indices of the columns written to data files.
+    pub fn data_columns(&self) -> Vec<usize> {
+        (0..self.columns.len())
+            .filter(|&i| self.columns[i].in_data())
+            .collect()
+    }
+}
+
+/// A horizontal bar chart: one group of bars per row (a variant, a server),
+/// one bar per series (a benchmark, old/new, a phase).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct BarChart {
+    /// File stem: `charts/<id>.svg`.
+    pub id: String,
+    pub title: String,
+    /// The value axis: "seconds (log scale)".
+    pub axis: String,
+    /// Log scale (ranges spanning orders of magnitude).
+    pub log: bool,
+    /// Series names, in bar order within a group.
+    pub series: Vec<String>,
+    pub rows: Vec<BarRow>,
+    /// A line under the chart (what is marked and why).
+    pub caption: String,
+    /// What the values are, for the axis's tick labels (KB as MB/GB).
+    pub unit: Unit,
+}
+
+/// The unit of a chart's values.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Unit {
+    /// Plain numbers (compact: 2.1k, 3M).
+    #[default]
+    Plain,
+    /// Seconds.
+    Seconds,
+    /// Kilobytes: shown as KB, MB or GB.
+    Kb,
+    /// A ratio (× reference).
+    Ratio,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct BarRow {
+    pub label: String,
+    /// One per series.
+    pub bars: Vec<Bar>,
+}
+
+/// One bar. A failed bar has no value and is drawn as its `label` (e.g.
+/// `FAILED`, `not run`), never as zero; a flagged bar is drawn with a mark
+/// and its label (e.g. `exit 25`, `partial`).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Bar {
+    pub value: Option<f64>,
+    pub mark: Mark,
+    pub label: Option<String>,
+    /// The range its runs span (min–max), drawn as a whisker.
+    pub range: Option<(f64, f64)>,
+}
+
+impl Bar {
+    pub fn plain(v: f64) -> Bar {
+        Bar {
+            value: Some(v),
+            ..Default::default()
+        }
+    }
+}
+
+/// 1234567 -> "1,234,567".
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::thousands;
+
+    #[test]
+    fn thousands_separators() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(12345678), "12,345,678");
+    }
+}

@@ -1,0 +1,824 @@
+//! From stored runs to the editions' table: one row per variant, time and RAM
+//! per benchmark (best of N by wall time), totals, sorted by total time.
+//! Failures stay visible in every rendering: a failed cell is never shown as
+//! a plain time, a timeout is not a time, and a total over fewer than every
+//! benchmark is no total (it is "partial", ranked after the complete ones).
+//!
+//! Besides the figures, a [`Summary`] knows where they come from (edition,
+//! sizes, dates, machines, sessions, langbench versions) and how sure they
+//! are (each cell's runs, the rows whose totals are within each other's
+//! noise), so every rendering can say so.
+
+pub mod charts;
+pub mod json;
+pub mod measured;
+pub mod runs;
+pub mod table;
+#[cfg(test)]
+mod tests;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use crate::bench::Bench;
+use crate::document::{Flag, thousands};
+use crate::machine::Machine;
+use crate::noise::{NoiseSample, Spread};
+use crate::record::{Origin, RunRecord, SessionRecord, Status};
+use crate::spawn::{Exit, signal_name};
+use crate::store::Stored;
+
+/// A run left out of its cell's spread: it started on cold caches.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ColdRun {
+    /// Its number within the cell.
+    pub run: u32,
+    pub wall_s: f64,
+}
+
+/// A variant × benchmark: its runs from the newest session that ran it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Cell {
+    pub status: Status,
+    /// The run whose figures the table shows: the fastest run of the cell's
+    /// status (best of N for ok cells).
+    pub best: Option<RunRecord>,
+    pub runs: Vec<RunRecord>,
+    /// The spread of the wall times of the runs of the cell's status that
+    /// count as its noise ([`NoiseSample`]: the warm ones when it has two).
+    pub spread: Option<Spread>,
+    /// Runs of the cell's status that started on cold caches and are left
+    /// out of `spread`.
+    pub cold_left_out: Vec<ColdRun>,
+    /// The runs its session asked for (best of N; with `--runs auto` the
+    /// minimum, 3); `None` when the session is not known.
+    pub asked: Option<u32>,
+}
+
+impl Cell {
+    fn from_runs(mut runs: Vec<RunRecord>, asked: Option<u32>) -> Cell {
+        runs.sort_by_key(|r| r.attempt);
+        let status = runs
+            .iter()
+            .map(|r| r.status)
+            .filter(|s| *s != Status::Skipped)
+            .max()
+            .unwrap_or(Status::Skipped);
+        let best = runs
+            .iter()
+            .filter(|r| r.status == status && status.has_figures())
+            .min_by(|a, b| a.wall_s.total_cmp(&b.wall_s))
+            .or_else(|| runs.iter().find(|r| r.status == status))
+            .cloned();
+        let sample = NoiseSample::of(
+            runs.iter()
+                .filter(|r| r.status == status && status.has_figures()),
+        );
+        let spread = Spread::of(&sample.walls());
+        let cold_left_out = sample
+            .cold_left_out
+            .iter()
+            .map(|r| ColdRun {
+                run: r.attempt,
+                wall_s: r.wall_s,
+            })
+            .collect();
+        Cell {
+            status,
+            best,
+            spread,
+            cold_left_out,
+            runs,
+            asked,
+        }
+    }
+
+    /// Whether `r` is one of the runs the spread columns count (a shown
+    /// run of the cell's status, not a cold one left out; none of a
+    /// published cell, one record without a spread, or of a cell without
+    /// a figure, such as a timeout).
+    pub fn in_spread(&self, r: &RunRecord) -> bool {
+        !self.published()
+            && self.wall_s().is_some()
+            && r.status == self.status
+            && r.attempt > 0
+            && self
+                .runs
+                .iter()
+                .any(|x| x.session == r.session && x.attempt == r.attempt)
+            && !self.cold_left_out.iter().any(|c| c.run == r.attempt)
+    }
+
+    /// The runs disagree more than `cv` (a fraction): the figure may be
+    /// the machine's noise as much as the program's.
+    pub fn noisy(&self, cv: f64) -> Option<Spread> {
+        self.spread.filter(|s| s.runs > 1 && s.cv > cv)
+    }
+
+    /// The figure: the shown run's wall time. A timeout has none (it is
+    /// where the run was killed, not a time it took).
+    pub fn wall_s(&self) -> Option<f64> {
+        self.best
+            .as_ref()
+            .filter(|_| self.status.has_figures() && self.status != Status::Timeout)
+            .map(|b| b.wall_s)
+    }
+
+    /// Which of the cell's runs started on cold toolchain caches (the
+    /// compiler rebuilt what it caches), their times, whether the spread
+    /// counts them, and above all whether the figure is one of them (not
+    /// what a person's second run measures); `None` when none did or the
+    /// records do not say.
+    pub fn cold_figure(&self) -> Option<String> {
+        use crate::record::CacheStart;
+        let best = self.best.as_ref()?;
+        let measured = self.runs.iter().filter(|r| r.status.has_figures());
+        let left_out = !self.cold_left_out.is_empty();
+        if best.cache != Some(CacheStart::Cold) {
+            let cold: Vec<&RunRecord> = measured
+                .filter(|r| r.cache == Some(CacheStart::Cold))
+                .collect();
+            if cold.is_empty() {
+                return None;
+            }
+            let which = cold
+                .iter()
+                .map(|r| r.attempt.to_string())
+                .collect::<Vec<_>>()
+                .join(", ");
+            let times = cold
+                .iter()
+                .map(|r| format!("{:.2} s", r.wall_s))
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Some(format!(
+                "run{} {which} started on empty toolchain caches (cold, {times}); {}; the figure \
+                 is a warm run, as a person's second",
+                if cold.len() == 1 { "" } else { "s" },
+                if left_out {
+                    "not counted in the spread"
+                } else {
+                    "counted in the spread (the cell has fewer than two warm runs)"
+                }
+            ));
+        }
+        Some(if measured.clone().count() == 1 {
+            "cold caches: its one run started with empty toolchain caches: the figure \
+                 includes building what the toolchain caches"
+                .to_string()
+        } else if measured.clone().all(|r| r.cache == Some(CacheStart::Cold)) {
+            "cold caches: every run started with empty toolchain caches (`--cold-caches`, \
+                 or a toolchain that kept nothing in them): the figure includes building what \
+                 the toolchain caches"
+                .to_string()
+        } else {
+            format!(
+                "cold caches: the fastest run was the cell's first, on empty toolchain \
+                     caches; the warm runs after it were slower{}",
+                if left_out {
+                    "; the spread counts the warm runs only"
+                } else {
+                    ""
+                }
+            )
+        })
+    }
+
+    /// Where a timed-out run was killed.
+    pub fn timed_out_at(&self) -> Option<f64> {
+        self.best
+            .as_ref()
+            .filter(|_| self.status == Status::Timeout)
+            .map(|b| b.wall_s)
+    }
+
+    /// The figure's CPU seconds (user + sys of the shown run, `wait4`);
+    /// published editions gave none.
+    pub fn cpu_s(&self) -> Option<f64> {
+        self.wall_s()?;
+        self.best
+            .as_ref()
+            .filter(|b| b.origin == Origin::Measured)
+            .map(|b| b.user_s + b.sys_s)
+    }
+
+    /// Copied from a published edition (one record: its best of N).
+    pub fn published(&self) -> bool {
+        self.best
+            .as_ref()
+            .is_some_and(|b| b.origin == Origin::Published)
+    }
+
+    /// The range of the runs' wall times (fastest, slowest) counted in the
+    /// spread, when there are several: the whisker under the figure and
+    /// what shared ranks compare. A cold run left out of the spread is not
+    /// in it, unless it is the figure (the range then starts there).
+    pub fn interval(&self) -> Option<(f64, f64)> {
+        let w = self.wall_s()?;
+        self.spread
+            .filter(|s| s.runs > 1)
+            .map(|s| (s.min.min(w), s.max))
+    }
+
+    /// Fewer runs than its session asked for, without an earlier run that
+    /// settled the cell (the session was stopped): (runs, asked).
+    pub fn partial_runs(&self) -> Option<(usize, u32)> {
+        let asked = self.asked?;
+        let ran = self.runs.iter().filter(|r| r.attempt > 0).count();
+        let settled = self.runs.iter().any(|r| r.status.settles_cell());
+        (ran > 0 && (ran as u32) < asked && !settled && !self.published()).then_some((ran, asked))
+    }
+
+    /// Peak RSS: of the shown run, or the peak a run that did not finish
+    /// had reached (when known).
+    pub fn rss_kb(&self) -> Option<u64> {
+        let b = self.best.as_ref()?;
+        match self.status {
+            s if s.has_figures() => Some(b.max_rss_kb),
+            // A crash or a memory kill still shows the peak it reached.
+            Status::Crashed | Status::Oom if b.max_rss_kb > 0 => Some(b.max_rss_kb),
+            Status::DidNotFinish if b.max_rss_kb > 0 => Some(b.max_rss_kb),
+            _ => None,
+        }
+    }
+
+    /// Short text for the time column.
+    pub fn time_text(&self) -> String {
+        let t = self.wall_s().map(|w| format!("{w:.2}")).unwrap_or_default();
+        let exit = self.best.as_ref().and_then(|b| b.exit);
+        match self.status {
+            Status::Ok => match self.partial_runs() {
+                Some((ran, asked)) => format!("{t} ({ran} of {asked} runs)"),
+                None => t,
+            },
+            Status::BadExit => format!("{t} (exit {})", exit_text(exit)),
+            Status::WrongOutput => format!("{t} WRONG OUTPUT"),
+            Status::Escaped => format!("{t} ESCAPED"),
+            Status::Oom => "OOM".into(),
+            Status::Timeout => format!("TIMEOUT >{:.2}", self.timed_out_at().unwrap_or(0.0)),
+            Status::Crashed => format!("CRASHED ({})", exit_text(exit)),
+            Status::Failed => match exit {
+                Some(e) => format!("FAILED ({})", exit_text(Some(e))),
+                None => "FAILED".into(),
+            },
+            Status::DidNotFinish => "DID NOT FINISH".into(),
+            Status::NotInstalled => "not installed".into(),
+            Status::Skipped => "skipped".into(),
+        }
+    }
+
+    pub fn rss_text(&self) -> String {
+        self.rss_kb().map(thousands).unwrap_or_else(|| "-".into())
+    }
+
+    /// How the cell's mark looks (see [`Flag`]).
+    pub fn flag(&self, noise_cv: f64) -> Option<Flag> {
+        match self.status {
+            Status::Ok if self.partial_runs().is_some() => Some(Flag::PartialCell),
+            Status::Ok => self.noisy(noise_cv).map(|_| Flag::Noisy),
+            Status::BadExit | Status::WrongOutput => Some(Flag::Wrong),
+            Status::Escaped => Some(Flag::Escaped),
+            Status::Timeout => Some(Flag::Timeout),
+            Status::NotInstalled | Status::Skipped => Some(Flag::NotRun),
+            Status::Failed | Status::Crashed | Status::Oom | Status::DidNotFinish => {
+                Some(Flag::Failed)
+            }
+        }
+    }
+}
+
+fn exit_text(e: Option<Exit>) -> String {
+    match e {
+        Some(Exit::Exited(c)) => c.to_string(),
+        Some(Exit::Signaled(s)) => signal_name(s).to_string(),
+        None => "?".into(),
+    }
+}
+
+/// One variant's row.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    pub variant: String,
+    pub language: String,
+    pub flags: String,
+    pub version: String,
+    pub cells: BTreeMap<Bench, Cell>,
+    /// Benchmarks of the table this variant has no run of (a run cut short
+    /// before them): `--resume` runs them.
+    pub missing: Vec<Bench>,
+    /// Benchmarks of the table this variant has no program for.
+    pub no_program: Vec<Bench>,
+    /// Index into [`Summary::machines`] of the machine its cells ran on
+    /// (the newest session's).
+    pub machine: Option<usize>,
+    /// It has runs; `false`: a session selected it, but stopped before
+    /// running any of its cells (a row saying "not run").
+    pub started: bool,
+    /// For a row that was not started: whether its toolchain was installed.
+    pub selected_installed: bool,
+}
+
+impl Row {
+    /// What the row shows to name itself: `Language · flags`.
+    pub fn label(&self) -> String {
+        format!("{} · {}", self.language, self.flags)
+    }
+
+    /// Sum of the cells that have a time (flagged cells included; failed
+    /// cells and timeouts are not times): the total of a complete row, the
+    /// "partial" sum of another.
+    pub fn sum_s(&self) -> f64 {
+        self.cells.values().filter_map(Cell::wall_s).sum()
+    }
+
+    /// The total: only a complete row has one.
+    pub fn total_s(&self) -> Option<f64> {
+        self.complete().then(|| self.sum_s())
+    }
+
+    pub fn sum_rss_kb(&self) -> u64 {
+        self.cells.values().filter_map(Cell::rss_kb).sum()
+    }
+
+    pub fn total_rss_kb(&self) -> Option<u64> {
+        self.complete().then(|| self.sum_rss_kb())
+    }
+
+    /// The range the total could have taken over the runs measured: the
+    /// sums of each cell's fastest and slowest runs (a cell of one run
+    /// counts its one figure at both ends).
+    pub fn total_range(&self) -> Option<(f64, f64)> {
+        self.total_s()?;
+        let mut lo = 0.0;
+        let mut hi = 0.0;
+        for c in self.cells.values() {
+            let w = c.wall_s()?;
+            let (a, b) = c.interval().unwrap_or((w, w));
+            lo += a;
+            hi += b;
+        }
+        Some((lo, hi))
+    }
+
+    /// CPU seconds of the shown runs, summed, when every cell has them.
+    pub fn total_cpu_s(&self) -> Option<f64> {
+        self.total_s()?;
+        self.cells.values().map(Cell::cpu_s).sum()
+    }
+
+    /// Every benchmark of the table ran and is correct: only then is the
+    /// total comparable with other rows.
+    pub fn complete(&self) -> bool {
+        self.started
+            && self.missing.is_empty()
+            && self.no_program.is_empty()
+            && self.cells.values().all(|c| c.status.is_ok())
+    }
+
+    /// Whether any cell has a time to show.
+    pub fn has_figures(&self) -> bool {
+        self.cells.values().any(|c| c.wall_s().is_some())
+    }
+
+    pub fn installed(&self) -> bool {
+        if !self.started {
+            return self.selected_installed;
+        }
+        self.cells
+            .values()
+            .any(|c| c.status != Status::NotInstalled)
+    }
+
+    /// One word for the row: `complete`, `partial`, `no figures`, `not
+    /// run`, `not installed` (the spreadsheet's status column).
+    pub fn state(&self) -> &'static str {
+        if !self.installed() {
+            "not installed"
+        } else if !self.started {
+            "not run"
+        } else if self.complete() {
+            "complete"
+        } else if self.has_figures() {
+            "partial"
+        } else {
+            "no figures"
+        }
+    }
+}
+
+/// A row's place by total time. Rows whose totals lie within each other's
+/// range of runs share a rank: they are not told apart by these runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Rank {
+    /// 1 = fastest; rows sharing a rank have the same (competition
+    /// ranking: 1, 2, 2, 4).
+    pub place: usize,
+    /// Another row has the same place.
+    pub shared: bool,
+}
+
+impl Rank {
+    pub fn text(&self) -> String {
+        if self.shared {
+            format!("={}", self.place)
+        } else {
+            self.place.to_string()
+        }
+    }
+}
+
+/// Ranks of rows by their totals' ranges (`(total, slowest total)`, in
+/// ascending order of total; `None`: no total, no rank). A row joins the
+/// group of the row that leads it when its total is within the leader's
+/// range (its best total is no slower than the leader's slowest runs
+/// added up): the ranges overlap, so these runs cannot tell them apart.
+/// Comparing with the group's leader, not its last member, keeps a long
+/// chain of small steps from sharing one rank.
+pub fn ranks(totals: &[Option<(f64, f64)>]) -> Vec<Option<Rank>> {
+    let mut out = vec![None; totals.len()];
+    let mut place = 0;
+    let mut leader: Option<(usize, f64)> = None;
+    let mut members: Vec<usize> = Vec::new();
+    let flush = |members: &mut Vec<usize>, out: &mut Vec<Option<Rank>>, first: usize| {
+        for &m in members.iter() {
+            out[m] = Some(Rank {
+                place: first,
+                shared: members.len() > 1,
+            });
+        }
+        members.clear();
+    };
+    let mut first = 0;
+    for (i, t) in totals.iter().enumerate() {
+        let Some((total, _)) = *t else { continue };
+        place += 1;
+        match leader {
+            Some((_, slowest)) if total <= slowest => members.push(i),
+            _ => {
+                flush(&mut members, &mut out, first);
+                first = place;
+                leader = Some((i, t.map_or(total, |(_, hi)| hi.max(total))));
+                members.push(i);
+            }
+        }
+    }
+    flush(&mut members, &mut out, first);
+    out
+}
+
+/// A session as the table tells of it.
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionInfo {
+    pub id: String,
+    pub started_at: String,
+    pub langbench: String,
+    pub command_line: String,
+    /// Index into [`Summary::machines`].
+    pub machine: usize,
+    pub kernel: String,
+    /// The table's cells whose runs come from it.
+    pub cells: usize,
+    /// The rows with a cell from it (their labels).
+    pub rows: Vec<String>,
+    /// What its machine check warned about (load, busy processes).
+    pub warnings: Vec<String>,
+    pub published: bool,
+}
+
+/// The table of one results directory.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    /// Benchmarks in column order, with their N.
+    pub benches: Vec<(Bench, u64)>,
+    pub size: String,
+    pub rows: Vec<Row>,
+    /// The machine most rows were measured on.
+    pub machine: Option<Machine>,
+    pub sessions: Vec<SessionInfo>,
+    /// The figures are a published edition's, imported (not measured here).
+    pub published: bool,
+    /// A cell whose runs' coefficient of variation exceeds this fraction
+    /// is flagged noisy.
+    pub noise_cv: f64,
+    /// Show the spread column in human tables (`--spread`).
+    pub show_spread: bool,
+    /// Every distinct machine the sessions ran on (more than one: the
+    /// figures were not all measured on the same hardware).
+    pub machines: Vec<Machine>,
+    /// Index into `machines` of the machine most rows ran on.
+    pub main_machine: Option<usize>,
+    /// The edition: the year of the newest run, or a published edition's
+    /// year.
+    pub edition: String,
+    /// First session start and last run, RFC 3339 (measured editions).
+    pub measured_from: Option<String>,
+    pub measured_to: Option<String>,
+    /// The langbench versions that measured the shown runs (with their git
+    /// revision where the records carry it).
+    pub langbench: Vec<String>,
+    /// A published edition's source, as its import recorded it.
+    pub source: Option<String>,
+    /// A published edition's N of best of N.
+    pub published_runs: Option<u32>,
+}
+
+/// How a summary is rendered: `--spread`, `--noise-threshold`, and the
+/// languages file whose program sources and notes the report shows.
+#[derive(Debug, Clone)]
+pub struct View {
+    pub show_spread: bool,
+    /// Fraction (0.05 = 5%).
+    pub noise_cv: f64,
+    /// `--languages`: where the report reads the variants' program sources,
+    /// notes and command templates from (`None`: it shows what the records
+    /// hold, and says the rest is not available).
+    pub languages: Option<std::path::PathBuf>,
+}
+
+impl Default for View {
+    fn default() -> Self {
+        View {
+            show_spread: false,
+            noise_cv: 0.05,
+            languages: None,
+        }
+    }
+}
+
+/// The runs a session asked of each cell: its N, or with `--runs auto` the
+/// minimum of 3 (a cell may stop there).
+fn asked(s: &SessionRecord) -> Option<u32> {
+    if s.origin == Origin::Published || s.runs == 0 {
+        return None;
+    }
+    Some(if s.runs_auto_cv.is_some() {
+        s.runs.min(3)
+    } else {
+        s.runs
+    })
+}
+
+impl Summary {
+    pub fn from_stored(stored: &Stored) -> Summary {
+        let sessions: BTreeMap<&str, &SessionRecord> = stored
+            .sessions
+            .iter()
+            .map(|s| (s.session.as_str(), s))
+            .collect();
+        let mut rows: BTreeMap<&str, Row> = BTreeMap::new();
+        let mut cell_runs: BTreeMap<(&str, Bench), Vec<RunRecord>> = BTreeMap::new();
+        let mut benches: BTreeMap<Bench, u64> = BTreeMap::new();
+        let shown = stored.newest_runs();
+        for r in &shown {
+            benches.insert(r.bench, r.n);
+            cell_runs
+                .entry((r.variant.as_str(), r.bench))
+                .or_default()
+                .push((*r).clone());
+        }
+        for ((variant, bench), runs) in cell_runs {
+            let first = &runs[0];
+            let asked = sessions.get(first.session.as_str()).and_then(|s| asked(s));
+            let row = rows.entry(variant).or_insert_with(|| Row {
+                variant: variant.to_string(),
+                language: first.language.clone(),
+                flags: first.flags.clone(),
+                version: first.version.clone(),
+                cells: BTreeMap::new(),
+                missing: Vec::new(),
+                no_program: Vec::new(),
+                machine: None,
+                started: true,
+                selected_installed: true,
+            });
+            // The version of the newest measured cell wins.
+            if first.status != Status::NotInstalled {
+                row.version = first.version.clone();
+            }
+            row.cells.insert(bench, Cell::from_runs(runs, asked));
+        }
+        // The programs each variant had, as its newest session saw them;
+        // and the variants sessions selected that never ran (Ctrl-C came
+        // first): rows saying "not run".
+        let mut programs: BTreeMap<&str, &[Bench]> = BTreeMap::new();
+        for s in &stored.sessions {
+            for v in s.variants.iter().filter(|v| !v.programs.is_empty()) {
+                programs.insert(&v.id, &v.programs);
+            }
+            if s.origin == Origin::Published || s.size.starts_with("ws-echo") {
+                continue;
+            }
+            for v in &s.variants {
+                let cpu = v.programs.is_empty() || v.programs.iter().any(|b| b.is_cpu());
+                if cpu && !rows.contains_key(v.id.as_str()) {
+                    rows.insert(
+                        &v.id,
+                        Row {
+                            variant: v.id.clone(),
+                            language: v.language.clone(),
+                            flags: v.flags.clone(),
+                            version: v.version.clone(),
+                            cells: BTreeMap::new(),
+                            missing: Vec::new(),
+                            no_program: Vec::new(),
+                            machine: None,
+                            started: false,
+                            selected_installed: v.installed,
+                        },
+                    );
+                }
+            }
+        }
+        if benches.is_empty() {
+            // Nothing ran at all yet: the selected benchmarks are unknown.
+            rows.retain(|_, r| r.started);
+        }
+        let mut rows: Vec<Row> = rows.into_values().collect();
+        for row in &mut rows {
+            let (missing, no_program): (Vec<Bench>, Vec<Bench>) = benches
+                .keys()
+                .filter(|b| !row.cells.contains_key(b))
+                .partition(|b| {
+                    programs
+                        .get(row.variant.as_str())
+                        .is_none_or(|p| p.contains(b))
+                });
+            row.missing = missing;
+            row.no_program = no_program;
+        }
+        rows.sort_by(|a, b| {
+            let key = |r: &Row| {
+                (
+                    !r.installed(),
+                    !r.started,
+                    !r.complete(),
+                    std::cmp::Reverse(r.cells.values().filter(|c| c.wall_s().is_some()).count()),
+                    r.cells.values().filter(|c| !c.status.is_ok()).count(),
+                )
+            };
+            key(a)
+                .cmp(&key(b))
+                .then(a.sum_s().total_cmp(&b.sum_s()))
+                .then(a.variant.cmp(&b.variant))
+        });
+        // The machines of the sessions whose runs the table shows (a ws
+        // session in the same directory is not one of this table's).
+        let shown_sessions: BTreeSet<&str> = shown.iter().map(|r| r.session.as_str()).collect();
+        let mut machines: Vec<Machine> = Vec::new();
+        let mut session_machine: BTreeMap<&str, usize> = BTreeMap::new();
+        for s in stored
+            .sessions
+            .iter()
+            .filter(|s| shown_sessions.contains(s.session.as_str()))
+        {
+            let i = match machines.iter().position(|m| m.same_as(&s.machine)) {
+                Some(i) => i,
+                None => {
+                    machines.push(s.machine.clone());
+                    machines.len() - 1
+                }
+            };
+            session_machine.insert(&s.session, i);
+        }
+        for row in &mut rows {
+            row.machine = row
+                .cells
+                .values()
+                .filter_map(|c| c.runs.first())
+                .filter_map(|r| session_machine.get(r.session.as_str()).copied())
+                .max();
+        }
+        // The machine most rows ran on (the later one on a tie).
+        let mut per_machine = vec![0usize; machines.len()];
+        for m in rows.iter().filter_map(|r| r.machine) {
+            per_machine[m] += 1;
+        }
+        let main_machine = (0..machines.len()).max_by_key(|&i| (per_machine[i], i));
+
+        // The sessions whose runs the table shows, and what it shows of each.
+        let mut cells_of: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut rows_of: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+        for row in &rows {
+            for c in row.cells.values() {
+                if let Some(r) = c.runs.first() {
+                    *cells_of.entry(r.session.as_str()).or_default() += 1;
+                    rows_of
+                        .entry(r.session.as_str())
+                        .or_default()
+                        .insert(row.label());
+                }
+            }
+        }
+        let infos: Vec<SessionInfo> = stored
+            .sessions
+            .iter()
+            .filter(|s| cells_of.contains_key(s.session.as_str()))
+            .map(|s| SessionInfo {
+                id: s.session.clone(),
+                started_at: s.started_at.clone(),
+                langbench: s.langbench_version.clone(),
+                command_line: shell_words::join(&s.command_line),
+                machine: session_machine
+                    .get(s.session.as_str())
+                    .copied()
+                    .unwrap_or(0),
+                kernel: s.machine.kernel.clone(),
+                cells: cells_of[s.session.as_str()],
+                rows: rows_of
+                    .remove(s.session.as_str())
+                    .unwrap_or_default()
+                    .into_iter()
+                    .collect(),
+                warnings: s
+                    .hygiene
+                    .as_ref()
+                    .map(|h| h.warnings.clone())
+                    .unwrap_or_default(),
+                published: s.origin == Origin::Published,
+            })
+            .collect();
+
+        let published = stored.runs.iter().any(|r| r.origin == Origin::Published);
+        let published_session =
+            stored.sessions.iter().rev().find(|s| {
+                s.origin == Origin::Published && shown_sessions.contains(s.session.as_str())
+            });
+        // From the first session's start (or run, whichever is earlier) to
+        // the last run.
+        let measured = || shown.iter().filter(|r| r.origin == Origin::Measured);
+        let starts = infos
+            .iter()
+            .filter(|s| !s.published)
+            .map(|s| s.started_at.as_str());
+        let measured_to = measured()
+            .map(|r| r.finished_at.as_str())
+            .chain(starts.clone())
+            .max()
+            .filter(|_| measured().next().is_some())
+            .map(String::from);
+        let measured_from = measured()
+            .map(|r| r.finished_at.as_str())
+            .chain(starts)
+            .min()
+            .filter(|_| measured().next().is_some())
+            .map(String::from);
+        let edition = match (published_session, &measured_to) {
+            (Some(s), None) => s
+                .session
+                .strip_prefix("published-")
+                .unwrap_or(&s.session)
+                .to_string(),
+            (_, Some(t)) => t.get(..4).unwrap_or_default().to_string(),
+            (None, None) => String::new(),
+        };
+        // langbench's own version: with its revision where the runs
+        // recorded one (`identity.langbench`), else the sessions'.
+        let mut langbench: BTreeSet<String> = shown
+            .iter()
+            .filter_map(|r| r.identity.as_ref().map(|i| i.langbench.clone()))
+            .collect();
+        if langbench.is_empty() {
+            langbench = infos
+                .iter()
+                .filter(|s| !s.published)
+                .map(|s| s.langbench.clone())
+                .collect();
+        }
+        Summary {
+            benches: benches.into_iter().collect(),
+            size: stored
+                .runs
+                .last()
+                .map(|r| r.size.clone())
+                .unwrap_or_default(),
+            rows,
+            machine: main_machine.map(|i| machines[i].clone()),
+            sessions: infos,
+            published,
+            noise_cv: View::default().noise_cv,
+            show_spread: false,
+            machines,
+            main_machine,
+            edition,
+            measured_from,
+            measured_to,
+            langbench: langbench.into_iter().collect(),
+            source: published_session.and_then(|s| s.source.clone()),
+            published_runs: published_session.map(|s| s.runs).filter(|&n| n > 0),
+        }
+    }
+
+    /// Applies rendering options.
+    pub fn view(mut self, view: &View) -> Summary {
+        self.noise_cv = view.noise_cv;
+        self.show_spread = view.show_spread;
+        self
+    }
+
+    /// The rank of each row (in row order), by total among complete rows.
+    pub fn ranks(&self) -> Vec<Option<Rank>> {
+        let totals: Vec<Option<(f64, f64)>> = self.rows.iter().map(Row::total_range).collect();
+        ranks(&totals)
+    }
+}
