@@ -60,7 +60,7 @@ pub struct Options {
 
 /// What `check` found.
 #[derive(Debug, Default)]
-pub struct Report {
+pub struct Findings {
     pub problems: Vec<Problem>,
     /// Variants not installed here: (id, missing, install hint).
     pub not_installed: Vec<(String, Vec<String>, String)>,
@@ -72,7 +72,7 @@ pub struct Report {
     pub failed_as_declared: Vec<(String, String)>,
 }
 
-impl Report {
+impl Findings {
     pub fn ok(&self) -> bool {
         self.problems.is_empty()
     }
@@ -128,11 +128,11 @@ pub fn selection(langs: &Languages, opts: &Options) -> Result<Vec<String>> {
 }
 
 /// Runs the whole check: the file, then the selected variants.
-pub fn check(spawner: &Spawner, langs: &Languages, opts: &Options) -> Result<Report> {
-    let mut report = Report::default();
+pub fn check(spawner: &Spawner, langs: &Languages, opts: &Options) -> Result<Findings> {
+    let mut found = Findings::default();
     let file = langs.path.display().to_string();
     for l in &langs.lints {
-        report.problems.push(Problem {
+        found.problems.push(Problem {
             file: file.clone(),
             line: l.line,
             column: Some(l.column),
@@ -141,24 +141,24 @@ pub fn check(spawner: &Spawner, langs: &Languages, opts: &Options) -> Result<Rep
             todo: l.fix.clone(),
         });
     }
-    shared_dir_problems(langs, &mut report);
+    shared_dir_problems(langs, &mut found);
     let ids = selection(langs, opts)?;
     // With --changed-since, no changed variant means none to run (`select`
     // of no ids would be every variant).
     if ids.is_empty() && opts.changed_since.is_some() {
-        return Ok(report);
+        return Ok(found);
     }
     for v in langs.select(&ids)? {
-        check_variant(spawner, langs, v, opts, &mut report);
+        check_variant(spawner, langs, v, opts, &mut found);
     }
-    Ok(report)
+    Ok(found)
 }
 
 /// A variant that takes `{dir}` where other variants' programs live too
 /// (`programs/assoc/`) would be picked by `--changed-since` for every
 /// change there, so every pull request would install and check it: it has
 /// to say which files are its own (`files`).
-fn shared_dir_problems(langs: &Languages, report: &mut Report) {
+fn shared_dir_problems(langs: &Languages, found: &mut Findings) {
     for v in langs
         .variants
         .iter()
@@ -190,7 +190,7 @@ fn shared_dir_problems(langs: &Languages, report: &mut Report) {
             globs.insert(format!("{parent}/{}", ext.unwrap_or_else(|| "*".into())));
         }
         let globs: Vec<String> = globs.iter().map(|g| format!("{g:?}")).collect();
-        report.problems.push(Problem {
+        found.problems.push(Problem {
             file: langs.path.display().to_string(),
             line: v.line,
             column: None,
@@ -223,7 +223,7 @@ fn check_variant(
     langs: &Languages,
     v: &Variant,
     opts: &Options,
-    report: &mut Report,
+    found: &mut Findings,
 ) {
     let file = langs.path.display().to_string();
     let problem = |file: String, line: usize, what: String, todo: String| Problem {
@@ -235,7 +235,7 @@ fn check_variant(
         todo,
     };
     if v.install.describe() == "no install instructions" {
-        report.problems.push(problem(
+        found.problems.push(problem(
             file.clone(),
             v.line,
             "no install instructions".into(),
@@ -247,7 +247,7 @@ fn check_variant(
         let text = std::fs::read_to_string(path).unwrap_or_default();
         if let Some(line) = text.lines().position(|l| l.contains(STUB_MARKER)) {
             stubs = true;
-            report.problems.push(problem(
+            found.problems.push(problem(
                 shown(langs, v, path),
                 line + 1,
                 format!("{bench} is still the stub `langbench new` wrote"),
@@ -259,20 +259,20 @@ fn check_variant(
     }
     let missing = v.missing();
     if !missing.is_empty() {
-        report
+        found
             .not_installed
             .push((v.id.clone(), missing, v.install.describe()));
         return;
     }
-    let before = report.problems.len();
-    check_version(spawner, langs, v, report);
+    let before = found.problems.len();
+    check_version(spawner, langs, v, found);
     let mut ran = false;
     let mut stray = Stray::default();
     // With `fails = "..."`: the first run that failed as declared.
     let mut declared: Option<String> = None;
     for (&bench, path) in &v.programs {
         if !bench.is_cpu() {
-            report.not_run.push((
+            found.not_run.push((
                 v.id.clone(),
                 format!(
                     "{bench} servers are not run by check: `langbench ws --lang {} --connections 10 --duration 1`",
@@ -285,7 +285,7 @@ fn check_variant(
         let caches =
             crate::state::Caches::of(v, "check", false, spawner.containment.limits.ids).ok();
         if let Err(e) = step::prepare(spawner, v, bench, opts.timeout, caches.as_ref()) {
-            report.problems.push(problem(
+            found.problems.push(problem(
                 file.clone(),
                 v.line,
                 e,
@@ -320,7 +320,7 @@ fn check_variant(
                             format!("run it by hand: `langbench run --lang {} --bench {bench} --size {n} --runs 1`", v.id),
                         ),
                     };
-                    report
+                    found
                         .problems
                         .push(problem(shown(langs, v, path), 1, what, todo));
                     break;
@@ -329,18 +329,18 @@ fn check_variant(
         }
     }
     if let Some(p) = stray.problem(langs, v) {
-        report.problems.push(p);
+        found.problems.push(p);
     }
-    let clean = ran && !stubs && report.problems.len() == before;
+    let clean = ran && !stubs && found.problems.len() == before;
     match (&v.fails, declared) {
-        (Some(_), Some(first)) if clean => report.failed_as_declared.push((v.id.clone(), first)),
-        (Some(why), None) if clean => report.problems.push(problem(
+        (Some(_), Some(first)) if clean => found.failed_as_declared.push((v.id.clone(), first)),
+        (Some(why), None) if clean => found.problems.push(problem(
             file.clone(),
             v.line,
             format!("every program ran right, but `fails` says it cannot ({why})"),
             "delete the `fails` line (and what the note says about failing)".into(),
         )),
-        (None, _) if clean => report.passed.push(v.id.clone()),
+        (None, _) if clean => found.passed.push(v.id.clone()),
         _ => {}
     }
 }
@@ -348,9 +348,9 @@ fn check_variant(
 /// The version every table shows: a probe that prints none (`tclsh
 /// --version` prints nothing) would leave "unknown" in the published row,
 /// so it is a problem, with the working form of a probe as the fix.
-fn check_version(spawner: &Spawner, langs: &Languages, v: &Variant, report: &mut Report) {
+fn check_version(spawner: &Spawner, langs: &Languages, v: &Variant, found: &mut Findings) {
     if let Err(e) = crate::toolchain::version(spawner, v) {
-        report.problems.push(Problem {
+        found.problems.push(Problem {
             file: langs.path.display().to_string(),
             line: v.line,
             column: None,
@@ -843,33 +843,33 @@ pub fn command(
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let report = check(spawner, &langs, &opts)?;
-    for p in &report.problems {
+    let found = check(spawner, &langs, &opts)?;
+    for p in &found.problems {
         println!("{p}");
     }
-    for (id, missing, hint) in &report.not_installed {
+    for (id, missing, hint) in &found.not_installed {
         println!(
             "not installed: {id} (missing {}); install: {hint}",
             missing.join(", ")
         );
     }
-    for (id, why) in &report.not_run {
+    for (id, why) in &found.not_run {
         println!("not run: {id}: {why}");
     }
-    for id in &report.passed {
+    for id in &found.passed {
         println!("ok: {id}");
     }
-    for (id, first) in &report.failed_as_declared {
+    for (id, first) in &found.failed_as_declared {
         println!("fails as declared: {id}: {first}");
     }
     println!(
         "check: {} problem(s); {} variant(s) right at N={}, {} not installed",
-        report.problems.len(),
-        report.passed.len(),
+        found.problems.len(),
+        found.passed.len(),
         SIZES.map(|n| n.to_string()).join(" and N="),
-        report.not_installed.len()
+        found.not_installed.len()
     );
-    Ok(if report.ok() {
+    Ok(if found.ok() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

@@ -4,14 +4,15 @@
 //! each build a `Document`; each format module (terminal, Markdown, CSV,
 //! xlsx, SVG, HTML) renders one without knowing where the figures came from.
 //!
-//! A cell carries both the text a reader sees (`1.23 (exit 25)`) and the
-//! plain value a spreadsheet needs (`1.23`), and a [`Mark`] saying whether it
-//! is a plain correct figure; a failed cell has no value, so no format can
-//! show it as a number.
+//! A table's [`Entry`] carries both the text a reader sees (`1.23 (exit
+//! 25)`) and the plain value a spreadsheet needs (`1.23`), and a [`Mark`]
+//! saying whether it is a plain correct figure; a failed entry has no
+//! value, so no format can show it as a number. (An entry, not a "cell":
+//! in langbench a cell is one variant × one benchmark, `summary::Cell`.)
 
 use serde::Serialize;
 
-/// One report: what was measured, where, and its tables and charts.
+/// One document: what was measured, where, and its tables and charts.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Document {
     pub title: String,
@@ -185,7 +186,7 @@ impl Column {
     }
 }
 
-/// Whether a cell is a plain correct figure.
+/// Whether an entry is a plain correct figure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Mark {
@@ -200,7 +201,7 @@ pub enum Mark {
     Failed,
 }
 
-/// What kind of mark a cell carries, so each looks different (colour,
+/// What kind of mark an entry carries, so each looks different (colour,
 /// pattern and a word that reads without hovering): the [`Mark`] says how
 /// it sorts and whether it is a figure; the flag says why.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -312,7 +313,7 @@ impl std::fmt::Display for Note {
     }
 }
 
-/// The plain value behind a cell.
+/// The plain value behind an entry.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[serde(untagged)]
 pub enum Value {
@@ -324,14 +325,15 @@ pub enum Value {
     Bool(bool),
 }
 
+/// One entry of a [`Table`]: a row's value in one column.
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct Cell {
+pub struct Entry {
     /// What a reader sees.
     pub text: String,
     /// What a spreadsheet or script gets.
     pub value: Value,
     pub mark: Mark,
-    /// Why the cell is flagged or failed (a spreadsheet comment, a tooltip).
+    /// Why the entry is flagged or failed (a spreadsheet comment, a tooltip).
     pub note: Option<String>,
     /// What kind of mark it is (drawn distinctly); `None`: by [`Mark`].
     pub flag: Option<Flag>,
@@ -342,11 +344,11 @@ pub struct Cell {
     pub link: Option<String>,
 }
 
-impl Cell {
+impl Entry {
     /// Plain text (a name, a version).
-    pub fn text(s: impl Into<String>) -> Cell {
+    pub fn text(s: impl Into<String>) -> Entry {
         let s = s.into();
-        Cell {
+        Entry {
             value: Value::Text(s.clone()),
             text: s,
             ..Default::default()
@@ -354,24 +356,24 @@ impl Cell {
     }
 
     /// A number with its display text.
-    pub fn number(v: f64, text: impl Into<String>) -> Cell {
-        Cell {
+    pub fn number(v: f64, text: impl Into<String>) -> Entry {
+        Entry {
             text: text.into(),
             value: Value::Number(v),
             ..Default::default()
         }
     }
 
-    pub fn int(v: i64, text: impl Into<String>) -> Cell {
-        Cell {
+    pub fn int(v: i64, text: impl Into<String>) -> Entry {
+        Entry {
             text: text.into(),
             value: Value::Int(v),
             ..Default::default()
         }
     }
 
-    pub fn bool(v: bool) -> Cell {
-        Cell {
+    pub fn bool(v: bool) -> Entry {
+        Entry {
             text: v.to_string(),
             value: Value::Bool(v),
             ..Default::default()
@@ -379,30 +381,30 @@ impl Cell {
     }
 
     /// No value; shows `text` (often `-` or empty).
-    pub fn empty(text: impl Into<String>) -> Cell {
-        Cell {
+    pub fn empty(text: impl Into<String>) -> Entry {
+        Entry {
             text: text.into(),
             ..Default::default()
         }
     }
 
-    pub fn marked(mut self, mark: Mark, note: Option<String>) -> Cell {
+    pub fn marked(mut self, mark: Mark, note: Option<String>) -> Entry {
         self.mark = mark;
         self.note = note;
         self
     }
 
-    pub fn flagged(mut self, flag: Flag) -> Cell {
+    pub fn flagged(mut self, flag: Flag) -> Entry {
         self.flag = Some(flag);
         self
     }
 
-    pub fn with_interval(mut self, interval: Option<(f64, f64)>) -> Cell {
+    pub fn with_interval(mut self, interval: Option<(f64, f64)>) -> Entry {
         self.interval = interval;
         self
     }
 
-    pub fn linked(mut self, anchor: impl Into<String>) -> Cell {
+    pub fn linked(mut self, anchor: impl Into<String>) -> Entry {
         self.link = Some(anchor.into());
         self
     }
@@ -423,8 +425,8 @@ pub struct Table {
     pub id: String,
     pub title: String,
     pub columns: Vec<Column>,
-    pub rows: Vec<Vec<Cell>>,
-    /// Lines under the table: why each flagged or failed cell is so.
+    pub rows: Vec<Vec<Entry>>,
+    /// Lines under the table: why each flagged or failed entry is so.
     pub notes: Vec<Note>,
     /// Only in the data files (CSV, xlsx), not in Markdown or HTML (the
     /// every-run table is long and for spreadsheets).

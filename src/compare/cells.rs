@@ -1,7 +1,7 @@
 //! Cells both comparison tables (CPU and ws-echo) build alike: a figure
 //! old → new, an optional number, the versions.
 
-use crate::document::{Cell, Column, Kind, Show};
+use crate::document::{Column, Entry, Kind, Show};
 
 /// "old → new" for one figure (a missing side says so).
 pub(super) fn arrow(old: Option<f64>, new: Option<f64>, f: impl Fn(f64) -> String) -> String {
@@ -9,19 +9,19 @@ pub(super) fn arrow(old: Option<f64>, new: Option<f64>, f: impl Fn(f64) -> Strin
     format!("{} → {}", side(old), side(new))
 }
 
-pub(super) fn opt_num(v: Option<f64>, f: impl Fn(f64) -> String) -> Cell {
+pub(super) fn opt_num(v: Option<f64>, f: impl Fn(f64) -> String) -> Entry {
     match v {
-        Some(v) => Cell::number(v, f(v)),
-        None => Cell::empty(""),
+        Some(v) => Entry::number(v, f(v)),
+        None => Entry::empty(""),
     }
 }
 
 /// "old → new" to read, then each version as data.
-pub(super) fn versions(old: &str, new: &str) -> [Cell; 3] {
+pub(super) fn versions(old: &str, new: &str) -> [Entry; 3] {
     [
-        Cell::text(format!("{old} → {new}")),
-        Cell::text(old),
-        Cell::text(new),
+        Entry::text(format!("{old} → {new}")),
+        Entry::text(old),
+        Entry::text(new),
     ]
 }
 

@@ -12,7 +12,7 @@ use crate::bench::Bench;
 use crate::config::Languages;
 use crate::document::thousands;
 use crate::document::{
-    Bar, BarChart, BarRow, Cell, Column, Flag, Kind, Mark, Note, Show, Table, Unit,
+    Bar, BarChart, BarRow, Column, Entry, Flag, Kind, Mark, Note, Show, Table, Unit,
 };
 use crate::record::Status;
 use crate::summary::{Rank, Row, Summary, ranks};
@@ -127,11 +127,11 @@ pub(super) fn arrow_noisy(fo: &Fig, fnw: &Fig, rel: bool) -> String {
 
 /// The ratio cell: a number when both sides are comparable, otherwise text
 /// saying why not.
-pub(super) fn ratio(old: &Fig, new: &Fig, pick: impl Fn(&Fig) -> Option<f64>) -> Cell {
+pub(super) fn ratio(old: &Fig, new: &Fig, pick: impl Fn(&Fig) -> Option<f64>) -> Entry {
     if let (Some(a), Some(b)) = (old.n, new.n)
         && a != b
     {
-        return Cell::empty("N≠")
+        return Entry::empty("N≠")
             .marked(
                 Mark::Flagged,
                 Some(format!(
@@ -145,7 +145,7 @@ pub(super) fn ratio(old: &Fig, new: &Fig, pick: impl Fn(&Fig) -> Option<f64>) ->
     match (pick(old), pick(new)) {
         (Some(a), Some(b)) if a > 0.0 => {
             let r = b / a;
-            let cell = Cell::number(r, format!("×{r:.2}"));
+            let cell = Entry::number(r, format!("×{r:.2}"));
             if old.ok && new.ok {
                 cell
             } else {
@@ -157,10 +157,10 @@ pub(super) fn ratio(old: &Fig, new: &Fig, pick: impl Fn(&Fig) -> Option<f64>) ->
         }
         _ => match (old.why, new.why) {
             // A partial total looks like one, as in the report.
-            (Some(w), _) | (_, Some(w)) => Cell::empty("-")
+            (Some(w), _) | (_, Some(w)) => Entry::empty("-")
                 .marked(Mark::Failed, Some(format!("a side has no total ({w})")))
                 .flagged(Flag::Partial),
-            _ => Cell::empty("-").marked(Mark::Failed, Some("a side has no figure".into())),
+            _ => Entry::empty("-").marked(Mark::Failed, Some("a side has no figure".into())),
         },
     }
 }
@@ -348,7 +348,7 @@ pub(super) struct CpuTable {
     /// A side's rows come from more than one machine: a Machine column
     /// names the other machine where a row ran on it.
     machines: bool,
-    rows: Vec<Vec<Cell>>,
+    rows: Vec<Vec<Entry>>,
     notes: Vec<Note>,
     chart_rows: Vec<BarRow>,
 }
@@ -370,9 +370,9 @@ impl CpuTable {
     fn push(&mut self, sides: &Sides, p: &Pair<Row>, ranks: (Option<Rank>, Option<Rank>)) {
         let label = p.new.label();
         let mut row = vec![
-            Cell::text(&p.new.language),
-            Cell::text(&p.new.flags),
-            Cell::text(&p.key),
+            Entry::text(&p.new.language),
+            Entry::text(&p.new.flags),
+            Entry::text(&p.key),
         ];
         row.extend(versions(&p.old.version, &p.new.version));
         let program = program_change(p.old, p.new);
@@ -386,7 +386,7 @@ impl CpuTable {
                 ),
             ));
         }
-        row.push(Cell::text(&program));
+        row.push(Entry::text(&program));
         if self.machines {
             row.push(machine_cell(
                 other_machine(sides.old.summary, p.old),
@@ -432,7 +432,7 @@ impl CpuTable {
         fo: &Fig,
         fnw: &Fig,
         size_mismatch: bool,
-    ) -> [Cell; 10] {
+    ) -> [Entry; 10] {
         let rel = self.rel;
         let mut t = ratio(fo, fnw, |f| f.time);
         let shown = arrow_noisy(fo, fnw, rel);
@@ -486,10 +486,10 @@ impl CpuTable {
             }
         }
         self.note(label, name, &t);
-        let verdict = change.map_or(Cell::empty(""), |c| Cell::text(c.verdict.name()));
+        let verdict = change.map_or(Entry::empty(""), |c| Entry::text(c.verdict.name()));
         let bound = |v: Option<f64>| opt_num(v, |x| format!("{x:.4}"));
         [
-            Cell::text(match &size_note {
+            Entry::text(match &size_note {
                 Some(_) => format!("{shown} N≠"),
                 None => shown,
             }),
@@ -499,7 +499,7 @@ impl CpuTable {
             opt_num(fo.ram, |v| fmt_ram(v, rel)),
             opt_num(fnw.ram, |v| fmt_ram(v, rel)),
             if size_mismatch {
-                Cell::empty("N≠")
+                Entry::empty("N≠")
                     .marked(Mark::Flagged, Some("a benchmark's N differs".into()))
                     .flagged(Flag::Incomparable)
             } else {
@@ -513,7 +513,7 @@ impl CpuTable {
 
     /// A flagged ratio's note, once: a size mismatch holds for every row, so
     /// it is said once for all of them.
-    fn note(&mut self, label: &str, name: &str, cell: &Cell) {
+    fn note(&mut self, label: &str, name: &str, cell: &Entry) {
         if let Some(n) = &cell.note
             && cell.mark == Mark::Flagged
         {
@@ -618,13 +618,13 @@ pub(super) fn other_machine(s: &Summary, row: &Row) -> Option<(String, String)> 
 /// directory's main machine, else which side ran elsewhere, marked as the
 /// report marks it (its figures compare fairly only with rows of that
 /// machine).
-pub(super) fn machine_cell(old: Option<(String, String)>, new: Option<(String, String)>) -> Cell {
+pub(super) fn machine_cell(old: Option<(String, String)>, new: Option<(String, String)>) -> Entry {
     let sides: Vec<(&str, (String, String))> = [("old", old), ("new", new)]
         .into_iter()
         .filter_map(|(side, m)| Some((side, m?)))
         .collect();
     if sides.is_empty() {
-        return Cell::empty("");
+        return Entry::empty("");
     }
     let text = sides
         .iter()
@@ -636,13 +636,13 @@ pub(super) fn machine_cell(old: Option<(String, String)>, new: Option<(String, S
         .map(|(side, (_, hw))| format!("{side} measured on another machine than most rows: {hw}"))
         .collect::<Vec<_>>()
         .join("; ");
-    Cell::text(text)
+    Entry::text(text)
         .marked(Mark::Flagged, Some(why))
         .flagged(Flag::Machine)
 }
 
 /// Rank old → new (and how far it moved) to read, then each rank as data.
-pub(super) fn rank_cells(ro: Option<Rank>, rn: Option<Rank>) -> [Cell; 3] {
+pub(super) fn rank_cells(ro: Option<Rank>, rn: Option<Rank>) -> [Entry; 3] {
     let text = match (ro, rn) {
         (Some(a), Some(b)) => {
             let moved = a.place as i64 - b.place as i64;
@@ -659,15 +659,15 @@ pub(super) fn rank_cells(ro: Option<Rank>, rn: Option<Rank>) -> [Cell; 3] {
         ),
     };
     [
-        Cell::text(text),
+        Entry::text(text),
         count(ro.map(|r| r.place as u64)),
         count(rn.map(|r| r.place as u64)),
     ]
 }
 
 /// A rank or an N (empty without one).
-pub(super) fn count(v: Option<u64>) -> Cell {
-    v.map_or(Cell::empty(""), |n| Cell::int(n as i64, n.to_string()))
+pub(super) fn count(v: Option<u64>) -> Entry {
+    v.map_or(Entry::empty(""), |n| Entry::int(n as i64, n.to_string()))
 }
 
 /// A total's bar: plain (with the range of its runs as a whisker, where
@@ -830,17 +830,17 @@ pub(super) fn changes(langs: &Languages, rows: &Matched<Row>, new: &Edition) -> 
         .chain(gone)
         .map(|(change, (k, r))| {
             vec![
-                Cell::text(change),
-                Cell::text(&r.language),
-                Cell::text(&r.flags),
-                Cell::text(k),
-                Cell::text(&r.version),
+                Entry::text(change),
+                Entry::text(&r.language),
+                Entry::text(&r.flags),
+                Entry::text(k),
+                Entry::text(&r.version),
                 match r.total_s() {
-                    Some(t) => Cell::number(t, format!("{t:.2}")),
-                    None if r.has_figures() => Cell::empty("partial")
+                    Some(t) => Entry::number(t, format!("{t:.2}")),
+                    None if r.has_figures() => Entry::empty("partial")
                         .marked(Mark::Failed, Some("partial: no total".into()))
                         .flagged(Flag::Partial),
-                    None => Cell::empty("-"),
+                    None => Entry::empty("-"),
                 },
             ]
         })

@@ -5,7 +5,7 @@
 use super::cells::{arrow, opt_num, version_columns, versions};
 use super::edition::{Edition, Matched, Pair, key};
 use crate::config::Languages;
-use crate::document::{Cell, Column, Kind, Mark, Note, Show, Table};
+use crate::document::{Column, Entry, Kind, Mark, Note, Show, Table};
 use crate::ws::record::{Phase, WindowStats, WsRecord};
 
 /// ws-echo: per server both editions have and delay phase, rps, latency,
@@ -66,19 +66,19 @@ pub(super) fn ws_servers<'a>(langs: &Languages, e: &'a Edition) -> Vec<(String, 
 }
 
 /// One delay phase of a pair of servers.
-pub(super) fn ws_row(p: &Pair<WsRecord>, po: &Phase, pn: &Phase) -> Vec<Cell> {
+pub(super) fn ws_row(p: &Pair<WsRecord>, po: &Phase, pn: &Phase) -> Vec<Entry> {
     let (o, n) = (p.old, p.new);
     // Ratios of a different load are flagged.
     let r = |a: Option<f64>, b: Option<f64>| match (a, b) {
         (Some(a), Some(b)) if a > 0.0 => {
-            let c = Cell::number(b / a, format!("×{:.2}", b / a));
+            let c = Entry::number(b / a, format!("×{:.2}", b / a));
             if o.connections != n.connections {
                 c.marked(Mark::Flagged, Some("connections differ".into()))
             } else {
                 c
             }
         }
-        _ => Cell::empty("-"),
+        _ => Entry::empty("-"),
     };
     let stat = |ph: &Phase, f: fn(&WindowStats) -> f64| ph.stats.as_ref().map(f);
     let (rps_o, rps_n) = (stat(po, |s| s.rps), stat(pn, |s| s.rps));
@@ -89,9 +89,9 @@ pub(super) fn ws_row(p: &Pair<WsRecord>, po: &Phase, pn: &Phase) -> Vec<Cell> {
     let mb = |ph: &Phase| ph.server_rss_peak_kb.map(|k| k as f64 / 1024.0);
     let f0 = |v: f64| format!("{v:.0}");
     let f2 = |v: f64| format!("{v:.2}");
-    let mut row = vec![Cell::text(&p.key), Cell::text(ws_library(n))];
+    let mut row = vec![Entry::text(&p.key), Entry::text(ws_library(n))];
     row.extend(versions(&o.version, &n.version));
-    row.push(Cell::number(pn.delay_ms, pn.delay_ms.to_string()));
+    row.push(Entry::number(pn.delay_ms, pn.delay_ms.to_string()));
     row.extend(old_new(rps_o, rps_n, f0));
     row.push(r(rps_o, rps_n));
     row.extend(old_new(lat_o, lat_n, f2));
@@ -102,9 +102,9 @@ pub(super) fn ws_row(p: &Pair<WsRecord>, po: &Phase, pn: &Phase) -> Vec<Cell> {
 }
 
 /// A figure old → new to read, then old and new as data.
-pub(super) fn old_new(old: Option<f64>, new: Option<f64>, f: impl Fn(f64) -> String) -> [Cell; 3] {
+pub(super) fn old_new(old: Option<f64>, new: Option<f64>, f: impl Fn(f64) -> String) -> [Entry; 3] {
     [
-        Cell::text(arrow(old, new, &f)),
+        Entry::text(arrow(old, new, &f)),
         opt_num(old, &f),
         opt_num(new, &f),
     ]

@@ -35,7 +35,9 @@ pub const XLSX: &str = "results.xlsx";
 /// run, and the ws table, whichever the directory holds.
 pub struct Derived {
     pub summary: Option<Summary>,
-    pub report: Document,
+    /// The page (report.html) and the spreadsheet (results.xlsx): every
+    /// table and chart of the directory in one document.
+    pub document: Document,
     pub warnings: Vec<String>,
 }
 
@@ -73,7 +75,7 @@ pub fn render_all(store: &Store, view: &View, data_only: bool) -> Result<(Files,
     let mut warnings = stored.warnings.clone();
     warnings.extend(ws_warnings);
     let mut files: Files = Vec::new();
-    let mut report = Document {
+    let mut whole = Document {
         title: "langbench results".into(),
         ..Default::default()
     };
@@ -104,14 +106,14 @@ pub fn render_all(store: &Store, view: &View, data_only: bool) -> Result<(Files,
         if !data_only {
             files.push((RESULTS_JSON.into(), json::results(&stored, s)?));
         }
-        report.title = doc.title;
-        report.meta.extend(doc.meta);
-        report.details.extend(doc.details);
-        report.tables.extend(doc.tables);
-        report.tables.push(runs);
-        report.charts.extend(doc.charts);
-        report.advice.extend(doc.advice);
-        report.measured.extend(doc.measured);
+        whole.title = doc.title;
+        whole.meta.extend(doc.meta);
+        whole.details.extend(doc.details);
+        whole.tables.extend(doc.tables);
+        whole.tables.push(runs);
+        whole.charts.extend(doc.charts);
+        whole.advice.extend(doc.advice);
+        whole.measured.extend(doc.measured);
     }
     if !ws_records.is_empty() {
         let latest = ws_summary::latest(&ws_records);
@@ -131,29 +133,29 @@ pub fn render_all(store: &Store, view: &View, data_only: bool) -> Result<(Files,
             files.push((WS_JSON.into(), json));
         }
         if summary.is_none() {
-            report.title = doc.title.clone();
+            whole.title = doc.title.clone();
         }
-        report.meta.extend(
+        whole.meta.extend(
             doc.meta
                 .into_iter()
                 .map(|(k, v)| (format!("ws-echo {k}"), v)),
         );
-        report.details.extend(doc.details);
-        report.tables.extend(doc.tables);
-        report.charts.extend(doc.charts);
+        whole.details.extend(doc.details);
+        whole.tables.extend(doc.tables);
+        whole.charts.extend(doc.charts);
     }
     if !data_only {
-        files.extend(chart_files(&report));
-        if !report.tables.is_empty() {
-            files.push((html::FILE.into(), html::Html.render(&report)?));
-            files.push((XLSX.into(), xlsx::Xlsx.render(&report)?));
+        files.extend(chart_files(&whole));
+        if !whole.tables.is_empty() {
+            files.push((html::FILE.into(), html::Html.render(&whole)?));
+            files.push((XLSX.into(), xlsx::Xlsx.render(&whole)?));
         }
     }
     Ok((
         files,
         Derived {
             summary,
-            report,
+            document: whole,
             warnings,
         },
     ))

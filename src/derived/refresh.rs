@@ -129,9 +129,9 @@ pub fn report_command(dirs: &[PathBuf], view: View, check: bool, wide: bool) -> 
         let derived = rewrite(dir, view.clone())?;
         print!(
             "{}",
-            terminal::document_fit(&derived.report, terminal::width(wide))
+            terminal::document_fit(&derived.document, terminal::width(wide))
         );
-        for a in &derived.report.advice {
+        for a in &derived.document.advice {
             println!("to do: {a}");
         }
         for w in &derived.warnings {

@@ -597,7 +597,7 @@ fn report(case: &str, store: &Store, view: View) {
     assert!(derived.warnings.is_empty(), "{:?}", derived.warnings);
     insta::assert_snapshot!(
         format!("{case}@terminal"),
-        crate::export::terminal::document(&derived.report)
+        crate::export::terminal::document(&derived.document)
     );
     snapshot_files(case, store.dir());
 }
@@ -623,7 +623,7 @@ fn measured_edition_with_spread_column_and_lower_noise_threshold() {
     let derived = super::write_all_with(&store, view).unwrap();
     insta::assert_snapshot!(
         "spread@terminal",
-        crate::export::terminal::document(&derived.report)
+        crate::export::terminal::document(&derived.document)
     );
     insta::assert_snapshot!(
         "spread@summary.md",
@@ -658,7 +658,7 @@ fn shards_from_two_machines() {
     let derived = super::write_all(&store).unwrap();
     insta::assert_snapshot!(
         "two-machines@terminal",
-        crate::export::terminal::document(&derived.report)
+        crate::export::terminal::document(&derived.document)
     );
     insta::assert_snapshot!(
         "two-machines@summary.csv",
@@ -810,7 +810,7 @@ fn a_new_kernel_build_is_noted_not_counted_as_another_machine() {
     let derived = super::write_all(&store).unwrap();
     let s = derived.summary.unwrap();
     assert_eq!(s.machines.len(), 1);
-    let text = crate::export::terminal::document(&derived.report);
+    let text = crate::export::terminal::document(&derived.document);
     assert!(!text.contains("DIFFERENT"), "{text}");
     assert!(
         text.contains(

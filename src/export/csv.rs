@@ -5,12 +5,12 @@
 use anyhow::Result;
 
 use super::Exporter;
-use crate::document::{Cell, Document, Kind, Table, Value};
+use crate::document::{Document, Entry, Kind, Table, Value};
 
 pub struct Csv;
 
 /// The plain value of a cell as CSV text, at its column's precision.
-pub fn value_text(kind: Kind, cell: &Cell) -> String {
+pub fn value_text(kind: Kind, cell: &Entry) -> String {
     match &cell.value {
         Value::Empty => String::new(),
         Value::Text(s) => inert(s),

@@ -32,7 +32,7 @@ use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use super::Exporter;
 use crate::document::{
-    BarChart, Cell, Column, Document, Flag, Kind, Mark, Measured, Show, Table, Value,
+    BarChart, Column, Document, Entry, Flag, Kind, Mark, Measured, Show, Table, Value,
 };
 
 /// File name of the page in the store.
@@ -301,7 +301,7 @@ fn table(t: &Table, anchors: &BTreeSet<String>) -> Markup {
 /// One cell: its text (a link to the variant's section where there is
 /// one), the range of its runs under it, its mark's classes, its note as
 /// the tooltip, and its header as the label of a phone card.
-fn td(col: &Column, cell: &Cell, label: bool, anchors: &BTreeSet<String>) -> Markup {
+fn td(col: &Column, cell: &Entry, label: bool, anchors: &BTreeSet<String>) -> Markup {
     let numeric = col.kind.is_numeric();
     let mut classes: Vec<&str> = Vec::new();
     if let Some(c) = cell_class(numeric, cell.mark, &cell.text) {
@@ -405,7 +405,7 @@ fn cell_class(numeric: bool, mark: Mark, text: &str) -> Option<&'static str> {
 
 /// What the page's script sorts a cell by; `None` (no attribute) for a cell
 /// with no value, which sorts after every cell with one.
-fn sort_value(cell: &Cell) -> Option<String> {
+fn sort_value(cell: &Entry) -> Option<String> {
     if cell.mark == Mark::Failed {
         return None;
     }
@@ -880,38 +880,38 @@ mod tests {
             let (assoc, ram, total) = if i % 13 == 5 {
                 let note = Some("exit 1: <panic> \"boom\" & more".to_string());
                 (
-                    Cell::empty("FAILED").marked(Mark::Failed, note.clone()),
-                    Cell::empty("-").marked(Mark::Failed, note),
-                    Cell::empty("-").marked(Mark::Failed, None),
+                    Entry::empty("FAILED").marked(Mark::Failed, note.clone()),
+                    Entry::empty("-").marked(Mark::Failed, note),
+                    Entry::empty("-").marked(Mark::Failed, None),
                 )
             } else if i % 17 == 9 {
                 let note = Some("not installed".to_string());
                 (
-                    Cell::empty("not run").marked(Mark::Failed, note.clone()),
-                    Cell::empty("").marked(Mark::Failed, note),
-                    Cell::number(0.5, "0.50 *")
+                    Entry::empty("not run").marked(Mark::Failed, note.clone()),
+                    Entry::empty("").marked(Mark::Failed, note),
+                    Entry::number(0.5, "0.50 *")
                         .marked(Mark::Flagged, Some("partial: assoc not run".into())),
                 )
             } else if i % 11 == 3 {
                 (
-                    Cell::number(secs, format!("{secs:.3} (exit 25)"))
+                    Entry::number(secs, format!("{secs:.3} (exit 25)"))
                         .marked(Mark::Flagged, Some("exit 25".into())),
-                    Cell::int(kb, kb.to_string()),
-                    Cell::number(secs, format!("{secs:.3} *"))
+                    Entry::int(kb, kb.to_string()),
+                    Entry::number(secs, format!("{secs:.3} *"))
                         .marked(Mark::Flagged, Some("exit 25".into())),
                 )
             } else {
                 (
-                    Cell::number(secs, format!("{secs:.3}")),
-                    Cell::int(kb, kb.to_string()),
-                    Cell::number(secs, format!("{secs:.3}")),
+                    Entry::number(secs, format!("{secs:.3}")),
+                    Entry::int(kb, kb.to_string()),
+                    Entry::number(secs, format!("{secs:.3}")),
                 )
             };
             rows.push(vec![
-                Cell::text(name),
-                Cell::text(flags),
-                Cell::text(format!("1.{}.{}", 60 + i % 40, i % 3)),
-                Cell::text("DATAONLY-ok"),
+                Entry::text(name),
+                Entry::text(flags),
+                Entry::text(format!("1.{}.{}", 60 + i % 40, i % 3)),
+                Entry::text("DATAONLY-ok"),
                 assoc,
                 ram,
                 total,
@@ -933,7 +933,7 @@ mod tests {
             id: "runs".into(),
             title: "Every run DATAONLY".into(),
             columns: vec![Column::new("Run", "run", Kind::Count, Show::Both)],
-            rows: vec![vec![Cell::int(1, "DATAONLY-row")]],
+            rows: vec![vec![Entry::int(1, "DATAONLY-row")]],
             notes: vec![],
             data_only: true,
             labels: 0,
@@ -1094,7 +1094,7 @@ mod tests {
         let mut doc = summary_doc();
         let long = "missing node_modules/uWebSockets.js; install: npm install \
                     uNetworking/uWebSockets.js#v20.51.0 (fetches from GitHub)";
-        doc.tables[0].rows[0][1] = Cell::text(long);
+        doc.tables[0].rows[0][1] = Entry::text(long);
         let html = render(&doc);
         let at = html.find(long).expect("long cell");
         let open = html[..at].rfind("<td").unwrap();
@@ -1111,16 +1111,16 @@ mod tests {
     #[test]
     fn sort_values() {
         assert_eq!(
-            sort_value(&Cell::number(1.5, "1.50")).as_deref(),
+            sort_value(&Entry::number(1.5, "1.50")).as_deref(),
             Some("1.5")
         );
-        assert_eq!(sort_value(&Cell::int(-3, "-3")).as_deref(), Some("-3"));
-        assert_eq!(sort_value(&Cell::text("Go")).as_deref(), Some("Go"));
-        assert_eq!(sort_value(&Cell::empty("-")), None);
-        assert_eq!(sort_value(&Cell::number(f64::NAN, "?")), None);
-        let failed = Cell::number(2.0, "2 ?").marked(Mark::Failed, None);
+        assert_eq!(sort_value(&Entry::int(-3, "-3")).as_deref(), Some("-3"));
+        assert_eq!(sort_value(&Entry::text("Go")).as_deref(), Some("Go"));
+        assert_eq!(sort_value(&Entry::empty("-")), None);
+        assert_eq!(sort_value(&Entry::number(f64::NAN, "?")), None);
+        let failed = Entry::number(2.0, "2 ?").marked(Mark::Failed, None);
         assert_eq!(sort_value(&failed), None);
-        let flagged = Cell::number(2.0, "2 *").marked(Mark::Flagged, None);
+        let flagged = Entry::number(2.0, "2 *").marked(Mark::Flagged, None);
         assert_eq!(sort_value(&flagged).as_deref(), Some("2"));
     }
 
@@ -1265,8 +1265,8 @@ mod tests {
     /// Row order the page must produce: by `key`, cells without one last,
     /// ties in document order.
     fn expected<K: PartialOrd>(
-        rows: &[Vec<Cell>],
-        key: impl Fn(&Cell) -> Option<K>,
+        rows: &[Vec<Entry>],
+        key: impl Fn(&Entry) -> Option<K>,
         col: usize,
         desc: bool,
     ) -> Vec<usize> {
@@ -1308,7 +1308,7 @@ mod tests {
         let (sorted, got) = dom_rows(&dump("summary:3:asc"), "summary", 3);
         assert_eq!(sorted, "3:asc", "the page's script did not sort");
         let order: Vec<usize> = got.iter().map(|r| r.0).collect();
-        assert_eq!(order, expected(rows, Cell::as_f64, 4, false));
+        assert_eq!(order, expected(rows, Entry::as_f64, 4, false));
         assert_ne!(
             order,
             (0..60).collect::<Vec<_>>(),
@@ -1334,14 +1334,14 @@ mod tests {
         let (sorted, got) = dom_rows(&dump("summary:4:desc"), "summary", 4);
         assert_eq!(sorted, "4:desc");
         let order: Vec<usize> = got.iter().map(|r| r.0).collect();
-        assert_eq!(order, expected(rows, Cell::as_f64, 5, true));
+        assert_eq!(order, expected(rows, Entry::as_f64, 5, true));
         assert!(order[60 - failed.len()..].iter().all(|&i| is_failed(i)));
 
         // A text column, descending.
         let (sorted, got) = dom_rows(&dump("summary:0:desc"), "summary", 0);
         assert_eq!(sorted, "0:desc");
         let order: Vec<usize> = got.iter().map(|r| r.0).collect();
-        let lower = |c: &Cell| Some(c.text.to_lowercase());
+        let lower = |c: &Entry| Some(c.text.to_lowercase());
         assert_eq!(order, expected(rows, lower, 0, true));
         assert_eq!(got[0].1.as_deref(), Some("Zig opt"));
     }

@@ -12,7 +12,7 @@
 use comfy_table::presets::{NOTHING, UTF8_FULL_CONDENSED};
 use comfy_table::{Cell as TCell, CellAlignment, ContentArrangement, Table as TTable};
 
-use crate::document::{Cell, Document, Kind, Table};
+use crate::document::{Document, Entry, Kind, Table};
 
 /// The width to keep within: `$COLUMNS` if set, else stdout's terminal;
 /// `None` (every column) with `wide`, or when stdout is no terminal (a
@@ -63,7 +63,7 @@ fn shown(t: &Table) -> Vec<Shown> {
 }
 
 /// How a compact table shows a cell of KB: MB, its flag (` *`) kept.
-fn mb(c: &Cell) -> String {
+fn mb(c: &Entry) -> String {
     let text = clean(&c.text);
     let Some(kb) = c.as_f64() else {
         return text;

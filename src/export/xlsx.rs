@@ -31,7 +31,7 @@ use rust_xlsxwriter::{
 };
 
 use super::Exporter;
-use crate::document::{Cell, Document, Flag, Kind, Mark, Table, Value};
+use crate::document::{Document, Entry, Flag, Kind, Mark, Table, Value};
 
 /// Renders a [`Document`] as an `.xlsx` workbook.
 pub struct Xlsx;
@@ -205,7 +205,7 @@ fn num_format(kind: Kind) -> String {
 }
 
 /// The fill of a cell: by its flag, else by its mark.
-fn fill(cell: &Cell) -> Option<u32> {
+fn fill(cell: &Entry) -> Option<u32> {
     match (cell.flag, cell.mark) {
         (Some(f), _) => Some(flag_fill(f)),
         (None, Mark::Plain) => None,
@@ -214,7 +214,7 @@ fn fill(cell: &Cell) -> Option<u32> {
     }
 }
 
-/// Cell formats, made once per (number format, fill) rather than once per
+/// Entry formats, made once per (number format, fill) rather than once per
 /// cell (a format per cell cost most of the time of a big workbook).
 #[derive(Default)]
 struct Formats {
@@ -348,7 +348,7 @@ fn note(text: &str) -> XNote {
 /// can be a formula: it has a figure, every summed column is on the sheet,
 /// and the figures it sums add up to its own (so a viewer that recalculates
 /// shows the same figure as one that shows the cached result).
-fn sum_formula(table: &Table, cols: &[usize], row: &[Cell], c: usize, y: u32) -> Option<String> {
+fn sum_formula(table: &Table, cols: &[usize], row: &[Entry], c: usize, y: u32) -> Option<String> {
     let sum_of = &table.columns[c].sum_of;
     let total = row[c].as_f64()?;
     if sum_of.is_empty() || !total.is_finite() {
@@ -360,7 +360,7 @@ fn sum_formula(table: &Table, cols: &[usize], row: &[Cell], c: usize, y: u32) ->
         let x = cols.iter().position(|&d| d == s)?;
         refs.push(row_col_to_cell(y, x as u16));
         // Empty cells are not numbers to SUM either.
-        if let Some(v) = row.get(s).and_then(Cell::as_f64).filter(|v| v.is_finite()) {
+        if let Some(v) = row.get(s).and_then(Entry::as_f64).filter(|v| v.is_finite()) {
             sum += v;
         }
     }
@@ -376,7 +376,7 @@ fn write_cell(
     y: u32,
     x: u16,
     kind: Kind,
-    cell: &Cell,
+    cell: &Entry,
     format: &Format,
 ) -> Result<()> {
     match &cell.value {
@@ -544,49 +544,49 @@ mod tests {
         ];
         let rows = vec![
             vec![
-                Cell::text("C"),
-                Cell::text("gcc -O2"),
-                Cell::text("14.2.0"),
-                Cell::text("1.00x"),
-                Cell::number(0.4126, "0.413"),
-                Cell::int(10240, "10240"),
-                Cell::number(1.2344, "1.234"),
-                Cell::int(1234567, "1234567"),
-                Cell::number(1.647, "1.647"),
-                Cell::text("c-gcc"),
-                Cell::bool(true),
+                Entry::text("C"),
+                Entry::text("gcc -O2"),
+                Entry::text("14.2.0"),
+                Entry::text("1.00x"),
+                Entry::number(0.4126, "0.413"),
+                Entry::int(10240, "10240"),
+                Entry::number(1.2344, "1.234"),
+                Entry::int(1234567, "1234567"),
+                Entry::number(1.647, "1.647"),
+                Entry::text("c-gcc"),
+                Entry::bool(true),
             ],
             vec![
-                Cell::text("Python"),
-                Cell::text("python3"),
-                Cell::text("3.13.5"),
-                Cell::text("8.48x"),
-                Cell::number(3.5, "3.500 (exit 25)")
+                Entry::text("Python"),
+                Entry::text("python3"),
+                Entry::text("3.13.5"),
+                Entry::text("8.48x"),
+                Entry::number(3.5, "3.500 (exit 25)")
                     .marked(Mark::Flagged, Some("exit 25: output differs".into())),
-                Cell::int(123456, "123456"),
-                Cell::number(7.25, "7.250"),
-                Cell::int(65536, "65536"),
-                Cell::number(10.75, "10.750"),
-                Cell::text("python"),
-                Cell::bool(true),
+                Entry::int(123456, "123456"),
+                Entry::number(7.25, "7.250"),
+                Entry::int(65536, "65536"),
+                Entry::number(10.75, "10.750"),
+                Entry::text("python"),
+                Entry::bool(true),
             ],
             vec![
-                Cell::text("Ruby"),
-                Cell::text("ruby --yjit"),
-                Cell::text("3.3.8"),
-                Cell::text("5.15x"),
-                Cell::number(2.125, "2.125"),
-                Cell::int(50000, "50000"),
-                Cell::empty("FAILED (exit 1)").marked(
+                Entry::text("Ruby"),
+                Entry::text("ruby --yjit"),
+                Entry::text("3.3.8"),
+                Entry::text("5.15x"),
+                Entry::number(2.125, "2.125"),
+                Entry::int(50000, "50000"),
+                Entry::empty("FAILED (exit 1)").marked(
                     Mark::Failed,
                     Some("exited 1: undefined method `comb' (NoMethodError)".into()),
                 ),
-                Cell::empty(""),
-                Cell::empty("partial")
+                Entry::empty(""),
+                Entry::empty("partial")
                     .marked(Mark::Failed, Some("partial: num-comb failed".into()))
                     .flagged(Flag::Partial),
-                Cell::text("ruby-yjit"),
-                Cell::bool(false),
+                Entry::text("ruby-yjit"),
+                Entry::bool(false),
             ],
         ];
         let summary = Table {
@@ -608,7 +608,7 @@ mod tests {
                 Column::new("variant", "variant", Kind::Text, Show::Both),
                 Column::new("wall (s)", "wall_s", secs, Show::Both),
             ],
-            rows: vec![vec![Cell::text("c-gcc"), Cell::number(0.5, "0.500")]],
+            rows: vec![vec![Entry::text("c-gcc"), Entry::number(0.5, "0.500")]],
             notes: vec![],
             data_only: true,
             labels: 1,
@@ -689,10 +689,10 @@ mod tests {
         assert_eq!(sum_formula(t, &cols, &t.rows[2], 8, 3), None);
         // A total that is not the sum of its figures stays a plain number.
         let mut row = t.rows[0].clone();
-        row[8] = Cell::number(9.0, "9.000");
+        row[8] = Entry::number(9.0, "9.000");
         assert_eq!(sum_formula(t, &cols, &row, 8, 1), None);
         // A total without a figure is not a formula (it would show 0).
-        row[8] = Cell::empty("FAILED");
+        row[8] = Entry::empty("FAILED");
         assert_eq!(sum_formula(t, &cols, &row, 8, 1), None);
         // Nor is one that sums a column that is not on the sheet.
         let mut t2 = t.clone();

@@ -9,7 +9,7 @@ use anyhow::{Context, Result, ensure};
 use crate::compare::edition::{Edition, key};
 use crate::config::Languages;
 use crate::document::{
-    Bar, BarChart, BarRow, Cell, Column, Document, Flag, Kind, Mark, Note, Show, Table, Unit,
+    Bar, BarChart, BarRow, Column, Document, Entry, Flag, Kind, Mark, Note, Show, Table, Unit,
 };
 use crate::summary::Row;
 
@@ -166,9 +166,9 @@ pub fn document(
             .expect("a key has a point")
             .row;
         let mut row = vec![
-            Cell::text(&shown.language),
-            Cell::text(&shown.flags),
-            Cell::text(k),
+            Entry::text(&shown.language),
+            Entry::text(&shown.flags),
+            Entry::text(k),
         ];
         let mut bars = Vec::new();
         for (i, p) in points.iter().enumerate() {
@@ -196,7 +196,7 @@ pub fn document(
                     } else {
                         format!("{v:.2}")
                     };
-                    let cell = Cell::number(*v, text);
+                    let cell = Entry::number(*v, text);
                     if *n > 1 {
                         notes.push(Note::new(
                             format!("{} · {} / {}", shown.language, shown.flags, editions[i].label),
@@ -210,16 +210,16 @@ pub fn document(
                         None => cell,
                     }
                 }
-                Some(Point { row, .. }) if row.has_figures() => Cell::empty("partial")
+                Some(Point { row, .. }) if row.has_figures() => Entry::empty("partial")
                     .marked(
                         Mark::Failed,
                         Some("no total: not every benchmark has a figure".into()),
                     )
                     .flagged(Flag::Partial),
-                Some(_) => Cell::empty("failed")
+                Some(_) => Entry::empty("failed")
                     .marked(Mark::Failed, Some("no cell has a figure".into()))
                     .flagged(Flag::Failed),
-                None => Cell::empty("-")
+                None => Entry::empty("-")
                     .marked(Mark::Failed, Some(format!("not in {}", editions[i].label)))
                     .flagged(Flag::NotRun),
             };
@@ -248,7 +248,7 @@ pub fn document(
             row.push(cell);
         }
         for p in &points {
-            row.push(Cell::text(
+            row.push(Entry::text(
                 p.as_ref().map_or("", |p| p.row.version.as_str()),
             ));
         }
@@ -258,7 +258,7 @@ pub fn document(
         );
         row.push(match ends {
             (Some(a), Some(b)) if a > 0.0 => {
-                let cell = Cell::number(b / a, format!("×{:.2}", b / a));
+                let cell = Entry::number(b / a, format!("×{:.2}", b / a));
                 if other_size[0] || (other_machine[0] && relative_to.is_none()) {
                     cell.marked(
                         Mark::Flagged,
@@ -269,7 +269,7 @@ pub fn document(
                     cell
                 }
             }
-            _ => Cell::empty(""),
+            _ => Entry::empty(""),
         });
         if points[newest].as_ref().is_some_and(|p| p.value.is_some()) {
             chart_rows.push(BarRow {

@@ -16,7 +16,7 @@
 //!   process it left behind (group members and daemonized orphans alike);
 //! - dies with langbench (PR_SET_PDEATHSIG), cleaning up the same way.
 //!
-//! It reports on fd 3, one line per event (see `Report` in `report.rs`):
+//! It reports on fd 3, one line per event (see `Event` in `event.rs`):
 //! `pid <pid>` once the command runs, then the final `done ...` line.
 //!
 //! Everything is allocated before `fork`, and nothing big is ever allocated,
@@ -26,13 +26,13 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::time::Duration;
 
+use super::event::{BadEvent, Event};
 use super::kit::{
-    Args, REPORT_FD, Waited, confirm_exec, errno, exec_failed, handled_signals, no_child, now_ns,
-    parse, report_fd, report_to, send,
+    Args, EVENT_FD, Waited, confirm_exec, errno, event_fd, events_to, exec_failed, handled_signals,
+    no_child, now_ns, parse, send,
 };
 use super::outcome::Done;
 use super::procstat::Stat;
-use super::report::{BadReport, Report};
 
 /// Entry point of `langbench __spawn`. Never returns.
 pub fn main(args: &[OsString]) -> ! {
@@ -40,7 +40,7 @@ pub fn main(args: &[OsString]) -> ! {
         Ok(a) => a,
         Err(e) => {
             let _ = writeln!(std::io::stderr(), "langbench __spawn: {e}");
-            send(&Report::Error(e));
+            send(&Event::Error(e));
             std::process::exit(2);
         }
     };
@@ -49,7 +49,7 @@ pub fn main(args: &[OsString]) -> ! {
 
 /// The agent's work done by the calling process itself: it forks the
 /// command (or, contained, unshares and forks init) and returns its final
-/// report (`done ...`) or why the command did not run. For `langbench
+/// event (`done ...`) or why the command did not run. For `langbench
 /// measure`, which calls it first thing in `main`, before langbench has
 /// touched more memory than the agent would have:
 /// the command's peak RSS gets the same floor as from an agent, without
@@ -73,9 +73,9 @@ pub(crate) fn run_here(mut args: Args) -> Result<Done, String> {
             libc::close(null);
         }
     }
-    report_to(fds[1]);
+    events_to(fds[1]);
     serve(args);
-    report_to(REPORT_FD);
+    events_to(EVENT_FD);
     // SAFETY: closing our write end, then reading our pipe to its end.
     let lines = unsafe {
         libc::close(fds[1]);
@@ -92,18 +92,18 @@ pub(crate) fn run_here(mut args: Args) -> Result<Done, String> {
         String::from_utf8_lossy(&out).into_owned()
     };
     for line in lines.lines() {
-        match line.parse::<Report>() {
-            Ok(Report::Done(done)) => return Ok(done),
-            Ok(Report::Error(e)) => return Err(e),
-            Err(BadReport::Done(e)) => return Err(e.to_string()),
-            Ok(Report::Pid(_)) | Err(BadReport::Pid(_) | BadReport::Other) => {}
+        match line.parse::<Event>() {
+            Ok(Event::Done(done)) => return Ok(done),
+            Ok(Event::Error(e)) => return Err(e),
+            Err(BadEvent::Done(e)) => return Err(e.to_string()),
+            Ok(Event::Pid(_)) | Err(BadEvent::Pid(_) | BadEvent::Other) => {}
         }
     }
     Err(format!("the command ended without a report: {lines:?}"))
 }
 
 /// The agent's work: fork the command (contained: unshare and fork init,
-/// `contain::agent`), supervise it, sweep what it left behind, report.
+/// `contain::agent`), supervise it, sweep what it left behind, send the `done` line.
 /// Returns the agent's exit code.
 fn serve(args: Args) -> i32 {
     if !arm(args.parent) {
@@ -129,8 +129,8 @@ fn serve(args: Args) -> i32 {
             return 2;
         }
         send(&match waited.done(leftovers) {
-            Ok(done) => Report::Done(done),
-            Err(why) => Report::Error(why),
+            Ok(done) => Event::Done(done),
+            Err(why) => Event::Error(why),
         });
     }
     0
@@ -199,13 +199,13 @@ unsafe fn fork_command(args: &Args, old: &libc::sigset_t) -> Option<Forked> {
         }
         let mut errpipe = [0i32; 2];
         if libc::pipe2(errpipe.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
-            send(&Report::Error(format!("pipe2 failed: errno {}", errno())));
+            send(&Event::Error(format!("pipe2 failed: errno {}", errno())));
             return None;
         }
         let t0 = now_ns();
         let pid = libc::fork();
         if pid < 0 {
-            send(&Report::Error(format!("fork failed: errno {}", errno())));
+            send(&Event::Error(format!("fork failed: errno {}", errno())));
             return None;
         }
         if pid == 0 {
@@ -221,7 +221,7 @@ unsafe fn fork_command(args: &Args, old: &libc::sigset_t) -> Option<Forked> {
 }
 
 /// The command's side of the fork: its own process group, default signal
-/// state, pinned to `cpus`, no report fd; then exec. If that fails, the
+/// state, pinned to `cpus`, no event fd; then exec. If that fails, the
 /// errno goes to the error pipe.
 ///
 /// # Safety
@@ -248,7 +248,7 @@ unsafe fn exec_command(
             libc::write(errpipe[1], (&e as *const i32).cast(), 4);
             libc::_exit(127);
         }
-        libc::close(report_fd());
+        libc::close(event_fd());
         libc::close(errpipe[0]);
         libc::execvp(argv[0], argv.as_ptr());
         let e: i32 = errno();

@@ -10,24 +10,24 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::Duration;
 
+use super::event::Event;
 use super::outcome::{Bounds, Done, Exit};
-use super::report::Report;
 
-/// The agent's report fd as langbench sets it up.
-pub(crate) const REPORT_FD: i32 = 3;
+/// The agent's event fd as langbench sets it up.
+pub(crate) const EVENT_FD: i32 = 3;
 
-/// Where `report` writes: fd 3 in an agent process, a pipe when the agent's
+/// Where `write_line` writes: fd 3 in an agent process, a pipe when the agent's
 /// work runs inside langbench itself (`run_here`).
-static REPORT_TO: AtomicI32 = AtomicI32::new(REPORT_FD);
+static EVENTS_TO: AtomicI32 = AtomicI32::new(EVENT_FD);
 
-pub(crate) fn report_fd() -> i32 {
-    REPORT_TO.load(Ordering::Relaxed)
+pub(crate) fn event_fd() -> i32 {
+    EVENTS_TO.load(Ordering::Relaxed)
 }
 
-/// Where `report` writes from now on (`run_here`'s pipe, then
-/// [`REPORT_FD`] again).
-pub(crate) fn report_to(fd: i32) {
-    REPORT_TO.store(fd, Ordering::Relaxed);
+/// Where `write_line` writes from now on (`run_here`'s pipe, then
+/// [`EVENT_FD`] again).
+pub(crate) fn events_to(fd: i32) {
+    EVENTS_TO.store(fd, Ordering::Relaxed);
 }
 
 pub(crate) struct Args {
@@ -243,16 +243,16 @@ pub(crate) fn now_ns() -> u128 {
     ts.tv_sec as u128 * 1_000_000_000 + ts.tv_nsec as u128
 }
 
-pub(crate) fn report(line: &str) {
+pub(crate) fn write_line(line: &str) {
     // fd 3 is set up by langbench; writing the whole line at once keeps
     // lines atomic (they are far below PIPE_BUF).
     // SAFETY: plain write(2) of a valid buffer.
-    unsafe { libc::write(report_fd(), line.as_ptr().cast(), line.len()) };
+    unsafe { libc::write(event_fd(), line.as_ptr().cast(), line.len()) };
 }
 
-/// Writes one report line.
-pub(crate) fn send(r: &Report) {
-    report(&format!("{r}\n"));
+/// Writes one event line.
+pub(crate) fn send(r: &Event) {
+    write_line(&format!("{r}\n"));
 }
 
 /// The parent's side of fork + exec, shared by the plain agent and the
@@ -286,7 +286,7 @@ pub(crate) unsafe fn confirm_exec(
             libc::waitpid(pid, &mut status, 0);
             return false;
         }
-        send(&Report::Pid(pid));
+        send(&Event::Pid(pid));
         true
     }
 }
@@ -307,7 +307,7 @@ pub(crate) unsafe fn exec_failed(errfd: i32, argv0: &CString) -> bool {
             return false;
         }
         let msg = std::io::Error::from_raw_os_error(e);
-        send(&Report::Error(format!(
+        send(&Event::Error(format!(
             "cannot execute {}: {msg}",
             argv0.to_string_lossy()
         )));
@@ -345,7 +345,7 @@ pub(crate) struct Waited {
 
 impl Waited {
     /// The command's own figures (`wait4`): the plain agent's whole
-    /// report; `contain`'s init adds the tree's. `Err` (an `error` line to
+    /// `done` line; `contain`'s init adds the tree's. `Err` (an `error` line to
     /// send) for a wait status that is neither an exit nor a signal.
     pub(crate) fn done(&self, leftovers: u32) -> Result<Done, String> {
         let exit = Exit::from_wait_status(self.status).ok_or_else(|| {

@@ -11,11 +11,11 @@ pub mod agent;
 pub mod cgroup;
 pub mod contain;
 pub mod escape;
+mod event;
 mod kit;
 pub mod outcome;
 pub mod procstat;
 pub mod proxy;
-mod report;
 
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read};
@@ -28,9 +28,9 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow, bail};
 
+use event::{BadEvent, Event};
 pub use outcome::{Bounds, Captured, Done, Exit, Outcome, TreeUsage, signal_name};
 use procstat::Stat;
-use report::{BadReport, Report};
 
 /// Hidden first argument that turns the langbench binary into the agent.
 pub const AGENT_ARG: &str = "__spawn";
@@ -441,7 +441,7 @@ impl Spawner {
         if req.argv.is_empty() {
             bail!("empty command");
         }
-        let (report_r, report_w) = pipe().context("pipe for the spawn agent")?;
+        let (events_r, events_w) = pipe().context("pipe for the spawn agent")?;
         let c = &self.containment;
         let run_cgroup = match (&c.cgroup, c.namespaces) {
             (Some(cg), true) => Some(cg.child(c.memory_limit_kb)?),
@@ -476,7 +476,7 @@ impl Spawner {
         if req.capture {
             cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
         }
-        let w = report_w.as_raw_fd();
+        let w = events_w.as_raw_fd();
         // SAFETY: only dup2/fcntl between fork and exec.
         unsafe {
             cmd.pre_exec(move || {
@@ -496,7 +496,7 @@ impl Spawner {
                 req.cwd.display()
             )
         })?;
-        drop(report_w);
+        drop(events_w);
         let out_thread = child
             .stdout
             .take()
@@ -505,9 +505,9 @@ impl Spawner {
             .stderr
             .take()
             .map(|s| std::thread::spawn(move || capture_tail(s, STDERR_KEEP)));
-        let mut report = BufReader::new(std::fs::File::from(report_r));
+        let mut events = BufReader::new(std::fs::File::from(events_r));
         let mut line = String::new();
-        report
+        events
             .read_line(&mut line)
             .context("reading the spawn agent's report")?;
         let mut running = Running {
@@ -515,23 +515,23 @@ impl Spawner {
             pid: 0,
             private_net: false,
             cgroup: run_cgroup,
-            report,
+            events,
             out_thread,
             err_thread,
         };
-        match line.trim_end().parse::<Report>() {
-            Ok(Report::Pid(pid)) => {
+        match line.trim_end().parse::<Event>() {
+            Ok(Event::Pid(pid)) => {
                 running.pid = pid;
                 running.private_net =
                     c.namespaces && req.sandbox.as_ref().is_some_and(|s| !s.network);
                 Ok(running)
             }
-            Err(e @ BadReport::Pid(_)) => Err(e.into()),
-            Ok(Report::Error(msg)) => {
+            Err(e @ BadEvent::Pid(_)) => Err(e.into()),
+            Ok(Event::Error(msg)) => {
                 let _ = running.agent.wait();
                 Err(anyhow!("{msg}"))
             }
-            Ok(Report::Done(_)) | Err(BadReport::Done(_) | BadReport::Other) => {
+            Ok(Event::Done(_)) | Err(BadEvent::Done(_) | BadEvent::Other) => {
                 let status = running.agent.wait();
                 let err = running.join_stderr();
                 Err(anyhow!(
@@ -703,7 +703,8 @@ pub struct Running {
     private_net: bool,
     /// The run's cgroup (removed when this is dropped).
     cgroup: Option<cgroup::Run>,
-    report: BufReader<std::fs::File>,
+    /// The agent's event lines (`event.rs`).
+    events: BufReader<std::fs::File>,
     out_thread: Option<JoinHandle<Captured>>,
     err_thread: Option<JoinHandle<Captured>>,
 }
@@ -757,7 +758,7 @@ impl Running {
     /// Waits for the command to end and returns the kernel's accounting.
     pub fn wait(mut self) -> Result<Outcome> {
         let mut line = String::new();
-        self.report
+        self.events
             .read_line(&mut line)
             .context("reading the spawn agent's report")?;
         let status = self.agent.wait().context("waiting for the spawn agent")?;
@@ -768,10 +769,10 @@ impl Running {
             .unwrap_or_default();
         let stderr = self.join_stderr();
         let line = line.trim_end();
-        let done = match line.parse::<Report>() {
-            Ok(Report::Done(done)) => done,
-            Err(BadReport::Done(e)) => return Err(e.into()),
-            Ok(Report::Pid(_) | Report::Error(_)) | Err(BadReport::Pid(_) | BadReport::Other) => {
+        let done = match line.parse::<Event>() {
+            Ok(Event::Done(done)) => done,
+            Err(BadEvent::Done(e)) => return Err(e.into()),
+            Ok(Event::Pid(_) | Event::Error(_)) | Err(BadEvent::Pid(_) | BadEvent::Other) => {
                 bail!(
                     "spawn agent ended without a result ({status}): {line:?} {}",
                     stderr.text()

@@ -1,7 +1,7 @@
 //! The every-run table (data only: CSV and the spreadsheet).
 
 use super::{Row, Summary};
-use crate::document::{Cell, Column, Kind, Show, Table};
+use crate::document::{Column, Entry, Kind, Show, Table};
 use crate::record::Origin;
 use crate::spawn::Exit;
 use crate::store::Stored;
@@ -40,7 +40,7 @@ fn columns() -> Vec<Column> {
 /// Every stored run, with whether it is its cell's figure, how its caches
 /// started and whether its cell's spread counts it.
 pub fn table(stored: &Stored, s: &Summary) -> Table {
-    let secs = |v: f64| Cell::number(v, format!("{v:.3}"));
+    let secs = |v: f64| Entry::number(v, format!("{v:.3}"));
     // Each row once by variant (a scan per run was quadratic).
     let by_variant: std::collections::HashMap<&str, &Row> =
         s.rows.iter().map(|r| (r.variant.as_str(), r)).collect();
@@ -56,47 +56,47 @@ pub fn table(stored: &Stored, s: &Summary) -> Table {
                 .is_some_and(|b| b.session == r.session && b.attempt == r.attempt && r.attempt > 0);
             let in_spread = cell.is_some_and(|c| c.in_spread(r));
             let (code, signal) = match r.exit {
-                Some(Exit::Exited(c)) => (Cell::int(c.into(), c.to_string()), Cell::empty("")),
-                Some(Exit::Signaled(s)) => (Cell::empty(""), Cell::int(s.into(), s.to_string())),
-                None => (Cell::empty(""), Cell::empty("")),
+                Some(Exit::Exited(c)) => (Entry::int(c.into(), c.to_string()), Entry::empty("")),
+                Some(Exit::Signaled(s)) => (Entry::empty(""), Entry::int(s.into(), s.to_string())),
+                None => (Entry::empty(""), Entry::empty("")),
             };
             let published = r.origin == Origin::Published;
             // Published editions gave no user/system time.
-            let cpu = |v: f64| if published { Cell::empty("") } else { secs(v) };
+            let cpu = |v: f64| if published { Entry::empty("") } else { secs(v) };
             vec![
-                Cell::text(&r.variant),
-                Cell::text(&r.language),
-                Cell::text(&r.flags),
-                Cell::text(&r.version),
-                Cell::text(r.bench.name()),
-                Cell::text(&r.size),
-                Cell::int(r.n as i64, r.n.to_string()),
-                Cell::int(r.attempt.into(), r.attempt.to_string()),
+                Entry::text(&r.variant),
+                Entry::text(&r.language),
+                Entry::text(&r.flags),
+                Entry::text(&r.version),
+                Entry::text(r.bench.name()),
+                Entry::text(&r.size),
+                Entry::int(r.n as i64, r.n.to_string()),
+                Entry::int(r.attempt.into(), r.attempt.to_string()),
                 // No time is no number: a run that did not run (skipped,
                 // not installed) or a published "did not finish".
                 if r.wall_s == 0.0 && !r.status.has_figures() {
-                    Cell::empty("")
+                    Entry::empty("")
                 } else {
                     secs(r.wall_s)
                 },
                 cpu(r.user_s),
                 cpu(r.sys_s),
-                Cell::int(r.max_rss_kb as i64, r.max_rss_kb.to_string()),
-                r.build_wall_s.map(secs).unwrap_or_else(|| Cell::empty("")),
+                Entry::int(r.max_rss_kb as i64, r.max_rss_kb.to_string()),
+                r.build_wall_s.map(secs).unwrap_or_else(|| Entry::empty("")),
                 code,
                 signal,
-                Cell::text(r.status.name()),
-                Cell::text(best.to_string()),
-                Cell::text(match r.cache {
+                Entry::text(r.status.name()),
+                Entry::text(best.to_string()),
+                Entry::text(match r.cache {
                     Some(crate::record::CacheStart::Cold) => "cold",
                     Some(crate::record::CacheStart::Warm) => "warm",
                     None => "",
                 }),
-                Cell::text(in_spread.to_string()),
-                Cell::text(&r.session),
-                Cell::text(&r.finished_at),
-                Cell::text(r.detail.clone().unwrap_or_default()),
-                Cell::text(if published { "published" } else { "measured" }),
+                Entry::text(in_spread.to_string()),
+                Entry::text(&r.session),
+                Entry::text(&r.finished_at),
+                Entry::text(r.detail.clone().unwrap_or_default()),
+                Entry::text(if published { "published" } else { "measured" }),
             ]
         })
         .collect();

@@ -8,9 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Cell, Rank, Row, Spread, Summary};
 use crate::bench::Bench;
-use crate::document::{
-    Cell as ECell, Column, Document, Flag, Kind, Mark, Note, Show, Table, thousands,
-};
+use crate::document::{Column, Document, Entry, Flag, Kind, Mark, Note, Show, Table, thousands};
 use crate::record::{RunRecord, Status};
 
 impl Summary {
@@ -401,17 +399,17 @@ impl Summary {
     }
 
     /// The cells of one row, in [`Summary::columns`] order.
-    fn cells(&self, row: &Row, rank: Option<Rank>) -> Vec<ECell> {
+    fn cells(&self, row: &Row, rank: Option<Rank>) -> Vec<Entry> {
         let anchor = crate::document::Measured::anchor_of(&row.variant);
         let mut v = vec![
-            ECell::text(&row.language).linked(anchor),
-            ECell::text(&row.flags),
-            ECell::text(&row.version),
+            Entry::text(&row.language).linked(anchor),
+            Entry::text(&row.flags),
+            Entry::text(&row.version),
         ];
         if self.machines.len() > 1 {
             v.push(match row.machine {
                 Some(m) if Some(m) != self.main_machine => {
-                    ECell::text(format!("#{} {}", m + 1, self.machines[m].short()))
+                    Entry::text(format!("#{} {}", m + 1, self.machines[m].short()))
                         .marked(
                             Mark::Flagged,
                             Some(format!(
@@ -421,7 +419,7 @@ impl Summary {
                         )
                         .flagged(Flag::Machine)
                 }
-                _ => ECell::empty(""),
+                _ => Entry::empty(""),
             });
         }
         for (b, _) in &self.benches {
@@ -444,16 +442,16 @@ impl Summary {
                         _ => c.time_text(),
                     };
                     let mut cell = match c.wall_s() {
-                        Some(w) => ECell::number(w, text),
-                        None => ECell::empty(text),
+                        Some(w) => Entry::number(w, text),
+                        None => Entry::empty(text),
                     }
                     .marked(mark, note.clone())
                     .with_interval(c.interval());
                     cell.flag = flag;
                     v.push(cell);
                     v.push(match c.rss_kb() {
-                        Some(k) => ECell::int(k as i64, c.rss_text()),
-                        None => ECell::empty(c.rss_text()),
+                        Some(k) => Entry::int(k as i64, c.rss_text()),
+                        None => Entry::empty(c.rss_text()),
                     });
                 }
                 None => {
@@ -466,18 +464,18 @@ impl Summary {
                     };
                     let note = if row.started { note } else { None };
                     v.push(
-                        ECell::empty(text)
+                        Entry::empty(text)
                             .marked(Mark::Failed, note)
                             .flagged(Flag::NotRun),
                     );
-                    v.push(ECell::empty("-"));
+                    v.push(Entry::empty("-"));
                 }
             }
         }
         match (row.total_s(), row.total_rss_kb()) {
             (Some(t), Some(k)) => {
-                v.push(ECell::number(t, format!("{t:.2}")).with_interval(row.total_range()));
-                v.push(ECell::int(k as i64, thousands(k)));
+                v.push(Entry::number(t, format!("{t:.2}")).with_interval(row.total_range()));
+                v.push(Entry::int(k as i64, thousands(k)));
             }
             _ => {
                 let (text, note) = if !row.installed() {
@@ -505,19 +503,19 @@ impl Summary {
                 } else {
                     ("-", Some("no cell has a figure".to_string()))
                 };
-                v.push(ECell::empty(text).marked(Mark::Failed, note).flagged(
+                v.push(Entry::empty(text).marked(Mark::Failed, note).flagged(
                     if row.has_figures() {
                         Flag::Partial
                     } else {
                         Flag::NotRun
                     },
                 ));
-                v.push(ECell::empty("-"));
+                v.push(Entry::empty("-"));
             }
         }
         v.push(match rank {
             Some(r) => {
-                let cell = ECell::int(r.place as i64, r.text());
+                let cell = Entry::int(r.place as i64, r.text());
                 if r.shared {
                     cell.marked(
                         Mark::Plain,
@@ -531,49 +529,49 @@ impl Summary {
                     cell
                 }
             }
-            None => ECell::empty(""),
+            None => Entry::empty(""),
         });
         let (fastest_total, fastest) = self.fastest();
         let secs = |x: Option<f64>| match x {
-            Some(x) => ECell::number(x, format!("{x:.2}")),
-            None => ECell::empty(""),
+            Some(x) => Entry::number(x, format!("{x:.2}")),
+            None => Entry::empty(""),
         };
         for (b, _) in &self.benches {
             v.push(secs(row.cells.get(b).and_then(Cell::cpu_s)));
         }
         v.push(secs(row.total_cpu_s()));
         let ratio = |x: Option<f64>, by: Option<f64>| match (x, by) {
-            (Some(x), Some(by)) if by > 0.0 => ECell::number(x / by, format!("×{:.2}", x / by)),
-            _ => ECell::empty(""),
+            (Some(x), Some(by)) if by > 0.0 => Entry::number(x / by, format!("×{:.2}", x / by)),
+            _ => Entry::empty(""),
         };
         v.push(ratio(row.total_s(), fastest_total));
-        v.push(ECell::text(&self.edition));
-        v.push(ECell::text(&row.variant));
-        v.push(ECell::text(&self.size));
-        v.push(ECell::text(self.figures_text(row)));
-        v.push(ECell::text(row.state()));
+        v.push(Entry::text(&self.edition));
+        v.push(Entry::text(&row.variant));
+        v.push(Entry::text(&self.size));
+        v.push(Entry::text(self.figures_text(row)));
+        v.push(Entry::text(row.state()));
         v.push(if row.complete() || !row.has_figures() {
-            ECell::empty("")
+            Entry::empty("")
         } else {
             let s = row.sum_s();
-            ECell::number(s, format!("{s:.2}"))
+            Entry::number(s, format!("{s:.2}"))
         });
         for (b, _) in &self.benches {
             let c = row.cells.get(b).filter(|c| c.status.is_ok());
             v.push(ratio(c.and_then(Cell::wall_s), fastest.get(b).copied()));
         }
         for (b, _) in &self.benches {
-            v.push(ECell::text(match row.cells.get(b) {
+            v.push(Entry::text(match row.cells.get(b) {
                 Some(c) if c.partial_runs().is_some() => "partial-runs",
                 Some(c) => c.status.name(),
                 None if row.no_program.contains(b) => "n/a",
                 None => "not-run",
             }));
         }
-        v.push(ECell::text(row.complete().to_string()));
+        v.push(Entry::text(row.complete().to_string()));
         v.push(match row.machine {
-            Some(m) => ECell::int(m as i64 + 1, format!("#{}", m + 1)),
-            None => ECell::empty(""),
+            Some(m) => Entry::int(m as i64 + 1, format!("#{}", m + 1)),
+            None => Entry::empty(""),
         });
         // Published cells are one record each: no spread to show.
         let cells: Vec<Option<&Cell>> = self
@@ -600,26 +598,26 @@ impl Summary {
             })
             .collect();
         v.push(match max_cv {
-            Some(c) => ECell::number(c, shown.join(" / ")),
-            None => ECell::empty(shown.join(" / ")),
+            Some(c) => Entry::number(c, shown.join(" / ")),
+            None => Entry::empty(shown.join(" / ")),
         });
         for (s, c) in spreads.iter().zip(&cells) {
             match (s, c) {
                 (Some(s), Some(c)) => {
-                    let secs = |x: f64| ECell::number(x, format!("{x:.4}"));
+                    let secs = |x: f64| Entry::number(x, format!("{x:.4}"));
                     let cold = c.cold_left_out.len();
                     v.extend([
-                        ECell::int(s.runs as i64, s.runs.to_string()),
-                        ECell::int(cold as i64, cold.to_string()),
+                        Entry::int(s.runs as i64, s.runs.to_string()),
+                        Entry::int(cold as i64, cold.to_string()),
                         secs(s.mean),
                         secs(s.median),
                         secs(s.stddev),
                         secs(s.min),
                         secs(s.max),
-                        ECell::number(s.cv, format!("{:.1}%", s.cv * 100.0)),
+                        Entry::number(s.cv, format!("{:.1}%", s.cv * 100.0)),
                     ]);
                 }
-                _ => v.extend((0..8).map(|_| ECell::empty(""))),
+                _ => v.extend((0..8).map(|_| Entry::empty(""))),
             }
         }
         v

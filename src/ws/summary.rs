@@ -4,7 +4,7 @@
 use anyhow::Result;
 
 use super::record::{Phase, WS_RECORDS, WsRecord, WsStatus};
-use crate::document::{Cell, Column, Document, Kind, Mark, Show, Table};
+use crate::document::{Column, Document, Entry, Kind, Mark, Show, Table};
 use crate::record::Origin;
 use crate::store::Store;
 
@@ -168,10 +168,10 @@ fn columns() -> Vec<Column> {
 }
 
 /// A figure that may be missing (not published, or the phase had none).
-fn opt(v: Option<f64>, text: impl Fn(f64) -> String) -> Cell {
+fn opt(v: Option<f64>, text: impl Fn(f64) -> String) -> Entry {
     match v {
-        Some(v) => Cell::number(v, text(v)),
-        None => Cell::empty("-"),
+        Some(v) => Entry::number(v, text(v)),
+        None => Entry::empty("-"),
     }
 }
 
@@ -205,14 +205,14 @@ fn cpu_list(c: &[usize]) -> String {
 }
 
 /// Server CPUs, client CPUs, client hosts.
-fn placement(r: &WsRecord) -> Vec<Cell> {
+fn placement(r: &WsRecord) -> Vec<Entry> {
     match &r.placement {
         Some(p) => vec![
-            Cell::text(cpu_list(&p.server_cpus)),
-            Cell::text(cpu_list(&p.client_cpus)),
-            Cell::int(p.client_hosts as i64, p.client_hosts.to_string()),
+            Entry::text(cpu_list(&p.server_cpus)),
+            Entry::text(cpu_list(&p.client_cpus)),
+            Entry::int(p.client_hosts as i64, p.client_hosts.to_string()),
         ],
-        None => vec![Cell::empty(""), Cell::empty(""), Cell::empty("")],
+        None => vec![Entry::empty(""), Entry::empty(""), Entry::empty("")],
     }
 }
 
@@ -223,38 +223,40 @@ pub fn table(records: &[&WsRecord]) -> Table {
     let mut table_notes = Vec::new();
     for r in records {
         let exit = r.server_exit.map(|e| e.to_string()).unwrap_or_default();
-        let head = |delay: Cell, status: &str| {
+        let head = |delay: Entry, status: &str| {
             vec![
-                Cell::text(&r.variant),
-                Cell::text(format!("{} ({})", r.language, r.variant)),
-                Cell::text(&r.language),
-                Cell::text(&r.version),
-                Cell::text(&r.library),
-                Cell::int(r.connections as i64, r.connections.to_string()),
+                Entry::text(&r.variant),
+                Entry::text(format!("{} ({})", r.language, r.variant)),
+                Entry::text(&r.language),
+                Entry::text(&r.version),
+                Entry::text(&r.library),
+                Entry::int(r.connections as i64, r.connections.to_string()),
                 delay,
-                Cell::text(status),
+                Entry::text(status),
             ]
         };
         let tail = |notes: String, detail: Option<String>| {
             vec![
-                Cell::text(&exit),
+                Entry::text(&exit),
                 match r.server_max_rss_kb {
-                    Some(k) => Cell::int(k as i64, k.to_string()),
-                    None => Cell::empty(""),
+                    Some(k) => Entry::int(k as i64, k.to_string()),
+                    None => Entry::empty(""),
                 },
-                Cell::text(notes),
-                Cell::text(detail.unwrap_or_default()),
+                Entry::text(notes),
+                Entry::text(detail.unwrap_or_default()),
             ]
         };
         if r.phases.is_empty() {
             let why = r.detail.clone();
-            let mut row = head(Cell::empty("-"), r.status.name());
-            row.push(Cell::empty(r.status.name().to_uppercase()).marked(Mark::Failed, why.clone()));
-            row.extend((0..13).map(|_| Cell::empty("-")));
-            row.push(Cell::empty(""));
-            row.extend((0..6).map(|_| Cell::empty("")));
+            let mut row = head(Entry::empty("-"), r.status.name());
+            row.push(
+                Entry::empty(r.status.name().to_uppercase()).marked(Mark::Failed, why.clone()),
+            );
+            row.extend((0..13).map(|_| Entry::empty("-")));
+            row.push(Entry::empty(""));
+            row.extend((0..6).map(|_| Entry::empty("")));
             row.extend(placement(r));
-            row.extend([Cell::empty(""), Cell::empty("")]);
+            row.extend([Entry::empty(""), Entry::empty("")]);
             row.extend(tail(why.clone().unwrap_or_default(), why.clone()));
             if let Some(w) = &why {
                 table_notes.push(format!("{}: {}: {w}", r.variant, r.status.name()));
@@ -264,7 +266,7 @@ pub fn table(records: &[&WsRecord]) -> Table {
         }
         for p in &r.phases {
             let mut row = head(
-                Cell::number(p.delay_ms, format!("{}", p.delay_ms)),
+                Entry::number(p.delay_ms, format!("{}", p.delay_ms)),
                 p.status.name(),
             );
             let mark = if p.status == WsStatus::Ok && !p.client_bound {
@@ -276,7 +278,7 @@ pub fn table(records: &[&WsRecord]) -> Table {
             let limited = p.client.as_ref().is_some_and(|c| c.saturated);
             // Latencies measured by a saturated client describe its own
             // queueing as much as the server's.
-            let lat = |c: Cell| {
+            let lat = |c: Entry| {
                 if limited {
                     c.marked(
                         Mark::Flagged,
@@ -289,41 +291,41 @@ pub fn table(records: &[&WsRecord]) -> Table {
             match &p.stats {
                 Some(s) => {
                     row.push(
-                        Cell::number(s.rps, format!("{:.0}", s.rps)).marked(mark, why.clone()),
+                        Entry::number(s.rps, format!("{:.0}", s.rps)).marked(mark, why.clone()),
                     );
                     row.push(opt(server_us_per_echo(p), f2));
                     row.push(opt(server_kb_per_conn(r, p), |k| format!("{k:.1}")));
-                    row.push(lat(Cell::number(s.latency_mean_ms, f2(s.latency_mean_ms))));
+                    row.push(lat(Entry::number(s.latency_mean_ms, f2(s.latency_mean_ms))));
                     row.push(lat(opt(s.latency_p50_ms, f2)));
                     row.push(lat(opt(s.latency_p99_ms, f2)));
-                    row.push(lat(Cell::number(s.latency_max_ms, f2(s.latency_max_ms))));
+                    row.push(lat(Entry::number(s.latency_max_ms, f2(s.latency_max_ms))));
                     row.push(opt(s.errors.map(|e| e as f64), |e| format!("{e:.0}")));
                     row.push(opt(s.alive.map(|a| a as f64), |a| format!("{a:.0}")));
                 }
                 None => {
                     row.push(
-                        Cell::empty(p.status.name().to_uppercase())
+                        Entry::empty(p.status.name().to_uppercase())
                             .marked(Mark::Failed, why.clone()),
                     );
-                    row.extend((0..8).map(|_| Cell::empty("-")));
+                    row.extend((0..8).map(|_| Entry::empty("-")));
                 }
             }
             row.push(if p.window_s > 0.0 {
-                Cell::number(p.window_s, format!("{:.3}", p.window_s))
+                Entry::number(p.window_s, format!("{:.3}", p.window_s))
             } else {
-                Cell::empty("")
+                Entry::empty("")
             });
             let mb = |kb: Option<u64>| kb.map(|k| k as f64 / 1024.0);
             row.push(opt(mb(p.server_rss_peak_kb), |m| format!("{m:.0}")));
             row.push(opt(mb(p.server_rss_avg_kb), |m| format!("{m:.0}")));
             row.push(opt(p.server_cores, f2));
             row.push(opt(p.client_cores, f2));
-            row.push(Cell::text(p.client_bound.to_string()));
+            row.push(Entry::text(p.client_bound.to_string()));
             let cl = p.client.as_ref();
             row.push(opt(cl.and_then(|c| c.cpu_us_per_echo), f2));
             row.push(match cl {
-                Some(c) => Cell::text(c.saturated.to_string()),
-                None => Cell::empty(""),
+                Some(c) => Entry::text(c.saturated.to_string()),
+                None => Entry::empty(""),
             });
             row.push(opt(cl.map(|c| c.busiest_thread), f2));
             row.push(opt(cl.map(|c| c.send_late_p50_ms), f2));

@@ -10,13 +10,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::super::escape::{WALK_MIN_NEW, WALK_WATCH_MS};
+use super::super::event::Event;
 use super::super::kit::{
-    Args, Waited, confirm_exec, errno, exec_failed, micros, no_child, now_ns, report, report_fd,
-    send,
+    Args, Waited, confirm_exec, errno, event_fd, exec_failed, micros, no_child, now_ns, send,
+    write_line,
 };
 use super::super::outcome::{Bounds, Done, TreeUsage};
 use super::super::procstat::Stat;
-use super::super::report::Report;
 use super::view::{cstr, set_up_mounts};
 
 /// Interval of the tree's memory sampling (and of the memory limit check).
@@ -28,7 +28,7 @@ const SAMPLE_NS: u128 = 50_000_000;
 /// Its steps, in this order: the namespace's filesystem; everything the
 /// command's side of the fork needs, allocated before it; the command
 /// started; watched until it ends; what it left behind counted, killed and
-/// reaped; the report. A step that fails has reported why.
+/// reaped; the `done` line. A step that fails has said why.
 pub(super) unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
     // SAFETY: see `agent`.
     unsafe {
@@ -47,7 +47,7 @@ pub(super) unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
         if args.here && exec_failed(started.errfd, &args.argv[0]) {
             return 2;
         }
-        watch.report_done(args, &after);
+        watch.send_done(args, &after);
         0
     }
 }
@@ -414,13 +414,13 @@ unsafe fn start_command(args: &Args, exec: &Exec) -> Option<Started> {
     unsafe {
         let mut errpipe = [0i32; 2];
         if libc::pipe2(errpipe.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
-            report(&format!("error pipe2 failed: errno {}\n", errno()));
+            write_line(&format!("error pipe2 failed: errno {}\n", errno()));
             return None;
         }
         let t0 = now_ns();
         let pid = libc::fork();
         if pid < 0 {
-            report(&format!("error fork failed: errno {}\n", errno()));
+            write_line(&format!("error fork failed: errno {}\n", errno()));
             return None;
         }
         if pid == 0 {
@@ -438,7 +438,7 @@ unsafe fn start_command(args: &Args, exec: &Exec) -> Option<Started> {
 }
 
 /// The command's side of the fork: its own process group, the default
-/// signal state, its CPUs, no capabilities in the sandbox, no report fd,
+/// signal state, its CPUs, no capabilities in the sandbox, no event fd,
 /// then exec; a failure's errno goes into `errpipe`. Async-signal-safe
 /// calls only and nothing allocated: everything it needs is in `exec`.
 unsafe fn exec_command(args: &Args, exec: &Exec, errpipe: [i32; 2]) -> ! {
@@ -457,7 +457,7 @@ unsafe fn exec_command(args: &Args, exec: &Exec, errpipe: [i32; 2]) -> ! {
             libc::write(errpipe[1], (&e as *const i32).cast(), 4);
             libc::_exit(127);
         }
-        libc::close(report_fd());
+        libc::close(event_fd());
         libc::close(errpipe[0]);
         if args.isolate {
             close_from(3, Some(errpipe[1]));
@@ -483,7 +483,7 @@ unsafe fn exec_command(args: &Args, exec: &Exec, errpipe: [i32; 2]) -> ! {
 
 /// init's watch over the running command (the timeout, a stop request and
 /// its grace period, the memory limit on the sampled tree) and what it saw:
-/// the report's figures.
+/// the `done` line's figures.
 struct Watch {
     pid: i32,
     t0: u128,
@@ -769,7 +769,7 @@ impl Watch {
 
     /// The `done` line: how the command ended, its own figures (`wait4`),
     /// and the tree's.
-    fn report_done(&self, args: &Args, after: &Aftermath) {
+    fn send_done(&self, args: &Args, after: &Aftermath) {
         let Aftermath {
             leftovers,
             walked,
@@ -785,9 +785,9 @@ impl Watch {
         };
         let own = match own.done(*leftovers) {
             Ok(done) => done,
-            Err(why) => return send(&Report::Error(why)),
+            Err(why) => return send(&Event::Error(why)),
         };
-        send(&Report::Done(Done {
+        send(&Event::Done(Done {
             tree: Some(TreeUsage {
                 user: micros(tree.ru_utime),
                 sys: micros(tree.ru_stime),

@@ -7,7 +7,7 @@
 //! ```
 //!
 //! - The agent `unshare`s the namespaces and forks init. It relays init's
-//!   report lines to langbench (translating the command's pid to the outer
+//!   event lines to langbench (translating the command's pid to the outer
 //!   pid namespace), forwards stop requests to init, and is the backstop: if
 //!   init does not report by the timeout plus a margin, it SIGKILLs init,
 //!   and the kernel then kills every process of the namespace.
@@ -44,9 +44,9 @@ mod init;
 mod relay;
 pub(crate) mod view;
 
-use super::kit::{Args, REPORT_FD, errno, handled_signals, report, report_fd};
+use super::kit::{Args, EVENT_FD, errno, event_fd, handled_signals, write_line};
 use init::{close_from, hide_cmdline, init_main};
-use relay::relay_reports;
+use relay::relay_events;
 use view::cstr;
 
 /// How the agent's error begins when the kernel refuses the namespaces.
@@ -67,15 +67,15 @@ pub(crate) fn agent(args: Args) -> i32 {
         }
         if args.isolate && !args.here {
             // Nothing langbench's parent left open passes on (fd 3 is the
-            // report pipe).
-            close_from(REPORT_FD + 1, None);
+            // event pipe).
+            close_from(EVENT_FD + 1, None);
         }
         if let Some(ns) = &args.netns {
             // A `prepare` step's namespace, made by langbench, where its
             // registry proxy listens: joined instead of a fresh one.
             let fd = libc::open(cstr(ns).as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC);
             if fd < 0 || libc::setns(fd, libc::CLONE_NEWNET) != 0 {
-                report(&format!(
+                write_line(&format!(
                     "error cannot join the network namespace {}: {}\n",
                     ns.display(),
                     std::io::Error::from_raw_os_error(errno())
@@ -92,7 +92,7 @@ pub(crate) fn agent(args: Args) -> i32 {
             flags |= libc::CLONE_NEWUSER;
         }
         if libc::unshare(flags) != 0 {
-            report(&format!(
+            write_line(&format!(
                 "error {REFUSED} (try --no-sandbox): {}\n",
                 std::io::Error::from_raw_os_error(errno())
             ));
@@ -109,7 +109,7 @@ pub(crate) fn agent(args: Args) -> i32 {
             Some(p) => {
                 let fd = libc::open(cstr(p).as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
                 if fd < 0 {
-                    report(&format!(
+                    write_line(&format!(
                         "error cannot open the run's cgroup {}: {}\n",
                         p.display(),
                         std::io::Error::from_raw_os_error(errno())
@@ -122,18 +122,18 @@ pub(crate) fn agent(args: Args) -> i32 {
         };
         let mut relay = [0i32; 2];
         if libc::pipe2(relay.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
-            report(&format!("error pipe2 failed: errno {}\n", errno()));
+            write_line(&format!("error pipe2 failed: errno {}\n", errno()));
             return 2;
         }
         let set = handled_signals();
         let init = libc::fork();
         if init < 0 {
-            report(&format!("error fork failed: errno {}\n", errno()));
+            write_line(&format!("error fork failed: errno {}\n", errno()));
             return 2;
         }
         if init == 0 {
             libc::close(relay[0]);
-            libc::dup2(relay[1], report_fd());
+            libc::dup2(relay[1], event_fd());
             libc::close(relay[1]);
             // Dies (and with it the namespace) if the agent dies.
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
@@ -142,7 +142,7 @@ pub(crate) fn agent(args: Args) -> i32 {
                 // "0": the writing process (init); everything it starts
                 // is then in the run's cgroup.
                 if libc::write(cgroup_fd, b"0\n".as_ptr().cast(), 2) != 2 {
-                    report(&format!(
+                    write_line(&format!(
                         "error cannot join the run's cgroup: {}\n",
                         std::io::Error::from_raw_os_error(errno())
                     ));
@@ -157,7 +157,7 @@ pub(crate) fn agent(args: Args) -> i32 {
         if cgroup_fd >= 0 {
             libc::close(cgroup_fd);
         }
-        let code = relay_reports(&args, init, relay[0], &set);
+        let code = relay_events(&args, init, relay[0], &set);
         libc::close(relay[0]);
         code
     }

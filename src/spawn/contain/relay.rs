@@ -1,4 +1,4 @@
-//! The agent's side of a contained run while init runs: init's report
+//! The agent's side of a contained run while init runs: init's event
 //! lines passed on to langbench (the command's pid translated to the outer
 //! namespace), stop requests forwarded to init, and the backstop that
 //! kills init when it overstays (then the agent sends the `done` line of a
@@ -6,9 +6,9 @@
 
 use std::time::Duration;
 
-use super::super::kit::{Args, micros, now_ns, report, send};
+use super::super::event::Event;
+use super::super::kit::{Args, micros, now_ns, send, write_line};
 use super::super::outcome::{Bounds, Done, Exit, TreeUsage};
-use super::super::report::Report;
 
 /// Waits up to `wait_ns` for a stop request (SIGTERM/INT/HUP from
 /// langbench) and passes it to init as SIGTERM; then kills init if the
@@ -41,10 +41,10 @@ unsafe fn relay_stop(
     }
 }
 
-/// Copies init's report lines to langbench, turning the command's pid inside
+/// Copies init's event lines to langbench, turning the command's pid inside
 /// the namespace into its pid outside; forwards stop requests; kills init if
 /// it overstays. Returns the agent's exit code.
-pub(super) unsafe fn relay_reports(args: &Args, init: i32, fd: i32, set: &libc::sigset_t) -> i32 {
+pub(super) unsafe fn relay_events(args: &Args, init: i32, fd: i32, set: &libc::sigset_t) -> i32 {
     // SAFETY: plain syscalls on fds and pids we own.
     unsafe {
         let t0 = now_ns();
@@ -96,10 +96,10 @@ pub(super) unsafe fn relay_reports(args: &Args, init: i32, fd: i32, set: &libc::
                         let text = String::from_utf8_lossy(&line).into_owned();
                         if text.starts_with("pid ") {
                             let outer = outer_pid(init).unwrap_or(init);
-                            report(&format!("pid {outer}\n"));
+                            write_line(&format!("pid {outer}\n"));
                         } else {
                             got_done |= text.starts_with("done ");
-                            report(&text);
+                            write_line(&text);
                         }
                         line.clear();
                     }
@@ -116,7 +116,7 @@ pub(super) unsafe fn relay_reports(args: &Args, init: i32, fd: i32, set: &libc::
         if !got_done {
             // init was killed before it could report: the command escaped
             // its supervision; the namespace is gone with init.
-            send(&Report::Done(Done {
+            send(&Event::Done(Done {
                 exit: Exit::Signaled(libc::SIGKILL),
                 wall: Duration::from_nanos((now_ns() - t0) as u64),
                 user: Duration::ZERO,

@@ -10,7 +10,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::super::kit::{Args, errno, report};
+use super::super::kit::{Args, errno, write_line};
 
 pub(super) fn cstr(p: &Path) -> CString {
     CString::new(p.as_os_str().as_bytes()).unwrap_or_default()
@@ -622,7 +622,7 @@ pub(super) unsafe fn set_up_mounts(args: &Args) -> bool {
     unsafe {
         if args.isolate {
             if let Err(e) = build_view(args) {
-                report(&format!("error {e}\n"));
+                write_line(&format!("error {e}\n"));
                 return false;
             }
             if !args.net {
@@ -645,7 +645,7 @@ pub(super) unsafe fn set_up_mounts(args: &Args) -> bool {
         {
             // Only the PID namespace: still a /proc of our own (in our own
             // mount namespace) so that the tree is sampled, and counted, here.
-            report(&format!("error sandbox: mount /proc: errno {}\n", errno()));
+            write_line(&format!("error sandbox: mount /proc: errno {}\n", errno()));
             return false;
         }
         true

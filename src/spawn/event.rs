@@ -1,4 +1,4 @@
-//! What the agent tells langbench: one line per event on its report pipe
+//! What the agent tells langbench: one line per event on its event pipe
 //! (fd 3 in the agent), written by the agent and by init (`send`) and read
 //! by the spawner (`Spawner::start`, `Running::wait`, `run_here`):
 //!
@@ -18,9 +18,9 @@ use std::time::Duration;
 
 use super::outcome::{Bounds, Done, Exit, TreeUsage};
 
-/// One line of the agent's report.
+/// One line of the agent's events.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Report {
+pub(crate) enum Event {
     /// The command runs, with this pid.
     Pid(i32),
     /// It could not run: why.
@@ -29,16 +29,16 @@ pub(crate) enum Report {
     Done(Done),
 }
 
-/// A report line that could not be read.
+/// A event line that could not be read.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum BadReport {
+pub(crate) enum BadEvent {
     /// A `pid` line without a pid.
     #[error("bad pid from the spawn agent")]
     Pid(#[source] ParseIntError),
     /// A `done` line that does not parse.
     #[error(transparent)]
     Done(#[from] BadDone),
-    /// Not a report line at all (nothing, or something else).
+    /// Not a event line at all (nothing, or something else).
     #[error("not a report line")]
     Other,
 }
@@ -55,32 +55,32 @@ pub enum BadDone {
     Field { key: &'static str, line: String },
 }
 
-impl fmt::Display for Report {
+impl fmt::Display for Event {
     /// The line without its newline.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Report::Pid(pid) => write!(f, "pid {pid}"),
-            Report::Error(why) => write!(f, "error {why}"),
-            Report::Done(done) => write!(f, "done {done}"),
+            Event::Pid(pid) => write!(f, "pid {pid}"),
+            Event::Error(why) => write!(f, "error {why}"),
+            Event::Done(done) => write!(f, "done {done}"),
         }
     }
 }
 
-impl FromStr for Report {
-    type Err = BadReport;
+impl FromStr for Event {
+    type Err = BadEvent;
 
     /// A line without its newline.
-    fn from_str(line: &str) -> Result<Report, BadReport> {
+    fn from_str(line: &str) -> Result<Event, BadEvent> {
         if let Some(pid) = line.strip_prefix("pid ") {
-            return pid.parse().map(Report::Pid).map_err(BadReport::Pid);
+            return pid.parse().map(Event::Pid).map_err(BadEvent::Pid);
         }
         if let Some(why) = line.strip_prefix("error ") {
-            return Ok(Report::Error(why.to_string()));
+            return Ok(Event::Error(why.to_string()));
         }
         if let Some(done) = line.strip_prefix("done ") {
-            return Ok(Report::Done(done.parse()?));
+            return Ok(Event::Done(done.parse()?));
         }
-        Err(BadReport::Other)
+        Err(BadEvent::Other)
     }
 }
 
@@ -238,36 +238,36 @@ mod tests {
     #[test]
     fn every_kind_of_line_reads_back_as_written() {
         let lines = [
-            Report::Pid(4242),
-            Report::Error("cannot execute ./a.out: No such file or directory (os error 2)".into()),
-            Report::Error("cannot create namespaces (try --no-sandbox): x".into()),
-            Report::Done(done(Exit::Exited(0))),
-            Report::Done(done(Exit::Exited(3))),
-            Report::Done(Done {
+            Event::Pid(4242),
+            Event::Error("cannot execute ./a.out: No such file or directory (os error 2)".into()),
+            Event::Error("cannot create namespaces (try --no-sandbox): x".into()),
+            Event::Done(done(Exit::Exited(0))),
+            Event::Done(done(Exit::Exited(3))),
+            Event::Done(Done {
                 timed_out: true,
                 leftovers: 2,
                 ..done(Exit::Signaled(libc::SIGKILL))
             }),
-            Report::Done(Done {
+            Event::Done(Done {
                 stopped: true,
                 ..done(Exit::Signaled(libc::SIGTERM))
             }),
-            Report::Done(Done {
+            Event::Done(Done {
                 tree: tree(),
                 forked_after: 4,
                 ..done(Exit::Exited(0))
             }),
-            Report::Done(Done {
+            Event::Done(Done {
                 tree: tree(),
                 oom: true,
                 ..done(Exit::Signaled(libc::SIGKILL))
             }),
-            Report::Done(Done {
+            Event::Done(Done {
                 tree: tree(),
                 escaped: true,
                 ..done(Exit::Signaled(libc::SIGKILL))
             }),
-            Report::Done(Done {
+            Event::Done(Done {
                 tree: tree(),
                 bounds: Bounds {
                     tasks: 4000,
@@ -278,7 +278,7 @@ mod tests {
                 ..done(Exit::Exited(0))
             }),
             // Verdicts without a tree are still written.
-            Report::Done(Done {
+            Event::Done(Done {
                 oom: true,
                 ..done(Exit::Exited(0))
             }),
@@ -286,7 +286,7 @@ mod tests {
         for r in lines {
             let line = r.to_string();
             assert!(!line.contains('\n'), "{line:?}");
-            assert_eq!(line.parse::<Report>().unwrap(), r, "{line:?}");
+            assert_eq!(line.parse::<Event>().unwrap(), r, "{line:?}");
         }
     }
 
@@ -294,7 +294,7 @@ mod tests {
     fn the_lines_are_the_wire_format() {
         // What the agent, init and the agent's stand-in for a killed init
         // write (contain.rs still writes the last two by hand).
-        let plain = Report::Done(Done {
+        let plain = Event::Done(Done {
             timed_out: true,
             leftovers: 2,
             ..done(Exit::Signaled(9))
@@ -303,7 +303,7 @@ mod tests {
             plain.to_string(),
             "done signaled 9 wall_ns=1500000123 utime_us=20 stime_us=30 maxrss_kb=1024 timed_out=1 stopped=0 leftovers=2"
         );
-        let contained = Report::Done(Done {
+        let contained = Event::Done(Done {
             tree: tree(),
             forked_after: 3,
             ..done(Exit::Exited(0))
@@ -313,9 +313,9 @@ mod tests {
             "done exited 0 wall_ns=1500000123 utime_us=20 stime_us=30 maxrss_kb=1024 timed_out=0 stopped=0 leftovers=0 tree_utime_us=5 tree_stime_us=6 tree_rss_kb=7 tree_single_kb=8 oom=0 escaped=0 forked_after=3"
         );
         let line = "done signaled 9 wall_ns=77 utime_us=0 stime_us=0 maxrss_kb=0 timed_out=1 stopped=0 leftovers=0 tree_utime_us=1 tree_stime_us=2 tree_rss_kb=3 tree_single_kb=0 oom=0 escaped=1 forked_after=0";
-        assert_eq!(line.parse::<Report>().unwrap().to_string(), line);
-        assert_eq!(Report::Pid(12).to_string(), "pid 12");
-        assert_eq!(Report::Error("no".into()).to_string(), "error no");
+        assert_eq!(line.parse::<Event>().unwrap().to_string(), line);
+        assert_eq!(Event::Pid(12).to_string(), "pid 12");
+        assert_eq!(Event::Error("no".into()).to_string(), "error no");
     }
 
     #[test]
@@ -353,20 +353,20 @@ mod tests {
         let e = "exited zero".parse::<Done>().unwrap_err();
         assert_eq!(e.to_string(), "invalid digit found in string");
 
-        let e = anyhow::Error::from("pid x".parse::<Report>().unwrap_err());
+        let e = anyhow::Error::from("pid x".parse::<Event>().unwrap_err());
         assert_eq!(
             format!("{e:#}"),
             "bad pid from the spawn agent: invalid digit found in string"
         );
         for other in ["", "pid", "error", "done", "hello world"] {
             assert!(
-                matches!(other.parse::<Report>(), Err(BadReport::Other)),
+                matches!(other.parse::<Event>(), Err(BadEvent::Other)),
                 "{other:?}"
             );
         }
         assert!(matches!(
-            "done exited".parse::<Report>(),
-            Err(BadReport::Done(BadDone::Code(_)))
+            "done exited".parse::<Event>(),
+            Err(BadEvent::Done(BadDone::Code(_)))
         ));
     }
 }
