@@ -42,14 +42,19 @@ LANGBENCH = os.path.join(ROOT, "target", "release", "langbench")
 TIME = "/usr/bin/time"
 
 
-def installed_cpu_variants(languages, bench):
+def variants(languages):
+    """`langbench list --json`: every variant, with the environment a run of
+    it gets (its toolchain's launchers first on PATH, its `env`)."""
     out = subprocess.run(
         [LANGBENCH, "list", "--json", "--languages", languages],
         check=True, capture_output=True, text=True,
     ).stdout
-    rows = json.loads(out)
-    return [r["id"] for r in rows if r.get("installed") and bench in (r.get("programs") or [bench])
-            and not r["id"].startswith("ws-")]
+    return {r["id"]: r for r in json.loads(out)}
+
+
+def installed_cpu_variants(rows, bench):
+    return [i for i, r in rows.items() if r.get("installed") and bench in (r.get("benchmarks") or [])
+            and not i.startswith("ws-")]
 
 
 def langbench_round(vid, args, out, env):
@@ -61,12 +66,14 @@ def langbench_round(vid, args, out, env):
     return rec
 
 
-def by_hand(commands, root, home, timeout):
+def by_hand(commands, root, home, timeout, variant_env):
     """Runs the recorded commands as a person would, each under
-    /usr/bin/time; returns (status, wall, peak KB)."""
+    /usr/bin/time, with the variant's toolchain on PATH as the person who
+    installed it has; returns (status, wall, peak KB)."""
     build = tempfile.mkdtemp(prefix="fidelity-build-")
     wall, peak, ok = 0.0, 0, True
     env = dict(os.environ, HOME=home, TMPDIR="/tmp", LANG="C.UTF-8")
+    env.update(variant_env or {})
     # The toolchains a person has in their home stay theirs.
     real = os.environ.get("HOME", "/root")
     env.setdefault("RUSTUP_HOME", os.path.join(real, ".rustup"))
@@ -116,7 +123,8 @@ def main():
     os.makedirs(home, exist_ok=True)
     env = dict(os.environ, LANGBENCH_STATE=state)
     root = os.path.dirname(os.path.abspath(args.languages))
-    ids = args.lang or installed_cpu_variants(args.languages, args.bench)
+    rows_by_id = variants(args.languages)
+    ids = args.lang or installed_cpu_variants(rows_by_id, args.bench)
     rows = []
     print(f"{'variant':28} {'langbench s':>11} {'by hand s':>10} {'wall ×':>7} "
           f"{'lb RSS MB':>9} {'hand MB':>8} {'RSS ×':>6}  notes", flush=True)
@@ -133,7 +141,8 @@ def main():
                 if not commands:
                     notes.append("no identity recorded")
                     break
-                ok, wall, kb = by_hand(commands, root, home, args.timeout)
+                ok, wall, kb = by_hand(commands, root, home, args.timeout,
+                                      rows_by_id.get(vid, {}).get("env"))
                 if ok:
                     hand.append((wall, kb))
                 else:

@@ -222,7 +222,8 @@ pub fn detail(langs: &Languages, v: &Variant, info: &VariantInfo) -> String {
     out
 }
 
-/// The variants as JSON: what `list` and `list --long` show.
+/// The variants as JSON: what `list` and `list --long` show, and the
+/// environment a run of each gets.
 pub fn json(rows: &[(&Variant, VariantInfo)]) -> serde_json::Value {
     serde_json::Value::Array(
         rows.iter()
@@ -240,6 +241,15 @@ pub fn json(rows: &[(&Variant, VariantInfo)]) -> serde_json::Value {
                     "benchmarks": v.programs.keys().map(|b| b.name()).collect::<Vec<_>>(),
                     "note": v.note,
                     "line": v.line,
+                    // What a run of it gets in its environment beyond
+                    // langbench's own (its toolchain's launchers first on
+                    // PATH, its `env`): what a person runs it with by hand
+                    // (benches/fidelity.py).
+                    "env": v
+                        .request(Vec::new(), std::path::Path::new("."))
+                        .env
+                        .into_iter()
+                        .collect::<std::collections::BTreeMap<_, _>>(),
                 })
             })
             .collect(),

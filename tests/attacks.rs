@@ -289,10 +289,7 @@ setup = ["sh -c 'echo ok > {home}/built; echo x > {root}/pwned-by-setup'"]
         .args(["toolchains", "install", "--languages", &f.languages()])
         .env("LANGBENCH_TOOLCHAINS", f.path().join("toolchains"))
         .env("LANGBENCH_MAVEN_REPOSITORY", &repo)
-        .env(
-            "MAVEN_OPTS",
-            format!("-Dmaven.repo.local={}", f.path().join("m2").display()),
-        )
+        .env("MAVEN_OPTS", maven_opts(f.path()))
         .output()
         .unwrap();
     let out = text(&o);
@@ -306,10 +303,7 @@ setup = ["sh -c 'echo ok > {home}/built; echo x > {root}/pwned-by-setup'"]
         .args(["toolchains", "install", "--languages", &f.languages()])
         .env("LANGBENCH_TOOLCHAINS", f.path().join("toolchains"))
         .env("LANGBENCH_MAVEN_REPOSITORY", &repo)
-        .env(
-            "MAVEN_OPTS",
-            format!("-Dmaven.repo.local={}", f.path().join("m2").display()),
-        )
+        .env("MAVEN_OPTS", maven_opts(f.path()))
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", text(&o));

@@ -218,6 +218,16 @@ fn a_dist_toolchain_installs_with_checksums_runs_in_the_sandbox_once_and_is_prun
     );
     assert!(names[0].starts_with("fake-rt-1.0.0-"), "{names:?}");
     let dir = tc.join(&names[0]);
+    // list --json gives the environment a run gets: the launchers first on
+    // PATH (what benches/fidelity.py runs the commands by hand with).
+    let path = list()["env"]["PATH"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        path.starts_with(&format!("{}:", dir.join("bin").display())),
+        "{path}"
+    );
     assert_eq!(
         std::fs::read_link(dir.join("bin/rt")).unwrap(),
         Path::new("../fake-rt/bin/rt"),

@@ -236,7 +236,10 @@ fn a_run_compared_with_itself_and_with_a_doctored_copy() {
     let tmp = tempfile::tempdir().unwrap();
     let run = tmp.path().join("run");
     // Five runs a cell: Welch's interval over two runs is too wide to call
-    // even a doubling on a noisy machine.
+    // even a doubling on a noisy machine. N = 300,000 rather than tiny: a
+    // tiny run is mostly process start, which a loaded machine (the suite's
+    // own builds beside it) stretches by half or more, run to run; python3's
+    // runs here take about a second each, where that scatter is small.
     let o = langbench(&[
         "run",
         "--languages",
@@ -246,7 +249,7 @@ fn a_run_compared_with_itself_and_with_a_doctored_copy() {
         "--lang",
         "python3",
         "--size",
-        "tiny",
+        "300000",
         "--runs",
         "5",
         "--out",

@@ -3,8 +3,8 @@
 //! sandbox, a second install that does nothing, a changed table's old
 //! directory pruned, and a checksum failure that installs nothing. Each
 //! test has its own toolchains directory and its own Maven local
-//! repository (MAVEN_OPTS=-Dmaven.repo.local), so every jar is really
-//! downloaded and checked, and ~/.m2 is left alone.
+//! repository and `user.home` (MAVEN_OPTS, util::maven_opts), so every jar
+//! is really downloaded and checked, and ~/.m2 is neither read nor written.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
@@ -18,10 +18,7 @@ fn langbench_in(home: &Path, extra_env: &[(&str, String)], args: &[&str]) -> Out
     let mut c = Command::new(bin());
     c.args(args)
         .env("LANGBENCH_TOOLCHAINS", home.join("toolchains"))
-        .env(
-            "MAVEN_OPTS",
-            format!("-Dmaven.repo.local={}", home.join("m2").display()),
-        )
+        .env("MAVEN_OPTS", maven_opts(home))
         .env_remove("LANGBENCH_MAVEN_REPOSITORY");
     for (k, v) in extra_env {
         c.env(k, v);

@@ -24,6 +24,18 @@ pub fn langbench(args: &[&str]) -> Output {
         .expect("langbench runs")
 }
 
+/// MAVEN_OPTS for a test's own Maven: its local repository and its own
+/// `user.home` under `dir`, so the real ~/.m2/settings.xml is not read
+/// (row 8 of the attack tests plants an unparseable one there while it
+/// runs, and a fresh machine has none).
+pub fn maven_opts(dir: &std::path::Path) -> String {
+    format!(
+        "-Duser.home={} -Dmaven.repo.local={}",
+        dir.display(),
+        dir.join("m2").display()
+    )
+}
+
 pub fn text(o: &Output) -> String {
     format!(
         "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
