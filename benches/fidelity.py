@@ -150,6 +150,7 @@ def main():
         if not lb or not hand:
             print(f"{vid:28} {'-':>11} {'-':>10} {'-':>7} {'-':>9} {'-':>8} {'-':>6}  {'; '.join(notes)}")
             rows.append({"variant": vid, "notes": notes})
+            save(args.json, rows)
             continue
         (lw, lk, _), (hw, hk) = min(lb), min(hand)
         rw, rk = lw / hw if hw else 0, lk / hk if hk else 0
@@ -163,8 +164,16 @@ def main():
               f"{'; '.join(notes)}", flush=True)
         rows.append({"variant": vid, "langbench": lb, "by_hand": hand, "wall_ratio": rw,
                      "rss_ratio": rk, "notes": notes})
-    if args.json:
-        json.dump(rows, open(args.json, "w"), indent=1)
+        save(args.json, rows)
+    save(args.json, rows)
+
+
+def save(path, rows):
+    """Writes the rows so far: a sitting cut short keeps what it measured."""
+    if path:
+        with open(path + ".tmp", "w") as f:
+            json.dump(rows, f, indent=1)
+        os.replace(path + ".tmp", path)
 
 
 if __name__ == "__main__":
