@@ -13,6 +13,7 @@ mod docs;
 mod edition;
 mod errors;
 mod languages;
+mod layers;
 mod list;
 mod maven;
 mod measure;
