@@ -402,7 +402,7 @@ static PLACEHOLDER: std::sync::LazyLock<Regex> =
 const SHELLS: [&str; 6] = ["sh", "bash", "dash", "zsh", "ksh", "mksh"];
 
 impl Template {
-    fn parse(text: &str) -> Result<Self, String> {
+    pub(crate) fn parse(text: &str) -> Result<Self, String> {
         let words = shell_words::split(text).map_err(|e| format!("cannot split {text:?}: {e}"))?;
         if words.is_empty() {
             return Err("empty command".into());

@@ -220,4 +220,26 @@ mod tests {
         assert!(Runs::Fixed(3).enough(3, &warm3));
         assert!(!Runs::Fixed(3).enough(2, &warm3));
     }
+
+    /// How many runs `--runs auto` makes of a cell whose runs take these
+    /// walls in turn (every run warm): the suite's loop, without it.
+    fn runs_made(auto: Runs, walls: &[f64]) -> u32 {
+        let all = runs(&walls.iter().map(|&w| (w, Warm)).collect::<Vec<_>>());
+        (1..=walls.len() as u32)
+            .find(|&done| auto.enough(done, &all[..done as usize]))
+            .expect("the script is longer than --max-runs")
+    }
+
+    #[test]
+    fn auto_stops_at_three_quiet_runs_and_a_noisy_cell_at_its_cap() {
+        let auto = Runs::Auto { cv: 0.05, max: 6 };
+        assert_eq!(runs_made(auto, &[1.0, 1.01, 0.99, 1.0, 1.0, 1.0]), 3);
+        // One 2.0 among quiet runs keeps the spread far above 5% (about
+        // 29% at ten runs): the cell runs to its cap.
+        let noisy = [1.0, 1.0, 2.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
+        assert_eq!(runs_made(Runs::Auto { cv: 0.05, max: 10 }, &noisy), 10);
+        assert_eq!(runs_made(auto, &noisy), 6, "the cap");
+        // A looser bound stops as soon as the spread is within it.
+        assert_eq!(runs_made(Runs::Auto { cv: 0.5, max: 10 }, &noisy), 3);
+    }
 }
