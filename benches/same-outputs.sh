@@ -18,12 +18,7 @@ old=$(realpath "$1")
 new=$(realpath "$2")
 work=${3:-$(mktemp -d /tmp/same-outputs.XXXXXX)}
 repo=$(pwd)
-for side in old new; do
-    d="$work/$side"
-    rm -rf "$d"
-    mkdir -p "$d/out"
-    cp -a "$repo/results" "$repo/languages.toml" "$repo/programs" "$d/"
-done
+rm -rf "$work/old" "$work/new" "$work/tree"
 
 # run SIDE NAME ARGS...: one command in SIDE's copy, its stdout, stderr and
 # exit code kept under out/NAME.
@@ -32,12 +27,25 @@ run() {
     shift 2
     bin=$old
     [ "$side" = new ] && bin=$new
-    (cd "$work/$side" && env -u LANGBENCH_LANGUAGES "$bin" "$@" \
+    (cd "$work/tree" && env -u LANGBENCH_LANGUAGES "$bin" "$@" \
         >"out/$name.stdout" 2>"out/$name.stderr"; echo "$?" >"out/$name.code") || true
 }
 
 dirs=$(cd "$repo/results" && for d in */; do echo "${d%/}"; done)
 for side in old new; do
+    # Each side runs in the same place, $work/tree (paths are in outputs:
+    # a dist toolchain's directory name hashes the languages file's
+    # directory), then moves to $work/$side.
+    mkdir -p "$work/tree/out"
+    cp -a "$repo/results" "$repo/languages.toml" "$repo/programs" "$work/tree/"
+    # Every derived file of a records directory is removed, so that what
+    # is compared is what this side's `report` wrote (a writer that skips
+    # an unchanged file would otherwise leave the committed one).
+    for r in "$work"/tree/results/*/; do
+        if [ -e "$r/runs.jsonl" ] || [ -e "$r/ws.jsonl" ]; then
+            find "$r" -mindepth 1 ! -name '*.jsonl' -type f -delete
+        fi
+    done
     run $side report-check-before report --check results/*
     for d in $dirs; do
         run $side "report-$d" report "results/$d"
@@ -71,6 +79,7 @@ for side in old new; do
     done
     run $side help-ws-merge ws merge --help
     # What differs by nature: masked, and the spreadsheets unzipped.
+    mv "$work/tree" "$work/$side"
     find "$work/$side" -name results.json -exec \
         sed -i 's/"generated_at": "[^"]*"/"generated_at": "(masked)"/' {} +
     find "$work/$side" -name '*.xlsx' | while read -r x; do
