@@ -46,73 +46,27 @@
 
 use std::collections::VecDeque;
 use std::io::{Read, Write};
-use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::record::{ClientLoad, WindowStats};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use hdrhistogram::Histogram;
 use mio::net::TcpStream;
 use mio::{Events, Interest, Poll, Token};
 
-/// Where the load goes: `ws://HOST:PORT/PATH`.
-#[derive(Debug, Clone)]
-pub struct Target {
-    pub addr: SocketAddr,
-    /// The Host header.
-    pub host: String,
-    pub path: String,
-    /// The network namespace `addr` lives in (a sandboxed server's, which
-    /// has only `lo`): every client thread enters it before it creates a
-    /// socket, since a socket belongs to the namespace it was created in.
-    /// `None`: this process's own network.
-    pub netns: Option<std::sync::Arc<std::os::fd::OwnedFd>>,
-}
+mod frame;
+mod handshake;
+mod stats;
+mod url;
 
-impl Target {
-    pub fn local(addr: SocketAddr) -> Target {
-        Target {
-            addr,
-            host: addr.to_string(),
-            path: "/ws".into(),
-            netns: None,
-        }
-    }
-
-    /// Parses `ws://HOST:PORT/PATH` (PORT defaults to 80, PATH to `/`).
-    pub fn parse(url: &str) -> Result<Target> {
-        let rest = url.strip_prefix("ws://").with_context(|| {
-            format!("{url}: expected ws://HOST:PORT/PATH (wss is not supported)")
-        })?;
-        let (hostport, path) = match rest.find('/') {
-            Some(i) => (&rest[..i], &rest[i..]),
-            None => (rest, "/"),
-        };
-        anyhow::ensure!(!hostport.is_empty(), "{url}: no host");
-        let with_port = if hostport.ends_with(']') || !hostport.contains(':') {
-            format!("{hostport}:80")
-        } else {
-            hostport.to_string()
-        };
-        let addr = with_port
-            .to_socket_addrs()
-            .with_context(|| format!("{url}: cannot resolve {with_port}"))?
-            .next()
-            .with_context(|| format!("{url}: {with_port} has no address"))?;
-        Ok(Target {
-            addr,
-            host: hostport.to_string(),
-            path: path.to_string(),
-            netns: None,
-        })
-    }
-
-    pub fn url(&self) -> String {
-        format!("ws://{}{}", self.host, self.path)
-    }
-}
+use frame::*;
+use handshake::{finish_handshake, start_handshake};
+use stats::histogram;
+pub use stats::{
+    SATURATED_BUSY, SATURATED_LATE_MS, Window, buckets, from_buckets, load_of, stats_of,
+};
+pub use url::Target;
 
 /// How the client runs.
 #[derive(Debug, Clone)]
@@ -129,66 +83,6 @@ pub struct ClientOptions {
     /// Test hook: busy-wait this long per echo, to saturate the client on
     /// purpose (zero in every real run).
     pub spin: Duration,
-}
-
-/// A thread counts as saturated from this busy fraction ...
-pub const SATURATED_BUSY: f64 = 0.90;
-/// ... or when its median send is this late (ms; epoll's timeout has 1 ms
-/// granularity, so 1–2 ms is normal).
-pub const SATURATED_LATE_MS: f64 = 5.0;
-
-/// One window's result, with the merged histograms (for `ws merge`).
-#[derive(Debug, Clone)]
-pub struct Window {
-    pub stats: WindowStats,
-    pub load: ClientLoad,
-    pub latency: Histogram<u64>,
-    pub late: Histogram<u64>,
-    pub client_cpu_s: f64,
-}
-
-fn histogram() -> Histogram<u64> {
-    // 1 µs .. 60 s, 3 significant digits.
-    Histogram::new_with_bounds(1, 60_000_000, 3).expect("valid histogram bounds")
-}
-
-/// Non-empty buckets of a histogram as (µs, count): a portable form for
-/// JSON (merged by recording each value `count` times).
-pub fn buckets(h: &Histogram<u64>) -> Vec<[u64; 2]> {
-    h.iter_recorded()
-        .map(|v| [v.value_iterated_to(), v.count_at_value()])
-        .collect()
-}
-
-pub fn from_buckets(b: &[[u64; 2]]) -> Histogram<u64> {
-    let mut h = histogram();
-    for &[v, c] in b {
-        let _ = h.record_n(v.clamp(1, 60_000_000), c);
-    }
-    h
-}
-
-/// Window statistics of a merged histogram.
-pub fn stats_of(
-    h: &Histogram<u64>,
-    echoes: u64,
-    rps: f64,
-    errors: u64,
-    samples: Vec<String>,
-    alive: usize,
-) -> WindowStats {
-    let ms = |v: f64| v / 1000.0;
-    WindowStats {
-        echoes,
-        rps,
-        latency_mean_ms: if h.is_empty() { 0.0 } else { ms(h.mean()) },
-        latency_p50_ms: Some(ms(h.value_at_quantile(0.5) as f64)),
-        latency_p99_ms: Some(ms(h.value_at_quantile(0.99) as f64)),
-        latency_max_ms: ms(h.max() as f64),
-        errors: Some(errors),
-        error_samples: samples,
-        alive: Some(alive),
-    }
 }
 
 /// One thread's share of a window.
@@ -485,39 +379,6 @@ impl Client {
     }
 }
 
-/// The client's load figures from a (merged) lateness histogram.
-pub fn load_of(
-    late: &Histogram<u64>,
-    threads: usize,
-    busiest: f64,
-    cpu_s: f64,
-    echoes: u64,
-    per_conn: (u64, u64),
-    pings: u64,
-) -> ClientLoad {
-    // Lateness is recorded +1 µs (a histogram needs values ≥ 1).
-    let q = |x: f64| {
-        if late.is_empty() {
-            0.0
-        } else {
-            (late.value_at_quantile(x).saturating_sub(1)) as f64 / 1000.0
-        }
-    };
-    let (p50, p99) = (q(0.5), q(0.99));
-    ClientLoad {
-        threads,
-        busiest_thread: busiest,
-        send_late_p50_ms: p50,
-        send_late_p99_ms: p99,
-        cpu_us_per_echo: (echoes > 0).then(|| cpu_s * 1e6 / echoes as f64),
-        echoes_per_conn_min: per_conn.0,
-        echoes_per_conn_max: per_conn.1,
-        pings,
-        runq_wait: 0.0,
-        saturated: busiest >= SATURATED_BUSY || p50 >= SATURATED_LATE_MS,
-    }
-}
-
 fn handshake_error(control: &Control, msg: String) {
     control.handshake_failures.fetch_add(1, Ordering::Relaxed);
     if let Ok(mut s) = control.handshake_samples.lock()
@@ -560,58 +421,6 @@ fn handshake_all(
     open
 }
 
-fn start_handshake(target: &Target) -> Result<(std::net::TcpStream, String)> {
-    let mut s = std::net::TcpStream::connect_timeout(&target.addr, Duration::from_secs(30))
-        .context("connect")?;
-    s.set_nodelay(true)?;
-    s.set_read_timeout(Some(Duration::from_secs(30)))?;
-    let key = tungstenite::handshake::client::generate_key();
-    let req = format!(
-        "GET {} HTTP/1.1\r\nHost: {}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
-         Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n",
-        target.path, target.host
-    );
-    s.write_all(req.as_bytes()).context("send the request")?;
-    Ok((s, tungstenite::handshake::derive_accept_key(key.as_bytes())))
-}
-
-fn finish_handshake(mut s: &std::net::TcpStream, accept: &str) -> Result<Vec<u8>> {
-    let mut buf = Vec::with_capacity(512);
-    let mut chunk = [0u8; 1024];
-    loop {
-        let n = s.read(&mut chunk).context("read the response")?;
-        anyhow::ensure!(
-            n > 0,
-            "the server closed the connection during the handshake"
-        );
-        buf.extend_from_slice(&chunk[..n]);
-        let mut headers = [httparse::EMPTY_HEADER; 32];
-        let mut resp = httparse::Response::new(&mut headers);
-        match resp.parse(&buf).context("bad HTTP response")? {
-            httparse::Status::Partial => {
-                anyhow::ensure!(buf.len() < 16 * 1024, "response headers too long");
-            }
-            httparse::Status::Complete(len) => {
-                anyhow::ensure!(
-                    resp.code == Some(101),
-                    "HTTP {} instead of 101 Switching Protocols",
-                    resp.code.unwrap_or(0)
-                );
-                let got = resp
-                    .headers
-                    .iter()
-                    .find(|h| h.name.eq_ignore_ascii_case("sec-websocket-accept"))
-                    .map(|h| h.value);
-                anyhow::ensure!(
-                    got == Some(accept.as_bytes()),
-                    "wrong or missing Sec-WebSocket-Accept"
-                );
-                return Ok(buf[len..].to_vec());
-            }
-        }
-    }
-}
-
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum State {
     Sleeping,
@@ -636,96 +445,6 @@ struct Conn {
 }
 
 const READ_BUF: usize = 64 * 1024;
-const OP_CONT: u8 = 0x0;
-const OP_TEXT: u8 = 0x1;
-const OP_BIN: u8 = 0x2;
-const OP_CLOSE: u8 = 0x8;
-const OP_PING: u8 = 0x9;
-const OP_PONG: u8 = 0xA;
-
-/// Writes `hello <n>` into `out` as a masked client frame; returns its
-/// length. Built in place: no allocation.
-fn build_frame(out: &mut [u8; 64], opcode: u8, payload: &[u8], mask: [u8; 4]) -> usize {
-    out[0] = 0x80 | opcode;
-    out[1] = 0x80 | payload.len() as u8;
-    out[2..6].copy_from_slice(&mask);
-    for (i, b) in payload.iter().enumerate() {
-        out[6 + i] = b ^ mask[i & 3];
-    }
-    6 + payload.len()
-}
-
-/// `hello <n>` into `buf`; returns its length.
-fn hello(buf: &mut [u8; 32], n: u64) -> usize {
-    buf[..6].copy_from_slice(b"hello ");
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    let mut v = n;
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    let d = &digits[i..];
-    buf[6..6 + d.len()].copy_from_slice(d);
-    6 + d.len()
-}
-
-/// `hello <m>` with m < n: the late echo of a message already counted lost.
-fn is_stale(payload: &[u8], n: u64) -> bool {
-    std::str::from_utf8(payload)
-        .ok()
-        .and_then(|s| s.strip_prefix("hello "))
-        .and_then(|m| m.parse::<u64>().ok())
-        .is_some_and(|m| m < n)
-}
-
-/// One frame parsed from the front of `buf`: (fin, opcode, payload range,
-/// frame length), `Ok(None)` when incomplete.
-/// (fin, opcode, payload range, frame length).
-type Frame = (bool, u8, std::ops::Range<usize>, usize);
-
-fn parse_frame(buf: &[u8]) -> Result<Option<Frame>, String> {
-    if buf.len() < 2 {
-        return Ok(None);
-    }
-    let fin = buf[0] & 0x80 != 0;
-    let opcode = buf[0] & 0x0F;
-    if buf[0] & 0x70 != 0 {
-        return Err("frame with reserved bits set".into());
-    }
-    if buf[1] & 0x80 != 0 {
-        return Err("the server masked a frame".into());
-    }
-    let (len, head) = match buf[1] & 0x7F {
-        126 => {
-            if buf.len() < 4 {
-                return Ok(None);
-            }
-            (u16::from_be_bytes([buf[2], buf[3]]) as usize, 4)
-        }
-        127 => {
-            if buf.len() < 10 {
-                return Ok(None);
-            }
-            let mut b = [0u8; 8];
-            b.copy_from_slice(&buf[2..10]);
-            (u64::from_be_bytes(b) as usize, 10)
-        }
-        l => (l as usize, 2),
-    };
-    if len > 1 << 20 {
-        return Err("frame larger than 1 MiB".into());
-    }
-    if buf.len() < head + len {
-        return Ok(None);
-    }
-    Ok(Some((fin, opcode, head..head + len, head + len)))
-}
-
 struct Local {
     measuring: bool,
     echoes: u64,
