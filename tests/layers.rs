@@ -7,10 +7,11 @@
 //! a `mod.rs`'s paths through its own submodules (`view::Mount`), with
 //! `use` groups (`crate::{a, b::{c, d}}`) expanded; comments and
 //! `#[cfg(test)]` modules are left out (tests may import anything). A path
-//! counts as an import of the deepest module file it names. Hand-written
-//! rather than `cargo modules` (not a dependency of the project, and it
-//! needs a nightly-compatible rust-analyzer): the whole reading is the
-//! hundred lines below, std only.
+//! counts as an import of the deepest module file it names; a renamed
+//! import (`use crate::x as y`) is read as `x`, later `y::` paths are not
+//! followed. Hand-written, std only, rather than a tool to install
+//! (`cargo modules`): anyone with the toolchain runs it, and CI with the
+//! other tests.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
