@@ -188,21 +188,7 @@ mod tests {
 
     fn outcome(stderr: &str) -> Outcome {
         Outcome {
-            done: Done {
-                exit: Exit::Exited(1),
-                wall: Duration::ZERO,
-                user: Duration::ZERO,
-                sys: Duration::ZERO,
-                max_rss_kb: 0,
-                timed_out: false,
-                stopped: false,
-                leftovers: 0,
-                tree: None,
-                oom: false,
-                escaped: false,
-                forked_after: 0,
-                bounds: Default::default(),
-            },
+            done: Done::exited(Exit::Exited(1)),
             stdout: Captured::default(),
             stderr: Captured {
                 bytes: stderr.as_bytes().to_vec(),

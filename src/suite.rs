@@ -1208,7 +1208,7 @@ mod tests {
     use std::collections::VecDeque;
 
     use super::*;
-    use crate::spawn::{Bounds, Captured, Done, TreeUsage};
+    use crate::spawn::{Captured, Done, TreeUsage};
     use crate::testing;
 
     /// Outcomes in the order the cell's commands ask for them; the
@@ -1246,19 +1246,10 @@ mod tests {
     fn outcome(wall: f64, rss: u64, stdout: &str) -> Outcome {
         Outcome {
             done: Done {
-                exit: Exit::Exited(0),
                 wall: Duration::from_secs_f64(wall),
                 user: Duration::from_secs_f64(wall),
-                sys: Duration::ZERO,
                 max_rss_kb: rss,
-                timed_out: false,
-                stopped: false,
-                leftovers: 0,
-                tree: None,
-                oom: false,
-                escaped: false,
-                forked_after: 0,
-                bounds: Bounds::default(),
+                ..Done::exited(Exit::Exited(0))
             },
             stdout: Captured {
                 bytes: stdout.as_bytes().to_vec(),

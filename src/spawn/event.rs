@@ -210,19 +210,11 @@ mod tests {
 
     fn done(exit: Exit) -> Done {
         Done {
-            exit,
             wall: Duration::from_nanos(1_500_000_123),
             user: Duration::from_micros(20),
             sys: Duration::from_micros(30),
             max_rss_kb: 1024,
-            timed_out: false,
-            stopped: false,
-            leftovers: 0,
-            tree: None,
-            oom: false,
-            escaped: false,
-            forked_after: 0,
-            bounds: Bounds::default(),
+            ..Done::exited(exit)
         }
     }
 

@@ -125,6 +125,30 @@ pub struct Done {
     pub bounds: Bounds,
 }
 
+#[cfg(test)]
+impl Done {
+    /// A command that ended with `exit` and did nothing else (zero time
+    /// and memory, no tree, no verdict): the base the tests' scripted
+    /// outcomes fill in with `..Done::exited(exit)`.
+    pub(crate) fn exited(exit: Exit) -> Done {
+        Done {
+            exit,
+            wall: Duration::ZERO,
+            user: Duration::ZERO,
+            sys: Duration::ZERO,
+            max_rss_kb: 0,
+            timed_out: false,
+            stopped: false,
+            leftovers: 0,
+            tree: None,
+            oom: false,
+            escaped: false,
+            forked_after: 0,
+            bounds: Bounds::default(),
+        }
+    }
+}
+
 /// What a contained run did against its bounds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Bounds {
