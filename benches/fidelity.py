@@ -28,6 +28,10 @@ may be shared.
 under /var/tmp that `--cold` empties first); `--json FILE` writes the rows
 (after each variant); `--markdown FILE` prints saved rows as a table.
 Needs /usr/bin/time (Debian package `time`).
+
+Not contained: the by-hand side runs the languages file's recorded commands
+in a plain shell as you, because a person typing them is the reference. Run
+it on a reviewed, merged languages.toml only, never on a pull request's.
 """
 import argparse
 import json
