@@ -215,6 +215,7 @@ fn session(opts: &Options, cpu: bool) -> SessionRecord {
         timeout_s: 0.0,
         machine: Machine {
             cpu_model: opts.cpu.clone(),
+            cpu_id: String::new(),
             cpus: opts.cpus,
             usable_cpus: opts.cpus,
             memory_kb: 0,

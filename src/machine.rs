@@ -10,6 +10,16 @@ use serde::{Deserialize, Serialize};
 pub struct Machine {
     /// `model name` of /proc/cpuinfo.
     pub cpu_model: String,
+    /// What the CPU is beyond its name: vendor, family, model number and
+    /// stepping of /proc/cpuinfo (on Arm: implementer, part, variant,
+    /// revision) and the size of its last-level cache, as
+    /// `AuthenticAMD family 25 model 17 stepping 1, L3 32768K`. A virtual
+    /// machine can mask the name to a brand (`AMD EPYC` on hosts of
+    /// several generations); these numbers still tell the hosts apart.
+    /// Empty in sessions recorded before it and in imported editions:
+    /// unknown, and then not compared.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub cpu_id: String,
     /// Logical CPUs the kernel reports online.
     pub cpus: usize,
     /// CPUs this process may run on (cgroup / affinity), which is what a
@@ -31,15 +41,10 @@ impl Machine {
     /// This machine.
     pub fn detect() -> Machine {
         let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-        let field = |text: &str, key: &str| {
-            text.lines()
-                .find(|l| l.split(':').next().is_some_and(|k| k.trim() == key))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, v)| v.trim().to_string())
-        };
         let cpu_model = field(&cpuinfo, "model name")
             .or_else(|| field(&cpuinfo, "Model"))
             .unwrap_or_else(|| "unknown".into());
+        let cpu_id = cpu_id(&cpuinfo, last_level_cache());
         let cpus = cpuinfo
             .lines()
             .filter(|l| l.starts_with("processor"))
@@ -70,6 +75,7 @@ impl Machine {
         };
         Machine {
             cpu_model,
+            cpu_id,
             cpus,
             usable_cpus,
             memory_kb,
@@ -83,13 +89,15 @@ impl Machine {
     /// One line for the top of a report. A published edition's machine
     /// leaves out what its publisher did not say (0 or empty).
     pub fn describe(&self) -> String {
-        let mut parts = vec![if self.cpus > 0 {
-            format!(
-                "{} ({} CPUs, {} usable)",
-                self.cpu_model, self.cpus, self.usable_cpus
-            )
-        } else {
+        let model = if self.cpu_id.is_empty() {
             self.cpu_model.clone()
+        } else {
+            format!("{} [{}]", self.cpu_model, self.cpu_id)
+        };
+        let mut parts = vec![if self.cpus > 0 {
+            format!("{model} ({} CPUs, {} usable)", self.cpus, self.usable_cpus)
+        } else {
+            model
         }];
         if self.memory_kb > 0 {
             parts.push(format!(
@@ -141,11 +149,16 @@ impl Machine {
     /// kernel build string can change on every boot of the same machine:
     /// [`Machine::kernel_differs`] notes it instead). Memory counts as equal
     /// within 2% (the kernel's own reservation moves `MemTotal` a little
-    /// between boots).
+    /// between boots). The CPU's identity numbers ([`Machine::cpu_id`])
+    /// count where both sessions recorded them: two hosts a VM names
+    /// alike are two machines when they differ.
     pub fn same_as(&self, other: &Machine) -> bool {
         let (a, b) = (self.memory_kb as f64, other.memory_kb as f64);
         let memory = a == b || (a - b).abs() <= 0.02 * a.max(b);
+        let cpu_id =
+            self.cpu_id.is_empty() || other.cpu_id.is_empty() || self.cpu_id == other.cpu_id;
         memory
+            && cpu_id
             && (&self.cpu_model, self.cpus, &self.os, &self.arch)
                 == (&other.cpu_model, other.cpus, &other.os, &other.arch)
     }
@@ -155,6 +168,65 @@ impl Machine {
     pub fn kernel_differs(&self, other: &Machine) -> bool {
         self.same_as(other) && self.kernel != other.kernel
     }
+}
+
+/// The value of a `key: value` line (/proc/cpuinfo, /proc/meminfo).
+fn field(text: &str, key: &str) -> Option<String> {
+    text.lines()
+        .find(|l| l.split(':').next().is_some_and(|k| k.trim() == key))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, v)| v.trim().to_string())
+}
+
+/// [`Machine::cpu_id`] from /proc/cpuinfo's first processor and the
+/// last-level cache's size; empty when neither says anything.
+fn cpu_id(cpuinfo: &str, cache: Option<String>) -> String {
+    let first = cpuinfo.split("\n\n").next().unwrap_or("");
+    let labelled = |keys: &[(&str, &str)]| -> Vec<String> {
+        keys.iter()
+            .filter_map(|(label, key)| Some(format!("{label} {}", field(first, key)?)))
+            .collect()
+    };
+    let parts: Vec<String> = match field(first, "vendor_id") {
+        Some(vendor) => std::iter::once(vendor)
+            .chain(labelled(&[
+                ("family", "cpu family"),
+                ("model", "model"),
+                ("stepping", "stepping"),
+            ]))
+            .collect(),
+        None => labelled(&[
+            ("implementer", "CPU implementer"),
+            ("part", "CPU part"),
+            ("variant", "CPU variant"),
+            ("revision", "CPU revision"),
+        ]),
+    };
+    let numbers = parts.join(" ");
+    [numbers, cache.unwrap_or_default()]
+        .into_iter()
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The last-level cache of CPU 0 as sysfs names it (`L3 32768K`), the
+/// highest `level` under /sys/devices/system/cpu/cpu0/cache.
+fn last_level_cache() -> Option<String> {
+    let dir = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?;
+    let read = |p: std::path::PathBuf| {
+        std::fs::read_to_string(p)
+            .ok()
+            .map(|s| s.trim().to_string())
+    };
+    dir.filter_map(|e| {
+        let p = e.ok()?.path();
+        let level: u32 = read(p.join("level"))?.parse().ok()?;
+        let kind = read(p.join("type"))?;
+        (kind != "Instruction").then_some((level, read(p.join("size"))?))
+    })
+    .max_by_key(|(level, _)| *level)
+    .map(|(level, size)| format!("L{level} {size}"))
 }
 
 #[cfg(test)]
@@ -191,5 +263,61 @@ mod tests {
         };
         assert!(!a.same_as(&half_memory));
         assert!(!a.hardware().contains("6.12.0"), "{}", a.hardware());
+    }
+
+    /// A VM that names every host `AMD EPYC`: the family, model, stepping
+    /// and cache tell two generations apart; a session that recorded none
+    /// of it (older records, imports) is not told apart by them.
+    #[test]
+    fn hosts_named_alike_differ_by_their_cpu_numbers() {
+        let genoa = super::Machine {
+            cpu_model: "AMD EPYC".into(),
+            cpu_id: "AuthenticAMD family 25 model 17 stepping 1, L3 32768K".into(),
+            ..crate::testing::machine()
+        };
+        let milan = super::Machine {
+            cpu_id: "AuthenticAMD family 25 model 1 stepping 1, L3 32768K".into(),
+            ..genoa.clone()
+        };
+        let unknown = super::Machine {
+            cpu_id: String::new(),
+            ..genoa.clone()
+        };
+        assert!(!genoa.same_as(&milan));
+        assert!(genoa.same_as(&genoa.clone()));
+        assert!(genoa.same_as(&unknown) && unknown.same_as(&milan));
+        assert!(
+            genoa
+                .hardware()
+                .contains("AMD EPYC [AuthenticAMD family 25 model 17"),
+            "{}",
+            genoa.hardware()
+        );
+    }
+
+    #[test]
+    fn reads_the_cpu_numbers_of_x86_and_arm() {
+        let x86 = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\nmodel name\t: AMD EPYC\nstepping\t: 1\n\nprocessor\t: 1\nvendor_id\t: GenuineIntel\n";
+        assert_eq!(
+            super::cpu_id(x86, Some("L3 32768K".into())),
+            "AuthenticAMD family 25 model 17 stepping 1, L3 32768K"
+        );
+        let arm = "processor\t: 0\nBogoMIPS\t: 50.00\nCPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x3\nCPU part\t: 0xd0c\nCPU revision\t: 1\n";
+        assert_eq!(
+            super::cpu_id(arm, None),
+            "implementer 0x41 part 0xd0c variant 0x3 revision 1"
+        );
+        assert_eq!(super::cpu_id("", None), "");
+    }
+
+    /// On this machine: whatever /proc/cpuinfo and sysfs say, read the
+    /// same way twice, so a session's record is stable within a boot.
+    #[test]
+    fn this_machines_cpu_numbers_are_stable() {
+        let (a, b) = (super::Machine::detect(), super::Machine::detect());
+        assert_eq!(a.cpu_id, b.cpu_id);
+        if std::path::Path::new("/proc/cpuinfo").exists() && cfg!(target_arch = "x86_64") {
+            assert!(a.cpu_id.contains("family"), "{}", a.cpu_id);
+        }
     }
 }

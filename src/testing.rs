@@ -20,6 +20,7 @@ pub const AT: &str = "2026-01-01T00:00:00Z";
 pub fn machine() -> Machine {
     Machine {
         cpu_model: "Test CPU @ 3.00GHz".into(),
+        cpu_id: String::new(),
         cpus: 4,
         usable_cpus: 4,
         memory_kb: 16 * 1024 * 1024,
