@@ -202,7 +202,8 @@ pub struct RunRecord {
     /// Whether the run started with the variant's toolchain caches cold
     /// (empty: the compiler rebuilt what it caches) or warm (filled by
     /// an earlier run, as a person's second `go run` is). Absent for a
-    /// variant that declares no cache, without containment, and in older
+    /// variant that declares no cache, for a run that left its empty
+    /// caches empty (it used none), without containment, and in older
     /// records.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<CacheStart>,

@@ -48,6 +48,11 @@ pub fn prepared_dir(variant: &Variant, bench: Bench) -> Option<PathBuf> {
 pub struct Caches {
     /// (host directory, path under HOME).
     pub dirs: Vec<(PathBuf, PathBuf)>,
+    /// Where the programs that ran with these caches are remembered (one
+    /// empty file per program digest, beside the caches, outside every
+    /// sandbox's view): a compiler caches per program, so a program's
+    /// first run is cold even where another program filled the caches.
+    seen: Option<PathBuf>,
 }
 
 impl Caches {
@@ -61,7 +66,10 @@ impl Caches {
         ids: Option<(u32, u32)>,
     ) -> Result<Caches> {
         if cold || variant.caches.is_empty() {
-            return Ok(Caches { dirs: Vec::new() });
+            return Ok(Caches {
+                dirs: Vec::new(),
+                seen: None,
+            });
         }
         let base = variant_caches(&variant.id).join(version_slug(version));
         let mut dirs = Vec::new();
@@ -75,24 +83,48 @@ impl Caches {
             }
             dirs.push((host, rel.clone()));
         }
-        Ok(Caches { dirs })
+        Ok(Caches {
+            dirs,
+            seen: Some(base.join("programs")),
+        })
     }
 
-    /// Whether a run starting now starts cold (every cache empty) or warm;
-    /// `None` without caches.
-    pub fn start(&self) -> Option<crate::record::CacheStart> {
+    /// Whether a run of `program` (its source digest) starting now starts
+    /// cold (every cache empty, or this program never ran with them: as a
+    /// person's first `crystal run` of a new file compiles it even after
+    /// another file warmed the cache) or warm; `None` without caches.
+    pub fn start(&self, program: Option<&str>) -> Option<crate::record::CacheStart> {
         if self.dirs.is_empty() {
             return None;
         }
-        let empty = self
-            .dirs
-            .iter()
-            .all(|(host, _)| std::fs::read_dir(host).map_or(true, |mut d| d.next().is_none()));
-        Some(if empty {
+        let new_program = match (&self.seen, program) {
+            (Some(seen), Some(p)) => !seen.join(p).exists(),
+            _ => false,
+        };
+        Some(if self.empty() || new_program {
             crate::record::CacheStart::Cold
         } else {
             crate::record::CacheStart::Warm
         })
+    }
+
+    /// Every cache directory is empty (a run that leaves them so used none).
+    pub fn empty(&self) -> bool {
+        self.dirs
+            .iter()
+            .all(|(host, _)| std::fs::read_dir(host).map_or(true, |mut d| d.next().is_none()))
+    }
+
+    /// Remembers that `program` ran to the end with these caches, so its
+    /// next run starts warm.
+    pub fn ran(&self, program: &str) -> Result<()> {
+        let Some(seen) = &self.seen else {
+            return Ok(());
+        };
+        std::fs::create_dir_all(seen)
+            .with_context(|| format!("cannot create {}", seen.display()))?;
+        std::fs::write(seen.join(program), "")
+            .with_context(|| format!("cannot write {}", seen.join(program).display()))
     }
 }
 

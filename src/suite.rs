@@ -822,7 +822,15 @@ impl CellCtx<'_> {
                 .context("no program for this benchmark")?
         };
         let mut rec = self.record(run, Status::Ok, None);
-        rec.cache = self.caches.as_ref().and_then(Caches::start);
+        // The program's source digest, short as the records' digests are.
+        let program: Option<String> = rec
+            .identity
+            .as_ref()
+            .map(|i| i.program.chars().take(16).collect());
+        rec.cache = self
+            .caches
+            .as_ref()
+            .and_then(|c| c.start(program.as_deref()));
         if self.caches.is_some() && rec.cache.is_none() && !self.variant.caches.is_empty() {
             // --cold-caches: a fresh HOME every run.
             rec.cache = Some(crate::record::CacheStart::Cold);
@@ -830,6 +838,18 @@ impl CellCtx<'_> {
         let mut totals = Totals::default();
         let ended = self.steps(&vars, build_dir.path(), timeout, &mut totals);
         totals.fill(&mut rec);
+        if rec.cache == Some(crate::record::CacheStart::Cold)
+            && self
+                .caches
+                .as_ref()
+                .is_some_and(|c| !c.dirs.is_empty() && c.empty())
+        {
+            // Its caches were empty and still are: the run used none (bun
+            // running a script writes nothing to its install cache), so it
+            // was neither cold nor warm, and calling it cold would leave
+            // every run of the cell out of its spread as warm-up.
+            rec.cache = None;
+        }
         match ended {
             Ended::Ran(o) => self.judge(&mut rec, &o, &totals, timeout),
             Ended::CannotStart { command, error } => {
@@ -859,6 +879,9 @@ impl CellCtx<'_> {
                 Some(d) => format!("{note}; {d}"),
                 None => note,
             });
+        }
+        if let (Some(c), Some(p), Status::Ok) = (&self.caches, &program, rec.status) {
+            c.ran(p)?;
         }
         rec.finished_at = now_rfc3339();
         Ok(rec)

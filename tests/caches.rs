@@ -86,6 +86,54 @@ fn the_second_run_of_a_compile_and_run_cell_is_warm() {
     }
 }
 
+/// Cold and warm are per program: go's first run of str-comb compiles it
+/// although num-comb's runs filled the caches, so it is cold, as a
+/// person's first `go run` of a new file is; its second is warm. A run
+/// that leaves its variant's empty caches empty used none: neither cold
+/// nor warm (bun running a script never writes its install cache), so its
+/// cell is not left without a warm run, every run counted as warm-up.
+/// Needs bun and go (`langbench toolchains install`).
+#[test]
+fn cold_is_per_program_and_a_run_that_used_no_cache_is_neither() {
+    let state = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let args: Vec<String> = [
+        "run", "--lang", "bun", "--lang", "go", "--bench", "num-comb", "--bench", "str-comb",
+        "--size", "tiny", "--runs", "2", "--out",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([out.path().display().to_string()])
+    .collect();
+    let o = run_in(state.path(), None, &args);
+    assert!(o.status.success(), "{}", text(&o));
+    let runs = runs_of(out.path());
+    let of = |id: &str| -> Vec<&serde_json::Value> {
+        runs.iter().filter(|r| r["variant"] == id).collect()
+    };
+    let (bun, go) = (of("bun"), of("go"));
+    assert_eq!((bun.len(), go.len()), (4, 4), "{runs:?}");
+    for r in bun.iter().chain(&go) {
+        assert_eq!(r["status"], "ok", "{r}");
+    }
+    assert!(bun.iter().all(|r| r.get("cache").is_none()), "{bun:?}");
+    for bench in ["num-comb", "str-comb"] {
+        let starts: Vec<&str> = go
+            .iter()
+            .filter(|r| r["bench"] == bench)
+            .map(|r| r["cache"].as_str().unwrap_or("none"))
+            .collect();
+        assert_eq!(starts, ["cold", "warm"], "go {bench}: {go:?}");
+    }
+    let md = std::fs::read_to_string(out.path().join("summary.md")).unwrap();
+    let bun_notes: Vec<&str> = md
+        .lines()
+        .filter(|l| l.contains("Bun") || l.contains("bun"))
+        .filter(|l| l.contains("cold"))
+        .collect();
+    assert!(bun_notes.is_empty(), "{bun_notes:?}");
+}
+
 /// A variant writes only its own caches: another variant sees neither its
 /// cache nor langbench's state directory, cannot write them, and nothing
 /// lands in the real HOME; `--cold-caches` starts every run empty, and
@@ -157,8 +205,9 @@ print('; '.join(won) if won else '0 1 1000')
     };
     assert_eq!(cache_of("a", 1), "cold");
     assert_eq!(cache_of("a", 2), "warm");
-    assert_eq!(cache_of("b", 1), "cold");
-    assert_eq!(cache_of("b", 2), "cold", "b wrote nothing into its cache");
+    // b wrote nothing into its cache: it used none, neither cold nor warm.
+    assert_eq!(cache_of("b", 1), serde_json::Value::Null);
+    assert_eq!(cache_of("b", 2), serde_json::Value::Null);
     let a_cache = state.path().join("caches/a");
     let found: Vec<_> = walk(&a_cache)
         .into_iter()
