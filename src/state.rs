@@ -108,23 +108,36 @@ impl Caches {
         })
     }
 
-    /// Every cache directory is empty (a run that leaves them so used none).
-    pub fn empty(&self) -> bool {
+    /// Every cache directory is empty.
+    fn empty(&self) -> bool {
         self.dirs
             .iter()
             .all(|(host, _)| std::fs::read_dir(host).map_or(true, |mut d| d.next().is_none()))
     }
 
-    /// Remembers that `program` ran to the end with these caches, so its
-    /// next run starts warm.
-    pub fn ran(&self, program: &str) -> Result<()> {
-        let Some(seen) = &self.seen else {
-            return Ok(());
-        };
-        std::fs::create_dir_all(seen)
-            .with_context(|| format!("cannot create {}", seen.display()))?;
-        std::fs::write(seen.join(program), "")
-            .with_context(|| format!("cannot write {}", seen.join(program).display()))
+    /// After a run of `program` that started `started` ([`Caches::start`]):
+    /// the state to record, and, for a run that ended `ok`, `program`
+    /// remembered so that its next run starts warm. A run whose empty
+    /// caches are still empty used none (bun running a script writes
+    /// nothing to its install cache): neither cold nor warm, since calling
+    /// it cold would leave every run of its cell out of the spread as
+    /// warm-up.
+    pub fn end(
+        &self,
+        started: Option<crate::record::CacheStart>,
+        program: Option<&str>,
+        ok: bool,
+    ) -> Result<Option<crate::record::CacheStart>> {
+        if let (Some(seen), Some(p), true) = (&self.seen, program, ok) {
+            std::fs::create_dir_all(seen)
+                .with_context(|| format!("cannot create {}", seen.display()))?;
+            std::fs::write(seen.join(p), "")
+                .with_context(|| format!("cannot write {}", seen.join(p).display()))?;
+        }
+        let used_none = started == Some(crate::record::CacheStart::Cold)
+            && !self.dirs.is_empty()
+            && self.empty();
+        Ok(if used_none { None } else { started })
     }
 }
 

@@ -838,18 +838,6 @@ impl CellCtx<'_> {
         let mut totals = Totals::default();
         let ended = self.steps(&vars, build_dir.path(), timeout, &mut totals);
         totals.fill(&mut rec);
-        if rec.cache == Some(crate::record::CacheStart::Cold)
-            && self
-                .caches
-                .as_ref()
-                .is_some_and(|c| !c.dirs.is_empty() && c.empty())
-        {
-            // Its caches were empty and still are: the run used none (bun
-            // running a script writes nothing to its install cache), so it
-            // was neither cold nor warm, and calling it cold would leave
-            // every run of the cell out of its spread as warm-up.
-            rec.cache = None;
-        }
         match ended {
             Ended::Ran(o) => self.judge(&mut rec, &o, &totals, timeout),
             Ended::CannotStart { command, error } => {
@@ -880,8 +868,8 @@ impl CellCtx<'_> {
                 None => note,
             });
         }
-        if let (Some(c), Some(p), Status::Ok) = (&self.caches, &program, rec.status) {
-            c.ran(p)?;
+        if let Some(c) = &self.caches {
+            rec.cache = c.end(rec.cache, program.as_deref(), rec.status == Status::Ok)?;
         }
         rec.finished_at = now_rfc3339();
         Ok(rec)
