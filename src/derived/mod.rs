@@ -240,7 +240,14 @@ fn ws_provenance(sessions: &[crate::record::SessionRecord], records: &[&WsRecord
     let mut machines: Vec<(&crate::machine::Machine, Vec<&str>)> = Vec::new();
     for s in &used {
         match machines.iter_mut().find(|(m, _)| m.same_as(&s.machine)) {
-            Some((_, ss)) => ss.push(&s.session),
+            Some((m, ss)) => {
+                // A session from before `cpu_id` matches any: name the
+                // machine by one that recorded it.
+                if m.cpu_id.is_empty() {
+                    *m = &s.machine;
+                }
+                ss.push(&s.session)
+            }
             None => machines.push((&s.machine, vec![&s.session])),
         }
     }

@@ -820,6 +820,26 @@ fn a_new_kernel_build_is_noted_not_counted_as_another_machine() {
     );
 }
 
+/// An edition whose first session predates `cpu_id` (shard 1 of the 2026
+/// edition) still names its machine with the CPU's identity, from the
+/// sessions that recorded it.
+#[test]
+fn the_machine_is_named_by_a_session_that_recorded_its_cpu_id() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (mut sessions, runs) = measured();
+    sessions[0].machine.cpu_id = String::new();
+    sessions[1].machine.cpu_id = "AuthenticAMD family 25 model 17 stepping 1, L3 32768K".into();
+    let store = directory(tmp.path(), "2026", &sessions, &runs, &[]);
+    let derived = super::write_all(&store).unwrap();
+    assert_eq!(derived.summary.unwrap().machines.len(), 1);
+    let text = crate::export::terminal::document(&derived.document);
+    assert!(!text.contains("DIFFERENT"), "{text}");
+    assert!(
+        text.contains("[AuthenticAMD family 25 model 17 stepping 1, L3 32768K]"),
+        "{text}"
+    );
+}
+
 /// A variant the languages file still has but the new directory never ran
 /// is "not run in 2026", not "dropped"; one it no longer has is dropped.
 #[test]

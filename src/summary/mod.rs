@@ -153,8 +153,9 @@ impl Cell {
                 .collect::<Vec<_>>()
                 .join(", ");
             return Some(format!(
-                "run{} {which} started on empty toolchain caches (cold, {times}); {}; the figure \
-                 is a warm run, as a person's second",
+                "run{} {which} started cold (nothing of this program in its toolchain caches yet: \
+                 empty caches, or its first run with them; {times}); {}; the figure is a warm \
+                 run, as a person's second",
                 if cold.len() == 1 { "" } else { "s" },
                 if left_out {
                     "not counted in the spread"
@@ -164,18 +165,18 @@ impl Cell {
             ));
         }
         Some(if measured.clone().count() == 1 {
-            "cold caches: its one run started with empty toolchain caches: the figure \
-                 includes building what the toolchain caches"
+            "cold caches: its one run started with nothing of this program in its toolchain \
+                 caches: the figure includes building what the toolchain caches"
                 .to_string()
         } else if measured.clone().all(|r| r.cache == Some(CacheStart::Cold)) {
-            "cold caches: every run started with empty toolchain caches (`--cold-caches`, \
-                 or a toolchain that kept nothing in them): the figure includes building what \
+            "cold caches: every run started with nothing of this program in its toolchain \
+                 caches (`--cold-caches`, or a toolchain that kept nothing in them): the figure includes building what \
                  the toolchain caches"
                 .to_string()
         } else {
             format!(
-                "cold caches: the fastest run was the cell's first, on empty toolchain \
-                     caches; the warm runs after it were slower{}",
+                "cold caches: the fastest run was the cell's first, with nothing of this \
+                     program in its toolchain caches; the warm runs after it were slower{}",
                 if left_out {
                     "; the spread counts the warm runs only"
                 } else {
@@ -673,7 +674,14 @@ impl Summary {
             .filter(|s| shown_sessions.contains(s.session.as_str()))
         {
             let i = match machines.iter().position(|m| m.same_as(&s.machine)) {
-                Some(i) => i,
+                Some(i) => {
+                    // A session from before `cpu_id` matches any; the
+                    // machine is then named by one that recorded it.
+                    if machines[i].cpu_id.is_empty() {
+                        machines[i].cpu_id.clone_from(&s.machine.cpu_id);
+                    }
+                    i
+                }
                 None => {
                     machines.push(s.machine.clone());
                     machines.len() - 1
