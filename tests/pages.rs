@@ -170,6 +170,9 @@ fn render(tmp: &Path) -> (PathBuf, PathBuf) {
         for f in ["runs.jsonl", "sessions.jsonl"] {
             std::fs::copy(repo().join("results").join(edition).join(f), dir.join(f)).unwrap();
         }
+        if edition == "2026" {
+            another_machine(&dir.join("sessions.jsonl"));
+        }
         let o = langbench(&[
             "report",
             "--languages",
@@ -190,6 +193,25 @@ fn render(tmp: &Path) -> (PathBuf, PathBuf) {
     ]);
     assert!(o.status.success(), "{}", text(&o));
     (tmp.join("2026/report.html"), compare.join("compare.html"))
+}
+
+/// The edition is measured on one machine; the pages mark rows from
+/// another. So the copy's smallest session (the fewest variants: shard 1's
+/// rerun of two in the 2026 edition) is made another machine's.
+fn another_machine(sessions: &Path) {
+    let text = std::fs::read_to_string(sessions).unwrap();
+    let mut lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let smallest = (0..lines.len())
+        .min_by_key(|&i| lines[i]["variants"].as_array().map_or(usize::MAX, Vec::len))
+        .unwrap();
+    let machine = &mut lines[smallest]["machine"];
+    machine["cpu_model"] = "Intel(R) Xeon(R) CPU @ 2.20GHz".into();
+    machine["cpu_id"] = "GenuineIntel family 6 model 85 stepping 7, L3 39424K".into();
+    let out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    std::fs::write(sessions, out.join("\n") + "\n").unwrap();
 }
 
 fn headers(table: &Value) -> Vec<(String, bool)> {
