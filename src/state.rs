@@ -121,23 +121,30 @@ impl Caches {
     /// caches are still empty used none (bun running a script writes
     /// nothing to its install cache): neither cold nor warm, since calling
     /// it cold would leave every run of its cell out of the spread as
-    /// warm-up.
+    /// warm-up. Remembering is best effort: a marker that cannot be written
+    /// (a full disk, a read-only state directory) costs the next run its
+    /// "warm" label, never the run just measured, so it is a warning.
     pub fn end(
         &self,
         started: Option<crate::record::CacheStart>,
         program: Option<&str>,
         ok: bool,
-    ) -> Result<Option<crate::record::CacheStart>> {
+    ) -> Option<crate::record::CacheStart> {
         if let (Some(seen), Some(p), true) = (&self.seen, program, ok) {
-            std::fs::create_dir_all(seen)
-                .with_context(|| format!("cannot create {}", seen.display()))?;
-            std::fs::write(seen.join(p), "")
-                .with_context(|| format!("cannot write {}", seen.join(p).display()))?;
+            let marker = seen.join(p);
+            if let Err(e) = std::fs::create_dir_all(seen).and_then(|()| std::fs::write(&marker, ""))
+            {
+                eprintln!(
+                    "warning: cannot remember that this program ran with its caches ({}: {e}); \
+                     its next run will be called cold",
+                    marker.display()
+                );
+            }
         }
         let used_none = started == Some(crate::record::CacheStart::Cold)
             && !self.dirs.is_empty()
             && self.empty();
-        Ok(if used_none { None } else { started })
+        if used_none { None } else { started }
     }
 }
 
@@ -315,6 +322,40 @@ fn collect(top: &Path, rel: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_run_is_kept_when_its_program_cannot_be_remembered() {
+        use crate::record::CacheStart;
+        let t = tempfile::tempdir().unwrap();
+        let cache = t.path().join("home/.cache/go-build");
+        std::fs::create_dir_all(&cache).unwrap();
+        std::fs::write(cache.join("entry"), "x").unwrap();
+        // Where the markers go is a file: no marker can be written there.
+        let seen = t.path().join("programs");
+        std::fs::write(&seen, "not a directory").unwrap();
+        let caches = Caches {
+            dirs: vec![(cache, ".cache/go-build".into())],
+            seen: Some(seen.clone()),
+        };
+        let started = caches.start(Some("0123456789abcdef"));
+        assert_eq!(started, Some(CacheStart::Cold));
+        // The measured run keeps its state; only the marker is lost.
+        assert_eq!(
+            caches.end(started, Some("0123456789abcdef"), true),
+            Some(CacheStart::Cold)
+        );
+        assert_eq!(
+            caches.start(Some("0123456789abcdef")),
+            Some(CacheStart::Cold)
+        );
+        // Where it can be written, the program's next run is warm.
+        std::fs::remove_file(&seen).unwrap();
+        caches.end(started, Some("0123456789abcdef"), true);
+        assert_eq!(
+            caches.start(Some("0123456789abcdef")),
+            Some(CacheStart::Warm)
+        );
+    }
 
     #[test]
     fn a_sync_keeps_what_was_built_drops_what_the_checkout_dropped_and_follows_no_symlink() {

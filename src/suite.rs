@@ -869,7 +869,7 @@ impl CellCtx<'_> {
             });
         }
         if let Some(c) = &self.caches {
-            rec.cache = c.end(rec.cache, program.as_deref(), rec.status == Status::Ok)?;
+            rec.cache = c.end(rec.cache, program.as_deref(), rec.status == Status::Ok);
         }
         rec.finished_at = now_rfc3339();
         Ok(rec)

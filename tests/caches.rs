@@ -326,7 +326,10 @@ fn a_cold_first_run_is_not_noise_nor_a_shared_rank() {
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(!md.contains('±') && !md.contains("noisy:"), "{md}");
     assert!(
-        md.contains("Fast · sh fast / num-comb: run 1 started on empty toolchain caches (cold, 3."),
+        md.contains(
+            "Fast · sh fast / num-comb: run 1 started cold (nothing of this program in its \
+             toolchain caches yet: empty caches, or its first run with them; 3."
+        ),
         "{md}"
     );
     assert!(md.contains("not counted in the spread"), "{md}");

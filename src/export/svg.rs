@@ -99,8 +99,11 @@ fn render_with(chart: &BarChart, framed: bool) -> String {
 /// The value axis: maps values to x and lists its ticks.
 #[derive(Debug, Clone, Copy)]
 enum Scale {
-    /// Decades `10^lo ..= 10^hi`.
-    Log { lo: i32, hi: i32 },
+    /// From the decade `10^lo` up to `top`: 1, 2 or 5 × a power of ten,
+    /// the first at or above the data, so that the axis does not run up to
+    /// nine times past its longest bar; `hi` is the decade at or above
+    /// `top`.
+    Log { lo: i32, hi: i32, top: f64 },
     /// `0 ..= max` with ticks every `step`.
     Linear { max: f64, step: f64 },
 }
@@ -125,7 +128,11 @@ impl Scale {
                 max = max.max(v);
             }
             if !min.is_finite() {
-                return Scale::Log { lo: 0, hi: 1 };
+                return Scale::Log {
+                    lo: 0,
+                    hi: 1,
+                    top: 10.0,
+                };
             }
             let mut lo = min.log10().floor() as i32;
             // A bar at exactly the bottom of the axis would have no length.
@@ -136,7 +143,13 @@ impl Scale {
             if hi <= lo {
                 hi = lo + 1;
             }
-            Scale::Log { lo, hi }
+            let decade = 10f64.powi(hi - 1);
+            let top = [1.0, 2.0, 5.0, 10.0]
+                .iter()
+                .map(|m| m * decade)
+                .find(|t| *t >= max * 0.999 && *t > 10f64.powi(lo))
+                .unwrap_or(10f64.powi(hi));
+            Scale::Log { lo, hi, top }
         } else {
             let max = values.fold(0.0f64, |m, v| m.max(v.abs()));
             let max = if max > 0.0 { max } else { 1.0 };
@@ -153,11 +166,11 @@ impl Scale {
             return None;
         }
         let f = match *self {
-            Scale::Log { lo, hi } => {
+            Scale::Log { lo, top, .. } => {
                 if v <= 0.0 {
                     return None;
                 }
-                (v.log10() - lo as f64) / (hi - lo) as f64
+                (v.log10() - lo as f64) / (top.log10() - lo as f64)
             }
             Scale::Linear { max, .. } => v.max(0.0) / max,
         };
@@ -166,11 +179,11 @@ impl Scale {
 
     /// Labelled ticks, as (value, label), in `unit`.
     fn ticks(&self, plot_w: f64, unit: Unit) -> Vec<(f64, String)> {
-        if let (Scale::Log { lo, hi }, Unit::Kb) = (*self, unit) {
+        if let (Scale::Log { lo, top, .. }, Unit::Kb) = (*self, unit) {
             // KB, MB, GB: ticks at 1, 2, 5, 10, ... of each (binary units,
             // as RSS is counted), not at decimal powers of KB; thinned to
             // one per ~40 px.
-            let (min, max) = (10f64.powi(lo), 10f64.powi(hi));
+            let (min, max) = (10f64.powi(lo), top);
             let within = |steps: &[f64]| -> Vec<f64> {
                 (0..4)
                     .flat_map(|p| steps.iter().map(move |m| m * 1024f64.powi(p)))
@@ -192,16 +205,25 @@ impl Scale {
                 .collect();
         }
         match *self {
-            Scale::Log { lo, hi } => {
-                // Label every decade unless they come closer than ~40 px.
-                let decades = (hi - lo) as f64;
+            Scale::Log { lo, hi, top } => {
+                // Label every decade unless they come closer than ~40 px,
+                // and the axis's end where it is not a decade (20, 500).
+                let decades = top.log10() - lo as f64;
                 let every = ((40.0 * decades / plot_w).ceil() as i32).max(1);
-                (lo..=hi)
+                let mut ticks: Vec<f64> = (lo..=hi)
                     .filter(|e| (e - lo) % every == 0)
-                    .map(|e| {
-                        let v = 10f64.powi(e);
-                        (v, format_unit(v, unit))
-                    })
+                    .map(|e| 10f64.powi(e))
+                    .filter(|v| *v <= top * 1.001)
+                    .collect();
+                let last = ticks.last().copied().unwrap_or(0.0);
+                // The end, unless it is the last decade or too close to it.
+                let room = (top.log10() - last.log10()) / decades * plot_w;
+                if top > last * 1.001 && room >= 28.0 {
+                    ticks.push(top);
+                }
+                ticks
+                    .into_iter()
+                    .map(|v| (v, format_unit(v, unit)))
                     .collect()
             }
             Scale::Linear { max, step } => {
@@ -221,8 +243,9 @@ impl Scale {
     fn minor_ticks(&self, unit: Unit) -> Vec<f64> {
         match *self {
             Scale::Log { .. } if unit == Unit::Kb => Vec::new(),
-            Scale::Log { lo, hi } if hi - lo <= 12 => (lo..hi)
+            Scale::Log { lo, hi, top } if hi - lo <= 12 => (lo..hi)
                 .flat_map(|e| (2..10).map(move |m| m as f64 * 10f64.powi(e)))
+                .filter(|v| *v < top * 0.999)
                 .collect(),
             _ => Vec::new(),
         }
@@ -1321,7 +1344,25 @@ mod tests {
         let svg = render(&chart(true, &[], rows));
         let doc = Document::parse(&svg).unwrap();
         let ticks: Vec<String> = with_class(&doc, "tick").iter().map(text_of).collect();
-        assert_eq!(ticks, ["1k", "10k", "100k", "1M", "10M", "100M"]);
+        // The axis ends at 20M, the first 1, 2 or 5 × a power of ten at
+        // or above the longest bar, not at the next decade (100M).
+        assert_eq!(ticks, ["1k", "10k", "100k", "1M", "10M", "20M"]);
+        let bars: Vec<f64> = with_class(&doc, "bar")
+            .iter()
+            .map(|b| num(b, "width"))
+            .collect();
+        let ticks_x: Vec<f64> = with_class(&doc, "tick")
+            .iter()
+            .map(|t| num(t, "x"))
+            .collect();
+        // The longest bar ends between the last two ticks, near the end.
+        let (x10m, x20m) = (ticks_x[4], ticks_x[5]);
+        let bar_end = ticks_x[0] + bars[1];
+        let at = (bar_end - x10m) / (x20m - x10m);
+        assert!(
+            (at - (1.3f64).log10() / 2f64.log10()).abs() < 0.05,
+            "13M sits at {at} between 10M and 20M"
+        );
     }
 
     #[test]

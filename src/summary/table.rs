@@ -847,8 +847,9 @@ impl Summary {
                         .flat_map(|r| r.cells.values())
                         .any(|c| !c.cold_left_out.is_empty())
                     {
-                        "; a run that started on empty toolchain caches (cold) measures their \
-                         warm-up, not noise: where a cell has two warm runs, its cold ones are \
+                        "; a run that started cold (nothing of its program in the toolchain \
+                         caches yet: empty caches, or the program's first run with them) \
+                         measures their warm-up, not noise: where a cell has two warm runs, its cold ones are \
                          left out of its spread, range, noisy flag and shared ranks (one can \
                          still be its figure)"
                     } else {

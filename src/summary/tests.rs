@@ -84,7 +84,7 @@ fn a_cold_figure_says_so() {
     // A person's three runs: the first builds the caches, the next are faster.
     let warm = with(&[(6.1, Cold), (0.06, Warm), (0.07, Warm)]).unwrap();
     assert!(
-        warm.starts_with("run 1 started on empty toolchain caches"),
+        warm.starts_with("run 1 started cold (nothing of this program"),
         "{warm}"
     );
     assert_eq!(with(&[(0.07, Warm), (0.06, Warm), (0.07, Warm)]), None);
@@ -157,15 +157,18 @@ fn a_cold_first_run_is_not_noise() {
     let note = s.cell_note(go, Bench::NumComb).unwrap();
     assert_eq!(
         note,
-        "run 1 started on empty toolchain caches (cold, 7.07 s); not counted in the \
-         spread; the figure is a warm run, as a person's second"
+        "run 1 started cold (nothing of this program in its toolchain caches yet: empty \
+         caches, or its first run with them; 7.07 s); not counted in the spread; the figure \
+         is a warm run, as a person's second"
     );
     // Crystal's two warm runs do spread 11%: that is noise, and says so.
     let c = &crystal.cells[&Bench::NumComb];
     assert_eq!(s.row_texts(crystal)[3], "1.54 ±11%");
     let note = s.cell_note(crystal, Bench::NumComb).unwrap();
     assert!(
-        note.starts_with("noisy: 2 warm runs spread 10.6%") && note.contains("(cold, 12.50 s)"),
+        note.starts_with("noisy: 2 warm runs spread 10.6%")
+            && note.contains("run 1 started cold (")
+            && note.contains("; 12.50 s); not counted in the spread"),
         "{note}"
     );
     assert_eq!(c.interval(), Some((1.54, 1.79)));
