@@ -163,6 +163,18 @@ impl Machine {
                 == (&other.cpu_model, other.cpus, &other.os, &other.arch)
     }
 
+    /// Of two machines that are [`Machine::same_as`] each other, the one to
+    /// name them by: one that recorded the CPU's identity (a session from
+    /// before `cpu_id` matches any, and would name the machine by its brand
+    /// alone), else this one.
+    pub fn named_by<'a>(&'a self, other: &'a Machine) -> &'a Machine {
+        if self.cpu_id.is_empty() && !other.cpu_id.is_empty() {
+            other
+        } else {
+            self
+        }
+    }
+
     /// The same machine with another kernel build: noted, not counted as
     /// another machine.
     pub fn kernel_differs(&self, other: &Machine) -> bool {

@@ -241,11 +241,7 @@ fn ws_provenance(sessions: &[crate::record::SessionRecord], records: &[&WsRecord
     for s in &used {
         match machines.iter_mut().find(|(m, _)| m.same_as(&s.machine)) {
             Some((m, ss)) => {
-                // A session from before `cpu_id` matches any: name the
-                // machine by one that recorded it.
-                if m.cpu_id.is_empty() {
-                    *m = &s.machine;
-                }
+                *m = m.named_by(&s.machine);
                 ss.push(&s.session)
             }
             None => machines.push((&s.machine, vec![&s.session])),

@@ -675,11 +675,7 @@ impl Summary {
         {
             let i = match machines.iter().position(|m| m.same_as(&s.machine)) {
                 Some(i) => {
-                    // A session from before `cpu_id` matches any; the
-                    // machine is then named by one that recorded it.
-                    if machines[i].cpu_id.is_empty() {
-                        machines[i].cpu_id.clone_from(&s.machine.cpu_id);
-                    }
+                    machines[i] = machines[i].named_by(&s.machine).clone();
                     i
                 }
                 None => {
