@@ -76,7 +76,7 @@ label="$release $mirror $includes"
 if [ "$("$runtime" image inspect --format '{{index .Config.Labels "langbench.base"}}' "$base" 2>/dev/null)" != "$label" ]; then
     echo "+ mmdebstrap --variant=minbase --include=$includes $release ($mirror)"
     mmdebstrap --quiet --variant=minbase --include="$includes" "$release" "$work/rootfs.tar" "$mirror"
-    "$runtime" import --change "LABEL langbench.base=\"$label\"" --change 'CMD ["/bin/bash"]' \
+    "$runtime" import --quiet --change "LABEL langbench.base=\"$label\"" --change 'CMD ["/bin/bash"]' \
         "$work/rootfs.tar" "$base" >/dev/null
     rm -f "$work/rootfs.tar"
 fi
