@@ -116,8 +116,7 @@ impl Cli {
         // a command sees only its own.
         containment.masks.push(crate::state::root());
         if self.command.runs_commands() {
-            let exe =
-                std::env::current_exe().context("cannot locate the langbench executable")?;
+            let exe = std::env::current_exe().context("cannot locate the langbench executable")?;
             containment.require(&exe)?;
         }
         Ok(Spawner::current()?.with_containment(containment))
@@ -179,9 +178,10 @@ fn git_dirs(languages: &Path) -> Vec<PathBuf> {
     };
     let mut dirs = vec![dot_git.clone()];
     if dot_git.is_file() {
-        let named = std::fs::read_to_string(&dot_git)
-            .ok()
-            .and_then(|t| t.lines().find_map(|l| l.strip_prefix("gitdir:").map(|g| g.trim().to_string())));
+        let named = std::fs::read_to_string(&dot_git).ok().and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("gitdir:").map(|g| g.trim().to_string()))
+        });
         if let (Some(named), Some(top)) = (named, dot_git.parent()) {
             let gitdir = top.join(named);
             let gitdir = std::fs::canonicalize(&gitdir).unwrap_or(gitdir);

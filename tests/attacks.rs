@@ -929,7 +929,14 @@ fn issue37_row09_the_checkouts_git_directory_and_ci_token_are_unreadable() {
     std::fs::set_permissions(&top, std::fs::Permissions::from_mode(0o755)).unwrap();
     let git = |dir: &Path, args: &[&str]| {
         let o = Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"])
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "commit.gpgsign=false",
+            ])
             .args(args)
             .current_dir(dir)
             .output()
@@ -957,7 +964,10 @@ for p in secrets:
     except OSError:
         pass
 "#,
-        secrets.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+        secrets
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>(),
         format!("{}/", worktree.display()),
         worktree.join(".git").display().to_string(),
     ));
@@ -1019,7 +1029,9 @@ fn issue37_row15_fidelity_refuses_an_unreviewed_languages_file() {
             .arg(repo().join("benches/fidelity.py"))
             .arg("--languages")
             .arg(f.path().join("languages.toml"))
-            .args(["--lang", "hand", "--size", "tiny", "--rounds", "1", "--work"])
+            .args([
+                "--lang", "hand", "--size", "tiny", "--rounds", "1", "--work",
+            ])
             .arg(&work)
             .args(extra)
             .output()
@@ -1028,13 +1040,28 @@ fn issue37_row15_fidelity_refuses_an_unreviewed_languages_file() {
     let refused = |o: &std::process::Output, why: &str| {
         assert_eq!(o.status.code(), Some(2), "{}", text(o));
         let err = String::from_utf8_lossy(&o.stderr);
-        assert!(err.contains(why) && err.contains("--unreviewed"), "{}", text(o));
-        assert!(!f.path().join("work").exists(), "it ran something: {}", text(o));
+        assert!(
+            err.contains(why) && err.contains("--unreviewed"),
+            "{}",
+            text(o)
+        );
+        assert!(
+            !f.path().join("work").exists(),
+            "it ran something: {}",
+            text(o)
+        );
     };
     refused(&fidelity(&[]), "is not in a git checkout");
     let git = |args: &[&str]| {
         let o = Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"])
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "commit.gpgsign=false",
+            ])
             .args(args)
             .current_dir(f.path())
             .output()
@@ -1047,22 +1074,40 @@ fn issue37_row15_fidelity_refuses_an_unreviewed_languages_file() {
     // A changed program: its command would run as the by-hand side.
     let program = f.path().join("programs/num-comb/hand.sh");
     std::fs::write(&program, format!("touch {}; echo 0 1 $1\n", ran.display())).unwrap();
-    refused(&fidelity(&[]), "programs beside languages.toml differ from the committed ones");
+    refused(
+        &fidelity(&[]),
+        "programs beside languages.toml differ from the committed ones",
+    );
     git(&["checkout", "-q", "--", "programs"]);
     // A changed languages file.
     let toml = f.path().join("languages.toml");
     let committed = std::fs::read_to_string(&toml).unwrap();
-    std::fs::write(&toml, committed.replace("sh {src} {n}", "sh -c 'touch ran' {src} {n}")).unwrap();
-    refused(&fidelity(&[]), "languages.toml differs from the committed one");
+    std::fs::write(
+        &toml,
+        committed.replace("sh {src} {n}", "sh -c 'touch ran' {src} {n}"),
+    )
+    .unwrap();
+    refused(
+        &fidelity(&[]),
+        "languages.toml differs from the committed one",
+    );
     assert!(!ran.exists());
     // Told it was read: it gets past the check (and runs).
     let o = fidelity(&["--unreviewed"]);
-    assert!(!String::from_utf8_lossy(&o.stderr).contains("differs"), "{}", text(&o));
+    assert!(
+        !String::from_utf8_lossy(&o.stderr).contains("differs"),
+        "{}",
+        text(&o)
+    );
     assert!(f.path().join("work").exists(), "{}", text(&o));
     std::fs::remove_dir_all(f.path().join("work")).unwrap();
     // The committed file runs.
     std::fs::write(&toml, committed).unwrap();
     let o = fidelity(&[]);
     assert!(o.status.success(), "{}", text(&o));
-    assert!(String::from_utf8_lossy(&o.stdout).contains("hand"), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("hand"),
+        "{}",
+        text(&o)
+    );
 }

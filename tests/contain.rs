@@ -660,7 +660,17 @@ fn where_the_kernel_refuses_the_sandbox_nothing_runs_unless_no_sandbox() {
     let out = f.out();
     let ran = f.path().join("ran");
     let commands: Vec<Vec<&str>> = vec![
-        vec!["run", "--languages", &langs, "--size", "tiny", "--runs", "1", "--out", &out],
+        vec![
+            "run",
+            "--languages",
+            &langs,
+            "--size",
+            "tiny",
+            "--runs",
+            "1",
+            "--out",
+            &out,
+        ],
         vec!["check", "--languages", &langs],
         vec!["list", "--languages", &langs, "--refresh"],
         vec!["ws", "--languages", &langs, "--out", &out],
@@ -670,9 +680,13 @@ fn where_the_kernel_refuses_the_sandbox_nothing_runs_unless_no_sandbox() {
     let ways: [(&str, Vec<String>, &str); 2] = [
         (
             "root without CAP_SYS_ADMIN",
-            ["setpriv", "--inh-caps=-sys_admin", "--bounding-set=-sys_admin"]
-                .map(String::from)
-                .to_vec(),
+            [
+                "setpriv",
+                "--inh-caps=-sys_admin",
+                "--bounding-set=-sys_admin",
+            ]
+            .map(String::from)
+            .to_vec(),
             "without CAP_SYS_ADMIN",
         ),
         (
@@ -705,7 +719,10 @@ fn where_the_kernel_refuses_the_sandbox_nothing_runs_unless_no_sandbox() {
                 text(&o)
             );
             assert!(!ran.exists(), "{way}: {args:?} ran the program");
-            assert!(!f.path().join("results/runs.jsonl").exists(), "{way}: {args:?}");
+            assert!(
+                !f.path().join("results/runs.jsonl").exists(),
+                "{way}: {args:?}"
+            );
         }
         // What runs nothing works anywhere.
         let o = lb(&["run", "--languages", &langs, "--plan", "--out", &out]);

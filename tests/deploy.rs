@@ -24,18 +24,15 @@ fn job(path: &str) -> Job {
     let de = serde_yaml_ng::Deserializer::from_str(&text);
     let job: Job = serde_ignored::deserialize(de, |p| unknown.push(p.to_string()))
         .unwrap_or_else(|e| panic!("{path}: not a batch/v1 Job: {e}"));
-    assert!(unknown.is_empty(), "{path}: fields the API does not know: {unknown:?}");
+    assert!(
+        unknown.is_empty(),
+        "{path}: fields the API does not know: {unknown:?}"
+    );
     job
 }
 
 fn pod(job: &Job) -> &PodSpec {
-    job.spec
-        .as_ref()
-        .unwrap()
-        .template
-        .spec
-        .as_ref()
-        .unwrap()
+    job.spec.as_ref().unwrap().template.spec.as_ref().unwrap()
 }
 
 fn container<'a>(job: &'a Job, name: &str) -> &'a Container {
@@ -111,7 +108,10 @@ fn the_manifests_decode_strictly_with_the_rehearsed_settings() {
     let r = c.resources.as_ref().unwrap();
     assert_eq!(r.requests, r.limits);
     let cpu = &r.limits.as_ref().unwrap()["cpu"].0;
-    assert!(cpu.parse::<u32>().is_ok_and(|n| n >= 1), "whole cores: {cpu}");
+    assert!(
+        cpu.parse::<u32>().is_ok_and(|n| n >= 1),
+        "whole cores: {cpu}"
+    );
     assert!(r.limits.as_ref().unwrap().contains_key("memory"));
     // One directory of the volume per shard.
     let m = c.volume_mounts.as_ref().unwrap();
@@ -121,7 +121,10 @@ fn the_manifests_decode_strictly_with_the_rehearsed_settings() {
     assert!(sub.contains("$(JOB_COMPLETION_INDEX)"), "{sub}");
     let script = c.args.as_ref().unwrap().join("\n");
     assert_eq!(c.command.as_deref(), Some(&["sh".into(), "-c".into()][..]));
-    assert!(script.contains("K=$((JOB_COMPLETION_INDEX + 1))"), "{script}");
+    assert!(
+        script.contains("K=$((JOB_COMPLETION_INDEX + 1))"),
+        "{script}"
+    );
     assert!(
         script.contains(
             "langbench run --size \"$SIZE\" --shard \"$K/$SHARDS\" --balance-from results/2026 --resume --out \"/results/shard-$K\""
@@ -172,20 +175,22 @@ fn the_manifests_decode_strictly_with_the_rehearsed_settings() {
         [
             "--uidmap=0:200000:65536",
             "--gidmap=0:200000:65536",
-            "--cap-drop=ALL",
             "--security-opt=no-new-privileges",
+            "--cap-drop=ALL",
         ]
     );
     let readme = std::fs::read_to_string(repo().join("deploy/README.md")).unwrap();
     for flag in ["--cap-add SYS_ADMIN", "--uidmap", "hostUsers: false"] {
-        assert!(readme.contains(flag), "deploy/README.md does not name {flag}");
+        assert!(
+            readme.contains(flag),
+            "deploy/README.md does not name {flag}"
+        );
     }
 }
 
 /// A workflow as YAML, and its text.
 fn workflow(name: &str) -> (serde_yaml_ng::Value, String) {
-    let text =
-        std::fs::read_to_string(repo().join(".github/workflows").join(name)).unwrap();
+    let text = std::fs::read_to_string(repo().join(".github/workflows").join(name)).unwrap();
     let v = serde_yaml_ng::Value::deserialize(serde_yaml_ng::Deserializer::from_str(&text))
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     (v, text)
@@ -202,7 +207,8 @@ fn workflow(name: &str) -> (serde_yaml_ng::Value, String) {
 /// shellcheck) passes where it is installed (.ci/run installs it).
 #[test]
 fn the_workflows_pin_actions_keep_tokens_read_only_and_allow_the_sandbox() {
-    let pinned = regex::Regex::new(r"^\s*(- )?uses: [\w.-]+/[\w./-]+@[0-9a-f]{40} # v?[\w.]+$").unwrap();
+    let pinned =
+        regex::Regex::new(r"^\s*(- )?uses: [\w.-]+/[\w./-]+@[0-9a-f]{40} # v?[\w.]+$").unwrap();
     for name in ["edition.yml", "pr.yml"] {
         let (wf, text) = workflow(name);
         for l in text.lines().filter(|l| l.contains("uses:")) {
@@ -229,8 +235,7 @@ fn the_workflows_pin_actions_keep_tokens_read_only_and_allow_the_sandbox() {
                     && uses.starts_with("actions/checkout@")
                 {
                     assert_eq!(
-                        s["with"]["persist-credentials"],
-                        false,
+                        s["with"]["persist-credentials"], false,
                         "{name}: job {id} keeps the token in .git/config"
                     );
                 }
@@ -261,7 +266,10 @@ fn the_workflows_pin_actions_keep_tokens_read_only_and_allow_the_sandbox() {
                 ran |= run.contains("langbench run");
                 checked |= ran && run.starts_with(".ci/contained ");
             }
-            assert_eq!(ran, checked, "{name}: job {id} does not check its sessions were contained");
+            assert_eq!(
+                ran, checked,
+                "{name}: job {id} does not check its sessions were contained"
+            );
         }
     }
     // PR CI's check job on the runner itself, running an attack row.
@@ -279,9 +287,14 @@ fn the_workflows_pin_actions_keep_tokens_read_only_and_allow_the_sandbox() {
         "{runs:?}"
     );
 
+    // .ci/run installs it and says where (ACTIONLINT).
     let home = std::env::var("HOME").unwrap_or_default();
-    let actionlint = ["actionlint".to_string(), format!("{home}/go/bin/actionlint")]
+    let actionlint = std::env::var("ACTIONLINT")
         .into_iter()
+        .chain([
+            "actionlint".to_string(),
+            format!("{home}/go/bin/actionlint"),
+        ])
         .find(|a| Command::new(a).arg("-version").output().is_ok());
     match actionlint {
         Some(a) => {
@@ -297,7 +310,9 @@ fn the_workflows_pin_actions_keep_tokens_read_only_and_allow_the_sandbox() {
                 std::env::var_os("CI").is_none(),
                 "actionlint is not installed (.ci/run installs it)"
             );
-            eprintln!("skipped actionlint: not installed (go install github.com/rhysd/actionlint/cmd/actionlint@latest)");
+            eprintln!(
+                "skipped actionlint: not installed (go install github.com/rhysd/actionlint/cmd/actionlint@latest)"
+            );
         }
     }
 }
@@ -306,7 +321,10 @@ fn the_workflows_pin_actions_keep_tokens_read_only_and_allow_the_sandbox() {
 /// passes, a `--no-sandbox` one and a directory without sessions fail.
 #[test]
 fn ci_contained_fails_on_an_uncontained_session() {
-    let f = Fixture::new(&languages_toml(&[Entry::sh("a")]), &[("programs/num-comb/a.sh", "echo 0 1 $1\n")]);
+    let f = Fixture::new(
+        &languages_toml(&[Entry::sh("a")]),
+        &[("programs/num-comb/a.sh", "echo 0 1 $1\n")],
+    );
     let script = repo().join(".ci/contained");
     let contained = |dir: &Path| Command::new(&script).arg(dir).output().unwrap();
     let o = f.run(&[]);
@@ -322,7 +340,11 @@ fn ci_contained_fails_on_an_uncontained_session() {
     assert!(o.status.success(), "{}", text(&o));
     let o = contained(&out);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    assert!(text(&o).contains("sessions.jsonl:2: the session ran uncontained: none (--no-sandbox)"), "{}", text(&o));
+    assert!(
+        text(&o).contains("sessions.jsonl:2: the session ran uncontained: none (--no-sandbox)"),
+        "{}",
+        text(&o)
+    );
     let empty = tempfile::tempdir().unwrap();
     let o = contained(empty.path());
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));

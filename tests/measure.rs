@@ -403,11 +403,23 @@ fn measure_cli_fails_closed_where_the_kernel_refuses_namespaces() {
         "{}",
         text(&o)
     );
-    assert!(!String::from_utf8_lossy(&o.stdout).contains("ran"), "{}", text(&o));
+    assert!(
+        !String::from_utf8_lossy(&o.stdout).contains("ran"),
+        "{}",
+        text(&o)
+    );
     let o = measure(&["--no-sandbox"]);
     assert!(o.status.success(), "{}", text(&o));
-    assert!(String::from_utf8_lossy(&o.stdout).contains("ran"), "{}", text(&o));
-    let pid = String::from_utf8_lossy(&o.stderr).lines().next().unwrap_or("").to_string();
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("ran"),
+        "{}",
+        text(&o)
+    );
+    let pid = String::from_utf8_lossy(&o.stderr)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .to_string();
     assert!(pid.parse::<u32>().is_ok_and(|p| p != 2), "{}", text(&o));
 }
 

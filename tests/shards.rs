@@ -375,9 +375,11 @@ fn the_shipped_definitions_shard_and_merge_consistently() {
     assert_eq!(field("completions:"), shards_env);
     assert!(k8s.contains("K=$((JOB_COMPLETION_INDEX + 1))"));
     assert!(k8s.contains("langbench run --size \"$SIZE\" --shard \"$K/$SHARDS\""));
+    // In the pod's command (not the comments).
     let k8s_from = k8s
-        .split("--balance-from ")
-        .nth(1)
+        .lines()
+        .find(|l| l.contains("langbench run --size"))
+        .and_then(|l| l.split("--balance-from ").nth(1))
         .and_then(|r| r.split_whitespace().next())
         .expect("--balance-from in edition.yaml")
         .to_string();

@@ -169,12 +169,7 @@ fn proc_covered(mountinfo: &str) -> Vec<String> {
 }
 
 fn shorten(paths: &[String]) -> String {
-    let mut s = paths
-        .iter()
-        .take(4)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(", ");
+    let mut s = paths.iter().take(4).cloned().collect::<Vec<_>>().join(", ");
     if paths.len() > 4 {
         s.push_str(&format!(", and {} more", paths.len() - 4));
     }
@@ -201,7 +196,10 @@ mod tests {
         };
         let r = f.reasons("cannot create namespaces: Operation not permitted");
         assert_eq!(r.len(), 1, "{r:?}");
-        assert!(r[0].contains("apparmor_restrict_unprivileged_userns=0"), "{r:?}");
+        assert!(
+            r[0].contains("apparmor_restrict_unprivileged_userns=0"),
+            "{r:?}"
+        );
 
         let f = Facts {
             euid: 0,
@@ -219,7 +217,10 @@ mod tests {
             ..facts()
         };
         let r = f.reasons("x");
-        assert!(r[0].contains("unprivileged_userns_clone=1") && r[1].contains("max_user_namespaces = 0"));
+        assert!(
+            r[0].contains("unprivileged_userns_clone=1")
+                && r[1].contains("max_user_namespaces = 0")
+        );
 
         // Root with the capability: only the covered /proc is left.
         let f = Facts {
@@ -242,7 +243,10 @@ mod tests {
         .reasons("x");
         assert!(r[0].contains("security module"), "{r:?}");
         let all = facts().explain("cannot create namespaces: EPERM");
-        assert!(all.contains("nothing was run") && all.contains("--no-sandbox"), "{all}");
+        assert!(
+            all.contains("nothing was run") && all.contains("--no-sandbox"),
+            "{all}"
+        );
     }
 
     #[test]
