@@ -127,8 +127,14 @@ fn the_manifests_decode_strictly_with_the_rehearsed_settings() {
     );
     assert!(
         script.contains(
-            "langbench run --size \"$SIZE\" --shard \"$K/$SHARDS\" --balance-from results/2026 --resume --out \"/results/shard-$K\""
+            "langbench run --size \"$SIZE\" --shard \"$K/$SHARDS\" --balance-from results/2026 --out \"/results/shard-$K\""
         ),
+        "{script}"
+    );
+    // --resume only where there is something to resume: on a fresh
+    // volume it is an error (deploy/rehearse.sh found it).
+    assert!(
+        script.contains("if [ -d \"/results/shard-$K\" ]; then set -- \"$@\" --resume; fi"),
         "{script}"
     );
 
