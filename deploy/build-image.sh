@@ -14,6 +14,8 @@
 #              the edition's reference machine is Debian 12, bookworm)
 #   MIRROR     Debian's archive (default: the first of this machine's apt
 #              sources, else http://deb.debian.org/debian)
+#   INCLUDE    more Debian packages for the base, comma-separated
+#              (deploy/rehearse.sh: python3-pip, which its tests use)
 #   RUNTIME    podman (default) or docker
 #   LANGBENCH_BIN  a langbench binary to copy in instead of building the
 #              static one (it must run on the image's Debian release)
@@ -70,7 +72,7 @@ fi
 #    bash) and what langbench itself uses: certificates for the
 #    registries, GNU time and git (check --changed-since). One layer,
 #    rebuilt when the release or this list changes.
-includes=ca-certificates,time,git
+includes=ca-certificates,time,git${INCLUDE:+,$INCLUDE}
 base=localhost/langbench-debian:$release
 label="$release $mirror $includes"
 if [ "$("$runtime" image inspect --format '{{index .Config.Labels "langbench.base"}}' "$base" 2>/dev/null)" != "$label" ]; then

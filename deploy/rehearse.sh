@@ -54,6 +54,10 @@ trap cleanup EXIT
 # RLIMIT_NOFILE/NPROC above what root may set here (no CAP_SYS_RESOURCE),
 # and crun cannot use a hybrid cgroup hierarchy (runc can).
 host=(--runtime runc --ulimit "nofile=$(ulimit -Hn):$(ulimit -Hn)" --ulimit nproc=32768:32768)
+# And a pod's default where podman's differs: no limit on the number of
+# processes (the kubelet's podPidsLimit is -1 unless set; podman's 2048
+# would stop a fork bomb before langbench's own --max-processes does).
+host+=(--pids-limit=-1)
 
 # podman options for a container of a manifest (FILE CONTAINER INDEX):
 # one line each, from its pod and container securityContext; a field
@@ -124,7 +128,7 @@ EOF
 
 echo "== 1. the image (variants: $variants)"
 start=$(date +%s)
-TAG=$tag VARIANTS=$variants deploy/build-image.sh
+TAG=$tag VARIANTS=$variants INCLUDE=python3-pip deploy/build-image.sh
 echo "image built in $(($(date +%s) - start)) s"
 
 edition=deploy/kubernetes/edition.yaml

@@ -14,21 +14,45 @@ use serde::Deserialize;
 
 use crate::util::*;
 
-/// A manifest decoded as a batch/v1 Job: every field known to the
-/// Kubernetes API (k8s-openapi's types; a field they do not know, as a
-/// misspelt or misplaced one the API server would drop or refuse, is
-/// named), apiVersion and kind checked by the type.
+/// A manifest's text decoded as a batch/v1 Job: every field known to the
+/// Kubernetes API (k8s-openapi's types), apiVersion and kind checked by
+/// the type; with the fields the types do not know (a misspelt or
+/// misplaced one, which the API server would drop or refuse).
+fn decode(text: &str) -> Result<(Job, Vec<String>), String> {
+    let mut unknown = Vec::new();
+    let de = serde_yaml_ng::Deserializer::from_str(text);
+    let job: Job = serde_ignored::deserialize(de, |p| unknown.push(p.to_string()))
+        .map_err(|e| e.to_string())?;
+    Ok((job, unknown))
+}
+
+/// A manifest of the repository, decoded strictly.
 fn job(path: &str) -> Job {
     let text = std::fs::read_to_string(repo().join(path)).unwrap();
-    let mut unknown = Vec::new();
-    let de = serde_yaml_ng::Deserializer::from_str(&text);
-    let job: Job = serde_ignored::deserialize(de, |p| unknown.push(p.to_string()))
-        .unwrap_or_else(|e| panic!("{path}: not a batch/v1 Job: {e}"));
+    let (job, unknown) =
+        decode(&text).unwrap_or_else(|e| panic!("{path}: not a batch/v1 Job: {e}"));
     assert!(
         unknown.is_empty(),
         "{path}: fields the API does not know: {unknown:?}"
     );
     job
+}
+
+/// The decoding is strict: a misspelt field, a field in the wrong place
+/// and a wrong kind are each caught.
+#[test]
+fn the_manifest_decoding_names_what_the_api_does_not_know() {
+    let text = std::fs::read_to_string(repo().join("deploy/kubernetes/edition.yaml")).unwrap();
+    let (_, unknown) = decode(&text.replace("hostUsers:", "hostUser:")).unwrap();
+    assert_eq!(unknown, ["spec.template.spec.hostUser"]);
+    let (_, unknown) = decode(&text.replace(
+        "      hostUsers: false\n",
+        "      hostUsers: false\n      procMount: Unmasked\n",
+    ))
+    .unwrap();
+    assert_eq!(unknown, ["spec.template.spec.procMount"]);
+    let e = decode(&text.replace("kind: Job", "kind: CronJob")).unwrap_err();
+    assert!(e.contains("CronJob"), "{e}");
 }
 
 fn pod(job: &Job) -> &PodSpec {
@@ -68,8 +92,9 @@ fn rehearsal_flags(manifest: &str, container: &str, index: u32) -> Vec<String> {
 }
 
 /// The shards' Job: Indexed, one shard per index, each pod in a user
-/// namespace of its own with CAP_SYS_ADMIN over it (what langbench's
-/// sandbox needs, and the least the rehearsal showed it needs), the
+/// namespace of its own with CAP_SYS_ADMIN and CAP_NET_ADMIN over it (what
+/// langbench's sandbox needs, and the least the rehearsal showed it
+/// needs), the
 /// runtime's default seccomp profile, whole cores requested and limited
 /// alike (Guaranteed QoS), and its own directory of the results volume;
 /// the merge Job reads every shard's directory and holds no capability.
@@ -99,7 +124,10 @@ fn the_manifests_decode_strictly_with_the_rehearsed_settings() {
     assert_eq!(env("VARIANTS"), "", "every variant by default");
     let sc = c.security_context.as_ref().expect("securityContext");
     let caps = sc.capabilities.as_ref().unwrap();
-    assert_eq!(caps.add.as_deref(), Some(&["SYS_ADMIN".to_string()][..]));
+    assert_eq!(
+        caps.add.as_deref(),
+        Some(&["SYS_ADMIN".to_string(), "NET_ADMIN".to_string()][..])
+    );
     assert_eq!(sc.privileged, None, "never a privileged pod");
     assert_eq!(sc.seccomp_profile.as_ref().unwrap().type_, "RuntimeDefault");
     assert_eq!(sc.app_armor_profile.as_ref().unwrap().type_, "Unconfined");
@@ -173,6 +201,7 @@ fn the_manifests_decode_strictly_with_the_rehearsed_settings() {
             "--uidmap=0:265536:65536",
             "--gidmap=0:265536:65536",
             "--cap-add=SYS_ADMIN",
+            "--cap-add=NET_ADMIN",
             "--security-opt=apparmor=unconfined",
         ]
     );
@@ -186,7 +215,12 @@ fn the_manifests_decode_strictly_with_the_rehearsed_settings() {
         ]
     );
     let readme = std::fs::read_to_string(repo().join("deploy/README.md")).unwrap();
-    for flag in ["--cap-add SYS_ADMIN", "--uidmap", "hostUsers: false"] {
+    for flag in [
+        "--cap-add SYS_ADMIN --cap-add NET_ADMIN",
+        "--uidmap",
+        "hostUsers: false",
+        "add: [SYS_ADMIN, NET_ADMIN]",
+    ] {
         assert!(
             readme.contains(flag),
             "deploy/README.md does not name {flag}"

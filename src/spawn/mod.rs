@@ -278,7 +278,15 @@ impl Containment {
         req.timeout = Some(Duration::from_secs(30));
         probe.isolate(&mut req, build.path(), false);
         let refused = match probe.execute(&req) {
-            Ok(o) if o.done.exit == Exit::Exited(0) => return Ok(()),
+            Ok(o) if o.done.exit == Exit::Exited(0) => {
+                // Made, but with a loopback that cannot come up (root
+                // without CAP_NET_ADMIN): prepare steps and ws servers
+                // would fail in it, each with a puzzling error.
+                return match refusal::Facts::read().loopback() {
+                    Some(why) if self.isolate => bail!("{why}"),
+                    _ => Ok(()),
+                };
+            }
             Ok(o) => format!(
                 "`true` in the sandbox ended with {}: {}",
                 o.done.exit,

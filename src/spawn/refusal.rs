@@ -16,6 +16,9 @@ pub struct Facts {
     pub euid: u32,
     /// CAP_SYS_ADMIN in the effective set (`CapEff` of /proc/self/status).
     pub cap_sys_admin: bool,
+    /// CAP_NET_ADMIN in the effective set: root needs it to bring up the
+    /// loopback of the network namespaces it makes.
+    pub cap_net_admin: bool,
     /// `Seccomp` of /proc/self/status: 0 none, 1 strict, 2 a filter.
     pub seccomp: u32,
     /// `kernel.apparmor_restrict_unprivileged_userns` (Ubuntu 23.10+).
@@ -31,6 +34,7 @@ pub struct Facts {
 }
 
 const CAP_SYS_ADMIN: u32 = 21;
+const CAP_NET_ADMIN: u32 = 12;
 
 impl Facts {
     /// Reads the facts of this process.
@@ -55,6 +59,7 @@ impl Facts {
             // SAFETY: geteuid cannot fail.
             euid: unsafe { libc::geteuid() },
             cap_sys_admin: caps & (1 << CAP_SYS_ADMIN) != 0,
+            cap_net_admin: caps & (1 << CAP_NET_ADMIN) != 0,
             seccomp: field("Seccomp:").parse().unwrap_or(0),
             apparmor_restrict: sysctl("kernel/apparmor_restrict_unprivileged_userns"),
             userns_clone: sysctl("kernel/unprivileged_userns_clone"),
@@ -75,6 +80,16 @@ impl Facts {
                  in the container's own user namespace (podman/docker `--cap-add SYS_ADMIN`, with \
                  `--userns` where the runtime can; Kubernetes `hostUsers: false` and \
                  `capabilities: {add: [SYS_ADMIN]}`)"
+                    .to_string(),
+            );
+        }
+        if self.euid == 0 && !self.cap_net_admin {
+            r.push(
+                "langbench runs as root without CAP_NET_ADMIN, so the sandbox's own network namespace \
+                 gets no loopback (`lo` stays down): `prepare` steps cannot reach langbench's registry \
+                 proxy and ws servers cannot listen; grant it with CAP_SYS_ADMIN (podman/docker \
+                 `--cap-add NET_ADMIN`; Kubernetes `capabilities: {add: [SYS_ADMIN, NET_ADMIN]}` with \
+                 `hostUsers: false`)"
                     .to_string(),
             );
         }
@@ -113,7 +128,10 @@ impl Facts {
                     .to_string(),
             );
         }
-        if !self.proc_covered.is_empty() && (proc_refused || r.is_empty()) {
+        if !self.proc_covered.is_empty()
+            && (proc_refused || r.is_empty())
+            && !error.contains(NO_LOOPBACK)
+        {
             r.push(format!(
                 "parts of /proc are covered ({}), as a container runtime masks them; the kernel \
                  refuses a fresh /proc to a user namespace that did not make those mounts: \
@@ -153,6 +171,19 @@ impl Facts {
              as (only for code you have read: docs/containment.md, \"Fail closed\").",
         );
         s
+    }
+}
+
+/// What [`Facts::loopback`] reports as the refused step.
+pub const NO_LOOPBACK: &str = "no loopback in the sandbox's network namespace";
+
+impl Facts {
+    /// The sandbox is made, but root cannot bring up its loopback (no
+    /// CAP_NET_ADMIN, as in a container under its runtime's defaults):
+    /// that refusal, else None. Without root the user namespace langbench
+    /// makes gives the capability over its own network namespaces.
+    pub fn loopback(&self) -> Option<String> {
+        (self.euid == 0 && !self.cap_net_admin).then(|| self.explain(NO_LOOPBACK))
     }
 }
 
@@ -201,15 +232,44 @@ mod tests {
             "{r:?}"
         );
 
+        // A container under its runtime's defaults.
         let f = Facts {
             euid: 0,
             seccomp: 2,
             ..facts()
         };
         let r = f.reasons("cannot create namespaces: Operation not permitted");
-        assert_eq!(r.len(), 2, "{r:?}");
+        assert_eq!(r.len(), 3, "{r:?}");
         assert!(r[0].contains("without CAP_SYS_ADMIN") && r[0].contains("hostUsers: false"));
-        assert!(r[1].contains("seccomp=unconfined"), "{r:?}");
+        assert!(r[1].contains("without CAP_NET_ADMIN") && r[1].contains("NET_ADMIN]"));
+        assert!(r[2].contains("seccomp=unconfined"), "{r:?}");
+        // CAP_SYS_ADMIN granted, CAP_NET_ADMIN not: the sandbox is made,
+        // its loopback is not.
+        let f = Facts {
+            euid: 0,
+            seccomp: 2,
+            cap_sys_admin: true,
+            proc_covered: vec!["/proc/kcore".into()],
+            ..facts()
+        };
+        let why = f.loopback().expect("refused");
+        assert!(
+            why.contains(NO_LOOPBACK) && why.contains("without CAP_NET_ADMIN"),
+            "{why}"
+        );
+        assert!(
+            !why.contains("/proc/kcore") && !why.contains("CAP_SYS_ADMIN ("),
+            "{why}"
+        );
+        assert!(
+            Facts {
+                cap_net_admin: true,
+                ..f.clone()
+            }
+            .loopback()
+            .is_none()
+        );
+        assert!(Facts { euid: 1000, ..f }.loopback().is_none());
 
         let f = Facts {
             max_user_namespaces: Some(0),
@@ -226,6 +286,7 @@ mod tests {
         let f = Facts {
             euid: 0,
             cap_sys_admin: true,
+            cap_net_admin: true,
             seccomp: 2,
             proc_covered: vec!["/proc/kcore".into(), "/proc/keys".into()],
             ..facts()
@@ -238,6 +299,7 @@ mod tests {
         let r = Facts {
             euid: 0,
             cap_sys_admin: true,
+            cap_net_admin: true,
             ..facts()
         }
         .reasons("x");
