@@ -174,7 +174,13 @@ for l in sys.stdin:
     echo "+ podman run ${flags[*]} ... $(basename "$tests_bin") attacks::"
     # The worktree at its own path, read-only: the tests find langbench
     # (target/release) and the repository there.
-    podman run --rm "${host[@]}" "${flags[@]}" -v "$repo:$repo:ro" -w / -e HOME=/root \
+    # This machine reaches the registries through an egress proxy whose
+    # CA only the host trusts: the host's bundle, read-only, for the row
+    # whose `prepare` step downloads from PyPI (through langbench's proxy).
+    ca=()
+    bundle=/etc/ssl/certs/ca-certificates.crt
+    [ ! -f "$bundle" ] || ca=(-v "$bundle:$bundle:ro")
+    podman run --rm "${host[@]}" "${flags[@]}" "${ca[@]}" -v "$repo:$repo:ro" -w / -e HOME=/root \
         --entrypoint "$tests_bin" "$tag" attacks:: --skip maven --test-threads 2
 fi
 

@@ -79,7 +79,7 @@ impl Facts {
                  defaults), and the kernel gives the PID and mount namespaces only with it: grant it \
                  in the container's own user namespace (podman/docker `--cap-add SYS_ADMIN`, with \
                  `--userns` where the runtime can; Kubernetes `hostUsers: false` and \
-                 `capabilities: {add: [SYS_ADMIN]}`)"
+                 `capabilities: {add: [SYS_ADMIN, NET_ADMIN]}`)"
                     .to_string(),
             );
         }
