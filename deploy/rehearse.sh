@@ -19,6 +19,7 @@
 #   SHARDS    shards (default 2)        SIZE   size (default tiny)
 #   VARIANTS  variant ids (default: c-tcc python3 perl gawk mawk lua5.4)
 #   ATTACKS   0: skip step 3            KEEP   1: keep the image and results
+#   TESTS_BIN the integration tests' binary (default: cargo builds it)
 #   WORK      where the results go (default: a temporary directory)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -164,7 +165,8 @@ echo "refused as it must (exit 2), nothing measured"
 
 if [ "${ATTACKS:-1}" != 0 ]; then
     echo "== 3. tests/attacks.rs inside the container, under the pod's settings"
-    tests_bin=$(cargo test --release --locked --test tests --no-run --message-format=json 2>/dev/null |
+    tests_bin=${TESTS_BIN:-}
+    [ -n "$tests_bin" ] || tests_bin=$(cargo test --release --locked --test tests --no-run --message-format=json 2>/dev/null |
         python3 -c 'import json,sys
 for l in sys.stdin:
     m = json.loads(l)
