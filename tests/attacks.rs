@@ -913,3 +913,201 @@ fn finished_at_is_stamped_after_the_run() {
         "{r} / {session}"
     );
 }
+
+/// Issue #37 row 9: CI's token in the checkout's git directory.
+/// `actions/checkout` leaves the job's token in `.git/config` (an
+/// `extraheader`); every sandboxed command of a languages file finds the
+/// checkout that file lies in and sees its git directory empty: a plain
+/// clone's `.git`, and a worktree's `.git` file with the directories it
+/// names (the worktree's gitdir and the common one, where `config` is).
+/// The checkout lies outside /tmp, as a CI runner's does.
+#[test]
+fn issue37_row09_the_checkouts_git_directory_and_ci_token_are_unreadable() {
+    let (_, m) = marker("r3-09");
+    let f = Fixture::new_in(Path::new("/var/tmp"), "", &[]);
+    let top = f.path().to_path_buf();
+    std::fs::set_permissions(&top, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let git = |dir: &Path, args: &[&str]| {
+        let o = Command::new("git")
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "git {args:?}: {}", text(&o));
+    };
+    let worktree = top.join("wt");
+    // What a program can read of its own checkout's git directory (the
+    // worktree's `.git` file only when it runs from the worktree).
+    let secrets = [
+        top.join(".git/config"),
+        top.join(".git/HEAD"),
+        top.join(".git/worktrees/wt/HEAD"),
+    ];
+    let probe = attack(&format!(
+        r#"
+secrets = {:?}
+if os.path.realpath(sys.argv[0]).startswith({:?}):
+    secrets.append({:?})
+for p in secrets:
+    try:
+        data = open(p, 'rb').read()
+        if data:
+            won.append('read ' + p + (' (the token)' if b'SECRET-{m}' in data else ''))
+    except OSError:
+        pass
+"#,
+        secrets
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>(),
+        format!("{}/", worktree.display()),
+        worktree.join(".git").display().to_string(),
+    ));
+    let toml = python_fixture(&m, &[("g", probe.clone())]);
+    // The same languages file and program, committed in a real checkout.
+    for name in ["languages.toml", "programs/g.py"] {
+        let to = top.join(name);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(toml.path().join(name), &to).unwrap();
+    }
+    git(&top, &["init", "-q", "-b", "main"]);
+    git(&top, &["add", "languages.toml", "programs"]);
+    git(&top, &["commit", "-qm", "x"]);
+    git(&top, &["worktree", "add", "-q", "wt"]);
+    git(
+        &top,
+        &[
+            "config",
+            "http.https://github.com/.extraheader",
+            &format!("AUTHORIZATION: basic SECRET-{m}"),
+        ],
+    );
+    let checkout = Fixture::new_in(Path::new("/var/tmp"), "", &[]);
+    for languages in [top.join("languages.toml"), worktree.join("languages.toml")] {
+        let out = checkout.path().join("results");
+        let o = Command::new(bin())
+            .args(["run", "--languages"])
+            .arg(&languages)
+            .args(["--size", "tiny", "--runs", "1", "--timeout", "60", "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}: {}", languages.display(), text(&o));
+        let recs = std::fs::read_to_string(out.join("runs.jsonl")).unwrap();
+        let r: serde_json::Value = serde_json::from_str(recs.lines().last().unwrap()).unwrap();
+        assert_eq!(r["status"], "ok", "{}: {r}", languages.display());
+        std::fs::remove_dir_all(&out).unwrap();
+    }
+    // The token is there for langbench itself (check --changed-since runs git).
+    let config = std::fs::read_to_string(top.join(".git/config")).unwrap();
+    assert!(config.contains(&format!("SECRET-{m}")));
+}
+
+/// Issue #37 row 15: benches/fidelity.py runs a languages file's recorded
+/// commands uncontained (a person typing them is its reference), so it
+/// refuses a file, or programs beside it, that differ from what the
+/// checkout's HEAD commits, or that lie outside a checkout, and runs
+/// nothing; `--unreviewed` overrides, and a committed file runs.
+#[test]
+fn issue37_row15_fidelity_refuses_an_unreviewed_languages_file() {
+    let f = Fixture::new(
+        &languages_toml(&[Entry::sh("hand")]),
+        &[("programs/num-comb/hand.sh", "echo 0 1 $1\n")],
+    );
+    let ran = f.path().join("ran");
+    let fidelity = |extra: &[&str]| {
+        let work = f.path().join("work");
+        Command::new("python3")
+            .arg(repo().join("benches/fidelity.py"))
+            .arg("--languages")
+            .arg(f.path().join("languages.toml"))
+            .args([
+                "--lang", "hand", "--size", "tiny", "--rounds", "1", "--work",
+            ])
+            .arg(&work)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let refused = |o: &std::process::Output, why: &str| {
+        assert_eq!(o.status.code(), Some(2), "{}", text(o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains(why) && err.contains("--unreviewed"),
+            "{}",
+            text(o)
+        );
+        assert!(
+            !f.path().join("work").exists(),
+            "it ran something: {}",
+            text(o)
+        );
+    };
+    refused(&fidelity(&[]), "is not in a git checkout");
+    let git = |args: &[&str]| {
+        let o = Command::new("git")
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .current_dir(f.path())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "git {args:?}: {}", text(&o));
+    };
+    git(&["init", "-q"]);
+    git(&["add", "languages.toml", "programs"]);
+    git(&["commit", "-qm", "reviewed"]);
+    // A changed program: its command would run as the by-hand side.
+    let program = f.path().join("programs/num-comb/hand.sh");
+    std::fs::write(&program, format!("touch {}; echo 0 1 $1\n", ran.display())).unwrap();
+    refused(
+        &fidelity(&[]),
+        "programs beside languages.toml differ from the committed ones",
+    );
+    git(&["checkout", "-q", "--", "programs"]);
+    // A changed languages file.
+    let toml = f.path().join("languages.toml");
+    let committed = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(
+        &toml,
+        committed.replace("sh {src} {n}", "sh -c 'touch ran' {src} {n}"),
+    )
+    .unwrap();
+    refused(
+        &fidelity(&[]),
+        "languages.toml differs from the committed one",
+    );
+    assert!(!ran.exists());
+    // Told it was read: it gets past the check (and runs).
+    let o = fidelity(&["--unreviewed"]);
+    assert!(
+        !String::from_utf8_lossy(&o.stderr).contains("differs"),
+        "{}",
+        text(&o)
+    );
+    assert!(f.path().join("work").exists(), "{}", text(&o));
+    std::fs::remove_dir_all(f.path().join("work")).unwrap();
+    // The committed file runs.
+    std::fs::write(&toml, committed).unwrap();
+    let o = fidelity(&[]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("hand"),
+        "{}",
+        text(&o)
+    );
+}
