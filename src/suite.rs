@@ -12,7 +12,7 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashSet};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
@@ -887,13 +887,15 @@ impl CellCtx<'_> {
     ) -> Ended {
         let cwd = self.variant.cwd(vars);
         let copy = crate::state::prepared_dir(self.variant, self.bench);
-        let started = Instant::now();
+        // The budget left is the timeout less the steps' own walls, the
+        // figures the record sums: a run killed at its timeout then shows
+        // at least the timeout, never a hair under it (the spawner's own
+        // start-up between steps is not the program's time).
+        let mut used = Duration::ZERO;
         let mut execute = |t: &Template| {
-            Step {
+            let outcome = Step {
                 variant: self.variant,
-                timeout: timeout
-                    .saturating_sub(started.elapsed())
-                    .max(Duration::from_millis(1)),
+                timeout: timeout.saturating_sub(used).max(Duration::from_millis(1)),
                 argv: t.expand(vars),
                 cwd: &cwd,
                 cpus: self.cpus,
@@ -902,7 +904,11 @@ impl CellCtx<'_> {
                 prepare: None,
                 caches: self.caches.as_ref(),
             }
-            .execute(self.spawner)
+            .execute(self.spawner);
+            if let Ok(o) = &outcome {
+                used += o.done.wall;
+            }
+            outcome
         };
         run_steps(&self.variant.build, &self.variant.run, &mut execute, totals)
     }
