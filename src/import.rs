@@ -478,13 +478,20 @@ fn ws_records(langs: &Languages, csv: &Csv, opts: &Options) -> Result<Vec<WsReco
 pub fn command(langs: &Languages, opts: &Options) -> Result<ExitCode> {
     let done = import(langs, opts)?;
     for w in &done.warnings {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", crate::inert::text(w));
     }
     for (row, id) in &done.matched {
-        eprintln!("matched   {row} -> {id}");
+        eprintln!(
+            "matched   {} -> {}",
+            crate::inert::text(row),
+            crate::inert::text(id)
+        );
     }
     for id in &done.unmatched {
-        eprintln!("no variant {id} (kept under this id)");
+        eprintln!(
+            "no variant {} (kept under this id)",
+            crate::inert::text(id)
+        );
     }
     println!(
         "Imported {} records into {} ({} rows matched to variants, {} without one)",

@@ -135,7 +135,7 @@ pub fn report_command(dirs: &[PathBuf], view: View, check: bool, wide: bool) -> 
             println!("to do: {a}");
         }
         for w in &derived.warnings {
-            eprintln!("warning: {w}");
+            eprintln!("warning: {}", crate::inert::text(w));
         }
         println!("Rewrote the derived files of {}", dir.display());
         for (dep, prov) in dependents(dir) {
