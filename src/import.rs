@@ -91,6 +91,21 @@ impl Csv {
         for rec in r.records() {
             let rec = rec.with_context(|| format!("{}: bad CSV", path.display()))?;
             let line = rec.position().map_or(0, |p| p.line() as usize);
+            // Every field becomes published text: bounded as contributed
+            // text is (src/inert.rs says why the bound).
+            if let Some((i, f)) = rec
+                .iter()
+                .enumerate()
+                .find(|(_, f)| f.chars().count() > crate::inert::MAX_FIELD)
+            {
+                bail!(
+                    "{}:{line}: field {} holds {} characters; an imported field holds at most {}",
+                    path.display(),
+                    i + 1,
+                    f.chars().count(),
+                    crate::inert::MAX_FIELD
+                );
+            }
             rows.push((line, rec));
         }
         Ok(Csv {

@@ -559,6 +559,25 @@ fn append_line<T: Serialize>(mut f: File, path: &Path, value: &T) -> Result<()> 
         .with_context(|| format!("cannot append to {}", path.display()))
 }
 
+/// The longest record line read, in bytes: far past the longest one
+/// langbench writes (a session's, ~4 KB with every variant's versions), so
+/// only a record made to be huge is skipped before it is parsed.
+const MAX_LINE: usize = 1 << 20;
+
+/// Cuts every string of `v` longer than [`crate::inert::MAX_FIELD`]
+/// characters to that; how many it cut.
+fn bound_strings(v: &mut serde_json::Value) -> usize {
+    match v {
+        serde_json::Value::String(s) if s.chars().count() > crate::inert::MAX_FIELD => {
+            *s = crate::inert::clip(s, crate::inert::MAX_FIELD);
+            1
+        }
+        serde_json::Value::Array(a) => a.iter_mut().map(bound_strings).sum(),
+        serde_json::Value::Object(o) => o.values_mut().map(bound_strings).sum(),
+        _ => 0,
+    }
+}
+
 fn parse_lines<T: DeserializeOwned>(path: &Path, text: &str, warnings: &mut Vec<String>) -> Vec<T> {
     let lines: Vec<&str> = text.split('\n').collect();
     let mut out = Vec::new();
@@ -576,7 +595,33 @@ fn parse_lines<T: DeserializeOwned>(path: &Path, text: &str, warnings: &mut Vec<
             ));
             continue;
         }
-        match serde_json::from_str(line) {
+        if line.len() > MAX_LINE {
+            warnings.push(format!(
+                "{at}: skipped a record of {} bytes: a record is at most {MAX_LINE} (the largest \
+                 langbench writes is a few KB)",
+                line.len()
+            ));
+            continue;
+        }
+        // A line longer than a field's bound may hold a longer field: its
+        // text fields are cut to the bound (src/inert.rs says why), with a
+        // warning. Shorter lines cannot, and parse directly.
+        let parsed = if line.len() > crate::inert::MAX_FIELD {
+            serde_json::from_str::<serde_json::Value>(line).and_then(|mut v| {
+                let cut = bound_strings(&mut v);
+                if cut > 0 {
+                    warnings.push(format!(
+                        "{at}: {cut} text field{} longer than {} characters cut to that",
+                        if cut == 1 { "" } else { "s" },
+                        crate::inert::MAX_FIELD
+                    ));
+                }
+                serde_json::from_value(v)
+            })
+        } else {
+            serde_json::from_str(line)
+        };
+        match parsed {
             Ok(v) => out.push(v),
             // A line without its newline that does not parse is a write
             // that a crash cut short.
