@@ -116,7 +116,8 @@ pub fn prepare(
     // proxy only; without root none can be made (the step keeps the
     // host's network, as the session's containment says).
     let proxy = if sandboxed && c.limits.ids.is_some() {
-        Some(Proxy::start().map_err(|e| format!("prepare: {e}"))?)
+        // Its connections count against the step's process bound.
+        Some(Proxy::start(c.limits.max_procs).map_err(|e| format!("prepare: {e}"))?)
     } else {
         None
     };
