@@ -1270,3 +1270,220 @@ fn r3_row16_huge_fields_are_bounded() {
         assert!(!s.contains(&cut), "{name} holds the field whole");
     }
 }
+
+/// Whether `ip`, `unshare` and `nsenter` are here (network namespaces of
+/// the test's own).
+fn netns_tools() -> bool {
+    ["ip", "unshare", "nsenter"]
+        .iter()
+        .all(|t| which::which(t).is_ok())
+}
+
+/// Row 7: a `prepare` step asks langbench's proxy for addresses of the
+/// special-purpose blocks a LAN can sit in (documentation, benchmarking,
+/// NAT64: on some hosts the LAN itself) and for a public address that is
+/// no registry. The "LAN" is a network namespace of this test's own,
+/// reached over a veth pair from the namespace langbench runs in, with a
+/// listener on port 443 of every such address. The maintainer even
+/// allowed the special addresses by name (`LANGBENCH_PREPARE_ALLOW`): the
+/// proxy still refuses them, and refuses the public address no one
+/// allowed; the one public address allowed (a mirror) is reached, so the
+/// proxy does work. Before, all of them were reached.
+#[test]
+fn r3_row07_prepare_reaches_no_special_purpose_address_and_no_host_but_the_allowed() {
+    if !root() || !netns_tools() {
+        eprintln!("skipped: needs root, ip, unshare and nsenter");
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let reached = t.path().join("reached");
+    let ready = t.path().join("ready");
+    // The LAN: a namespace holding the listener.
+    let mut lan = Command::new("unshare")
+        .args(["--net", "sleep", "600"])
+        .spawn()
+        .unwrap();
+    struct Kill(Vec<std::process::Child>);
+    impl Drop for Kill {
+        fn drop(&mut self) {
+            for c in &mut self.0 {
+                let _ = c.kill();
+                let _ = c.wait();
+            }
+        }
+    }
+    let lan_pid = lan.id().to_string();
+    std::thread::sleep(Duration::from_millis(200));
+    let listener = format!(
+        r#"
+import socket, select
+ss = []
+for fam, host in ((socket.AF_INET, '0.0.0.0'), (socket.AF_INET6, '::')):
+    s = socket.socket(fam, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if fam == socket.AF_INET6:
+        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+    s.bind((host, 443)); s.listen(64); ss.append(s)
+open({ready:?}, 'w').close()
+while True:
+    for s in select.select(ss, [], [])[0]:
+        c, _ = s.accept()
+        with open({reached:?}, 'a') as f:
+            f.write(c.getsockname()[0] + '\n')
+        c.close()
+"#,
+        ready = ready.display().to_string(),
+        reached = reached.display().to_string(),
+    );
+    let listen = Command::new("nsenter")
+        .args(["-t", &lan_pid, "-n", "python3", "-c", &listener])
+        .spawn()
+        .unwrap();
+    let _kill = Kill(vec![listen]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !ready.exists() {
+        assert!(Instant::now() < deadline, "the listener did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    let targets = [
+        "192.0.2.1",
+        "198.18.0.1",
+        "[64:ff9b::1]",
+        "203.0.114.1",
+        "203.0.114.3",
+    ];
+    let connect = format!(
+        r#"
+import os, socket, sys
+proxy = os.environ['HTTPS_PROXY'].rsplit(':', 1)
+for t in {targets:?}:
+    s = socket.create_connection((proxy[0].split('//')[-1], int(proxy[1])), 20)
+    s.sendall(('CONNECT %s:443 HTTP/1.1\r\nHost: %s:443\r\n\r\n' % (t, t)).encode())
+    sys.stderr.write(t + ': ' + s.recv(200).decode(errors='replace').splitlines()[0] + '\n')
+    s.close()
+"#
+    );
+    let (_, m) = marker("r3a07");
+    let entry = Entry::sh("lan")
+        .flags("python3 lan")
+        .needs(&["python3"])
+        .version_command("python3 --version")
+        .run("python3 {src} {n}")
+        .env("LANGBENCH_TEST_MARKER", &m)
+        .program("programs/lan/lan.py")
+        .prepare("python3 {dir}/connect.py");
+    let f = Fixture::new(
+        &languages_toml(&[entry]),
+        &[
+            ("programs/lan/lan.py", &format!("{RIGHT}\n")),
+            ("programs/lan/connect.py", &connect),
+        ],
+    );
+    // langbench in a namespace of its own, joined to the LAN by a veth
+    // pair: each special address and the two public ones on the LAN's side.
+    let setup = format!(
+        "set -e
+ip link set lo up
+ip link add va type veth peer name vb netns {lan_pid}
+ip addr add 192.0.2.2/24 dev va
+ip addr add 198.18.0.2/15 dev va
+ip addr add 203.0.114.2/24 dev va
+ip -6 addr add 64:ff9b::2/96 dev va nodad
+ip link set va up
+nsenter -t {lan_pid} -n sh -c 'ip link set lo up; ip addr add 192.0.2.1/24 dev vb; ip addr add 198.18.0.1/15 dev vb; ip addr add 203.0.114.1/24 dev vb; ip addr add 203.0.114.3/24 dev vb; ip -6 addr add 64:ff9b::1/96 dev vb nodad; ip link set vb up'
+exec \"$@\""
+    );
+    let o = Command::new("unshare")
+        .args(["--net", "sh", "-c", &setup, "sh"])
+        .arg(bin())
+        .args(f.run_args(&["--timeout", "60"]))
+        .env(
+            "LANGBENCH_PREPARE_ALLOW",
+            "192.0.2.1,198.18.0.1,64:ff9b::1,203.0.114.1",
+        )
+        .output()
+        .unwrap();
+    let _ = lan.kill();
+    let _ = lan.wait();
+    assert!(o.status.success(), "{}", text(&o));
+    let got = std::fs::read_to_string(&reached).unwrap_or_default();
+    let mut got: Vec<&str> = got.lines().collect();
+    got.sort();
+    got.dedup();
+    assert_eq!(
+        got,
+        ["203.0.114.1"],
+        "the prepare step reached these addresses of the LAN: {}",
+        text(&o)
+    );
+    assert_eq!(records(&f)["lan"]["status"], "ok", "{}", records(&f)["lan"]);
+}
+
+/// Row 8: a `prepare` step opens 300 connections to the proxy and sends
+/// nothing. langbench holds no thread per connection (its thread count
+/// stays near its own while they are open: before, one each), serves at
+/// most `--max-processes` of them (the others are answered 503 at once),
+/// and closes the silent ones within seconds (before, each was held for
+/// 30 s).
+#[test]
+fn r3_row08_proxy_connections_are_bounded_and_slow_heads_time_out() {
+    if !root() {
+        eprintln!("skipped: the proxy needs root");
+        return;
+    }
+    let hold = r#"
+import os, socket, sys, time, select
+host, port = os.environ['HTTPS_PROXY'].split('//')[-1].rsplit(':', 1)
+socks = [socket.create_connection((host, int(port)), 10) for _ in range(300)]
+start = time.time()
+refused = 0
+open_ = list(socks)
+while open_ and time.time() - start < 20:
+    for s in select.select(open_, [], [], 1)[0]:
+        data = s.recv(100)
+        if data.startswith(b'HTTP/1.1 503'):
+            refused += 1
+        open_.remove(s)
+waited = time.time() - start
+if open_ or waited > 10 or refused == 0:
+    sys.stderr.write('held %d connections for %.1f s, %d refused\n' % (len(open_), waited, refused))
+    sys.exit(1)
+"#;
+    let (_, m) = marker("r3a08");
+    let entry = Entry::sh("hold")
+        .flags("python3 hold")
+        .needs(&["python3"])
+        .version_command("python3 --version")
+        .run("python3 {src} {n}")
+        .env("LANGBENCH_TEST_MARKER", &m)
+        .program("programs/hold/hold.py")
+        .prepare("python3 {dir}/open.py");
+    let f = Fixture::new(
+        &languages_toml(&[entry]),
+        &[
+            ("programs/hold/hold.py", &format!("{RIGHT}\n")),
+            ("programs/hold/open.py", hold),
+        ],
+    );
+    let mut child = Command::new(bin())
+        .args(f.run_args(&["--timeout", "60", "--max-processes", "64"]))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let mut most = 0;
+    while child.try_wait().unwrap().is_none() {
+        let threads = std::fs::read_dir(format!("/proc/{pid}/task"))
+            .map(|d| d.count())
+            .unwrap_or(0);
+        most = most.max(threads);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let r = &records(&f)["hold"];
+    assert_eq!(r["status"], "ok", "{r}");
+    assert!(most < 30, "langbench ran {most} threads while the connections were open");
+}
