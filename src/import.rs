@@ -503,10 +503,7 @@ pub fn command(langs: &Languages, opts: &Options) -> Result<ExitCode> {
         );
     }
     for id in &done.unmatched {
-        eprintln!(
-            "no variant {} (kept under this id)",
-            crate::inert::text(id)
-        );
+        eprintln!("no variant {} (kept under this id)", crate::inert::text(id));
     }
     println!(
         "Imported {} records into {} ({} rows matched to variants, {} without one)",

@@ -38,7 +38,10 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             // Errors quote what they refused (a record, a field): inert.
-            eprintln!("error: {}", langbench::inert::block(&format!("{e:#}"), langbench::inert::MAX_TEXT));
+            eprintln!(
+                "error: {}",
+                langbench::inert::block(&format!("{e:#}"), langbench::inert::MAX_TEXT)
+            );
             ExitCode::from(2)
         }
     }

@@ -454,7 +454,11 @@ fn toml_key(id: &str) -> String {
 pub fn command(languages: &Path, opts: &Options) -> Result<ExitCode> {
     let done = new(languages, opts)?;
     let t = crate::inert::text;
-    println!("Added to {}:{}", t(&languages.display().to_string()), done.entry.trim_end());
+    println!(
+        "Added to {}:{}",
+        t(&languages.display().to_string()),
+        done.entry.trim_end()
+    );
     if opts.flags.is_none() {
         println!(
             "Command Flags: {:?}, read from the commands (--flags to choose another)",

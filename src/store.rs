@@ -368,7 +368,10 @@ impl Store {
         let mut at = PathBuf::new();
         for c in parent.components() {
             let Component::Normal(d) = c else {
-                bail!("{}: a derived file lies inside its directory", path.display());
+                bail!(
+                    "{}: a derived file lies inside its directory",
+                    path.display()
+                );
             };
             at.push(d);
             let here = sub.as_ref().map_or(self.fd.as_fd(), |f| f.as_fd());
@@ -416,8 +419,8 @@ fn open_dir(dir: &Path) -> Result<OwnedFd> {
         _ if dir.is_absolute() => {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create results directory {}", dir.display()))?;
-            let fd =
-                rustix::fs::openat(rustix::fs::CWD, dir, dir_flags, Mode::empty()).map_err(cannot)?;
+            let fd = rustix::fs::openat(rustix::fs::CWD, dir, dir_flags, Mode::empty())
+                .map_err(cannot)?;
             (fd, Vec::new())
         }
         _ => {

@@ -382,11 +382,19 @@ pub fn install_command(
             Ok(what) => eprintln!("ok      {:<28} {}", r.id, crate::inert::text(what)),
             // Expected: no registry here has it; `list` shows the hint.
             Err(e) if !v.install.is_installable() => {
-                eprintln!("n/a     {:<28} {}", r.id, crate::inert::text(&e.to_string()))
+                eprintln!(
+                    "n/a     {:<28} {}",
+                    r.id,
+                    crate::inert::text(&e.to_string())
+                )
             }
             Err(e) => {
                 failed += 1;
-                eprintln!("FAILED  {:<28} {}", r.id, crate::inert::text(&e.to_string()))
+                eprintln!(
+                    "FAILED  {:<28} {}",
+                    r.id,
+                    crate::inert::text(&e.to_string())
+                )
             }
         }
     }

@@ -946,7 +946,10 @@ fn assert_untouched(file: &Path, d: &Path) {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(names, ["keep"], "written into {}", d.display());
-    assert_eq!(std::fs::read_to_string(d.join("keep")).unwrap(), "precious\n");
+    assert_eq!(
+        std::fs::read_to_string(d.join("keep")).unwrap(),
+        "precious\n"
+    );
 }
 
 /// Row 2: a results directory a branch brings holding symbolic links
@@ -983,7 +986,10 @@ fn r3_row02_results_directories_holding_links_are_refused_and_nothing_is_written
             "{link} not named: {out}"
         );
         assert_untouched(&file, &dir);
-        assert!(!d.join("summary.md").exists(), "{link}: derived files written");
+        assert!(
+            !d.join("summary.md").exists(),
+            "{link}: derived files written"
+        );
     }
 
     // `compare --out` and `history --out` into a directory holding links.
@@ -995,7 +1001,9 @@ fn r3_row02_results_directories_holding_links_are_refused_and_nothing_is_written
         ("history", ".history.md.tmp", false),
         ("history", "charts", true),
     ] {
-        let out_dir = t.path().join(format!("{cmd}-{}", link.trim_start_matches('.')));
+        let out_dir = t
+            .path()
+            .join(format!("{cmd}-{}", link.trim_start_matches('.')));
         std::fs::create_dir_all(&out_dir).unwrap();
         let target = if to_dir { &dir } else { &file };
         std::os::unix::fs::symlink(target, out_dir.join(link)).unwrap();
@@ -1033,7 +1041,10 @@ fn r3_row02_results_directories_holding_links_are_refused_and_nothing_is_written
         "{out}"
     );
     assert_untouched(&file, &dir);
-    assert_eq!(std::fs::read(results.join("runs.jsonl")).unwrap(), runs_before);
+    assert_eq!(
+        std::fs::read(results.join("runs.jsonl")).unwrap(),
+        runs_before
+    );
 
     // A results directory reached through a link (`results` of the
     // checkout itself), relative as the default `--out` is.
@@ -1047,14 +1058,24 @@ fn r3_row02_results_directories_holding_links_are_refused_and_nothing_is_written
         .unwrap();
     assert!(!o.status.success(), "{}", text(&o));
     let o = Command::new(bin())
-        .args(["compare", a.to_str().unwrap(), b.to_str().unwrap(), "--out", "results/x"])
+        .args([
+            "compare",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+            "--out",
+            "results/x",
+        ])
         .arg("--languages")
         .arg(repo().join("languages.toml"))
         .current_dir(&checkout)
         .output()
         .unwrap();
     assert!(!o.status.success(), "{}", text(&o));
-    assert!(text(&o).contains("results is a symbolic link"), "{}", text(&o));
+    assert!(
+        text(&o).contains("results is a symbolic link"),
+        "{}",
+        text(&o)
+    );
     assert_untouched(&file, &dir);
 }
 
@@ -1066,7 +1087,10 @@ fn r3_row02_check_flags_a_link_under_results() {
     let absent = Entry::sh("absent")
         .needs(&["absent-tool-r3a02"])
         .version_command("absent-tool-r3a02 --version");
-    let f = Fixture::new(&languages_toml(&[absent]), &[("programs/num-comb/absent.sh", "")]);
+    let f = Fixture::new(
+        &languages_toml(&[absent]),
+        &[("programs/num-comb/absent.sh", "")],
+    );
     let (file, _) = victims(f.path());
     let d = f.path().join("results/2026");
     std::fs::create_dir_all(d.join("charts")).unwrap();
@@ -1238,7 +1262,10 @@ fn r3_row12_new_checks_the_id_before_writing_and_quotes_what_it_prints() {
 fn r3_row16_huge_fields_are_bounded() {
     let huge = "A".repeat(1 << 20);
     let entry = Entry::sh("big").language(&huge);
-    let f = Fixture::new(&languages_toml(&[entry]), &[("programs/num-comb/big.sh", "")]);
+    let f = Fixture::new(
+        &languages_toml(&[entry]),
+        &[("programs/num-comb/big.sh", "")],
+    );
     let o = langbench(&["list", "--languages", &f.languages()]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o).len());
     let err = String::from_utf8_lossy(&o.stderr);
@@ -1485,5 +1512,8 @@ if open_ or waited > 10 or refused == 0:
     assert!(o.status.success(), "{}", text(&o));
     let r = &records(&f)["hold"];
     assert_eq!(r["status"], "ok", "{r}");
-    assert!(most < 30, "langbench ran {most} threads while the connections were open");
+    assert!(
+        most < 30,
+        "langbench ran {most} threads while the connections were open"
+    );
 }

@@ -40,8 +40,8 @@ pub use errors::{ConfigError, Lint};
 use lints::*;
 use raw::RawFile;
 pub use raw::{Alias, Install};
-pub use resolve::{FILE_GLOB, MAX_ID, id_problem};
 use resolve::*;
+pub use resolve::{FILE_GLOB, MAX_ID, id_problem};
 pub use template::{Template, Vars};
 pub use variant::*;
 

@@ -83,10 +83,7 @@ pub fn id_problem(id: &str) -> Option<String> {
         );
     }
     if id.len() > MAX_ID {
-        return Some(format!(
-            "id has {} characters: at most {MAX_ID}",
-            id.len()
-        ));
+        return Some(format!("id has {} characters: at most {MAX_ID}", id.len()));
     }
     None
 }

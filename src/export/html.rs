@@ -31,10 +31,10 @@ use anyhow::Result;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use super::Exporter;
-use crate::inert;
 use crate::document::{
     BarChart, Column, Document, Entry, Flag, Kind, Mark, Measured, Show, Table, Value,
 };
+use crate::inert;
 
 /// File name of the page in the store.
 pub const FILE: &str = "report.html";

@@ -101,21 +101,39 @@ pub const SPECIAL_V4: &[(&str, &str)] = &[
     ("192.0.0.0/29", "IPv4 Service Continuity Prefix (RFC 7335)"),
     ("192.0.0.8/32", "IPv4 dummy address (RFC 7600)"),
     ("192.0.0.9/32", "Port Control Protocol Anycast (RFC 7723)"),
-    ("192.0.0.10/32", "Traversal Using Relays around NAT Anycast (RFC 8155)"),
-    ("192.0.0.170/32", "NAT64/DNS64 Discovery (RFC 8880, RFC 7050)"),
-    ("192.0.0.171/32", "NAT64/DNS64 Discovery (RFC 8880, RFC 7050)"),
+    (
+        "192.0.0.10/32",
+        "Traversal Using Relays around NAT Anycast (RFC 8155)",
+    ),
+    (
+        "192.0.0.170/32",
+        "NAT64/DNS64 Discovery (RFC 8880, RFC 7050)",
+    ),
+    (
+        "192.0.0.171/32",
+        "NAT64/DNS64 Discovery (RFC 8880, RFC 7050)",
+    ),
     ("192.0.2.0/24", "Documentation (TEST-NET-1) (RFC 5737)"),
     ("192.31.196.0/24", "AS112-v4 (RFC 7535)"),
     ("192.52.193.0/24", "AMT (RFC 7450)"),
-    ("192.88.99.0/24", "Deprecated (6to4 Relay Anycast) (RFC 7526)"),
+    (
+        "192.88.99.0/24",
+        "Deprecated (6to4 Relay Anycast) (RFC 7526)",
+    ),
     ("192.88.99.2/32", "6a44-relay anycast address (RFC 6751)"),
     ("192.168.0.0/16", "Private-Use (RFC 1918)"),
-    ("192.175.48.0/24", "Direct Delegation AS112 Service (RFC 7534)"),
+    (
+        "192.175.48.0/24",
+        "Direct Delegation AS112 Service (RFC 7534)",
+    ),
     ("198.18.0.0/15", "Benchmarking (RFC 2544)"),
     ("198.51.100.0/24", "Documentation (TEST-NET-2) (RFC 5737)"),
     ("203.0.113.0/24", "Documentation (TEST-NET-3) (RFC 5737)"),
     ("240.0.0.0/4", "Reserved (RFC 1112)"),
-    ("255.255.255.255/32", "Limited Broadcast (RFC 8190, RFC 919)"),
+    (
+        "255.255.255.255/32",
+        "Limited Broadcast (RFC 8190, RFC 919)",
+    ),
     // IANA IPv4 Multicast Address Space Registry.
     ("224.0.0.0/4", "Multicast (RFC 5771)"),
 ];
@@ -136,17 +154,29 @@ pub const SPECIAL_V6: &[(&str, &str)] = &[
     ("2001::/23", "IETF Protocol Assignments (RFC 2928)"),
     ("2001::/32", "TEREDO (RFC 4380, RFC 8190)"),
     ("2001:1::1/128", "Port Control Protocol Anycast (RFC 7723)"),
-    ("2001:1::2/128", "Traversal Using Relays around NAT Anycast (RFC 8155)"),
-    ("2001:1::3/128", "DNS-SD Service Registration Protocol Anycast (RFC 9665)"),
+    (
+        "2001:1::2/128",
+        "Traversal Using Relays around NAT Anycast (RFC 8155)",
+    ),
+    (
+        "2001:1::3/128",
+        "DNS-SD Service Registration Protocol Anycast (RFC 9665)",
+    ),
     ("2001:2::/48", "Benchmarking (RFC 5180)"),
     ("2001:3::/32", "AMT (RFC 7450)"),
     ("2001:4:112::/48", "AS112-v6 (RFC 7535)"),
     ("2001:10::/28", "Deprecated (previously ORCHID) (RFC 4843)"),
     ("2001:20::/28", "ORCHIDv2 (RFC 7343)"),
-    ("2001:30::/28", "Drone Remote ID Protocol Entity Tags (DETs) Prefix (RFC 9374)"),
+    (
+        "2001:30::/28",
+        "Drone Remote ID Protocol Entity Tags (DETs) Prefix (RFC 9374)",
+    ),
     ("2001:db8::/32", "Documentation (RFC 3849)"),
     ("2002::/16", "6to4 (RFC 3056)"),
-    ("2620:4f:8000::/48", "Direct Delegation AS112 Service (RFC 7534)"),
+    (
+        "2620:4f:8000::/48",
+        "Direct Delegation AS112 Service (RFC 7534)",
+    ),
     ("3fff::/20", "Documentation (RFC 9637)"),
     ("5f00::/16", "Segment Routing (SRv6) SIDs (RFC 9602)"),
     ("fc00::/7", "Unique-Local (RFC 4193, RFC 8190)"),
@@ -193,20 +223,22 @@ impl Proxy {
         let spawn = |name: &str| std::thread::Builder::new().name(format!("lb-proxy-{name}"));
         let ns = spawn("netns")
             .spawn(move || {
-            match listen_in_new_netns() {
-                Ok(l) => {
-                    // SAFETY: gettid cannot fail.
-                    let tid = unsafe { libc::gettid() };
-                    let ns =
-                        PathBuf::from(format!("/proc/{}/task/{tid}/ns/net", std::process::id()));
-                    let _ = ready_tx.send(Ok((l, ns)));
+                match listen_in_new_netns() {
+                    Ok(l) => {
+                        // SAFETY: gettid cannot fail.
+                        let tid = unsafe { libc::gettid() };
+                        let ns = PathBuf::from(format!(
+                            "/proc/{}/task/{tid}/ns/net",
+                            std::process::id()
+                        ));
+                        let _ = ready_tx.send(Ok((l, ns)));
+                    }
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(e));
+                        return;
+                    }
                 }
-                Err(e) => {
-                    let _ = ready_tx.send(Err(e));
-                    return;
-                }
-            }
-            let _ = hold_rx.recv();
+                let _ = hold_rx.recv();
             })
             .map_err(|e| format!("registry proxy: {e}"))?;
         let (listener, netns) = ready_rx
@@ -536,10 +568,7 @@ impl Server {
             for (id, c) in self.conns.iter_mut() {
                 match &c.state {
                     State::Head { deadline, .. } if now > *deadline => {
-                        c.state = answer(
-                            "408 Request Timeout",
-                            "no complete request head in time",
-                        );
+                        c.state = answer("408 Request Timeout", "no complete request head in time");
                         touched.push(*id);
                     }
                     State::Connecting { deadline, .. } if now > *deadline => {
@@ -928,7 +957,10 @@ pub fn special_purpose(ip: IpAddr) -> Option<String> {
     if let Some((net, name)) = table
         .iter()
         .filter(|(net, _)| within(net))
-        .max_by_key(|(net, _)| net.split_once('/').map_or(0, |(_, l)| l.parse().unwrap_or(0)))
+        .max_by_key(|(net, _)| {
+            net.split_once('/')
+                .map_or(0, |(_, l)| l.parse().unwrap_or(0))
+        })
     {
         return Some(format!("{net}, {name}"));
     }
@@ -1071,7 +1103,12 @@ mod tests {
         assert!(allowed("pypi.org:443", &allow).is_ok());
         assert!(allowed("PyPI.org.:443", &allow).is_ok());
         assert!(allowed("mirror.example:443", &allow).is_ok());
-        for refused in ["evil.example:443", "192.0.2.1:443", "[::1]:443", "pypi.org.evil:443"] {
+        for refused in [
+            "evil.example:443",
+            "192.0.2.1:443",
+            "[::1]:443",
+            "pypi.org.evil:443",
+        ] {
             let why = allowed(refused, &allow).unwrap_err();
             assert!(why.contains("not a package registry"), "{why}");
         }
@@ -1115,11 +1152,11 @@ mod tests {
         let port = proxy.port;
         let t = std::thread::spawn(move || {
             let f = std::fs::File::open(&ns).unwrap();
-            // SAFETY: setns of this thread into the proxy's namespace.
-            assert_eq!(
-                unsafe { libc::setns(std::os::fd::AsRawFd::as_raw_fd(&f), libc::CLONE_NEWNET) },
-                0
-            );
+            let fd = std::os::fd::AsRawFd::as_raw_fd(&f);
+            // SAFETY: setns of this thread into the proxy's namespace, by a
+            // descriptor this thread holds open.
+            let joined = unsafe { libc::setns(fd, libc::CLONE_NEWNET) };
+            assert_eq!(joined, 0);
             let start = Instant::now();
             let mut held: Vec<Std> = (0..8)
                 .map(|_| Std::connect(("127.0.0.1", port)).unwrap())
@@ -1150,7 +1187,11 @@ mod tests {
         // While the heads are held: the proxy's threads, not one per
         // connection.
         std::thread::sleep(Duration::from_millis(500));
-        assert_eq!(threads(), 3, "the proxy's threads while 9 connections are open");
+        assert_eq!(
+            threads(),
+            3,
+            "the proxy's threads while 9 connections are open"
+        );
         t.join().unwrap();
         drop(proxy);
         assert_eq!(threads(), 0, "the proxy's threads outlive it");
@@ -1177,9 +1218,6 @@ mod tests {
         assert_eq!(usable("x:443", at("151.101.0.223"), &[]).unwrap().len(), 1);
         // A name resolving to both: only the public address is used.
         let mixed = [at("192.168.1.1"), at("151.101.0.223")].concat();
-        assert_eq!(
-            usable("x:443", mixed, &[]).unwrap(),
-            at("151.101.0.223")
-        );
+        assert_eq!(usable("x:443", mixed, &[]).unwrap(), at("151.101.0.223"));
     }
 }
