@@ -15,6 +15,7 @@ pub mod history;
 pub mod hygiene;
 pub mod identity;
 pub mod import;
+pub mod inert;
 pub mod list;
 pub mod machine;
 pub mod maven;

@@ -175,7 +175,7 @@ fn this_shard<'a>(
             .join(" ")
     );
     for w in plan.warnings() {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", crate::inert::text(&w));
     }
     mine
 }
@@ -258,7 +258,7 @@ pub fn command(
             export::terminal::document_fit(&summary.document(), width)
         );
         for w in &warnings {
-            eprintln!("warning: {w}");
+            eprintln!("warning: {}", crate::inert::text(w));
         }
     }
     if opts.benches.contains(&Bench::WsEcho) && !interrupted() {
@@ -452,7 +452,7 @@ fn cells(variants: &[&Variant], opts: &Options) -> Vec<(usize, Bench)> {
 fn summary(store: &Store, opts: &Options) -> Result<Summary> {
     let derived = crate::derived::write_all_with(store, opts.view.clone())?;
     for w in &derived.warnings {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", crate::inert::text(w));
     }
     let summary = derived
         .summary

@@ -40,8 +40,8 @@ pub use errors::{ConfigError, Lint};
 use lints::*;
 use raw::RawFile;
 pub use raw::{Alias, Install};
-pub use resolve::FILE_GLOB;
 use resolve::*;
+pub use resolve::{FILE_GLOB, MAX_ID, id_problem};
 pub use template::{Template, Vars};
 pub use variant::*;
 
@@ -71,6 +71,7 @@ impl Languages {
             root: PathBuf::new(),
             lints: Vec::new(),
         };
+        check_lengths(&ctx)?;
         let raw: RawFile = toml::from_str(text).map_err(|e| {
             ctx.err(
                 e.span().map_or(0, |s| s.start),
