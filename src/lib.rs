@@ -23,6 +23,7 @@ pub mod merge;
 pub mod noise;
 pub mod progress;
 pub mod record;
+pub mod reference;
 pub mod resume;
 pub mod scaffold;
 pub mod scratch;

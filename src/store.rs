@@ -21,6 +21,11 @@ use crate::ws::record::WS_RECORDS;
 pub const SESSIONS: &str = "sessions.jsonl";
 /// The run records ([`RunRecord`], one JSON object per line).
 pub const RUNS: &str = "runs.jsonl";
+/// The reference runs (issue #39): the reference set measured at every
+/// block boundary of a session in rounds ([`RunRecord`]s with their
+/// `block`). Kept apart from `runs.jsonl`, so that they are never counted
+/// as their variant's own runs, by this langbench or an older one.
+pub const REFERENCES: &str = "references.jsonl";
 
 /// Everything stored in one results directory.
 #[derive(Debug, Default, Clone)]
@@ -29,6 +34,8 @@ pub struct Stored {
     pub sessions: Vec<SessionRecord>,
     /// `runs.jsonl`, in file order.
     pub runs: Vec<RunRecord>,
+    /// `references.jsonl`, in file order.
+    pub references: Vec<RunRecord>,
     /// Problems that were tolerated (a torn last line after a crash).
     pub warnings: Vec<String>,
 }
@@ -163,6 +170,11 @@ impl Store {
         self.append(RUNS, r)
     }
 
+    /// Appends a reference run to `references.jsonl` and syncs it.
+    pub fn append_reference(&self, r: &RunRecord) -> Result<()> {
+        self.append(REFERENCES, r)
+    }
+
     /// Appends one record to the JSON-lines file `name` and syncs it.
     pub fn append<T: Serialize>(&self, name: &str, value: &T) -> Result<()> {
         append_line(&self.dir.join(name), value)
@@ -184,7 +196,8 @@ impl Store {
         let mut stored = Stored::default();
         stored.sessions = read_lines(&self.dir.join(SESSIONS), &mut stored.warnings)?;
         stored.runs = read_lines(&self.dir.join(RUNS), &mut stored.warnings)?;
-        for r in &stored.runs {
+        stored.references = read_lines(&self.dir.join(REFERENCES), &mut stored.warnings)?;
+        for r in stored.runs.iter().chain(&stored.references) {
             if r.schema > SCHEMA {
                 bail!(
                     "{} holds records of format {} but this langbench reads up to {SCHEMA}: upgrade langbench",
@@ -325,7 +338,8 @@ impl Store {
 }
 
 /// sha256 (first 16 hex digits) over the record files of a results
-/// directory (`sessions.jsonl`, `runs.jsonl`, `ws.jsonl`: each one's name,
+/// directory (`sessions.jsonl`, `runs.jsonl`, `ws.jsonl`,
+/// `references.jsonl`: each one's name,
 /// length and bytes, in that order, absent ones skipped). Equal digests:
 /// the same records.
 pub fn records_digest(dir: &Path) -> Result<String> {
@@ -334,7 +348,7 @@ pub fn records_digest(dir: &Path) -> Result<String> {
     }
     let mut h = Sha256::new();
     let mut any = false;
-    for name in [SESSIONS, RUNS, WS_RECORDS] {
+    for name in [SESSIONS, RUNS, WS_RECORDS, REFERENCES] {
         let path = dir.join(name);
         match std::fs::read(&path) {
             Ok(bytes) => {
