@@ -470,7 +470,7 @@ mod tests {
         let host = HostSpeed::of(&stored, None).unwrap();
         let mut cold = run("go", Bench::Assoc, 100, 40.0);
         cold.cache = Some(crate::record::CacheStart::Cold);
-        let mut warm = |at, wall| {
+        let warm = |at, wall| {
             let mut r = run("go", Bench::Assoc, at, wall);
             r.cache = Some(crate::record::CacheStart::Warm);
             r
