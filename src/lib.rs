@@ -26,6 +26,7 @@ pub mod record;
 pub mod reference;
 pub mod resume;
 pub mod scaffold;
+pub mod schedule;
 pub mod scratch;
 pub mod session;
 pub mod shard;
