@@ -3,7 +3,7 @@
 //! A shared machine does not run at one speed: the same C programs, measured
 //! after each sitting of one boot, took from 34 to 48 s. A session measuring
 //! in rounds therefore measures a small reference set (by default c-gcc and
-//! c-tcc, every benchmark, one run each) at its start and after every block
+//! c-tcc, `[edition] references` of languages.toml; every benchmark, one run each) at its start and after every block
 //! of about 15 minutes (`references.jsonl`, each run with its `block`). A run
 //! between two reference passes is then judged against the references as
 //! they ran around it: its **ratio** is its wall time over the references'
@@ -30,9 +30,6 @@ use crate::bench::Bench;
 use crate::noise::NoiseSample;
 use crate::record::RunRecord;
 use crate::store::Stored;
-
-/// The reference set when `languages.toml` names none.
-pub const DEFAULT_SET: [&str; 2] = ["c-gcc", "c-tcc"];
 
 /// A block's length when `--block-minutes` is not given: about 15
 /// minutes of measuring between two reference passes, so the references
