@@ -26,7 +26,7 @@ pub mod record;
 pub mod reference;
 pub mod resume;
 pub mod scaffold;
-pub mod schedule;
+pub mod rounds;
 pub mod scratch;
 pub mod session;
 pub mod shard;
