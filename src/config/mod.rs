@@ -217,7 +217,11 @@ fn references(
     let Some(list) = edition.and_then(|e| e.get_ref().references.as_ref()) else {
         return Ok(DEFAULT_REFERENCES
             .iter()
-            .filter(|id| variants.iter().any(|v| v.id == **id && has_every_program(v)))
+            .filter(|id| {
+                variants
+                    .iter()
+                    .any(|v| v.id == **id && has_every_program(v))
+            })
             .map(|id| id.to_string())
             .collect());
     };
@@ -320,8 +324,16 @@ install = { apt = ["gcc"] }
             ["c-gcc"]
         );
         for (list, body, says) in [
-            ("[\"c-gc\"]", &full, "no variant \"c-gc\" (did you mean c-gcc?)"),
-            ("[\"c-gcc\"]", &GOOD.to_string(), "has no program for every CPU benchmark"),
+            (
+                "[\"c-gc\"]",
+                &full,
+                "no variant \"c-gc\" (did you mean c-gcc?)",
+            ),
+            (
+                "[\"c-gcc\"]",
+                &GOOD.to_string(),
+                "has no program for every CPU benchmark",
+            ),
             ("[\"c-gcc\", \"c-gcc\"]", &full, "named twice"),
             ("[]", &full, "is empty"),
         ] {
