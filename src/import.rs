@@ -358,6 +358,8 @@ fn cpu_records(langs: &Languages, csv: &Csv, opts: &Options) -> Result<Vec<RunRe
                 identity: None,
                 cache: None,
                 continues: None,
+                block: None,
+                host: None,
             });
         }
     }

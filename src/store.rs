@@ -40,6 +40,11 @@ use crate::ws::record::WS_RECORDS;
 pub const SESSIONS: &str = "sessions.jsonl";
 /// The run records ([`RunRecord`], one JSON object per line).
 pub const RUNS: &str = "runs.jsonl";
+/// The reference runs (issue #39): the reference set measured at every
+/// block boundary of a session in rounds ([`RunRecord`]s with their
+/// `block`). Kept apart from `runs.jsonl`, so that they are never counted
+/// as their variant's own runs, by this langbench or an older one.
+pub const REFERENCES: &str = "references.jsonl";
 
 /// Everything stored in one results directory.
 #[derive(Debug, Default, Clone)]
@@ -48,6 +53,8 @@ pub struct Stored {
     pub sessions: Vec<SessionRecord>,
     /// `runs.jsonl`, in file order.
     pub runs: Vec<RunRecord>,
+    /// `references.jsonl`, in file order.
+    pub references: Vec<RunRecord>,
     /// Problems that were tolerated (a torn last line after a crash).
     pub warnings: Vec<String>,
 }
@@ -301,6 +308,11 @@ impl Store {
         self.append(RUNS, r)
     }
 
+    /// Appends a reference run to `references.jsonl` and syncs it.
+    pub fn append_reference(&self, r: &RunRecord) -> Result<()> {
+        self.append(REFERENCES, r)
+    }
+
     /// Appends one record to the JSON-lines file `name` and syncs it.
     pub fn append<T: Serialize>(&self, name: &str, value: &T) -> Result<()> {
         let f = self
@@ -341,7 +353,8 @@ impl Store {
         let mut stored = Stored::default();
         stored.sessions = self.read_lines(SESSIONS, &mut stored.warnings)?;
         stored.runs = self.read_lines(RUNS, &mut stored.warnings)?;
-        for r in &stored.runs {
+        stored.references = self.read_lines(REFERENCES, &mut stored.warnings)?;
+        for r in stored.runs.iter().chain(&stored.references) {
             if r.schema > SCHEMA {
                 bail!(
                     "{} holds records of format {} but this langbench reads up to {SCHEMA}: upgrade langbench",
@@ -692,7 +705,8 @@ impl Store {
 }
 
 /// sha256 (first 16 hex digits) over the record files of a results
-/// directory (`sessions.jsonl`, `runs.jsonl`, `ws.jsonl`: each one's name,
+/// directory (`sessions.jsonl`, `runs.jsonl`, `ws.jsonl`,
+/// `references.jsonl`: each one's name,
 /// length and bytes, in that order, absent ones skipped). Equal digests:
 /// the same records.
 pub fn records_digest(dir: &Path) -> Result<String> {
@@ -702,7 +716,7 @@ pub fn records_digest(dir: &Path) -> Result<String> {
     let store = Store::open(dir)?;
     let mut h = Sha256::new();
     let mut any = false;
-    for name in [SESSIONS, RUNS, WS_RECORDS] {
+    for name in [SESSIONS, RUNS, WS_RECORDS, REFERENCES] {
         if let Some(bytes) = store.read_file(name)? {
             any = true;
             h.update(name.as_bytes());

@@ -411,6 +411,7 @@ fn session_params(opts: &Options) -> SessionParams<'_> {
             Runs::Auto { cv, .. } => Some(cv),
             Runs::Fixed(_) => None,
         },
+        schedule: None,
     }
 }
 
@@ -809,6 +810,8 @@ impl CellCtx<'_> {
             identity: crate::identity::of(self.variant, self.bench, self.n(), &self.info.version),
             cache: None,
             continues: self.continues.clone(),
+            block: None,
+            host: None,
         }
     }
 
