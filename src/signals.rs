@@ -4,8 +4,8 @@
 //! waited for gets the interrupt forwarded (`forward_while`), and a command
 //! that was interrupted exits 130 (`derived::finish`).
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
 use std::time::Duration;
 
 /// Set by SIGINT/SIGTERM: stop the current command, keep what finished.
@@ -36,22 +36,26 @@ pub fn interrupted() -> bool {
 /// forwards an interrupt to the command's agent as SIGTERM (the agent stops
 /// its group); the watcher ends with `wait`.
 pub fn forward_while<T>(agent: libc::pid_t, wait: impl FnOnce() -> T) -> T {
-    let done = Arc::new(AtomicBool::new(false));
-    let watcher = {
-        let done = done.clone();
-        std::thread::spawn(move || {
-            while !done.load(Ordering::SeqCst) {
-                if interrupted() {
-                    // SAFETY: signalling our own agent child, still running.
-                    unsafe { libc::kill(agent, libc::SIGTERM) };
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(50));
+    // The watcher sleeps on a channel: it looks at the flag every 50 ms
+    // (the signal handler can only store to an atomic), and wakes at once
+    // when `wait` returns and the sender is dropped. A plain sleep loop
+    // kept every run waiting up to 50 ms more for the join (issue #41).
+    let (done, finished) = mpsc::channel::<()>();
+    let watcher = std::thread::spawn(move || {
+        loop {
+            if interrupted() {
+                // SAFETY: signalling our own agent child, still running.
+                unsafe { libc::kill(agent, libc::SIGTERM) };
+                break;
             }
-        })
-    };
+            match finished.recv_timeout(Duration::from_millis(50)) {
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                _ => break,
+            }
+        }
+    });
     let out = wait();
-    done.store(true, Ordering::SeqCst);
+    drop(done);
     let _ = watcher.join();
     out
 }

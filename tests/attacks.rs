@@ -1510,10 +1510,14 @@ fn netns_tools() -> bool {
 /// no registry. The "LAN" is a network namespace of this test's own,
 /// reached over a veth pair from the namespace langbench runs in, with a
 /// listener on port 443 of every such address. The maintainer even
-/// allowed the special addresses by name (`LANGBENCH_PREPARE_ALLOW`): the
-/// proxy still refuses them, and refuses the public address no one
+/// allowed the special addresses as literals (`LANGBENCH_PREPARE_ALLOW`):
+/// the proxy still refuses them, and refuses the public address no one
 /// allowed; the one public address allowed (a mirror) is reached, so the
-/// proxy does work. Before, all of them were reached.
+/// proxy does work. Before, all of them were reached. A *name* the
+/// maintainer allowed (`mirror.lan`, in the hosts file of langbench's
+/// mount namespace) leads where the resolver says, a benchmarking address
+/// here, as a registry's name does on a machine behind an egress proxy:
+/// reached; a name resolving to loopback is not.
 #[test]
 fn r3_row07_prepare_reaches_no_special_purpose_address_and_no_host_but_the_allowed() {
     if !root() || !netns_tools() {
@@ -1577,6 +1581,8 @@ while True:
         "[64:ff9b::1]",
         "203.0.114.1",
         "203.0.114.3",
+        "mirror.lan",
+        "loop.lan",
     ];
     let connect = format!(
         r#"
@@ -1605,27 +1611,54 @@ for t in {targets:?}:
             ("programs/lan/connect.py", &connect),
         ],
     );
+    // The host's own loopback (langbench's namespace), where loop.lan
+    // points: a listener for 2 minutes.
+    let loopback = format!(
+        r#"
+import socket, select, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(('127.0.0.1', 443)); s.listen(64)
+end = time.time() + 120
+while time.time() < end:
+    if select.select([s], [], [], 1)[0]:
+        c, _ = s.accept()
+        with open({reached:?}, 'a') as f:
+            f.write(c.getsockname()[0] + '\n')
+        c.close()
+"#,
+        reached = reached.display().to_string(),
+    );
+    let hosts = t.path().join("hosts");
+    std::fs::write(
+        &hosts,
+        "127.0.0.1 localhost\n198.18.0.3 mirror.lan\n127.0.0.1 loop.lan\n",
+    )
+    .unwrap();
     // langbench in a namespace of its own, joined to the LAN by a veth
     // pair: each special address and the two public ones on the LAN's side.
     let setup = format!(
         "set -e
 ip link set lo up
+mount --bind {hosts} /etc/hosts
+python3 -c \"$LOOPBACK_LISTENER\" </dev/null >/dev/null 2>&1 &
 ip link add va type veth peer name vb netns {lan_pid}
 ip addr add 192.0.2.2/24 dev va
 ip addr add 198.18.0.2/15 dev va
 ip addr add 203.0.114.2/24 dev va
 ip -6 addr add 64:ff9b::2/96 dev va nodad
 ip link set va up
-nsenter -t {lan_pid} -n sh -c 'ip link set lo up; ip addr add 192.0.2.1/24 dev vb; ip addr add 198.18.0.1/15 dev vb; ip addr add 203.0.114.1/24 dev vb; ip addr add 203.0.114.3/24 dev vb; ip -6 addr add 64:ff9b::1/96 dev vb nodad; ip link set vb up'
-exec \"$@\""
+nsenter -t {lan_pid} -n sh -c 'ip link set lo up; ip addr add 192.0.2.1/24 dev vb; ip addr add 198.18.0.1/15 dev vb; ip addr add 203.0.114.1/24 dev vb; ip addr add 203.0.114.3/24 dev vb; ip addr add 198.18.0.3/15 dev vb; ip -6 addr add 64:ff9b::1/96 dev vb nodad; ip link set vb up'
+exec \"$@\"",
+        hosts = hosts.display()
     );
     let o = Command::new("unshare")
-        .args(["--net", "sh", "-c", &setup, "sh"])
+        .args(["--net", "--mount", "sh", "-c", &setup, "sh"])
         .arg(bin())
         .args(f.run_args(&["--timeout", "60"]))
+        .env("LOOPBACK_LISTENER", &loopback)
         .env(
             "LANGBENCH_PREPARE_ALLOW",
-            "192.0.2.1,198.18.0.1,64:ff9b::1,203.0.114.1",
+            "192.0.2.1,198.18.0.1,64:ff9b::1,203.0.114.1,mirror.lan,loop.lan",
         )
         .output()
         .unwrap();
@@ -1638,7 +1671,7 @@ exec \"$@\""
     got.dedup();
     assert_eq!(
         got,
-        ["203.0.114.1"],
+        ["198.18.0.3", "203.0.114.1"],
         "the prepare step reached these addresses of the LAN: {}",
         text(&o)
     );

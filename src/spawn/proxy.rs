@@ -9,15 +9,17 @@
 //! what the proxy forwards: `CONNECT host:443` where `host` is a registry
 //! the toolchains of `languages.toml` fetch from ([`REGISTRIES`]) or a
 //! name the maintainer allows (`LANGBENCH_PREPARE_ALLOW=host,...`: a
-//! mirror, another registry), resolved on the host's side, and only to an
-//! address outside every block of IANA's IPv4 and IPv6 Special-Purpose
-//! Address Registries ([`SPECIAL_V4`], [`SPECIAL_V6`]: loopback, private,
-//! shared, link-local, documentation, benchmarking, NAT64, 6to4, ...),
-//! outside multicast and IPv6's unallocated space, and not an address of
-//! the host's own interfaces. That holds for every name, an allowed one
-//! included: a name resolving to a LAN address (DNS the contributor does
-//! not control, but a registry's record could be wrong, and a literal
-//! address is a name too) is refused all the same.
+//! mirror, another registry), resolved on the host's side. A name leads
+//! wherever this machine's resolver says (a mirror or an egress proxy on
+//! a private or even a documentation address: the place the maintainer's
+//! own `pip install` goes; a contributor chooses no name and no record),
+//! but never to this machine itself or its link (loopback, link-local,
+//! where clouds keep instance credentials, multicast, the host's own
+//! addresses). An address written as the target is refused in every
+//! block of IANA's IPv4 and IPv6 Special-Purpose Address Registries
+//! ([`SPECIAL_V4`], [`SPECIAL_V6`]: private, shared, documentation,
+//! benchmarking, NAT64, 6to4, ...), so a step that names a LAN address
+//! reaches no LAN even where the maintainer allowed that address.
 //!
 //! The package managers find it through the usual `HTTPS_PROXY` variables
 //! (npm, pip, cargo, go) and Java's `https.proxyHost` (Maven, through
@@ -634,7 +636,7 @@ impl Server {
         let (target, rest) = (std::mem::take(target), std::mem::take(rest));
         c.state = match got {
             Err(e) => answer("502 Bad Gateway", &format!("{target}: {e}")),
-            Ok(addrs) => match usable(&target, addrs, &self.own) {
+            Ok(addrs) => match usable(&target, addrs, &self.own, Named::ByName) {
                 Err(why) => answer("403 Forbidden", &why),
                 Ok(addrs) => connecting(target, addrs, rest),
             },
@@ -809,7 +811,12 @@ impl Server {
     fn start_connect(&mut self, id: usize, target: String, rest: Vec<u8>) -> State {
         let host = host_of(&target);
         if let Ok(ip) = host.parse::<IpAddr>() {
-            return match usable(&target, vec![SocketAddr::new(ip, 443)], &self.own) {
+            return match usable(
+                &target,
+                vec![SocketAddr::new(ip, 443)],
+                &self.own,
+                Named::Literal,
+            ) {
                 Err(why) => answer("403 Forbidden", &why),
                 Ok(addrs) => connecting(target, addrs, rest),
             };
@@ -896,28 +903,83 @@ fn allowed(target: &str, allow: &[String]) -> Result<(), String> {
     ))
 }
 
-/// The addresses of `addrs` the proxy may connect to: none in a
-/// special-purpose block, none of the host's own; `Err` names the block
-/// when none is left.
-fn usable(target: &str, addrs: Vec<SocketAddr>, own: &[IpAddr]) -> Result<Vec<SocketAddr>, String> {
+/// How a `CONNECT`'s target named its host.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Named {
+    /// An address written in the request: whoever wrote the step chose
+    /// it, so every special-purpose block is refused.
+    Literal,
+    /// A registry's (or a maintainer-allowed) host name, resolved by this
+    /// machine's resolver: where it points is the machine's own choice (a
+    /// mirror, an egress proxy: on this project's CI machines every public
+    /// name resolves into 203.0.113.0/24, documentation space), the same
+    /// address the maintainer's own `pip install` goes to. Only what
+    /// reaches this machine itself or its link is refused.
+    ByName,
+}
+
+/// The blocks no name may lead to: this machine itself (loopback, "this
+/// host", its own interfaces' addresses), its link (link-local, where
+/// clouds serve instance credentials at 169.254.169.254; multicast;
+/// broadcast). A contributor cannot choose what a registry's name
+/// resolves to, so these guard only against a resolver that points a
+/// registry at the host (a mirror there is the maintainer's to serve on
+/// another interface).
+fn reaches_this_machine(ip: IpAddr) -> Option<&'static str> {
+    match ip {
+        IpAddr::V4(a) if a.is_loopback() => Some("loopback"),
+        IpAddr::V4(a) if a.is_unspecified() || a.octets()[0] == 0 => Some("\"this network\""),
+        IpAddr::V4(a) if a.is_link_local() => Some("link-local"),
+        IpAddr::V4(a) if a.is_multicast() || a.is_broadcast() => Some("multicast or broadcast"),
+        IpAddr::V6(a) if a.is_loopback() => Some("loopback"),
+        IpAddr::V6(a) if a.is_unspecified() => Some("unspecified"),
+        IpAddr::V6(a) if a.is_unicast_link_local() => Some("link-local"),
+        IpAddr::V6(a) if a.is_multicast() => Some("multicast"),
+        IpAddr::V6(a) => a
+            .to_ipv4_mapped()
+            .and_then(|v4| reaches_this_machine(IpAddr::V4(v4))),
+        IpAddr::V4(_) => None,
+    }
+}
+
+/// The addresses of `addrs` the proxy may connect to: for a literal
+/// address none in a special-purpose block, for a name none that reaches
+/// this machine or its link ([`Named`]); never one of the host's own.
+/// `Err` names the block when none is left.
+fn usable(
+    target: &str,
+    addrs: Vec<SocketAddr>,
+    own: &[IpAddr],
+    named: Named,
+) -> Result<Vec<SocketAddr>, String> {
     let mut why = None;
     let ok: Vec<SocketAddr> = addrs
         .into_iter()
-        .filter(|a| match special_purpose(a.ip()) {
-            Some(block) => {
-                why = Some(format!("{} is in {block}", a.ip()));
-                false
+        .filter(|a| {
+            let refused = match named {
+                Named::Literal => special_purpose(a.ip()),
+                Named::ByName => reaches_this_machine(a.ip()).map(String::from),
+            };
+            match refused {
+                Some(block) => {
+                    why = Some(format!("{} is in {block}", a.ip()));
+                    false
+                }
+                None if own.contains(&a.ip()) => {
+                    why = Some(format!("{} is this machine's own address", a.ip()));
+                    false
+                }
+                None => true,
             }
-            None if own.contains(&a.ip()) => {
-                why = Some(format!("{} is this machine's own address", a.ip()));
-                false
-            }
-            None => true,
         })
         .collect();
     if ok.is_empty() {
+        let rule = match named {
+            Named::Literal => "forwards a literal address in none of IANA's special-purpose blocks",
+            Named::ByName => "forwards a name to no address of this machine or its link",
+        };
         return Err(format!(
-            "{target}: {}: langbench's registry proxy forwards to none of IANA's special-purpose addresses",
+            "{target}: {}: langbench's registry proxy {rule}",
             why.unwrap_or_else(|| "no address".into())
         ));
     }
@@ -1197,11 +1259,12 @@ mod tests {
         assert_eq!(threads(), 0, "the proxy's threads outlive it");
     }
 
-    /// An address in a special-purpose block is refused even for a name
-    /// the maintainer allowed, and named with its block; an address of
-    /// the machine's own too; a public one passes.
+    /// A literal address in a special-purpose block is refused, named with
+    /// its block; a name may lead anywhere but to this machine or its link
+    /// (its resolver's choice, not the step's); an address of the
+    /// machine's own never; a public one passes either way.
     #[test]
-    fn allowed_names_still_never_reach_special_addresses() {
+    fn literals_reach_no_special_address_and_names_not_this_machine() {
         let at = |ip: &str| vec![SocketAddr::new(ip.parse().unwrap(), 443)];
         for (ip, block) in [
             ("192.0.2.1", "TEST-NET-1"),
@@ -1209,15 +1272,51 @@ mod tests {
             ("203.0.113.9", "TEST-NET-3"),
             ("64:ff9b::a00:1", "IPv4-IPv6 Translat."),
             ("10.0.0.1", "Private-Use"),
+            ("127.0.0.1", "Loopback"),
         ] {
-            let why = usable("mirror.example:443", at(ip), &[]).unwrap_err();
+            let why = usable("[x]:443", at(ip), &[], Named::Literal).unwrap_err();
             assert!(why.contains(block), "{why}");
+            if !ip.starts_with("127.") {
+                // The same address a registry's name resolves to: the
+                // machine's mirror or egress proxy.
+                assert_eq!(
+                    usable("pypi.org:443", at(ip), &[], Named::ByName).unwrap(),
+                    at(ip)
+                );
+            }
+        }
+        for (ip, block) in [
+            ("127.0.0.1", "loopback"),
+            ("127.9.9.9", "loopback"),
+            ("0.0.0.0", "this network"),
+            ("169.254.169.254", "link-local"),
+            ("224.0.0.1", "multicast"),
+            ("255.255.255.255", "broadcast"),
+            ("::1", "loopback"),
+            ("::", "unspecified"),
+            ("fe80::1", "link-local"),
+            ("ff02::1", "multicast"),
+            ("::ffff:127.0.0.1", "loopback"),
+            ("::ffff:169.254.169.254", "link-local"),
+        ] {
+            let why = usable("pypi.org:443", at(ip), &[], Named::ByName).unwrap_err();
+            assert!(why.contains(block), "{ip}: {why}");
         }
         let own: IpAddr = "151.101.0.223".parse().unwrap();
-        assert!(usable("x:443", at("151.101.0.223"), &[own]).is_err());
-        assert_eq!(usable("x:443", at("151.101.0.223"), &[]).unwrap().len(), 1);
-        // A name resolving to both: only the public address is used.
+        for named in [Named::Literal, Named::ByName] {
+            assert!(usable("x:443", at("151.101.0.223"), &[own], named).is_err());
+            assert_eq!(
+                usable("x:443", at("151.101.0.223"), &[], named)
+                    .unwrap()
+                    .len(),
+                1
+            );
+        }
+        // A literal list with both: only the public address is used.
         let mixed = [at("192.168.1.1"), at("151.101.0.223")].concat();
-        assert_eq!(usable("x:443", mixed, &[]).unwrap(), at("151.101.0.223"));
+        assert_eq!(
+            usable("x:443", mixed, &[], Named::Literal).unwrap(),
+            at("151.101.0.223")
+        );
     }
 }
