@@ -21,6 +21,7 @@ pub mod maven;
 pub mod measure;
 pub mod merge;
 pub mod noise;
+pub mod nofollow;
 pub mod progress;
 pub mod record;
 pub mod resume;
