@@ -158,6 +158,7 @@ pub fn long(rows: &[(&Variant, VariantInfo)]) -> Table {
             "Benchmarks",
             "Installed",
             "Version",
+            "Caches",
             "Install",
         ]);
     for (v, info) in rows {
@@ -169,6 +170,8 @@ pub fn long(rows: &[(&Variant, VariantInfo)]) -> Table {
             benches.join(" "),
             installed(info),
             info.version.clone(),
+            info.caches_kb
+                .map_or_else(|| "-".to_string(), crate::state::mb),
             install(v, info),
         ]);
     }

@@ -20,6 +20,7 @@
 use std::ffi::OsStr;
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path};
 
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
@@ -153,8 +154,15 @@ pub fn exists_in(dir: BorrowedFd<'_>, name: &str) -> bool {
 }
 
 /// The regular file `name` in `dir`, opened without following a link
-/// (an error if it is one, or not a regular file): its text.
+/// (an error if it is one, or not a regular file: a FIFO never blocks
+/// the reader): its text.
 pub fn read_in(dir: BorrowedFd<'_>, name: &str) -> io::Result<String> {
+    String::from_utf8(read_bytes_in(dir, OsStr::new(name))?)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+}
+
+/// [`read_in`], as bytes.
+pub fn read_bytes_in(dir: BorrowedFd<'_>, name: &OsStr) -> io::Result<Vec<u8>> {
     let fd = rustix::fs::openat(
         dir,
         name,
@@ -164,10 +172,47 @@ pub fn read_in(dir: BorrowedFd<'_>, name: &str) -> io::Result<String> {
     if FileType::from_raw_mode(rustix::fs::fstat(&fd)?.st_mode) != FileType::RegularFile {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
-            format!("{name} is not a regular file"),
+            format!("{} is not a regular file", name.display()),
         ));
     }
-    std::io::read_to_string(std::fs::File::from(fd))
+    let mut body = Vec::new();
+    std::io::Read::read_to_end(&mut std::fs::File::from(fd), &mut body)?;
+    Ok(body)
+}
+
+/// `chown -R` of the directory `dir` to `uid`:`gid`, beneath it only:
+/// every entry given without following it, every subdirectory entered
+/// without following a link.
+pub fn chown_tree(dir: BorrowedFd<'_>, uid: u32, gid: u32) -> io::Result<()> {
+    chown_fd(dir, uid, gid)?;
+    let readable = rustix::fs::openat(
+        dir,
+        ".",
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    let mut subdirs = Vec::new();
+    for e in rustix::fs::Dir::new(readable)? {
+        let e = e?;
+        let name = e.file_name();
+        if matches!(name.to_bytes(), b"." | b"..") {
+            continue;
+        }
+        chown_at(dir, OsStr::from_bytes(name.to_bytes()), uid, gid)?;
+        let is_dir = match e.file_type() {
+            FileType::Unknown => rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
+                .is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::Directory),
+            t => t == FileType::Directory,
+        };
+        if is_dir {
+            subdirs.push(name.to_owned());
+        }
+    }
+    for name in subdirs {
+        let sub = step(dir, OsStr::from_bytes(name.to_bytes()), Create::No)?;
+        chown_tree(sub.as_fd(), uid, gid)?;
+    }
+    Ok(())
 }
 
 /// Writes `body` as the file `name` in `dir` (created 0644, or

@@ -1046,7 +1046,10 @@ except OSError:
     pass
 "#,
     );
-    let f = Fixture::new(&r3_entry(&m, "r3b", &extra), &[("programs/r3b.py", &program)]);
+    let f = Fixture::new(
+        &r3_entry(&m, "r3b", &extra),
+        &[("programs/r3b.py", &program)],
+    );
     let o = r3_run(&f.run_args(&[]), state.path(), home.path());
     assert!(o.status.success(), "{}", text(&o));
     assert!(
@@ -1090,6 +1093,37 @@ fn r3_row01_a_symlink_planted_in_home_is_not_followed_to_a_mount_point() {
     );
 }
 
+/// Row 1, the same class in a `prepare` step's private copy (the state
+/// directory's `prepared/`, the sandbox's to write): the step replaces
+/// the copy's list of files by a symlink to a host file. Before the next
+/// cell's `prepare`, langbench (root) brought the copy up to date and
+/// wrote the list through the link: the file was truncated and its text
+/// replaced by the checkout's file names, which the contributor chooses
+/// (a name can be a crontab line). Now the copy is written relative to
+/// its descriptor, never through a link.
+#[test]
+fn r3_row01_a_prepared_copy_cannot_make_root_write_through_a_link() {
+    let (_, m) = marker("r3m");
+    let aim = tempfile::tempdir().unwrap();
+    let victim = aim.path().join("victim");
+    std::fs::write(&victim, "kept\n").unwrap();
+    let (state, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let extra = format!(
+        "prepare = \"sh -c 'ln -sf {} {{dir}}/.langbench-sources'\"",
+        victim.display()
+    );
+    let f = Fixture::new(
+        &r3_entry(&m, "r3m", &extra),
+        &[("programs/r3m.py", &format!("{RIGHT}\n"))],
+    );
+    for _ in 0..2 {
+        let o = r3_run(&f.run_args(&[]), state.path(), home.path());
+        assert!(o.status.success(), "{}", text(&o));
+        assert_eq!(records(&f)["r3m"]["status"], "ok", "{}", text(&o));
+    }
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "kept\n");
+}
+
 /// Row 3: HOME is an allowlist. A `home` entry outside it (here
 /// `~/.terraform.d`, which holds an API token and was on no denylist) is
 /// refused at its line, with the allowlist named, before anything runs.
@@ -1121,7 +1155,9 @@ except OSError:
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success(), "{}", text(&o));
     assert!(
-        err.contains("languages.toml:") && err.contains("~/.terraform.d") && err.contains("~/.rustup"),
+        err.contains("languages.toml:")
+            && err.contains("~/.terraform.d")
+            && err.contains("~/.rustup"),
         "{err}"
     );
     assert!(!f.path().join("results/runs.jsonl").exists());
@@ -1205,7 +1241,10 @@ fn r3_row06_caches_past_their_quota_fail_the_run_and_are_counted() {
     assert_eq!(runs[0]["status"], "ok", "{}", runs[0]);
     assert_eq!(runs[1]["status"], "failed", "{}", runs[1]);
     let detail = runs[1]["detail"].as_str().unwrap_or_default();
-    assert!(detail.contains("--cache-limit") && detail.contains("1 MB"), "{detail}");
+    assert!(
+        detail.contains("--cache-limit") && detail.contains("1 MB"),
+        "{detail}"
+    );
     // A second session starts with the caches counted.
     let o = r3_run(&args, state.path(), home.path());
     assert!(o.status.success(), "{}", text(&o));
@@ -1235,9 +1274,8 @@ fn r3_row06_caches_past_their_quota_fail_the_run_and_are_counted() {
 fn r3_row10_a_version_of_dotdot_keeps_the_caches_in_the_variants_directory() {
     let (_, m) = marker("r3v");
     let (state, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let program = format!(
-        "import os\nopen(os.path.expanduser('~/.cv/x'), 'w').write('x')\n{RIGHT}\n"
-    );
+    let program =
+        format!("import os\nopen(os.path.expanduser('~/.cv/x'), 'w').write('x')\n{RIGHT}\n");
     let toml = r3_entry(&m, "r3v", "caches = [\"~/.cv\"]\nversion_regex = '(\\S+)'")
         .replace("python3 --version", "sh -c 'echo ..'");
     let f = Fixture::new(&toml, &[("programs/r3v.py", &program)]);
@@ -1252,6 +1290,9 @@ fn r3_row10_a_version_of_dotdot_keeps_the_caches_in_the_variants_directory() {
         versions[0].len() == 16 && versions[0].chars().all(|c| c.is_ascii_hexdigit()),
         "{versions:?}"
     );
-    assert_eq!(std::fs::read_to_string(dir.join("version")).unwrap(), "..\n");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("version")).unwrap(),
+        "..\n"
+    );
     assert!(dir.join("home/.cv/x").exists());
 }

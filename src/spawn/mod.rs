@@ -158,6 +158,10 @@ pub struct Limits {
     /// build directory, its caches, a prepared copy), KB, watched on their
     /// filesystem's free space.
     pub disk_kb: u64,
+    /// What a variant's toolchain caches may hold, KB (`--cache-limit`,
+    /// by default `--disk-limit`): a run that leaves them past it fails
+    /// (see `state::Caches::past_limit`); 0: no bound.
+    pub cache_kb: u64,
 }
 
 /// The host directory that is the sandboxed HOME of a run whose build
@@ -190,6 +194,7 @@ impl Default for Limits {
             tmpfs_kb: 2 << 20,
             max_procs: 4096,
             disk_kb: 4 << 20,
+            cache_kb: 4 << 20,
         }
     }
 }
@@ -384,6 +389,9 @@ impl Spawner {
         if !(self.containment.namespaces && self.containment.isolate) {
             return;
         }
+        // langbench's own directory, named canonically: the sandbox opens
+        // it and HOME in it by a path in which it follows no link.
+        let build = &build.canonicalize().unwrap_or_else(|_| build.to_path_buf());
         if let Some((uid, gid)) = self.containment.limits.ids {
             // The build directory is the command's; langbench (root)
             // removes it afterwards whatever it holds.
