@@ -1124,6 +1124,31 @@ fn r3_row01_a_prepared_copy_cannot_make_root_write_through_a_link() {
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "kept\n");
 }
 
+/// Row 1's fix, its other side: what init opens without following a link
+/// is named with its parent made canonical, since the parent is the
+/// maintainer's (here a state directory reached through a link of theirs,
+/// not made yet when the run starts): a `prepare` step still gets its
+/// copy, writable. Named as given, the link made init refuse the copy and
+/// every cell of a variant with `prepare` failed.
+#[test]
+fn r3_row01_a_state_directory_reached_through_a_link_of_the_maintainers_still_works() {
+    let (_, m) = marker("r3l");
+    let (real, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let link = home.path().join("state-link");
+    std::os::unix::fs::symlink(real.path(), &link).unwrap();
+    let f = Fixture::new(
+        &r3_entry(&m, "r3l", "prepare = \"sh -c 'echo made > {dir}/made'\""),
+        &[("programs/r3l.py", &format!("{RIGHT}\n"))],
+    );
+    let o = r3_run(&f.run_args(&[]), &link.join("state"), home.path());
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(records(&f)["r3l"]["status"], "ok", "{}", text(&o));
+    assert_eq!(
+        std::fs::read_to_string(real.path().join("state/prepared/r3l/num-comb/made")).unwrap(),
+        "made\n"
+    );
+}
+
 /// Row 3: HOME is an allowlist. A `home` entry outside it (here
 /// `~/.terraform.d`, which holds an API token and was on no denylist) is
 /// refused at its line, with the allowlist named, before anything runs.

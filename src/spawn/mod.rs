@@ -617,6 +617,10 @@ fn agent_args(
             arg(ns);
         }
         for w in &sb.writable {
+            // init opens it following no link: the path langbench named,
+            // its parent made canonical (the directory itself is the
+            // command's, never resolved here).
+            let w = &canonical_parent(w);
             arg(&"--rw");
             arg(w);
             arg(&"--watch");
@@ -677,6 +681,15 @@ fn agent_args(
         arg(s);
     }
     a
+}
+
+/// `p` with its parent made canonical (links in it resolved: langbench's
+/// own path), its last component as it is.
+fn canonical_parent(p: &Path) -> PathBuf {
+    match (p.parent().map(Path::canonicalize), p.file_name()) {
+        (Some(Ok(parent)), Some(name)) => parent.join(name),
+        _ => p.to_path_buf(),
+    }
 }
 
 /// Runs `req` to completion from this very process, which does the
