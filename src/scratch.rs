@@ -244,7 +244,7 @@ pub fn chown_tree(dir: &Path, uid: u32, gid: u32) -> Result<()> {
     let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else {
         anyhow::bail!("cannot chown {}", dir.display());
     };
-    let fd = crate::nofollow::open_trusted(parent)
+    crate::nofollow::open_trusted(parent)
         .and_then(|p| {
             crate::nofollow::dir_beneath(
                 std::os::fd::AsFd::as_fd(&p),
@@ -254,7 +254,7 @@ pub fn chown_tree(dir: &Path, uid: u32, gid: u32) -> Result<()> {
         })
         .and_then(|d| crate::nofollow::chown_tree(std::os::fd::AsFd::as_fd(&d), uid, gid))
         .with_context(|| format!("cannot chown {}", dir.display()))?;
-    Ok(fd)
+    Ok(())
 }
 
 #[cfg(test)]
