@@ -50,6 +50,12 @@ pub struct Cli {
     /// filesystem's free space), status `failed` with a note.
     #[arg(long, global = true, value_name = "MB", default_value_t = 4096)]
     pub disk_limit: u64,
+    /// What a variant's toolchain caches (its `caches` directories, kept
+    /// between runs) may hold, MB; a run that leaves them past it fails,
+    /// saying so (`toolchains clear-caches ID` empties them). Default: the
+    /// --disk-limit.
+    #[arg(long, global = true, value_name = "MB")]
+    pub cache_limit: Option<u64>,
     /// The processes and threads a sandboxed run may have at once
     /// (RLIMIT_NPROC of its user); a run that reaches it is flagged.
     #[arg(long, global = true, value_name = "N", default_value_t = 4096)]
@@ -77,6 +83,7 @@ impl Cli {
         containment.memory_limit_kb = self.memory_limit.map(|mb| mb * 1024);
         let l = &mut containment.limits;
         l.disk_kb = self.disk_limit * 1024;
+        l.cache_kb = self.cache_limit.unwrap_or(self.disk_limit) * 1024;
         l.max_procs = self.max_processes;
         // A tmpfs past the memory limit could only hold what the limit
         // kills anyway (a little more, so the sampler sees it first).

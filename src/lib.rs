@@ -21,6 +21,7 @@ pub mod machine;
 pub mod maven;
 pub mod measure;
 pub mod merge;
+pub mod nofollow;
 pub mod noise;
 pub mod progress;
 pub mod record;

@@ -164,6 +164,7 @@ pub fn long(rows: &[(&Variant, VariantInfo)]) -> Table {
             "Benchmarks",
             "Installed",
             "Version",
+            "Caches",
             "Install",
         ]);
     for (v, info) in rows {
@@ -175,6 +176,8 @@ pub fn long(rows: &[(&Variant, VariantInfo)]) -> Table {
             benches.join(" "),
             installed(info),
             shown(&info.version),
+            info.caches_kb
+                .map_or_else(|| "-".to_string(), crate::state::mb),
             install(v, info),
         ]);
     }

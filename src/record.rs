@@ -379,6 +379,11 @@ pub struct VariantInfo {
     /// The benchmarks it has a program for (absent in older records).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub programs: Vec<Bench>,
+    /// KB its toolchain caches (`caches`, for this toolchain version) held
+    /// when the session started, as `du` counts; absent where it declares
+    /// none, is not installed, and in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caches_kb: Option<u64>,
 }
 
 /// langbench's version as records store it: the crate's version, with the

@@ -237,15 +237,23 @@ pub fn entries_under(top: &Path) -> Vec<std::fs::DirEntry> {
     found
 }
 
-/// `chown -R` without following symlinks.
+/// `chown -R` without following symlinks: `dir` itself is opened without
+/// following one, everything beneath it reached from its descriptor
+/// ([`crate::nofollow::chown_tree`]).
 pub fn chown_tree(dir: &Path, uid: u32, gid: u32) -> Result<()> {
-    std::os::unix::fs::lchown(dir, Some(uid), Some(gid))
+    let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else {
+        anyhow::bail!("cannot chown {}", dir.display());
+    };
+    crate::nofollow::open_trusted(parent)
+        .and_then(|p| {
+            crate::nofollow::dir_beneath(
+                std::os::fd::AsFd::as_fd(&p),
+                Path::new(name),
+                crate::nofollow::Create::No,
+            )
+        })
+        .and_then(|d| crate::nofollow::chown_tree(std::os::fd::AsFd::as_fd(&d), uid, gid))
         .with_context(|| format!("cannot chown {}", dir.display()))?;
-    if std::fs::symlink_metadata(dir)?.is_dir() {
-        for e in std::fs::read_dir(dir)?.flatten() {
-            chown_tree(&e.path(), uid, gid)?;
-        }
-    }
     Ok(())
 }
 

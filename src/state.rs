@@ -6,24 +6,44 @@
 //! `~/.cache/langbench`. A sandboxed command can write only its own
 //! variant's part of it, owned by the sandbox's user.
 
+use std::ffi::OsStr;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
 use crate::bench::Bench;
 use crate::config::Variant;
+use crate::nofollow::{self, Create};
 
-/// The directory langbench keeps its per-variant state in.
+/// The directory langbench keeps its per-variant state in (made
+/// canonical once it exists: the sandbox opens what lies in it by a path
+/// that may hold no link).
 pub fn root() -> PathBuf {
-    if let Some(d) = std::env::var_os("LANGBENCH_STATE").filter(|d| !d.is_empty()) {
-        return PathBuf::from(d);
-    }
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir);
-    cache.join("langbench")
+    let dir = if let Some(d) = std::env::var_os("LANGBENCH_STATE").filter(|d| !d.is_empty()) {
+        PathBuf::from(d)
+    } else {
+        let cache = std::env::var_os("XDG_CACHE_HOME")
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+            .unwrap_or_else(std::env::temp_dir);
+        cache.join("langbench")
+    };
+    dir.canonicalize().unwrap_or(dir)
+}
+
+/// The state directory, created (it is the maintainer's path, links in
+/// it followed) and open: what lies in it is reached from here, never
+/// through a link ([`crate::nofollow`]).
+fn open_root() -> Result<(PathBuf, OwnedFd)> {
+    let dir = root();
+    std::fs::create_dir_all(&dir)
+        .with_context(|| format!("cannot create the state directory {}", dir.display()))?;
+    let dir = dir.canonicalize()?;
+    let fd = nofollow::open_trusted(&dir)?;
+    Ok((dir, fd))
 }
 
 /// Where `variant`'s `prepare` steps for `bench` work: a private copy of
@@ -44,15 +64,24 @@ pub fn prepared_dir(variant: &Variant, bench: Bench) -> Option<PathBuf> {
 /// cold and the next ones are warm, exactly as by hand. Only the variant's
 /// own commands see them (the state directory is covered in every
 /// sandbox), owned by the sandbox's user.
+///
+/// They are the sandbox's to write, so everything in them is hostile to
+/// langbench: every directory on the way to them is created and opened
+/// from the state directory's descriptor without following a link, and
+/// given to the sandbox's user through its descriptor; the sandbox opens
+/// them by a canonical path in which it follows no link either.
 #[derive(Debug, Clone)]
 pub struct Caches {
     /// (host directory, path under HOME).
     pub dirs: Vec<(PathBuf, PathBuf)>,
-    /// Where the programs that ran with these caches are remembered (one
-    /// empty file per program digest, beside the caches, outside every
+    /// The directory of these caches (`caches/ID/DIGEST`), open: where
+    /// the programs that ran with them are remembered (one empty file per
+    /// program digest in `programs/`, beside the caches, outside every
     /// sandbox's view): a compiler caches per program, so a program's
     /// first run is cold even where another program filled the caches.
-    seen: Option<PathBuf>,
+    base: Option<std::sync::Arc<OwnedFd>>,
+    /// What they may hold, KB (`--cache-limit`); 0: no bound.
+    pub limit_kb: u64,
 }
 
 impl Caches {
@@ -68,24 +97,97 @@ impl Caches {
         if cold || variant.caches.is_empty() {
             return Ok(Caches {
                 dirs: Vec::new(),
-                seen: None,
+                base: None,
+                limit_kb: 0,
             });
         }
-        let base = variant_caches(&variant.id).join(version_slug(version));
+        let (root, root_fd) = open_root()?;
+        Caches::in_state(&root, root_fd, &variant.id, &variant.caches, version, ids)
+    }
+
+    /// [`Caches::of`] in the state directory `root` (open as `root_fd`).
+    fn in_state(
+        root: &Path,
+        root_fd: OwnedFd,
+        id: &str,
+        caches: &[PathBuf],
+        version: &str,
+        ids: Option<(u32, u32)>,
+    ) -> Result<Caches> {
+        let of_variant = Path::new("caches").join(id);
+        let vfd = nofollow::dir_beneath(root_fd.as_fd(), &of_variant, Create::Yes)
+            .with_context(|| format!("cannot open the caches of {id}"))?;
+        let name = version_dir(version);
+        // Caches of an older langbench, named by the version itself, are
+        // renamed to their digest and stay warm.
+        let old = version_slug(version);
+        if !matches!(old.as_str(), "." | "..")
+            && nofollow::dir_beneath(vfd.as_fd(), Path::new(&old), Create::No).is_ok()
+            && !nofollow::exists_in(vfd.as_fd(), &name)
+        {
+            let _ = nofollow::rename_in(vfd.as_fd(), &old, &name);
+        }
+        let base = nofollow::dir_beneath(vfd.as_fd(), Path::new(&name), Create::Yes)
+            .with_context(|| format!("cannot open the caches of {id}"))?;
+        let said = format!("{version}\n");
+        if nofollow::read_in(base.as_fd(), VERSION_FILE)
+            .ok()
+            .as_deref()
+            != Some(said.as_str())
+        {
+            nofollow::write_in(base.as_fd(), VERSION_FILE, said.as_bytes()).with_context(|| {
+                format!(
+                    "cannot write {}",
+                    root.join(&of_variant)
+                        .join(&name)
+                        .join(VERSION_FILE)
+                        .display()
+                )
+            })?;
+        }
         let mut dirs = Vec::new();
-        for rel in &variant.caches {
-            let host = base.join("home").join(rel);
-            std::fs::create_dir_all(&host)
+        for rel in caches {
+            let host = root.join(&of_variant).join(&name).join("home").join(rel);
+            let fd = nofollow::dir_beneath(base.as_fd(), &Path::new("home").join(rel), Create::Yes)
                 .with_context(|| format!("cannot create the cache {}", host.display()))?;
             if let Some((uid, gid)) = ids {
-                std::os::unix::fs::lchown(&host, Some(uid), Some(gid))
+                nofollow::chown_fd(fd.as_fd(), uid, gid)
                     .with_context(|| format!("cannot chown {}", host.display()))?;
             }
             dirs.push((host, rel.clone()));
         }
         Ok(Caches {
             dirs,
-            seen: Some(base.join("programs")),
+            base: Some(std::sync::Arc::new(base)),
+            limit_kb: 0,
+        })
+    }
+
+    /// With at most `kb` KB in them (0: no bound).
+    pub fn limited(mut self, kb: u64) -> Caches {
+        self.limit_kb = kb;
+        self
+    }
+
+    /// KB the caches hold (blocks in use, as `du` counts).
+    pub fn kb(&self) -> u64 {
+        self.dirs.iter().map(|(host, _)| du_kb(host)).sum()
+    }
+
+    /// Why the caches are past their bound (`None`: within it, or none):
+    /// what they hold and the bound, for a run's note.
+    pub fn past_limit(&self) -> Option<String> {
+        if self.limit_kb == 0 || self.dirs.is_empty() {
+            return None;
+        }
+        let kb = self.kb();
+        (kb > self.limit_kb).then(|| {
+            format!(
+                "its caches hold {}, past the quota of {} MB per variant (--cache-limit); \
+                 `langbench toolchains clear-caches ID` empties them",
+                mb(kb),
+                self.limit_kb / 1024
+            )
         })
     }
 
@@ -97,8 +199,11 @@ impl Caches {
         if self.dirs.is_empty() {
             return None;
         }
-        let new_program = match (&self.seen, program) {
-            (Some(seen), Some(p)) => !seen.join(p).exists(),
+        let new_program = match (&self.base, program) {
+            (Some(base), Some(p)) => {
+                nofollow::dir_beneath(base.as_fd(), Path::new(PROGRAMS), Create::No)
+                    .map_or(true, |seen| !nofollow::exists_in(seen.as_fd(), p))
+            }
             _ => false,
         };
         Some(if self.empty() || new_program {
@@ -130,14 +235,13 @@ impl Caches {
         program: Option<&str>,
         ok: bool,
     ) -> Option<crate::record::CacheStart> {
-        if let (Some(seen), Some(p), true) = (&self.seen, program, ok) {
-            let marker = seen.join(p);
-            if let Err(e) = std::fs::create_dir_all(seen).and_then(|()| std::fs::write(&marker, ""))
-            {
+        if let (Some(base), Some(p), true) = (&self.base, program, ok) {
+            let remembered = nofollow::dir_beneath(base.as_fd(), Path::new(PROGRAMS), Create::Yes)
+                .and_then(|seen| nofollow::write_in(seen.as_fd(), p, b""));
+            if let Err(e) = remembered {
                 eprintln!(
-                    "warning: cannot remember that this program ran with its caches ({}: {e}); \
-                     its next run will be called cold",
-                    marker.display()
+                    "warning: cannot remember that this program ran with its caches ({e}); \
+                     its next run will be called cold"
                 );
             }
         }
@@ -148,12 +252,42 @@ impl Caches {
     }
 }
 
+/// KB `variant`'s caches for toolchain `version` hold (0 before its first
+/// run); `None` where it declares none.
+pub fn caches_kb(variant: &Variant, version: &str) -> Option<u64> {
+    if variant.caches.is_empty() {
+        return None;
+    }
+    let dir = variant_caches(&variant.id)
+        .join(version_dir(version))
+        .join("home");
+    Some(du_kb(&dir))
+}
+
 /// Every cache of a variant (all toolchain versions).
 pub fn variant_caches(id: &str) -> PathBuf {
     root().join("caches").join(id)
 }
 
-/// A version as a directory name: `1.26.8`, `unknown` when there is none.
+/// Where the programs that ran with a variant's caches are remembered,
+/// in their directory.
+const PROGRAMS: &str = "programs";
+
+/// The file that says which toolchain version a cache directory is for.
+const VERSION_FILE: &str = "version";
+
+/// The name of the caches' directory of a toolchain version: langbench's
+/// own digest of it (16 hex digits of its SHA-256), never the version
+/// text, which is a probe's output (a version of `..` named the
+/// directory above); the version is written beside them, in `version`.
+fn version_dir(version: &str) -> String {
+    use sha2::Digest;
+    let d = sha2::Sha256::digest(version.as_bytes());
+    d.iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
+
+/// How an older langbench named a version's caches (`1.26.8`,
+/// `unknown`): only to find them and rename them to [`version_dir`].
 fn version_slug(version: &str) -> String {
     let s: String = version
         .chars()
@@ -207,6 +341,21 @@ pub fn clear_caches(ids: &[String], dry_run: bool) -> Result<std::process::ExitC
     })
 }
 
+/// KB of disk in use under `p` (files, not following symlinks: their
+/// blocks, as `du` counts, so a sparse file counts what it holds).
+pub fn du_kb(p: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    crate::scratch::entries_under(p)
+        .iter()
+        .map(|e| e.metadata().map_or(0, |m| m.blocks() / 2))
+        .sum()
+}
+
+/// `kb` as `1.2 MB`.
+pub fn mb(kb: u64) -> String {
+    format!("{:.1} MB", kb as f64 * 1024.0 / 1e6)
+}
+
 /// Bytes under `p` (files, not following symlinks).
 fn du_bytes(p: &Path) -> u64 {
     crate::scratch::entries_under(p)
@@ -226,81 +375,105 @@ const MANIFEST: &str = ".langbench-sources";
 /// last sync removed, what earlier prepare steps built kept; then the whole
 /// copy is given to `ids` (the sandbox's user) so the step may write it.
 ///
-/// The copy is the sandbox's to write, so it is hostile here: a directory
-/// of it that a step replaced by a symlink (which langbench, root, would
-/// follow out of the copy) makes the whole copy start afresh.
+/// The copy is the sandbox's to write, so it is hostile here: everything
+/// in it is reached from the copy's descriptor without following a link
+/// (a file is replaced, never written through; its list of files is read
+/// and written as a file, never through a link or from a FIFO), and a copy
+/// that cannot be brought up to date that way (a directory of it replaced
+/// by a symlink, a file by a directory) starts afresh.
 pub fn sync_copy(src: &Path, dst: &Path, ids: Option<(u32, u32)>) -> Result<()> {
     let mut files = Vec::new();
     collect(src, Path::new(""), &mut files)
         .with_context(|| format!("cannot read {}", src.display()))?;
-    let tampered = std::fs::symlink_metadata(dst).is_ok_and(|m| !m.is_dir())
-        || files
-            .iter()
-            .chain(std::iter::once(&PathBuf::from(MANIFEST)))
-            .any(|f| !plain_parents(dst, f));
-    if tampered {
-        crate::scratch::remove_tree(dst).map_err(anyhow::Error::msg)?;
+    let (Some(parent), Some(name)) = (dst.parent(), dst.file_name()) else {
+        anyhow::bail!("{} is no place for a copy", dst.display());
+    };
+    // Its parent is langbench's own (the state directory's `prepared/ID`).
+    std::fs::create_dir_all(parent)
+        .with_context(|| format!("cannot create {}", parent.display()))?;
+    let parent = nofollow::open_trusted(parent)?;
+    let open = || nofollow::dir_beneath(parent.as_fd(), Path::new(name), Create::Yes);
+    let top = match open().and_then(|top| update_copy(src, &files, top.as_fd()).map(|()| top)) {
+        Ok(top) => top,
+        Err(_) => {
+            crate::scratch::remove_tree(dst).map_err(anyhow::Error::msg)?;
+            let top = open().with_context(|| format!("cannot create {}", dst.display()))?;
+            update_copy(src, &files, top.as_fd())
+                .with_context(|| format!("cannot copy {} to {}", src.display(), dst.display()))?;
+            top
+        }
+    };
+    if let Some((uid, gid)) = ids {
+        nofollow::chown_tree(top.as_fd(), uid, gid)
+            .with_context(|| format!("cannot chown {}", dst.display()))?;
     }
-    std::fs::create_dir_all(dst).with_context(|| format!("cannot create {}", dst.display()))?;
-    let old = std::fs::read_to_string(dst.join(MANIFEST)).unwrap_or_default();
+    Ok(())
+}
+
+/// Whatever is at `name` in `dir` (a file, a link, a FIFO) removed; a
+/// directory there is an error.
+fn clear_in(dir: BorrowedFd<'_>, name: &OsStr) -> std::io::Result<()> {
+    match rustix::fs::unlinkat(dir, name, rustix::fs::AtFlags::empty()) {
+        Ok(()) | Err(rustix::io::Errno::NOENT) => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// [`sync_copy`]'s work in the copy `top`: `Err` where it would have to
+/// follow a link (or replace a directory) to go on.
+fn update_copy(src: &Path, files: &[PathBuf], top: BorrowedFd<'_>) -> std::io::Result<()> {
+    use rustix::fs::{Mode, OFlags};
+    use std::io::Write;
+    use std::os::unix::fs::PermissionsExt;
+    let plain = |p: &Path| {
+        p.components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)))
+    };
+    let old = nofollow::read_in(top, MANIFEST).unwrap_or_default();
     for gone in old
         .lines()
         .map(Path::new)
         .filter(|p| !files.iter().any(|f| f == p))
     {
-        if gone
-            .components()
-            .all(|c| matches!(c, std::path::Component::Normal(_)))
-            && plain_parents(dst, gone)
+        if let (true, Some(dir), Some(name)) = (plain(gone), gone.parent(), gone.file_name())
+            && let Ok(d) = nofollow::dir_beneath(top, dir, Create::No)
         {
-            let _ = std::fs::remove_file(dst.join(gone));
+            let _ = clear_in(d.as_fd(), name);
         }
     }
-    for rel in &files {
-        let (from, to) = (src.join(rel), dst.join(rel));
-        if let Some(parent) = to.parent() {
-            std::fs::create_dir_all(parent)?;
-        }
+    for rel in files {
+        let (Some(dir), Some(name)) = (rel.parent(), rel.file_name()) else {
+            continue;
+        };
+        let d = nofollow::dir_beneath(top, dir, Create::Yes)?;
+        let from = src.join(rel);
         let meta = std::fs::symlink_metadata(&from)?;
         if meta.file_type().is_symlink() {
             let target = std::fs::read_link(&from)?;
-            if std::fs::read_link(&to).ok().as_ref() != Some(&target) {
-                let _ = std::fs::remove_file(&to);
-                std::os::unix::fs::symlink(&target, &to)?;
+            let now = rustix::fs::readlinkat(&d, name, Vec::new()).ok();
+            if now.as_ref().map(|t| t.as_bytes()) != Some(target.as_os_str().as_bytes()) {
+                clear_in(d.as_fd(), name)?;
+                rustix::fs::symlinkat(&target, &d, name)?;
             }
             continue;
         }
         let body = std::fs::read(&from)?;
-        if std::fs::symlink_metadata(&to).is_ok_and(|m| m.file_type().is_symlink())
-            || std::fs::read(&to).ok().as_ref() != Some(&body)
-        {
-            let _ = std::fs::remove_file(&to);
-            std::fs::write(&to, &body).with_context(|| format!("cannot write {}", to.display()))?;
-            std::fs::set_permissions(&to, meta.permissions())?;
+        if nofollow::read_bytes_in(d.as_fd(), name).is_ok_and(|now| now == body) {
+            continue;
         }
+        clear_in(d.as_fd(), name)?;
+        let fd = rustix::fs::openat(
+            &d,
+            name,
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o600),
+        )?;
+        rustix::fs::fchmod(&fd, Mode::from_raw_mode(meta.permissions().mode() & 0o7777))?;
+        std::fs::File::from(fd).write_all(&body)?;
     }
     let manifest: String = files.iter().map(|f| format!("{}\n", f.display())).collect();
-    std::fs::write(dst.join(MANIFEST), manifest)?;
-    if let Some((uid, gid)) = ids {
-        crate::scratch::chown_tree(dst, uid, gid)?;
-    }
-    Ok(())
-}
-
-/// Whether every directory between `top` and `top/rel` is a real
-/// directory (or missing), not a symlink.
-fn plain_parents(top: &Path, rel: &Path) -> bool {
-    let mut at = top.to_path_buf();
-    let parents: Vec<_> = rel.components().collect();
-    for c in &parents[..parents.len().saturating_sub(1)] {
-        at.push(c);
-        match std::fs::symlink_metadata(&at) {
-            Ok(m) if !m.is_dir() => return false,
-            Ok(_) => {}
-            Err(_) => return true,
-        }
-    }
-    true
+    clear_in(top, OsStr::new(MANIFEST))?;
+    nofollow::write_in(top, MANIFEST, manifest.as_bytes())
 }
 
 /// Every file and symlink under `dir` (relative to the top), sorted.
@@ -335,7 +508,10 @@ mod tests {
         std::fs::write(&seen, "not a directory").unwrap();
         let caches = Caches {
             dirs: vec![(cache, ".cache/go-build".into())],
-            seen: Some(seen.clone()),
+            base: Some(std::sync::Arc::new(
+                nofollow::open_trusted(t.path()).unwrap(),
+            )),
+            limit_kb: 0,
         };
         let started = caches.start(Some("0123456789abcdef"));
         assert_eq!(started, Some(CacheStart::Cold));
@@ -355,6 +531,50 @@ mod tests {
             caches.start(Some("0123456789abcdef")),
             Some(CacheStart::Warm)
         );
+    }
+
+    #[test]
+    fn caches_are_named_by_a_digest_and_made_through_no_link() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().canonicalize().unwrap();
+        let of = |version: &str, caches: &[&str]| {
+            let caches: Vec<PathBuf> = caches.iter().map(PathBuf::from).collect();
+            let fd = nofollow::open_trusted(&root).unwrap();
+            Caches::in_state(&root, fd, "v", &caches, version, None)
+        };
+        // An older langbench's directory, named by the version: renamed,
+        // its contents kept.
+        let old = root.join("caches/v/1.2.3/home/.c");
+        std::fs::create_dir_all(&old).unwrap();
+        std::fs::write(old.join("kept"), "x").unwrap();
+        let c = of("1.2.3", &[".c"]).unwrap();
+        let dir = root.join("caches/v").join(version_dir("1.2.3"));
+        assert_eq!(c.dirs[0].0, dir.join("home/.c"));
+        assert!(dir.join("home/.c/kept").exists());
+        assert!(!root.join("caches/v/1.2.3").exists());
+        assert_eq!(
+            std::fs::read_to_string(dir.join("version")).unwrap(),
+            "1.2.3\n"
+        );
+        // `..` names nothing above.
+        let up = of("..", &[".c"]).unwrap();
+        assert!(up.dirs[0].0.starts_with(root.join("caches/v")));
+        assert_eq!(std::fs::read_dir(root.join("caches")).unwrap().count(), 1);
+        // A directory on the way to a cache replaced by a link out (as a
+        // run could, were one cache inside another): refused, nothing made
+        // behind it.
+        let outside = t.path().join("outside");
+        std::fs::create_dir(&outside).unwrap();
+        std::fs::create_dir_all(dir.join("home/.d")).unwrap();
+        std::os::unix::fs::symlink(&outside, dir.join("home/.d/x")).unwrap();
+        let e = of("1.2.3", &[".d/x/made"]).unwrap_err();
+        assert!(format!("{e:#}").contains("symbolic link"), "{e:#}");
+        assert!(!outside.join("made").exists());
+        // The version file, a link: not written through.
+        std::fs::remove_file(dir.join("version")).unwrap();
+        std::os::unix::fs::symlink(outside.join("v"), dir.join("version")).unwrap();
+        assert!(of("1.2.3", &[".c"]).is_err());
+        assert!(!outside.join("v").exists());
     }
 
     #[test]

@@ -599,8 +599,19 @@ impl Suite<'_> {
             return Ok(ControlFlow::Continue(()));
         }
         let ids = ctx.spawner.containment.limits.ids;
+        let limit = ctx.spawner.containment.limits.cache_kb;
         match Caches::of(ctx.variant, &ctx.info.version, self.opts.cold_caches, ids) {
-            Ok(c) => ctx.caches = Some(c),
+            Ok(c) => {
+                // Caches past their quota: the cell fails, saying so,
+                // until they are cleared (issue #37).
+                let c = c.limited(limit);
+                if let Some(why) = c.past_limit() {
+                    self.progress.say(format!("{label}: {why}"));
+                    self.save(ctx.record(0, Status::Failed, Some(why)))?;
+                    return Ok(ControlFlow::Continue(()));
+                }
+                ctx.caches = Some(c);
+            }
             Err(e) => {
                 let detail = format!("cannot set up its caches: {e:#}");
                 self.progress.say(format!("{label}: {detail}"));
@@ -869,6 +880,13 @@ impl CellCtx<'_> {
             rec.detail = Some(match rec.detail.take() {
                 Some(d) => format!("{note}; {d}"),
                 None => note,
+            });
+        }
+        if let Some(why) = self.caches.as_ref().and_then(Caches::past_limit) {
+            rec.status = Status::Failed;
+            rec.detail = Some(match rec.detail.take() {
+                Some(d) => format!("{why}; {d}"),
+                None => why,
             });
         }
         if let Some(c) = &self.caches {

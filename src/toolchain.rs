@@ -32,15 +32,19 @@ pub fn inspect(spawner: &Spawner, v: &Variant) -> VariantInfo {
 
 /// A variant's state as a session records it.
 pub fn info(v: &Variant, missing: Vec<String>, version: String) -> VariantInfo {
+    let installed = missing.is_empty();
     VariantInfo {
         id: v.id.clone(),
         language: v.language.clone(),
         flags: v.flags.clone(),
-        version,
-        installed: missing.is_empty(),
+        installed,
         missing,
         install_hint: v.install.describe(),
         programs: v.programs.keys().copied().collect(),
+        caches_kb: installed
+            .then(|| crate::state::caches_kb(v, &version))
+            .flatten(),
+        version,
     }
 }
 

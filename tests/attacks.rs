@@ -914,6 +914,414 @@ fn finished_at_is_stamped_after_the_run() {
     );
 }
 
+// Issue #37, round three: paths that langbench (root) creates, chowns and
+// binds in its state directory and in a run's HOME, HOME's allowlist, the
+// state directory wherever it lies, the caches' quota and the caches'
+// names. Each attack aims at a directory of the test's own (a tempdir),
+// never at the host's.
+
+/// A python3 variant `id` running `programs/<id>.py`, with the TOML lines
+/// `extra` added to its entry.
+fn r3_entry(marker: &str, id: &str, extra: &str) -> String {
+    let entry = Entry::sh(id)
+        .language(id)
+        .flags(&format!("python3 {id}"))
+        .needs(&["python3"])
+        .version_command("python3 --version")
+        .run("python3 {src} {n}")
+        .env("LANGBENCH_TEST_MARKER", marker)
+        .program(&format!("programs/{id}.py"))
+        .toml();
+    format!("{}\n{extra}\n\n", entry.trim_end())
+}
+
+/// `langbench run ARGS` with its state directory `state` and HOME `home`.
+fn r3_run(args: &[String], state: &Path, home: &Path) -> std::process::Output {
+    Command::new(bin())
+        .args(args)
+        .env("LANGBENCH_STATE", state)
+        .env("HOME", home)
+        .env_remove("XDG_CACHE_HOME")
+        .output()
+        .expect("langbench runs")
+}
+
+/// The names in `dir`, sorted.
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut n: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    n.sort();
+    n
+}
+
+fn owner(p: &Path) -> u32 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::symlink_metadata(p).unwrap().uid()
+}
+
+/// Row 1 (critical): two overlapping `caches` entries (the outer one
+/// bound over the inner one) let a run swap a directory of its outer
+/// cache for a symlink; langbench, root, then created the inner cache and
+/// chowned it to the sandbox's user through it, and bound it read-write.
+/// Here the symlink points at a directory of the test's: a `target` in it
+/// must keep its owner and nothing may be created there. The languages
+/// file is refused at the line of the overlapping list.
+#[test]
+fn r3_row01_overlapping_caches_cannot_make_root_create_or_chown_a_host_directory() {
+    let (_, m) = marker("r3a");
+    let aim = tempfile::tempdir().unwrap();
+    let target = aim.path().join("target");
+    std::fs::create_dir(&target).unwrap();
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (state, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let program = attack(&format!(
+        r#"
+c = os.path.expanduser('~/.c')
+x = os.path.join(c, 'x')
+if os.path.isdir(x) and not os.path.islink(x):
+    os.rename(x, os.path.join(c, 'x-old'))
+    os.symlink({aim:?}, x)
+for p in (os.path.join(x, 'target', 'pwned'), os.path.join(x, 'made', 'pwned')):
+    try:
+        open(p, 'w').close()
+        won.append('wrote ' + p)
+    except OSError:
+        pass
+"#,
+        aim = aim.path().display().to_string()
+    ));
+    let toml = r3_entry(
+        &m,
+        "r3a",
+        r#"caches = ["~/.c/x/target", "~/.c/x/made", "~/.c"]"#,
+    );
+    let f = Fixture::new(&toml, &[("programs/r3a.py", &program)]);
+    // Two sessions: the first run swaps, the second cell's caches are
+    // set up through the swapped directory.
+    let mut outputs = Vec::new();
+    for _ in 0..2 {
+        outputs.push(r3_run(&f.run_args(&[]), state.path(), home.path()));
+    }
+    assert_eq!(names_in(aim.path()), ["target"], "root created something");
+    assert!(names_in(&target).is_empty());
+    if root() {
+        assert_eq!(owner(&target), 0, "root chowned the host's directory");
+    }
+    let o = &outputs[0];
+    assert!(!o.status.success(), "{}", text(o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("languages.toml:") && err.contains("overlap"),
+        "{err}"
+    );
+}
+
+/// Row 1, the same class through the run's HOME: a build step of a run
+/// renames the HOME directory behind its bind (the build directory's
+/// `.home`, which the run's steps share) and puts a symlink to a host
+/// directory in its place. init (root) then bound the host directory as
+/// the run's HOME, read-write, and created the cache's mount point in it,
+/// owned by the sandbox's user. Now HOME is opened without following a
+/// link: the run fails, the host directory stays as it was.
+#[test]
+fn r3_row01_a_build_step_cannot_swap_home_for_a_link_to_a_host_directory() {
+    let (_, m) = marker("r3b");
+    let aim = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(aim.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (state, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let extra = format!(
+        "build = \"sh -c 'mv {{build}}/.home {{build}}/.old && ln -s {} {{build}}/.home'\"\n\
+         caches = [\"~/.made\"]",
+        aim.path().display()
+    );
+    let program = attack(
+        r#"
+try:
+    open(os.path.expanduser('~/pwned'), 'w').close()
+    won.append('wrote ~/pwned')
+except OSError:
+    pass
+"#,
+    );
+    let f = Fixture::new(
+        &r3_entry(&m, "r3b", &extra),
+        &[("programs/r3b.py", &program)],
+    );
+    let o = r3_run(&f.run_args(&[]), state.path(), home.path());
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        names_in(aim.path()).is_empty(),
+        "created in the host directory: {:?}",
+        names_in(aim.path())
+    );
+    let r = &records(&f)["r3b"];
+    assert_ne!(r["status"], "ok", "{r}");
+}
+
+/// Row 1, and inside HOME: a build step replaces a directory of HOME on
+/// the way to a cache's mount point by a symlink that, seen from init
+/// before the sandbox's /proc is mounted, leads into the host's own mount
+/// namespace (`/proc/PID/root/...`, PID a process of the host's: here
+/// the test's own). init created the mount point there, as root, owned by
+/// the sandbox's user. Now every directory on the way to a
+/// mount point in HOME is created and opened without following a link.
+#[test]
+fn r3_row01_a_symlink_planted_in_home_is_not_followed_to_a_mount_point() {
+    let (_, m) = marker("r3c");
+    let aim = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(aim.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (state, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let extra = format!(
+        "build = \"sh -c 'mv $HOME/.c $HOME/.c-old; ln -s /proc/{}/root{} $HOME/.c'\"\n\
+         caches = [\"~/.c/made\"]",
+        std::process::id(),
+        aim.path().display()
+    );
+    let f = Fixture::new(
+        &r3_entry(&m, "r3c", &extra),
+        &[("programs/r3c.py", &format!("{RIGHT}\n"))],
+    );
+    let o = r3_run(&f.run_args(&[]), state.path(), home.path());
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        names_in(aim.path()).is_empty(),
+        "created in the host directory: {:?}",
+        names_in(aim.path())
+    );
+}
+
+/// Row 1, the same class in a `prepare` step's private copy (the state
+/// directory's `prepared/`, the sandbox's to write): the step replaces
+/// the copy's list of files by a symlink to a host file. Before the next
+/// cell's `prepare`, langbench (root) brought the copy up to date and
+/// wrote the list through the link: the file was truncated and its text
+/// replaced by the checkout's file names, which the contributor chooses
+/// (a name can be a crontab line). Now the copy is written relative to
+/// its descriptor, never through a link.
+#[test]
+fn r3_row01_a_prepared_copy_cannot_make_root_write_through_a_link() {
+    let (_, m) = marker("r3m");
+    let aim = tempfile::tempdir().unwrap();
+    let victim = aim.path().join("victim");
+    std::fs::write(&victim, "kept\n").unwrap();
+    let (state, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let extra = format!(
+        "prepare = \"sh -c 'ln -sf {} {{dir}}/.langbench-sources'\"",
+        victim.display()
+    );
+    let f = Fixture::new(
+        &r3_entry(&m, "r3m", &extra),
+        &[("programs/r3m.py", &format!("{RIGHT}\n"))],
+    );
+    for _ in 0..2 {
+        let o = r3_run(&f.run_args(&[]), state.path(), home.path());
+        assert!(o.status.success(), "{}", text(&o));
+        assert_eq!(records(&f)["r3m"]["status"], "ok", "{}", text(&o));
+    }
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "kept\n");
+}
+
+/// Row 1's fix, its other side: what init opens without following a link
+/// is named with its parent made canonical, since the parent is the
+/// maintainer's (here a state directory reached through a link of theirs,
+/// not made yet when the run starts): a `prepare` step still gets its
+/// copy, writable. Named as given, the link made init refuse the copy and
+/// every cell of a variant with `prepare` failed.
+#[test]
+fn r3_row01_a_state_directory_reached_through_a_link_of_the_maintainers_still_works() {
+    let (_, m) = marker("r3l");
+    let (real, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let link = home.path().join("state-link");
+    std::os::unix::fs::symlink(real.path(), &link).unwrap();
+    let f = Fixture::new(
+        &r3_entry(&m, "r3l", "prepare = \"sh -c 'echo made > {dir}/made'\""),
+        &[("programs/r3l.py", &format!("{RIGHT}\n"))],
+    );
+    let o = r3_run(&f.run_args(&[]), &link.join("state"), home.path());
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(records(&f)["r3l"]["status"], "ok", "{}", text(&o));
+    assert_eq!(
+        std::fs::read_to_string(real.path().join("state/prepared/r3l/num-comb/made")).unwrap(),
+        "made\n"
+    );
+}
+
+/// Row 3: HOME is an allowlist. A `home` entry outside it (here
+/// `~/.terraform.d`, which holds an API token and was on no denylist) is
+/// refused at its line, with the allowlist named, before anything runs.
+#[test]
+fn r3_row03_home_entries_outside_the_allowlist_are_refused() {
+    let (_, m) = marker("r3h");
+    let (state, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let secret = "r3h-token-0123456789";
+    std::fs::create_dir_all(home.path().join(".terraform.d")).unwrap();
+    std::fs::write(
+        home.path().join(".terraform.d/credentials.tfrc.json"),
+        secret,
+    )
+    .unwrap();
+    let program = attack(
+        r#"
+p = os.path.expanduser('~/.terraform.d/credentials.tfrc.json')
+try:
+    won.append('read ' + open(p).read())
+except OSError:
+    pass
+"#,
+    );
+    let f = Fixture::new(
+        &r3_entry(&m, "r3h", r#"home = ["~/.terraform.d"]"#),
+        &[("programs/r3h.py", &program)],
+    );
+    let o = r3_run(&f.run_args(&[]), state.path(), home.path());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{}", text(&o));
+    assert!(
+        err.contains("languages.toml:")
+            && err.contains("~/.terraform.d")
+            && err.contains("~/.rustup"),
+        "{err}"
+    );
+    assert!(!f.path().join("results/runs.jsonl").exists());
+}
+
+/// Row 4: langbench's state directory (every variant's caches) is
+/// covered in every sandbox wherever it lies: inside the languages file's
+/// directory (which every command may read), or inside a toolchain's
+/// directory of HOME that a `home` entry binds. Variant `a` fills its
+/// cache; `b` looks for it through both.
+#[test]
+fn r3_row04_the_state_directory_is_covered_wherever_it_lies() {
+    let (_, m) = marker("r3s");
+    let writer = format!(
+        "import os\np = os.path.expanduser('~/.cache/x')\n\
+         open(os.path.join(p, 'from-a'), 'w').write('x')\n{RIGHT}\n"
+    );
+    let reader = attack(
+        r#"
+for top in (os.environ['R3S_STATE'], os.path.expanduser('~/.rustup')):
+    for d, _, files in os.walk(top):
+        if 'from-a' in files:
+            won.append('saw ' + d)
+"#,
+    );
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(home.path().join(".rustup")).unwrap();
+    for in_rustup in [false, true] {
+        let toml = format!(
+            "{}{}",
+            r3_entry(&m, "a", r#"caches = ["~/.cache/x"]"#),
+            r3_entry(&m, "b", r#"home = ["~/.rustup"]"#)
+        )
+        .replace("env = { ", "env = { R3S_STATE = \"@STATE@\", ");
+        let f = Fixture::new(
+            &toml,
+            &[("programs/a.py", &writer), ("programs/b.py", &reader)],
+        );
+        let state = if in_rustup {
+            home.path().join(".rustup/lbstate")
+        } else {
+            f.path().join("state")
+        };
+        let toml = toml.replace("@STATE@", &state.display().to_string());
+        std::fs::write(f.path().join("languages.toml"), toml).unwrap();
+        let o = r3_run(&f.run_args(&[]), &state, home.path());
+        assert!(o.status.success(), "{}", text(&o));
+        let recs = records(&f);
+        assert_eq!(recs["a"]["status"], "ok", "{}", recs["a"]);
+        let b = &recs["b"];
+        assert_eq!(b["status"], "ok", "state in {}: {b}", state.display());
+        let _ = std::fs::remove_dir_all(home.path().join(".rustup/lbstate"));
+    }
+}
+
+/// Row 6: a variant's caches are bounded (`--cache-limit`, by default
+/// `--disk-limit`) and counted: a run that leaves them past the quota
+/// fails, saying so; the session records what each variant's caches held
+/// when it started, and `list --long` shows it.
+#[test]
+fn r3_row06_caches_past_their_quota_fail_the_run_and_are_counted() {
+    let (_, m) = marker("r3q");
+    let (state, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    // Each run adds 600 KB of its own to the cache.
+    let program = format!(
+        "import os\np = os.path.expanduser('~/.cache/q')\n\
+         open(os.path.join(p, 'f%d' % len(os.listdir(p))), 'wb').write(os.urandom(600 * 1024))\n{RIGHT}\n"
+    );
+    let f = Fixture::new(
+        &r3_entry(&m, "r3q", r#"caches = ["~/.cache/q"]"#),
+        &[("programs/r3q.py", &program)],
+    );
+    let args = f.run_args_with_runs("3", &["--cache-limit", "1"]);
+    let o = r3_run(&args, state.path(), home.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let runs: Vec<serde_json::Value> = std::fs::read_to_string(f.path().join("results/runs.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(runs[0]["status"], "ok", "{}", runs[0]);
+    assert_eq!(runs[1]["status"], "failed", "{}", runs[1]);
+    let detail = runs[1]["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains("--cache-limit") && detail.contains("1 MB"),
+        "{detail}"
+    );
+    // A second session starts with the caches counted.
+    let o = r3_run(&args, state.path(), home.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let sessions: Vec<serde_json::Value> =
+        std::fs::read_to_string(f.path().join("results/sessions.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+    let kb = sessions[1]["variants"][0]["caches_kb"].as_u64().unwrap();
+    assert!(kb >= 1200, "{}", sessions[1]);
+    let list = Command::new(bin())
+        .args(["list", "--long", "--languages", &f.languages()])
+        .env("LANGBENCH_STATE", state.path())
+        .env("HOME", home.path())
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&list.stdout);
+    assert!(out.contains("Caches") && out.contains("1.2 MB"), "{out}");
+}
+
+/// Row 10: the version a probe prints never names a directory: a version
+/// of `..` kept the caches one level up, outside the variant's own
+/// directory. They are named by a digest of the version, with the version
+/// beside them.
+#[test]
+fn r3_row10_a_version_of_dotdot_keeps_the_caches_in_the_variants_directory() {
+    let (_, m) = marker("r3v");
+    let (state, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let program =
+        format!("import os\nopen(os.path.expanduser('~/.cv/x'), 'w').write('x')\n{RIGHT}\n");
+    let toml = r3_entry(&m, "r3v", "caches = [\"~/.cv\"]\nversion_regex = '(\\S+)'")
+        .replace("python3 --version", "sh -c 'echo ..'");
+    let f = Fixture::new(&toml, &[("programs/r3v.py", &program)]);
+    let o = r3_run(&f.run_args(&[]), state.path(), home.path());
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(records(&f)["r3v"]["status"], "ok");
+    assert_eq!(names_in(&state.path().join("caches")), ["r3v"]);
+    let versions = names_in(&state.path().join("caches/r3v"));
+    assert_eq!(versions.len(), 1, "{versions:?}");
+    let dir = state.path().join("caches/r3v").join(&versions[0]);
+    assert!(
+        versions[0].len() == 16 && versions[0].chars().all(|c| c.is_ascii_hexdigit()),
+        "{versions:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("version")).unwrap(),
+        "..\n"
+    );
+    assert!(dir.join("home/.cv/x").exists());
+}
+
 /// Issue #37 row 9: CI's token in the checkout's git directory.
 /// `actions/checkout` leaves the job's token in `.git/config` (an
 /// `extraheader`); every sandboxed command of a languages file finds the

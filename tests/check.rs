@@ -979,10 +979,20 @@ fn writes_outside_the_declared_caches_are_a_problem_with_the_fix() {
     );
     assert!(out.contains("ok: declared"), "{}", text(&o));
     assert!(!out.contains(": declared: "), "{}", text(&o));
-    // The declared cache is the variant's own, kept under the state directory.
-    let kept = state
-        .path()
-        .join("caches/declared/check/home/.cache/mine/x");
+    // The declared cache is the variant's own, kept under the state
+    // directory, in a directory named by a digest of its version (check's
+    // own: `check`), which the file beside it names.
+    let dirs: Vec<std::path::PathBuf> = std::fs::read_dir(state.path().join("caches/declared"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(dirs.len(), 1, "{dirs:?}");
+    assert_eq!(
+        std::fs::read_to_string(dirs[0].join("version")).unwrap(),
+        "check\n"
+    );
+    let kept = dirs[0].join("home/.cache/mine/x");
     assert!(kept.is_file(), "{}", kept.display());
 
     // The fix as check spelled it: now it passes.

@@ -380,6 +380,68 @@ install = { apt = ["gcc"] }
         assert_eq!(parse(GOOD, &d).unwrap().variants[0].toolchain, None);
     }
 
+    /// Issue #37, row 1: one cache inside another (or a `home` entry)
+    /// is refused at the line of the list, whichever way round.
+    #[test]
+    fn overlapping_caches_and_home_entries_are_refused_at_their_line() {
+        let d = dir_with(&["programs/assoc/assoc.c"]);
+        for (lists, names) in [
+            (
+                "caches = [\"~/.c/x\", \"~/.c\"]\n",
+                "`caches` entries \"~/.c/x\" and \"~/.c\"",
+            ),
+            (
+                "caches = [\"~/.c\", \"~/.c/x/y\"]\n",
+                "`caches` entries \"~/.c\" and \"~/.c/x/y\"",
+            ),
+            (
+                "caches = [\"~/.c\", \"~/.c\"]\n",
+                "`caches` entries \"~/.c\" and \"~/.c\"",
+            ),
+            (
+                "caches = [\"~/.rustup/x\"]\nhome = [\"~/.rustup\"]\n",
+                "the `caches` and `home` entries \"~/.rustup/x\" and \"~/.rustup\"",
+            ),
+        ] {
+            let text = GOOD.replace("run = ", &format!("{lists}run = "));
+            let e = parse(&text, &d).unwrap_err();
+            let at = text
+                .lines()
+                .position(|l| l.starts_with(lists.lines().last().unwrap()))
+                .unwrap()
+                + 1;
+            assert_eq!(e.line, at, "{e}");
+            assert!(
+                e.to_string().contains(names) && e.to_string().contains("overlap"),
+                "{e}"
+            );
+        }
+        let apart = GOOD.replace("run = ", "caches = [\"~/.c/x\", \"~/.c/xy\"]\nrun = ");
+        assert!(parse(&apart, &d).is_ok());
+    }
+
+    /// Issue #37, row 3: `home` is an allowlist of toolchain managers'
+    /// directories; anything else is refused at its line, the list named.
+    #[test]
+    fn home_entries_are_an_allowlist() {
+        let d = dir_with(&["programs/assoc/assoc.c"]);
+        for ok in ["~/.rustup", "~/.ghcup/bin", "~/.sdkman"] {
+            let text = GOOD.replace("run = ", &format!("home = [\"{ok}\"]\nrun = "));
+            assert!(parse(&text, &d).is_ok(), "{ok}");
+        }
+        for bad in ["~/.terraform.d", "~/.kaggle", "~/src/project"] {
+            let text = GOOD.replace("run = ", &format!("home = [\"{bad}\"]\nrun = "));
+            let e = parse(&text, &d).unwrap_err();
+            let at = text.lines().position(|l| l.starts_with("home = ")).unwrap() + 1;
+            assert_eq!(e.line, at, "{e}");
+            let msg = e.to_string();
+            assert!(
+                msg.contains(bad) && msg.contains("allowlist") && msg.contains("~/.rustup"),
+                "{msg}"
+            );
+        }
+    }
+
     #[test]
     fn unknown_key_names_the_line() {
         let d = dir_with(&["programs/assoc/assoc.c"]);

@@ -375,8 +375,14 @@ pub(super) fn resolve_variant(
         ..
     } = v;
     let own_caches = raw_caches.is_some();
+    let caches_at = raw_caches
+        .as_ref()
+        .or(shared.caches)
+        .map(|l| l.span().start);
+    let home_at = raw_home.as_ref().or(shared.home).map(|l| l.span().start);
     let caches = home_paths(ctx, &id, "caches", raw_caches.as_ref(), shared.caches)?;
     let home_dirs = home_paths(ctx, &id, "home", raw_home.as_ref(), shared.home)?;
+    no_overlap(ctx, &id, (&caches, caches_at), (&home_dirs, home_at))?;
     let files = resolve_files(ctx, &id, raw_files)?;
     let build = templates(ctx, &id, build)?;
     let prepare = templates(ctx, &id, prepare)?;
@@ -417,6 +423,24 @@ pub(super) fn resolve_variant(
         }
         None => default_needs,
     };
+
+    if let Some(rel) = home_dirs.iter().find(|rel| !home_allowed(rel, &needs)) {
+        let list: Vec<String> = HOME_TOOLCHAIN_DIRS
+            .iter()
+            .map(|d| format!("~/{d}"))
+            .collect();
+        return Err(ctx.err(
+            home_at.unwrap_or(entry),
+            Some(&id),
+            format!(
+                "`home` entry \"~/{}\" is not on HOME's allowlist: a sandboxed command reads what it names, and a \
+                 home holds tokens no list of secrets knows. Allowed: a toolchain manager's directory ({}), or \
+                 inside one, or a directory where a `needs` tool or a PATH entry lies on this machine",
+                rel.display(),
+                list.join(", ")
+            ),
+        ));
+    }
 
     let version = resolve_version(ctx, &id, raw_version, shared, &needs, &run, entry)?;
     let version_regex = resolve_regex(ctx, &id, raw_regex, shared)?;
@@ -504,6 +528,101 @@ pub(super) const SECRET_HOME_DIRS: &[&str] = &[
     ".git-credentials",
     ".password-store",
 ];
+
+/// Toolchain managers' directories of a home: what a `home` entry may
+/// name (or lie in) on any machine. A home is full of tokens no denylist
+/// knows (`~/.terraform.d`, `~/.kaggle`, a checkout's `.git/config`), so
+/// `home` is an allowlist: these, and a directory where a `needs` tool or
+/// a PATH entry lies on the machine that reads the file
+/// ([`home_allowed`]). Each holds toolchains and their own state, no
+/// credentials (`.cargo` and `.dotnet`, which do, are not here).
+pub(super) const HOME_TOOLCHAIN_DIRS: &[&str] = &[
+    ".rustup", ".ghcup", ".opam", ".sdkman", ".pyenv", ".rbenv", ".nodenv", ".goenv", ".nvm",
+    ".asdf", ".elan", ".juliaup", ".volta", ".bun", ".deno", ".nimble",
+];
+
+/// Directories every program of a home shares: never a `home` entry on
+/// the strength of a tool inside them (`~/.local/bin` on PATH does not
+/// open `~/.local/share`, where keyrings are).
+const SHARED_HOME_PARENTS: &[&str] = &[
+    ".local",
+    ".local/share",
+    ".local/state",
+    ".local/lib",
+    ".config",
+    ".cache",
+];
+
+/// Whether the `home` entry `rel` may be bound: it is (or lies in) one of
+/// [`HOME_TOOLCHAIN_DIRS`], or, on this machine, a PATH entry or one of
+/// `needs` (an executable found on PATH, its links resolved) lies in it
+/// and it is not a directory every program shares.
+pub(super) fn home_allowed(rel: &Path, needs: &[String]) -> bool {
+    if HOME_TOOLCHAIN_DIRS.iter().any(|d| rel.starts_with(d)) {
+        return true;
+    }
+    if SHARED_HOME_PARENTS.iter().any(|s| rel == Path::new(s)) {
+        return false;
+    }
+    let Some(home) = std::env::var_os("HOME").and_then(|h| Path::new(&h).canonicalize().ok())
+    else {
+        return false;
+    };
+    let Ok(dir) = home.join(rel).canonicalize() else {
+        return false;
+    };
+    if dir == home || !dir.starts_with(&home) {
+        return false;
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let on_path = std::env::split_paths(&path).filter_map(|p| p.canonicalize().ok());
+    let tools = needs
+        .iter()
+        .filter(|n| !n.contains('/'))
+        .filter_map(|n| which::which(n).ok()?.canonicalize().ok());
+    on_path.chain(tools).any(|p| p.starts_with(&dir))
+}
+
+/// The `caches` and `home` entries of a variant never overlap (one inside
+/// the other, or the same): a run could replace a directory of the outer
+/// one by a link that the inner one's set-up, as root, would follow. The
+/// error is at the list of the second entry of the first pair.
+pub(super) fn no_overlap(
+    ctx: &Ctx,
+    id: &str,
+    caches: (&[PathBuf], Option<usize>),
+    home: (&[PathBuf], Option<usize>),
+) -> Result<(), ConfigError> {
+    let all: Vec<(&PathBuf, &str, Option<usize>)> = caches
+        .0
+        .iter()
+        .map(|p| (p, "caches", caches.1))
+        .chain(home.0.iter().map(|p| (p, "home", home.1)))
+        .collect();
+    for (i, (a, what_a, _)) in all.iter().enumerate() {
+        for (b, what_b, at) in &all[i + 1..] {
+            if a.starts_with(b) || b.starts_with(a) {
+                let entries = if what_a == what_b {
+                    format!("`{what_a}` entries")
+                } else {
+                    format!("the `{what_a}` and `{what_b}` entries")
+                };
+                return Err(ctx.err(
+                    at.unwrap_or(0),
+                    Some(id),
+                    format!(
+                        "{entries} \"~/{}\" and \"~/{}\" overlap (one is, or lies inside, the other): a run could \
+                         replace a directory of the outer one by a link that setting up the inner one would follow; \
+                         give each its own directory",
+                        a.display(),
+                        b.display()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
 
 /// `caches` or `home` (`what`): the variant's list, else its toolchain's,
 /// as paths relative to HOME. Each entry is `~/` and a relative path

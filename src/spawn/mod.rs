@@ -156,6 +156,10 @@ pub struct Limits {
     /// build directory, its caches, a prepared copy), KB, watched on their
     /// filesystem's free space.
     pub disk_kb: u64,
+    /// What a variant's toolchain caches may hold, KB (`--cache-limit`,
+    /// by default `--disk-limit`): a run that leaves them past it fails
+    /// (see `state::Caches::past_limit`); 0: no bound.
+    pub cache_kb: u64,
 }
 
 /// The host directory that is the sandboxed HOME of a run whose build
@@ -188,6 +192,7 @@ impl Default for Limits {
             tmpfs_kb: 2 << 20,
             max_procs: 4096,
             disk_kb: 4 << 20,
+            cache_kb: 4 << 20,
         }
     }
 }
@@ -379,6 +384,9 @@ impl Spawner {
         if !(self.containment.namespaces && self.containment.isolate) {
             return;
         }
+        // langbench's own directory, named canonically: the sandbox opens
+        // it and HOME in it by a path in which it follows no link.
+        let build = &build.canonicalize().unwrap_or_else(|_| build.to_path_buf());
         if let Some((uid, gid)) = self.containment.limits.ids {
             // The build directory is the command's; langbench (root)
             // removes it afterwards whatever it holds.
@@ -604,6 +612,10 @@ fn agent_args(
             arg(ns);
         }
         for w in &sb.writable {
+            // init opens it following no link: the path langbench named,
+            // its parent made canonical (the directory itself is the
+            // command's, never resolved here).
+            let w = &canonical_parent(w);
             arg(&"--rw");
             arg(w);
             arg(&"--watch");
@@ -664,6 +676,15 @@ fn agent_args(
         arg(s);
     }
     a
+}
+
+/// `p` with its parent made canonical (links in it resolved: langbench's
+/// own path), its last component as it is.
+fn canonical_parent(p: &Path) -> PathBuf {
+    match (p.parent().map(Path::canonicalize), p.file_name()) {
+        (Some(Ok(parent)), Some(name)) => parent.join(name),
+        _ => p.to_path_buf(),
+    }
 }
 
 /// Runs `req` to completion from this very process, which does the

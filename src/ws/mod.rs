@@ -294,8 +294,9 @@ impl Ctx<'_> {
         if !v.prepare.is_empty() {
             pb.set_message(format!("{} · prepare", v.id));
             let ids = self.spawner.containment.limits.ids;
+            let limit = self.spawner.containment.limits.cache_kb;
             let caches = match crate::state::Caches::of(v, &info.version, false, ids) {
-                Ok(c) => c,
+                Ok(c) => c.limited(limit),
                 Err(e) => {
                     let why = format!("cannot set up its caches: {e:#}");
                     return Some(self.record(v, info, WsStatus::Failed, Some(why)));
@@ -304,6 +305,9 @@ impl Ctx<'_> {
             let timeout = self.opts.prepare_timeout;
             if let Err(e) = prepare(self.spawner, v, Bench::WsEcho, timeout, Some(&caches)) {
                 return Some(self.record(v, info, WsStatus::Failed, Some(e)));
+            }
+            if let Some(why) = caches.past_limit() {
+                return Some(self.record(v, info, WsStatus::Failed, Some(why)));
             }
         }
         None

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::super::kit::{Args, errno, write_line};
+use crate::nofollow::{self, Create};
 
 pub(super) fn cstr(p: &Path) -> CString {
     CString::new(p.as_os_str().as_bytes()).unwrap_or_default()
@@ -78,6 +79,38 @@ fn setattr(path: &Path, set: u64, clr: u64, recursive: bool) -> i32 {
                 libc::AT_FDCWD,
                 p.as_ptr(),
                 if recursive { AT_RECURSIVE } else { 0 },
+                &attr as *const MountAttr,
+                std::mem::size_of::<MountAttr>(),
+            ) as i32
+        };
+        if r == 0 || errno() != libc::EBUSY || tries == 1000 {
+            return r;
+        }
+        tries += 1;
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// `mount_setattr(2)` on the mount `fd` is open on (its root, opened
+/// after the mount was made): no path is resolved again.
+fn setattr_fd(fd: std::os::fd::BorrowedFd<'_>, readonly: bool, recursive: bool) -> i32 {
+    use std::os::fd::AsRawFd;
+    let attr = MountAttr {
+        attr_set: if readonly { MOUNT_ATTR_RDONLY } else { 0 },
+        attr_clr: if readonly { 0 } else { MOUNT_ATTR_RDONLY },
+        propagation: 0,
+        userns_fd: 0,
+    };
+    let mut tries = 0;
+    loop {
+        // SAFETY: plain syscall with a valid descriptor, an empty path and
+        // an attribute struct.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_mount_setattr,
+                fd.as_raw_fd(),
+                c"".as_ptr(),
+                libc::AT_EMPTY_PATH | if recursive { AT_RECURSIVE } else { 0 },
                 &attr as *const MountAttr,
                 std::mem::size_of::<MountAttr>(),
             ) as i32
@@ -196,12 +229,16 @@ fn home_keeps(masks: &[PathBuf]) -> Vec<PathBuf> {
 struct Held {
     /// Where it is bound (its own path, or a bind's target).
     path: PathBuf,
+    /// Where it is on the host (canonical where langbench can tell).
+    src: PathBuf,
     fd: i32,
     writable: bool,
 }
 
 impl Held {
     /// Opens `src` to be bound at `path`; `None` if it cannot be opened.
+    /// For what no command can write (toolchains of the real home, the
+    /// languages file's directory): links in it are followed.
     fn open(src: &Path, path: &Path, writable: bool) -> Option<Held> {
         // SAFETY: open(2) with a NUL-terminated path.
         let fd = unsafe {
@@ -212,9 +249,70 @@ impl Held {
         };
         (fd >= 0).then(|| Held {
             path: path.to_path_buf(),
+            src: src.canonicalize().unwrap_or_else(|_| src.to_path_buf()),
             fd,
             writable,
         })
+    }
+
+    /// Opens `src`, a directory a command could write (a build directory,
+    /// HOME, a cache, a prepared copy) or one that lies in such a
+    /// directory, to be bound at `path`, by its canonical path without
+    /// following a link anywhere in it (issue #37): a link a command left
+    /// where a directory was is an error, never bound. With `create`, the
+    /// directory itself is made if missing (its parent must exist).
+    fn open_nofollow(
+        src: &Path,
+        path: &Path,
+        writable: bool,
+        create: Option<Create>,
+    ) -> Result<Held, String> {
+        use std::os::fd::{AsFd, IntoRawFd};
+        let opened = match (create, src.parent(), src.file_name()) {
+            (Some(create), Some(parent), Some(name)) => nofollow::open_absolute(parent)
+                .and_then(|p| nofollow::dir_beneath(p.as_fd(), Path::new(name), create)),
+            _ => nofollow::open_absolute(src),
+        };
+        let fd = opened.map_err(|e| format!("sandbox: open {}: {e}", src.display()))?;
+        Ok(Held {
+            path: path.to_path_buf(),
+            src: src.to_path_buf(),
+            fd: fd.into_raw_fd(),
+            writable,
+        })
+    }
+
+    /// Binds it at `rel` beneath the directory `under` (the run's HOME,
+    /// which its earlier steps wrote): every directory on the way created
+    /// (owned by `ids`) and opened without following a link, the mount
+    /// made on that very directory and its mode set on the mount made, by
+    /// descriptor.
+    unsafe fn bind_beneath(
+        &self,
+        under: std::os::fd::BorrowedFd<'_>,
+        rel: &Path,
+        ids: Option<(u32, u32)>,
+    ) -> Result<(), String> {
+        use std::os::fd::{AsFd, AsRawFd};
+        let create = match ids {
+            Some((uid, gid)) => Create::OwnedBy(uid, gid),
+            None => Create::Yes,
+        };
+        let refused = |e: std::io::Error| format!("sandbox: bind {}: {e}", self.path.display());
+        let target = nofollow::dir_beneath(under, rel, create).map_err(refused)?;
+        let src = format!("/proc/self/fd/{}", self.fd);
+        let dst = PathBuf::from(format!("/proc/self/fd/{}", target.as_raw_fd()));
+        // SAFETY: mount(2) with valid arguments.
+        unsafe {
+            if mount(&src, &dst, "", libc::MS_BIND | libc::MS_REC, "") != 0 {
+                return Err(failed("bind", &self.path));
+            }
+        }
+        let mounted = nofollow::dir_beneath(under, rel, Create::No).map_err(refused)?;
+        if setattr_fd(mounted.as_fd(), !self.writable, !self.writable) != 0 {
+            return Err(failed("set the mode of", &self.path));
+        }
+        Ok(())
     }
 
     /// Binds it at its path (created if missing, owned by `ids`).
@@ -418,6 +516,12 @@ fn build_view(args: &Args) -> Result<(), String> {
         None => std::env::current_dir().map_err(|e| format!("sandbox: cwd: {e}"))?,
     };
     let masks = home_masks(args.real_home.as_deref(), &args.masks);
+    // What no bind may show (langbench's state, the results), as the host
+    // names them before any mount changes the view.
+    let canonical = |l: &[PathBuf]| -> Vec<PathBuf> {
+        l.iter().filter_map(|p| p.canonicalize().ok()).collect()
+    };
+    let (protect, hidden) = (canonical(&args.masks), canonical(&args.hide));
     // SAFETY: mount(2) calls with valid arguments.
     unsafe {
         if mount(
@@ -434,7 +538,7 @@ fn build_view(args: &Args) -> Result<(), String> {
         // visible: held by fd, bound back from there.
         let mut held = Vec::new();
         for w in &args.rw {
-            held.push(Held::open(w, w, true).ok_or_else(|| failed("open writable dir", w))?);
+            held.push(Held::open_nofollow(w, w, true, None)?);
         }
         for r in args.ro.iter().chain(&home_keeps(&masks)) {
             held.extend(Held::open(r, r, false));
@@ -443,12 +547,17 @@ fn build_view(args: &Args) -> Result<(), String> {
         // HOME at the end.
         let mut into_home = Vec::new();
         if let (Some(dir), Some(home)) = (&args.home_dir, &args.home) {
-            // The run's fresh HOME first, then what is bound into it.
-            mkdir_owned(dir, args.ids);
-            into_home.push(Held::open(dir, home, true).ok_or_else(|| failed("open HOME", dir))?);
+            // The run's HOME first, then what is bound into it. It lies in
+            // the build directory, which the run's earlier steps could
+            // write: opened without following a link.
+            let create = match args.ids {
+                Some((uid, gid)) => Create::OwnedBy(uid, gid),
+                None => Create::Yes,
+            };
+            into_home.push(Held::open_nofollow(dir, home, true, Some(create))?);
         }
         for (src, dst) in &args.binds {
-            into_home.push(Held::open(src, dst, true).ok_or_else(|| failed("open cache", src))?);
+            into_home.push(Held::open_nofollow(src, dst, true, None)?);
         }
         for (src, dst) in &args.ro_binds {
             into_home.extend(Held::open(src, dst, false));
@@ -483,10 +592,26 @@ fn build_view(args: &Args) -> Result<(), String> {
         }
         if let Some(home) = &args.home {
             mkdir_owned(home, args.ids);
+            // HOME first (a fresh mount point in the private /tmp), then
+            // what goes in it, beneath it without following a link: its
+            // content is what the run's earlier steps left.
+            let mut home_fd = None;
             for h in &into_home {
-                h.bind(args.ids)?;
+                match (&home_fd, h.path.strip_prefix(home)) {
+                    (Some(under), Ok(rel)) if !rel.as_os_str().is_empty() => {
+                        h.bind_beneath(std::os::fd::AsFd::as_fd(under), rel, args.ids)?
+                    }
+                    _ => h.bind(args.ids)?,
+                }
+                if h.path == *home {
+                    home_fd = Some(
+                        nofollow::open_trusted(home)
+                            .map_err(|e| format!("sandbox: open HOME: {e}"))?,
+                    );
+                }
             }
         }
+        cover_again(&protect, &hidden, &held, &into_home)?;
         for h in held.iter().chain(&into_home) {
             libc::close(h.fd);
         }
@@ -579,13 +704,14 @@ fn set_nodev(path: &Path) -> Result<(), String> {
 }
 
 /// Covers the configuration and credential files (`CREDENTIAL_FILES`) in
-/// the real homes and in the sandbox's HOME by an empty file.
+/// the real homes and in the sandbox's HOME by an empty file. The real
+/// homes are the machine's (a credential file there may be a link to a
+/// dotfiles checkout: what it leads to is covered); HOME is what the
+/// run's earlier steps wrote, so there a file is covered only where it
+/// lies, reached without following a link.
 unsafe fn cover_credentials(args: &Args, masks: &[PathBuf]) {
-    let bases = masks
-        .iter()
-        .map(PathBuf::as_path)
-        .chain(args.home.as_deref());
-    for base in bases {
+    use std::os::fd::{AsFd, AsRawFd};
+    for base in masks {
         for c in CREDENTIAL_FILES {
             let p = base.join(c);
             if p.is_file() {
@@ -594,6 +720,73 @@ unsafe fn cover_credentials(args: &Args, masks: &[PathBuf]) {
             }
         }
     }
+    let Some(home) = &args.home else { return };
+    let Ok(home) = nofollow::open_trusted(home) else {
+        return;
+    };
+    for c in CREDENTIAL_FILES {
+        let c = Path::new(c);
+        let (Some(dir), Some(name)) = (c.parent(), c.file_name()) else {
+            continue;
+        };
+        let Ok(dir) = nofollow::dir_beneath(home.as_fd(), dir, Create::No) else {
+            continue;
+        };
+        let Ok(file) = rustix::fs::openat(
+            &dir,
+            name,
+            rustix::fs::OFlags::PATH | rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::CLOEXEC,
+            rustix::fs::Mode::empty(),
+        ) else {
+            continue;
+        };
+        let regular = rustix::fs::fstat(&file).is_ok_and(|st| {
+            rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::RegularFile
+        });
+        if regular {
+            let at = PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
+            // SAFETY: a bind mount of /dev/null on a file held open.
+            let _ = unsafe { mount("/dev/null", &at, "", libc::MS_BIND, "") };
+        }
+    }
+}
+
+/// langbench's own state directory (`protect`: every variant's caches and
+/// prepared copies) and the hidden paths stay covered wherever a bind
+/// shows them (issue #37): a directory bound at its own path that holds
+/// one (the languages file's directory, a toolchain's directory of the
+/// home) gets it covered again, what the command is given inside it bound
+/// back; a directory bound into HOME that holds one (`home =
+/// ["~/.rustup"]` with the state directory in it) gets its place there
+/// covered.
+///
+/// `protect` and `hide` are canonical, as they were before any mount.
+unsafe fn cover_again(
+    protect: &[PathBuf],
+    hide: &[PathBuf],
+    held: &[Held],
+    into_home: &[Held],
+) -> Result<(), String> {
+    for p in protect {
+        if held.iter().any(|h| p.starts_with(&h.src) && *p != h.src) {
+            // SAFETY: mounts of a fresh tmpfs and of held directories.
+            unsafe { cover(p, "size=4k,mode=0555", true, held)? };
+        }
+    }
+    for p in protect.iter().chain(hide) {
+        for h in into_home {
+            if let Ok(rest) = p.strip_prefix(&h.src)
+                && !rest.as_os_str().is_empty()
+            {
+                let at = h.path.join(rest);
+                if at.is_dir() {
+                    // SAFETY: a fresh tmpfs over a directory of a bind.
+                    unsafe { cover(&at, "size=4k,mode=0555", true, &[])? };
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Brings the loopback interface of a fresh network namespace up, so that
