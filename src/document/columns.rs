@@ -94,8 +94,11 @@ impl Col {
 /// A table's columns over rows of type `R`, in the order they are shown,
 /// each with its value in a row.
 pub struct Columns<'a, R> {
-    cols: Vec<(Col, Box<dyn Fn(&R) -> Entry + 'a>)>,
+    cols: Vec<(Col, Value<'a, R>)>,
 }
+
+/// A column's value in a row.
+type Value<'a, R> = Box<dyn Fn(&R) -> Entry + 'a>;
 
 impl<R> Default for Columns<'_, R> {
     fn default() -> Self {
