@@ -12,6 +12,8 @@
 pub mod charts;
 pub mod json;
 pub mod measured;
+mod meta;
+mod notes;
 pub mod runs;
 pub mod table;
 #[cfg(test)]
