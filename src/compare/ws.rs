@@ -147,58 +147,54 @@ fn ws_columns<'a>() -> Columns<'a, Line<'a>> {
     c.add(col("Delay (ms)", "delay_ms", Number).id(), |x| {
         Entry::number(x.pn.delay_ms, x.pn.delay_ms.to_string())
     });
-    c.add(col("rps", "rps", Text).display(), move |x| {
-        arrow_entry(x.rps(), f0)
-    });
-    c.add(col("Old rps", "old_rps", dec(2)).data(), move |x| {
-        opt_num(x.rps()[0], f0)
-    });
-    c.add(col("New rps", "new_rps", dec(2)).data(), move |x| {
-        opt_num(x.rps()[1], f0)
-    });
+    let rps = [
+        ("rps", "rps"),
+        ("Old rps", "old_rps"),
+        ("New rps", "new_rps"),
+    ];
+    old_new(&mut c, rps, dec(2), Line::rps, f0);
     c.add(col("rps ×", "rps_ratio", Ratio), |x| x.ratio(x.rps()));
-    c.add(
-        col("Lat avg (ms)", "latency_avg", Text).display(),
-        move |x| arrow_entry(x.latency(), f2),
-    );
-    c.add(
-        col("Old lat avg (ms)", "old_latency_avg_ms", dec(3)).data(),
-        move |x| opt_num(x.latency()[0], f2),
-    );
-    c.add(
-        col("New lat avg (ms)", "new_latency_avg_ms", dec(3)).data(),
-        move |x| opt_num(x.latency()[1], f2),
-    );
+    let lat = [
+        ("Lat avg (ms)", "latency_avg"),
+        ("Old lat avg (ms)", "old_latency_avg_ms"),
+        ("New lat avg (ms)", "new_latency_avg_ms"),
+    ];
+    old_new(&mut c, lat, dec(3), Line::latency, f2);
     c.add(col("Lat ×", "latency_avg_ratio", Ratio), |x| {
         x.ratio(x.latency())
     });
-    c.add(col("Server MB", "server_mb", Text).display(), move |x| {
-        arrow_entry(x.server_mb(), f0)
-    });
-    c.add(
-        col("Old server MB", "old_server_ram_mb", dec(1)).data(),
-        move |x| opt_num(x.server_mb()[0], f0),
-    );
-    c.add(
-        col("New server MB", "new_server_ram_mb", dec(1)).data(),
-        move |x| opt_num(x.server_mb()[1], f0),
-    );
-    c.add(
-        col("Server cores", "server_cores", Text).display(),
-        move |x| arrow_entry(x.server_cores(), f2),
-    );
-    c.add(
-        col("Old server cores", "old_server_cores", dec(3)).data(),
-        move |x| opt_num(x.server_cores()[0], f2),
-    );
-    c.add(
-        col("New server cores", "new_server_cores", dec(3)).data(),
-        move |x| opt_num(x.server_cores()[1], f2),
-    );
+    let mb = [
+        ("Server MB", "server_mb"),
+        ("Old server MB", "old_server_ram_mb"),
+        ("New server MB", "new_server_ram_mb"),
+    ];
+    old_new(&mut c, mb, dec(1), Line::server_mb, f0);
+    let cores = [
+        ("Server cores", "server_cores"),
+        ("Old server cores", "old_server_cores"),
+        ("New server cores", "new_server_cores"),
+    ];
+    old_new(&mut c, cores, dec(3), Line::server_cores, f2);
     c
 }
 
-/// A figure old → new, to read.
-fn arrow_entry([old, new]: [Option<f64>; 2], f: impl Fn(f64) -> String) -> Entry {
-    Entry::text(arrow(old, new, f))
+/// A figure's three columns (header, key): old → new to read, then old
+/// and new (of `kind`) as data.
+fn old_new<'a>(
+    c: &mut Columns<'a, Line<'a>>,
+    [shown, old, new]: [(&str, &str); 3],
+    kind: Kind,
+    of: fn(&Line<'a>) -> [Option<f64>; 2],
+    f: fn(f64) -> String,
+) {
+    c.add(col(shown.0, shown.1, Kind::Text).display(), move |x| {
+        let [o, n] = of(x);
+        Entry::text(arrow(o, n, f))
+    });
+    c.add(col(old.0, old.1, kind).data(), move |x| {
+        opt_num(of(x)[0], f)
+    });
+    c.add(col(new.0, new.1, kind).data(), move |x| {
+        opt_num(of(x)[1], f)
+    });
 }
