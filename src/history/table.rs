@@ -451,7 +451,7 @@ fn meta(h: &History) -> Vec<(String, String)> {
     let joined = |f: &dyn Fn(&Edition) -> String, sep: &str| {
         h.editions
             .iter()
-            .map(|e| f(*e))
+            .map(|e| f(e))
             .collect::<Vec<_>>()
             .join(sep)
     };
