@@ -116,7 +116,8 @@ pub fn prepare(
     // proxy only; without root none can be made (the step keeps the
     // host's network, as the session's containment says).
     let proxy = if sandboxed && c.limits.ids.is_some() {
-        Some(Proxy::start().map_err(|e| format!("prepare: {e}"))?)
+        // Its connections count against the step's process bound.
+        Some(Proxy::start(c.limits.max_procs).map_err(|e| format!("prepare: {e}"))?)
     } else {
         None
     };
@@ -154,7 +155,7 @@ pub fn prepare(
 /// last lines, without terminal colour codes (deno, cargo and others colour
 /// their errors even into a pipe).
 pub fn stderr_tail(o: &Outcome) -> String {
-    let text = strip_ansi_escapes::strip_str(o.stderr.text());
+    let text = crate::inert::block(&o.stderr.text(), crate::inert::MAX_TEXT);
     let lines: Vec<&str> = text.trim_end().lines().collect();
     let tail_from = lines.len().saturating_sub(4);
     // Stack traces put the message above the frames (node, Java): keep the

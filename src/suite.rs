@@ -12,7 +12,7 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashSet};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
@@ -175,7 +175,7 @@ fn this_shard<'a>(
             .join(" ")
     );
     for w in plan.warnings() {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", crate::inert::text(&w));
     }
     mine
 }
@@ -258,7 +258,7 @@ pub fn command(
             export::terminal::document_fit(&summary.document(), width)
         );
         for w in &warnings {
-            eprintln!("warning: {w}");
+            eprintln!("warning: {}", crate::inert::text(w));
         }
     }
     if opts.benches.contains(&Bench::WsEcho) && !interrupted() {
@@ -411,6 +411,7 @@ fn session_params(opts: &Options) -> SessionParams<'_> {
             Runs::Auto { cv, .. } => Some(cv),
             Runs::Fixed(_) => None,
         },
+        schedule: None,
     }
 }
 
@@ -452,7 +453,7 @@ fn cells(variants: &[&Variant], opts: &Options) -> Vec<(usize, Bench)> {
 fn summary(store: &Store, opts: &Options) -> Result<Summary> {
     let derived = crate::derived::write_all_with(store, opts.view.clone())?;
     for w in &derived.warnings {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", crate::inert::text(w));
     }
     let summary = derived
         .summary
@@ -809,6 +810,8 @@ impl CellCtx<'_> {
             identity: crate::identity::of(self.variant, self.bench, self.n(), &self.info.version),
             cache: None,
             continues: self.continues.clone(),
+            block: None,
+            host: None,
         }
     }
 
@@ -887,13 +890,15 @@ impl CellCtx<'_> {
     ) -> Ended {
         let cwd = self.variant.cwd(vars);
         let copy = crate::state::prepared_dir(self.variant, self.bench);
-        let started = Instant::now();
+        // The budget left is the timeout less the steps' own walls, the
+        // figures the record sums: a run killed at its timeout then shows
+        // at least the timeout, never a hair under it (the spawner's own
+        // start-up between steps is not the program's time).
+        let mut used = Duration::ZERO;
         let mut execute = |t: &Template| {
-            Step {
+            let outcome = Step {
                 variant: self.variant,
-                timeout: timeout
-                    .saturating_sub(started.elapsed())
-                    .max(Duration::from_millis(1)),
+                timeout: timeout.saturating_sub(used).max(Duration::from_millis(1)),
                 argv: t.expand(vars),
                 cwd: &cwd,
                 cpus: self.cpus,
@@ -902,7 +907,11 @@ impl CellCtx<'_> {
                 prepare: None,
                 caches: self.caches.as_ref(),
             }
-            .execute(self.spawner)
+            .execute(self.spawner);
+            if let Ok(o) = &outcome {
+                used += o.done.wall;
+            }
+            outcome
         };
         run_steps(&self.variant.build, &self.variant.run, &mut execute, totals)
     }

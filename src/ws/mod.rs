@@ -530,6 +530,7 @@ fn session_params(opts: &Options) -> SessionParams<'_> {
         shard: None,
         cpus: None,
         runs_auto_cv: None,
+        schedule: None,
     }
 }
 
