@@ -12,6 +12,8 @@
 
 use serde::Serialize;
 
+pub mod columns;
+
 /// One document: what was measured, where, and its tables and charts.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Document {
@@ -147,6 +149,26 @@ impl Kind {
     }
 }
 
+/// How much a human table needs a column, for a renderer that leaves
+/// columns out to fit a width (the terminal): the [`Priority::Detail`]
+/// ones go first, then [`Priority::Main`] ones if it must; an
+/// [`Priority::Id`] column, which tells the rows apart, never goes. (Which
+/// formats show a column at all is its [`Show`].)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Priority {
+    /// Names the row (language, command flags; a server, a delay).
+    Id,
+    /// The figures the table is for (each benchmark's time, the totals,
+    /// the rank).
+    #[default]
+    Main,
+    /// Shown where there is room (each benchmark's RAM beside its total).
+    Detail,
+}
+
+/// One column of a [`Table`]. Table modules declare theirs once, with the
+/// value of each row, in a [`columns::Columns`].
 #[derive(Debug, Clone, Serialize)]
 pub struct Column {
     /// Header in human tables and the spreadsheet.
@@ -154,7 +176,10 @@ pub struct Column {
     /// Header in CSV (snake_case, stable: scripts read it).
     pub key: String,
     pub kind: Kind,
+    /// Which formats show it.
     pub show: Show,
+    /// Whether a narrow human table may leave it out.
+    pub priority: Priority,
     /// This column is the sum of these columns (indices into
     /// [`Table::columns`]); the spreadsheet writes it as a formula.
     pub sum_of: Vec<usize>,
@@ -167,6 +192,7 @@ impl Column {
             key: key.into(),
             kind,
             show,
+            priority: Priority::default(),
             sum_of: Vec::new(),
         }
     }

@@ -1,7 +1,8 @@
-//! Cells both comparison tables (CPU and ws-echo) build alike: a figure
-//! old → new, an optional number, the versions.
+//! Cells and columns both comparison tables (CPU and ws-echo) build alike:
+//! a figure old → new, an optional number, the versions.
 
-use crate::document::{Column, Entry, Kind, Show};
+use crate::document::columns::{Columns, col};
+use crate::document::{Entry, Kind};
 
 /// "old → new" for one figure (a missing side says so).
 pub(super) fn arrow(old: Option<f64>, new: Option<f64>, f: impl Fn(f64) -> String) -> String {
@@ -16,20 +17,18 @@ pub(super) fn opt_num(v: Option<f64>, f: impl Fn(f64) -> String) -> Entry {
     }
 }
 
-/// "old → new" to read, then each version as data.
-pub(super) fn versions(old: &str, new: &str) -> [Entry; 3] {
-    [
-        Entry::text(format!("{old} → {new}")),
-        Entry::text(old),
-        Entry::text(new),
-    ]
-}
-
-/// The columns of `versions`.
-pub(super) fn version_columns() -> [Column; 3] {
-    [
-        Column::new("Version", "version", Kind::Text, Show::Display),
-        Column::new("Old version", "old_version", Kind::Text, Show::Data),
-        Column::new("New version", "new_version", Kind::Text, Show::Data),
-    ]
+/// The versions of a row's two sides (`of`): "old → new" to read, then
+/// each version as data.
+pub(super) fn version_columns<'a, R: 'a>(c: &mut Columns<'a, R>, of: fn(&R) -> [&str; 2]) {
+    use Kind::Text;
+    c.add(col("Version", "version", Text).display(), move |r| {
+        let [old, new] = of(r);
+        Entry::text(format!("{old} → {new}"))
+    });
+    c.add(col("Old version", "old_version", Text).data(), move |r| {
+        Entry::text(of(r)[0])
+    });
+    c.add(col("New version", "new_version", Text).data(), move |r| {
+        Entry::text(of(r)[1])
+    });
 }

@@ -4,16 +4,15 @@
 
 use anyhow::{Context, Result};
 
-use super::cells::{opt_num, version_columns, versions};
+use super::cells::{opt_num, version_columns};
 use super::edition::Options;
 use super::edition::{Edition, Matched, Pair, key};
-use super::significance::{Verdict, significance};
+use super::significance::{Change, Verdict, significance};
 use crate::bench::Bench;
 use crate::config::Languages;
+use crate::document::columns::{Columns, col};
 use crate::document::thousands;
-use crate::document::{
-    Bar, BarChart, BarRow, Column, Entry, Flag, Kind, Mark, Note, Show, Table, Unit,
-};
+use crate::document::{Bar, BarChart, BarRow, Entry, Flag, Kind, Mark, Note, Show, Table, Unit};
 use crate::record::Status;
 use crate::summary::{Rank, Row, Summary, ranks};
 
@@ -207,20 +206,85 @@ pub(super) fn cpu(
         new: installed(langs, sn),
     };
     let pairs = rows.pairs();
-    let (old_ranks, new_ranks) = common_ranks(&pairs);
-    let both = old_ranks.iter().filter(|r| r.is_some()).count();
     let sides = Sides {
         old: Side::new(so, reference(&rows.old, &old.label, opts)?),
         new: Side::new(sn, reference(&rows.new, &new.label, opts)?),
         rel: opts.relative_to.is_some(),
     };
+    let benches = benches(so, sn);
+    let (lines, both) = lines(&sides, &pairs, &benches);
     let machines = so.machines.len() > 1 || sn.machines.len() > 1;
-    let mut table = CpuTable::new(benches(so, sn), sides.rel, machines);
-    for (i, p) in pairs.iter().enumerate() {
-        table.push(&sides, p, (old_ranks[i], new_ranks[i]));
-    }
-    let (table, chart) = table.finish(old, new, opts);
+    let columns = cpu_columns(&benches, opts, machines);
+    let table = Table {
+        id: "compare".into(),
+        title: format!("{} → {}", old.label, new.label),
+        columns: columns.columns(),
+        rows: columns.rows(&lines),
+        notes: notes(&lines),
+        data_only: false,
+        labels: 2,
+    };
+    let chart = chart(&lines, old, new, opts);
     Ok((table, changes(langs, &rows, new), vec![chart], both))
+}
+
+/// One row of the CPU table: a matched pair, with all its columns, notes
+/// and bars read, computed once.
+pub(super) struct Line<'a> {
+    pair: &'a Pair<'a, Row>,
+    /// Its rank old and new among the pairs complete on both sides.
+    ranks: (Option<Rank>, Option<Rank>),
+    /// "same", "program changed (assoc)", ...: see [`program_change`].
+    program: String,
+    /// Which side ran on another machine than most of its rows.
+    machine: Entry,
+    figs: PairFigs,
+    /// Per benchmark (in `figs.per_bench`'s order), then the total.
+    compared: Vec<Compared>,
+}
+
+impl Line<'_> {
+    /// The `i`th benchmark's figures (`i` = the number of benchmarks: the
+    /// total's).
+    fn at(&self, i: usize) -> &Compared {
+        &self.compared[i]
+    }
+}
+
+/// The pairs' lines, and how many pairs both sides have complete.
+fn lines<'a>(
+    sides: &Sides,
+    pairs: &'a [Pair<'a, Row>],
+    benches: &[Bench],
+) -> (Vec<Line<'a>>, usize) {
+    let (old_ranks, new_ranks) = common_ranks(pairs);
+    let both = old_ranks.iter().filter(|r| r.is_some()).count();
+    let lines = pairs
+        .iter()
+        .enumerate()
+        .map(|(i, pair)| {
+            let figs = sides.figures(pair, benches);
+            let mut compared: Vec<Compared> = figs
+                .per_bench
+                .iter()
+                .map(|(_, fo, fnw)| Compared::of(fo, fnw, false, sides.rel))
+                .collect();
+            let (to, tn) = &figs.total;
+            compared.push(Compared::of(to, tn, figs.size_mismatch, sides.rel));
+            Line {
+                pair,
+                ranks: (old_ranks[i], new_ranks[i]),
+                program: program_change(pair.old, pair.new),
+                machine: machine_cell(
+                    other_machine(sides.old.summary, pair.old),
+                    other_machine(sides.new.summary, pair.new),
+                ),
+                figs,
+                compared,
+            }
+        })
+        .collect();
+    (lines, both)
 }
 
 /// Each pair's rank on each side among the pairs complete on both sides:
@@ -340,100 +404,27 @@ impl Sides<'_> {
     }
 }
 
-/// The CPU table as it is built, one matched pair at a time: its rows, its
-/// notes, and the chart's rows.
-pub(super) struct CpuTable {
-    benches: Vec<Bench>,
-    rel: bool,
-    /// A side's rows come from more than one machine: a Machine column
-    /// names the other machine where a row ran on it.
-    machines: bool,
-    rows: Vec<Vec<Entry>>,
-    notes: Vec<Note>,
-    chart_rows: Vec<BarRow>,
+/// One benchmark's (or the total's) figures of a pair as the table shows
+/// them: old → new, the time ratio (with the test against the noise where
+/// both sides have runs), the RAM ratio.
+pub(super) struct Compared {
+    fo: Fig,
+    fnw: Fig,
+    /// Old → new to read (`N≠` where the sizes differ).
+    shown: String,
+    /// The time ratio: marked, flagged and noted.
+    time: Entry,
+    ram: Entry,
+    /// The test against the noise, where both sides have runs.
+    change: Option<Change>,
+    /// A change beyond the noise, in words: a note under the table.
+    beyond_noise: Option<String>,
 }
 
-impl CpuTable {
-    fn new(benches: Vec<Bench>, rel: bool, machines: bool) -> CpuTable {
-        CpuTable {
-            benches,
-            rel,
-            machines,
-            rows: Vec::new(),
-            notes: Vec::new(),
-            chart_rows: Vec::new(),
-        }
-    }
-
-    /// A pair's row (the variant, versions and ranks, then per benchmark and
-    /// in total its figures) and the bars of its totals.
-    fn push(&mut self, sides: &Sides, p: &Pair<Row>, ranks: (Option<Rank>, Option<Rank>)) {
-        let label = p.new.label();
-        let mut row = vec![
-            Entry::text(&p.new.language),
-            Entry::text(&p.new.flags),
-            Entry::text(&p.key),
-        ];
-        row.extend(versions(&p.old.version, &p.new.version));
-        let program = program_change(p.old, p.new);
-        if !matches!(program.as_str(), "same" | "unknown") {
-            self.notes.push(Note::new(
-                label.clone(),
-                format!(
-                    "{program} between the two directories (by the program identity their runs \
-                     recorded): a different figure may be a different program, not a faster or \
-                     slower toolchain"
-                ),
-            ));
-        }
-        row.push(Entry::text(&program));
-        if self.machines {
-            row.push(machine_cell(
-                other_machine(sides.old.summary, p.old),
-                other_machine(sides.new.summary, p.new),
-            ));
-        }
-        row.extend(rank_cells(ranks.0, ranks.1));
-        let figs = sides.figures(p, &self.benches);
-        for (b, fo, fnw) in &figs.per_bench {
-            row.extend(self.figure_cells(&label, b.name(), fo, fnw, false));
-            row.extend([count(fo.n), count(fnw.n)]);
-        }
-        let (to, tn) = &figs.total;
-        row.extend(self.figure_cells(&label, "total", to, tn, figs.size_mismatch));
-        // Whiskers where a side has runs (a published edition has none;
-        // relative figures carry the reference's noise too: none).
-        let range = |r: &Row| {
-            (!self.rel)
-                .then(|| r.total_range())
-                .flatten()
-                .filter(|(lo, hi)| hi > lo)
-        };
-        self.chart_rows.push(BarRow {
-            label: format!("{} · {}", p.new.language, p.new.flags),
-            bars: vec![
-                total_bar(to, figs.size_mismatch, range(p.old)),
-                total_bar(tn, figs.size_mismatch, range(p.new)),
-            ],
-        });
-        self.rows.push(row);
-    }
-
-    /// One benchmark's (or the total's) cells in a pair's row: time old →
-    /// new and its ratio (with the test against the noise where both sides
-    /// have runs), old and new time and RAM, the RAM ratio, and the test's
-    /// verdict and interval as data. A flagged time ratio, and a change
-    /// beyond the noise, are also notes. `size_mismatch`: a total over
-    /// benchmarks of different N, compared in neither time nor RAM.
-    fn figure_cells(
-        &mut self,
-        label: &str,
-        name: &str,
-        fo: &Fig,
-        fnw: &Fig,
-        size_mismatch: bool,
-    ) -> [Entry; 10] {
-        let rel = self.rel;
+impl Compared {
+    /// `size_mismatch`: a total over benchmarks of different N, compared in
+    /// neither time nor RAM.
+    fn of(fo: &Fig, fnw: &Fig, size_mismatch: bool, rel: bool) -> Compared {
         let mut t = ratio(fo, fnw, |f| f.time);
         let shown = arrow_noisy(fo, fnw, rel);
         let size_note = t.note.clone().filter(|n| n.contains("N differs"));
@@ -444,127 +435,161 @@ impl CpuTable {
         let change = (t.as_f64().is_some() && !size_mismatch)
             .then(|| significance(&fo.runs, &fnw.runs))
             .flatten();
-        if let Some(c) = change {
-            t.text = format!(
-                "{} {}",
-                t.text,
-                match c.verdict {
-                    Verdict::NotSignificant => "≈",
-                    v => v.name(),
-                }
-            );
-            t.interval = Some((c.lo, c.hi));
-            let why = format!(
-                "{}: the runs' geometric means ×{:.2}, 95% interval ×{:.2}–{:.2} ({} vs {} runs, \
-                 Welch's t on log times)",
-                c.verdict.name(),
-                c.ratio,
-                c.lo,
-                c.hi,
-                c.runs.0,
-                c.runs.1
-            );
-            match c.verdict {
-                Verdict::NotSignificant => {
-                    if t.note.is_none() {
-                        t.note = Some(why);
-                    }
-                }
-                v => {
-                    t.flag = Some(if v == Verdict::Faster {
-                        Flag::Faster
-                    } else {
-                        Flag::Slower
-                    });
-                    self.notes
-                        .push(Note::new(format!("{label} / {name}"), why.clone()));
-                    t.note = Some(match t.note.take() {
-                        Some(n) => format!("{why}; {n}"),
-                        None => why,
-                    });
-                }
-            }
-        }
-        self.note(label, name, &t);
-        let verdict = change.map_or(Entry::empty(""), |c| Entry::text(c.verdict.name()));
-        let bound = |v: Option<f64>| opt_num(v, |x| format!("{x:.4}"));
-        [
-            Entry::text(match &size_note {
+        let beyond_noise = change.and_then(|c| tested(&mut t, &c));
+        Compared {
+            fo: fo.clone(),
+            fnw: fnw.clone(),
+            shown: match &size_note {
                 Some(_) => format!("{shown} N≠"),
                 None => shown,
-            }),
-            t,
-            opt_num(fo.time, |v| fmt_time(v, rel)),
-            opt_num(fnw.time, |v| fmt_time(v, rel)),
-            opt_num(fo.ram, |v| fmt_ram(v, rel)),
-            opt_num(fnw.ram, |v| fmt_ram(v, rel)),
-            if size_mismatch {
+            },
+            time: t,
+            ram: if size_mismatch {
                 Entry::empty("N≠")
                     .marked(Mark::Flagged, Some("a benchmark's N differs".into()))
                     .flagged(Flag::Incomparable)
             } else {
                 ratio(fo, fnw, |f| f.ram)
             },
-            verdict,
-            bound(change.map(|c| c.lo)),
-            bound(change.map(|c| c.hi)),
-        ]
+            change,
+            beyond_noise,
+        }
     }
+}
 
-    /// A flagged ratio's note, once: a size mismatch holds for every row, so
-    /// it is said once for all of them.
-    fn note(&mut self, label: &str, name: &str, cell: &Entry) {
-        if let Some(n) = &cell.note
-            && cell.mark == Mark::Flagged
-        {
-            let line = if n.contains("N differs") {
-                Note::new(name, format!("{n}, in every row"))
+/// The time ratio `t` with the test's verdict and interval; a change
+/// beyond the noise flags it, and is returned for the notes.
+fn tested(t: &mut Entry, c: &Change) -> Option<String> {
+    t.text = format!(
+        "{} {}",
+        t.text,
+        match c.verdict {
+            Verdict::NotSignificant => "≈",
+            v => v.name(),
+        }
+    );
+    t.interval = Some((c.lo, c.hi));
+    let why = format!(
+        "{}: the runs' geometric means ×{:.2}, 95% interval ×{:.2}–{:.2} ({} vs {} runs, \
+         Welch's t on log times)",
+        c.verdict.name(),
+        c.ratio,
+        c.lo,
+        c.hi,
+        c.runs.0,
+        c.runs.1
+    );
+    match c.verdict {
+        Verdict::NotSignificant => {
+            if t.note.is_none() {
+                t.note = Some(why);
+            }
+            None
+        }
+        v => {
+            t.flag = Some(if v == Verdict::Faster {
+                Flag::Faster
             } else {
-                Note::new(format!("{label} / {name}"), n.clone())
-            };
-            if !self.notes.contains(&line) {
-                self.notes.push(line);
+                Flag::Slower
+            });
+            t.note = Some(match t.note.take() {
+                Some(n) => format!("{why}; {n}"),
+                None => why.clone(),
+            });
+            Some(why)
+        }
+    }
+}
+
+/// The notes under the table, row by row: a program that changed, then
+/// per benchmark and in total a change beyond the noise and a flagged
+/// ratio's note (a size mismatch, which holds for every row, once).
+fn notes(lines: &[Line]) -> Vec<Note> {
+    let mut notes: Vec<Note> = Vec::new();
+    for line in lines {
+        let label = line.pair.new.label();
+        if !matches!(line.program.as_str(), "same" | "unknown") {
+            notes.push(Note::new(
+                label.clone(),
+                format!(
+                    "{} between the two directories (by the program identity their runs \
+                     recorded): a different figure may be a different program, not a faster or \
+                     slower toolchain",
+                    line.program
+                ),
+            ));
+        }
+        let names = line.figs.per_bench.iter().map(|(b, ..)| b.name());
+        for (name, c) in names.chain(["total"]).zip(&line.compared) {
+            if let Some(why) = &c.beyond_noise {
+                notes.push(Note::new(format!("{label} / {name}"), why.clone()));
+            }
+            if let Some(n) = &c.time.note
+                && c.time.mark == Mark::Flagged
+            {
+                let note = if n.contains("N differs") {
+                    Note::new(name, format!("{n}, in every row"))
+                } else {
+                    Note::new(format!("{label} / {name}"), n.clone())
+                };
+                if !notes.contains(&note) {
+                    notes.push(note);
+                }
             }
         }
     }
+    notes
+}
 
-    /// The table, and the chart of old and new totals.
-    fn finish(self, old: &Edition, new: &Edition, opts: &Options) -> (Table, BarChart) {
-        let table = Table {
-            id: "compare".into(),
-            title: format!("{} → {}", old.label, new.label),
-            columns: cpu_columns(&self.benches, opts, self.machines),
-            rows: self.rows,
-            notes: self.notes,
-            data_only: false,
-            labels: 2,
-        };
-        let chart = BarChart {
-            id: "compare-total-time".into(),
-            title: format!(
-                "Total time, {} vs {}{}",
-                old.label,
-                new.label,
-                opts.relative_to
-                    .as_ref()
-                    .map(|v| format!(" (relative to {v})"))
-                    .unwrap_or_default()
-            ),
-            axis: if self.rel {
-                "× reference (log scale)".into()
-            } else {
-                "seconds (log scale)".into()
-            },
-            log: true,
-            series: vec![old.label.clone(), new.label.clone()],
-            rows: self.chart_rows,
-            caption: "Whiskers: the fastest to the slowest run, summed over the benchmarks (a \
-                      published edition has no runs: none). Marked bars: totals over a different \
-                      N (not comparable); labelled gaps: a partial row (no total)."
-                .into(),
-            unit: if self.rel { Unit::Ratio } else { Unit::Seconds },
-        };
-        (table, chart)
+/// The chart of old and new totals.
+fn chart(lines: &[Line], old: &Edition, new: &Edition, opts: &Options) -> BarChart {
+    let rel = opts.relative_to.is_some();
+    // Whiskers where a side has runs (a published edition has none;
+    // relative figures carry the reference's noise too: none).
+    let range = |r: &Row| {
+        (!rel)
+            .then(|| r.total_range())
+            .flatten()
+            .filter(|(lo, hi)| hi > lo)
+    };
+    let rows = lines
+        .iter()
+        .map(|line| {
+            let (p, (to, tn)) = (line.pair, &line.figs.total);
+            let mismatch = line.figs.size_mismatch;
+            BarRow {
+                label: format!("{} · {}", p.new.language, p.new.flags),
+                bars: vec![
+                    total_bar(to, mismatch, range(p.old)),
+                    total_bar(tn, mismatch, range(p.new)),
+                ],
+            }
+        })
+        .collect();
+    BarChart {
+        id: "compare-total-time".into(),
+        title: format!(
+            "Total time, {} vs {}{}",
+            old.label,
+            new.label,
+            opts.relative_to
+                .as_ref()
+                .map(|v| format!(" (relative to {v})"))
+                .unwrap_or_default()
+        ),
+        axis: if rel {
+            "× reference (log scale)".into()
+        } else {
+            "seconds (log scale)".into()
+        },
+        log: true,
+        series: vec![old.label.clone(), new.label.clone()],
+        rows,
+        caption: "Whiskers: the fastest to the slowest run, summed over the benchmarks (a \
+                  published edition has no runs: none). Marked bars: totals over a different \
+                  N (not comparable); labelled gaps: a partial row (no total)."
+            .into(),
+        unit: if rel { Unit::Ratio } else { Unit::Seconds },
     }
 }
 
@@ -641,9 +666,9 @@ pub(super) fn machine_cell(old: Option<(String, String)>, new: Option<(String, S
         .flagged(Flag::Machine)
 }
 
-/// Rank old → new (and how far it moved) to read, then each rank as data.
-pub(super) fn rank_cells(ro: Option<Rank>, rn: Option<Rank>) -> [Entry; 3] {
-    let text = match (ro, rn) {
+/// Rank old → new (and how far it moved), to read.
+pub(super) fn rank_text(ro: Option<Rank>, rn: Option<Rank>) -> String {
+    match (ro, rn) {
         (Some(a), Some(b)) => {
             let moved = a.place as i64 - b.place as i64;
             match moved {
@@ -657,12 +682,7 @@ pub(super) fn rank_cells(ro: Option<Rank>, rn: Option<Rank>) -> [Entry; 3] {
             a.map_or("-".into(), |r| r.text()),
             b.map_or("-".into(), |r| r.text())
         ),
-    };
-    [
-        Entry::text(text),
-        count(ro.map(|r| r.place as u64)),
-        count(rn.map(|r| r.place as u64)),
-    ]
+    }
 }
 
 /// A rank or an N (empty without one).
@@ -700,114 +720,112 @@ pub(super) const SECS: Kind = Kind::Seconds { decimals: 3 };
 /// The CPU table's columns: the variant, versions and ranks, then per
 /// benchmark and for the total the figures of `figure_columns` (and each
 /// benchmark's N).
-pub(super) fn cpu_columns(benches: &[Bench], opts: &Options, machines: bool) -> Vec<Column> {
-    let mut cols = vec![
-        Column::new("Language", "language", Kind::Text, Show::Both),
-        Column::new("Command Flags", "command_flags", Kind::Text, Show::Both),
-        Column::new("Variant", "variant", Kind::Text, Show::Data),
-    ];
-    cols.extend(version_columns());
-    cols.push(Column::new("Program", "program", Kind::Text, Show::Data));
+pub(super) fn cpu_columns<'a>(
+    benches: &[Bench],
+    opts: &'a Options,
+    machines: bool,
+) -> Columns<'a, Line<'a>> {
+    use Kind::{Count, Text};
+    let mut c: Columns<Line> = Columns::new();
+    c.add(col("Language", "language", Text).id(), |x| {
+        Entry::text(&x.pair.new.language)
+    });
+    c.add(col("Command Flags", "command_flags", Text).id(), |x| {
+        Entry::text(&x.pair.new.flags)
+    });
+    c.add(col("Variant", "variant", Text).data(), |x| {
+        Entry::text(&x.pair.key)
+    });
+    version_columns(&mut c, |x| [&x.pair.old.version, &x.pair.new.version]);
+    c.add(col("Program", "program", Text).data(), |x| {
+        Entry::text(&x.program)
+    });
     if machines {
-        cols.push(Column::new("Machine", "machine", Kind::Text, Show::Both));
+        c.add(col("Machine", "machine", Text), |x| x.machine.clone());
     }
-    cols.extend([
-        Column::new("Rank", "rank", Kind::Text, Show::Display),
-        Column::new("Old rank", "old_rank", Kind::Count, Show::Data),
-        Column::new("New rank", "new_rank", Kind::Count, Show::Data),
-    ]);
-    for b in benches {
+    c.add(col("Rank", "rank", Text).display(), |x| {
+        Entry::text(rank_text(x.ranks.0, x.ranks.1))
+    });
+    c.add(col("Old rank", "old_rank", Count).data(), |x| {
+        count(x.ranks.0.map(|r| r.place as u64))
+    });
+    c.add(col("New rank", "new_rank", Count).data(), |x| {
+        count(x.ranks.1.map(|r| r.place as u64))
+    });
+    for (i, b) in benches.iter().enumerate() {
         let (shown, k) = (b.name(), b.name().replace('-', "_"));
-        cols.extend(figure_columns(shown, &k, opts, Show::Data));
-        cols.push(Column::new(
-            format!("{shown} old N"),
-            format!("{k}_old_n"),
-            Kind::Count,
-            Show::Data,
-        ));
-        cols.push(Column::new(
-            format!("{shown} new N"),
-            format!("{k}_new_n"),
-            Kind::Count,
-            Show::Data,
-        ));
+        figure_columns(&mut c, i, shown, &k, opts, Show::Data);
+        let n = |side: &str| col(format!("{shown} {side} N"), format!("{k}_{side}_n"), Count);
+        c.add(n("old").data(), move |x| count(x.at(i).fo.n));
+        c.add(n("new").data(), move |x| count(x.at(i).fnw.n));
     }
-    cols.extend(figure_columns("Total", "total", opts, Show::Both));
-    cols
+    figure_columns(&mut c, benches.len(), "Total", "total", opts, Show::Both);
+    c
 }
 
-/// The columns of one benchmark's (or the total's) `figure_cells`; `ram`:
-/// where its RAM ratio shows.
-pub(super) fn figure_columns(shown: &str, k: &str, opts: &Options, ram: Show) -> [Column; 10] {
+/// The columns of one benchmark's (or the total's) [`Compared`], the
+/// `i`th of a line: time old → new and its ratio, old and new time and
+/// RAM, the RAM ratio (`ram`: where it shows), and the test's verdict and
+/// interval as data.
+pub(super) fn figure_columns<'a>(
+    c: &mut Columns<'a, Line<'a>>,
+    i: usize,
+    shown: &str,
+    k: &str,
+    opts: &'a Options,
+    ram: Show,
+) {
+    use Kind::{Ratio, Text};
     let rel = opts.relative_to.is_some();
-    let ram_kind = if rel { Kind::Ratio } else { Kind::Kb };
-    let time_kind = if rel { Kind::Ratio } else { SECS };
-    let unit = |what: String| match &opts.relative_to {
-        Some(v) => format!("{what} (×{v})"),
-        None => what,
+    let (ram_kind, time_kind) = if rel {
+        (Ratio, Ratio)
+    } else {
+        (Kind::Kb, SECS)
     };
-    [
-        Column::new(
-            unit(format!("{shown} (s)")),
-            format!("{k}_time"),
-            Kind::Text,
-            Show::Display,
-        ),
-        Column::new(
-            format!("{shown} ×"),
-            format!("{k}_time_ratio"),
-            Kind::Ratio,
-            Show::Both,
-        ),
-        Column::new(
-            unit(format!("{shown} old (s)")),
-            format!("{k}_old_s"),
-            time_kind,
-            Show::Data,
-        ),
-        Column::new(
-            unit(format!("{shown} new (s)")),
-            format!("{k}_new_s"),
-            time_kind,
-            Show::Data,
-        ),
-        Column::new(
-            unit(format!("{shown} old RAM (KB)")),
-            format!("{k}_old_rss_kb"),
-            ram_kind,
-            Show::Data,
-        ),
-        Column::new(
-            unit(format!("{shown} new RAM (KB)")),
-            format!("{k}_new_rss_kb"),
-            ram_kind,
-            Show::Data,
-        ),
-        Column::new(
-            format!("{shown} RAM ×"),
-            format!("{k}_ram_ratio"),
-            Kind::Ratio,
-            ram,
-        ),
-        Column::new(
-            format!("{shown} change"),
-            format!("{k}_change"),
-            Kind::Text,
-            Show::Data,
-        ),
-        Column::new(
-            format!("{shown} × low (95%)"),
-            format!("{k}_ratio_lo"),
-            Kind::Ratio,
-            Show::Data,
-        ),
-        Column::new(
-            format!("{shown} × high (95%)"),
-            format!("{k}_ratio_hi"),
-            Kind::Ratio,
-            Show::Data,
-        ),
-    ]
+    // `{shown}{head}` and `{k}_{key}`; with a unit where figures are relative.
+    let named =
+        |head: &str, key: &str, kind| col(format!("{shown}{head}"), format!("{k}_{key}"), kind);
+    let unit = |head: &str, key: &str, kind| match &opts.relative_to {
+        Some(v) => col(format!("{shown}{head} (×{v})"), format!("{k}_{key}"), kind),
+        None => named(head, key, kind),
+    };
+    let bound = |v: Option<f64>| opt_num(v, |x| format!("{x:.4}"));
+    let (time, ram_text) = (move |v| fmt_time(v, rel), move |v| fmt_ram(v, rel));
+    c.add(unit(" (s)", "time", Text).display(), move |x| {
+        Entry::text(&x.at(i).shown)
+    });
+    c.add(named(" ×", "time_ratio", Ratio), move |x| {
+        x.at(i).time.clone()
+    });
+    c.add(unit(" old (s)", "old_s", time_kind).data(), move |x| {
+        opt_num(x.at(i).fo.time, time)
+    });
+    c.add(unit(" new (s)", "new_s", time_kind).data(), move |x| {
+        opt_num(x.at(i).fnw.time, time)
+    });
+    c.add(
+        unit(" old RAM (KB)", "old_rss_kb", ram_kind).data(),
+        move |x| opt_num(x.at(i).fo.ram, ram_text),
+    );
+    c.add(
+        unit(" new RAM (KB)", "new_rss_kb", ram_kind).data(),
+        move |x| opt_num(x.at(i).fnw.ram, ram_text),
+    );
+    c.add(named(" RAM ×", "ram_ratio", Ratio).show(ram), move |x| {
+        x.at(i).ram.clone()
+    });
+    c.add(named(" change", "change", Text).data(), move |x| {
+        x.at(i)
+            .change
+            .map_or(Entry::empty(""), |c| Entry::text(c.verdict.name()))
+    });
+    c.add(named(" × low (95%)", "ratio_lo", Ratio).data(), move |x| {
+        bound(x.at(i).change.map(|c| c.lo))
+    });
+    c.add(
+        named(" × high (95%)", "ratio_hi", Ratio).data(),
+        move |x| bound(x.at(i).change.map(|c| c.hi)),
+    );
 }
 
 /// The variants only one directory has: added (only in the new one), not
@@ -826,25 +844,7 @@ pub(super) fn changes(langs: &Languages, rows: &Matched<Row>, new: &Edition) -> 
         };
         (change, r)
     });
-    let changes = added
-        .chain(gone)
-        .map(|(change, (k, r))| {
-            vec![
-                Entry::text(change),
-                Entry::text(&r.language),
-                Entry::text(&r.flags),
-                Entry::text(k),
-                Entry::text(&r.version),
-                match r.total_s() {
-                    Some(t) => Entry::number(t, format!("{t:.2}")),
-                    None if r.has_figures() => Entry::empty("partial")
-                        .marked(Mark::Failed, Some("partial: no total".into()))
-                        .flagged(Flag::Partial),
-                    None => Entry::empty("-"),
-                },
-            ]
-        })
-        .collect();
+    let changes: Vec<(String, &(String, &Row))> = added.chain(gone).collect();
     let selected_note = (!new.selected.is_empty()).then(|| {
         Note::from(format!(
             "\"not run in {}\": the languages file still has the variant, but {} holds no run \
@@ -855,22 +855,49 @@ pub(super) fn changes(langs: &Languages, rows: &Matched<Row>, new: &Edition) -> 
             new.selected.len()
         ))
     });
+    let columns = change_columns();
     Table {
         id: "compare-changes".into(),
         title: "Added, dropped and not run".into(),
-        columns: vec![
-            Column::new("Change", "change", Kind::Text, Show::Both),
-            Column::new("Language", "language", Kind::Text, Show::Both),
-            Column::new("Command Flags", "command_flags", Kind::Text, Show::Both),
-            Column::new("Variant", "variant", Kind::Text, Show::Both),
-            Column::new("Version", "version", Kind::Text, Show::Both),
-            Column::new("Total (s)", "total_s", SECS, Show::Both),
-        ],
-        rows: changes,
+        columns: columns.columns(),
+        rows: columns.rows(&changes),
         notes: selected_note.into_iter().collect(),
         data_only: false,
         labels: 2,
     }
+}
+
+/// The columns of the added, dropped and not run: what changed, the
+/// variant, its version and total.
+fn change_columns<'a>() -> Columns<'a, (String, &'a (String, &'a Row))> {
+    use Kind::Text;
+    let mut c: Columns<(String, &(String, &Row))> = Columns::new();
+    c.add(col("Change", "change", Text), |(change, _)| {
+        Entry::text(change)
+    });
+    c.add(col("Language", "language", Text).id(), |(_, (_, r))| {
+        Entry::text(&r.language)
+    });
+    c.add(
+        col("Command Flags", "command_flags", Text).id(),
+        |(_, (_, r))| Entry::text(&r.flags),
+    );
+    c.add(col("Variant", "variant", Text), |(_, (k, _))| {
+        Entry::text(k)
+    });
+    c.add(col("Version", "version", Text), |(_, (_, r))| {
+        Entry::text(&r.version)
+    });
+    c.add(col("Total (s)", "total_s", SECS), |(_, (_, r))| {
+        match r.total_s() {
+            Some(t) => Entry::number(t, format!("{t:.2}")),
+            None if r.has_figures() => Entry::empty("partial")
+                .marked(Mark::Failed, Some("partial: no total".into()))
+                .flagged(Flag::Partial),
+            None => Entry::empty("-"),
+        }
+    });
+    c
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use super::edition::{Edition, Options};
 use super::ws::ws;
 use crate::config::Languages;
 use crate::document::Document;
+use crate::machine::Machine;
 
 /// The comparison as a document: the CPU table, the ws table, added and
 /// dropped variants, and old-vs-new charts.
@@ -24,73 +25,9 @@ pub fn compare(
             old.heading(),
             new.heading()
         ),
+        meta: meta(old, new, opts),
         ..Default::default()
     };
-    doc.meta.push((
-        "Old".into(),
-        format!("{} ({}): {}", old.label, old.dir.display(), old.about()),
-    ));
-    doc.meta.push((
-        "New".into(),
-        format!("{} ({}): {}", new.label, new.dir.display(), new.about()),
-    ));
-    if let (Some(a), Some(b)) = (old.machine(), new.machine()) {
-        if a.same_as(b) {
-            doc.meta.push((
-                "Machines".into(),
-                if a.kernel_differs(b) {
-                    format!(
-                        "the same: {} (kernel builds {} and {}: noted, not counted as \
-                         another machine)",
-                        a.hardware(),
-                        a.kernel,
-                        b.kernel
-                    )
-                } else {
-                    format!("the same: {}", a.describe())
-                },
-            ));
-        } else {
-            doc.meta.push((
-                "Machines".into(),
-                format!(
-                    "DIFFERENT: old on {}; new on {}. Ratios compare machines as well as \
-                     toolchains{}",
-                    a.describe(),
-                    b.describe(),
-                    if opts.relative_to.is_some() {
-                        ""
-                    } else {
-                        "; `--relative-to VARIANT` compares relative speed instead"
-                    }
-                ),
-            ));
-        }
-    }
-    doc.meta.push((
-        "Ratio".into(),
-        match &opts.relative_to {
-            Some(v) => format!(
-                "every figure is RELATIVE to {v} in the same edition (its time or RAM = 1.00); \
-                 × is new / old of those relative figures"
-            ),
-            None => "× is new / old of the figures (best of N): below 1.00 is faster (time) or \
-                     smaller (RAM)"
-                .into(),
-        },
-    ));
-    doc.meta.push(("Noise".into(), noise_text(old, new, opts)));
-    doc.meta.push((
-        "Built from".into(),
-        format!(
-            "the records of {} (digest {}) and {} (digest {}); `langbench report` rebuilds it \
-             when they change, `langbench report --check` tells when it is stale",
-            old.dir.display(),
-            old.digest,
-            new.dir.display(),
-            new.digest
-        ),
-    ));
     if let (Some(so), Some(sn)) = (&old.summary, &new.summary) {
         let (table, changes, charts, both) = cpu(langs, old, new, so, sn, opts)?;
         doc.meta.push((
@@ -115,6 +52,75 @@ pub fn compare(
         new.dir.display()
     );
     Ok(doc)
+}
+
+/// The facts above the tables: the editions, their machines, how ratios
+/// and noise are read, what the comparison was built from.
+fn meta(old: &Edition, new: &Edition, opts: &Options) -> Vec<(String, String)> {
+    let mut meta = vec![
+        (
+            "Old".into(),
+            format!("{} ({}): {}", old.label, old.dir.display(), old.about()),
+        ),
+        (
+            "New".into(),
+            format!("{} ({}): {}", new.label, new.dir.display(), new.about()),
+        ),
+    ];
+    if let (Some(a), Some(b)) = (old.machine(), new.machine()) {
+        meta.push(("Machines".into(), machines_text(a, b, opts)));
+    }
+    meta.push((
+        "Ratio".into(),
+        match &opts.relative_to {
+            Some(v) => format!(
+                "every figure is RELATIVE to {v} in the same edition (its time or RAM = 1.00); \
+                 × is new / old of those relative figures"
+            ),
+            None => "× is new / old of the figures (best of N): below 1.00 is faster (time) or \
+                     smaller (RAM)"
+                .into(),
+        },
+    ));
+    meta.push(("Noise".into(), noise_text(old, new, opts)));
+    meta.push((
+        "Built from".into(),
+        format!(
+            "the records of {} (digest {}) and {} (digest {}); `langbench report` rebuilds it \
+             when they change, `langbench report --check` tells when it is stale",
+            old.dir.display(),
+            old.digest,
+            new.dir.display(),
+            new.digest
+        ),
+    ));
+    meta
+}
+
+/// The same machine (perhaps another kernel build), or which two.
+fn machines_text(a: &Machine, b: &Machine, opts: &Options) -> String {
+    if !a.same_as(b) {
+        return format!(
+            "DIFFERENT: old on {}; new on {}. Ratios compare machines as well as toolchains{}",
+            a.describe(),
+            b.describe(),
+            if opts.relative_to.is_some() {
+                ""
+            } else {
+                "; `--relative-to VARIANT` compares relative speed instead"
+            }
+        );
+    }
+    if a.kernel_differs(b) {
+        format!(
+            "the same: {} (kernel builds {} and {}: noted, not counted as another machine)",
+            a.hardware(),
+            a.kernel,
+            b.kernel
+        )
+    } else {
+        format!("the same: {}", a.describe())
+    }
 }
 
 /// How changes are told from noise, and where they cannot be.

@@ -2,10 +2,11 @@
 //! rps, latency, server RAM and cores old → new; added and dropped servers
 //! as notes.
 
-use super::cells::{arrow, opt_num, version_columns, versions};
+use super::cells::{arrow, opt_num, version_columns};
 use super::edition::{Edition, Matched, Pair, key};
 use crate::config::Languages;
-use crate::document::{Column, Entry, Kind, Mark, Note, Show, Table};
+use crate::document::columns::{Columns, col};
+use crate::document::{Entry, Kind, Mark, Note, Table};
 use crate::ws::record::{Phase, WindowStats, WsRecord};
 
 /// ws-echo: per server both editions have and delay phase, rps, latency,
@@ -15,20 +16,91 @@ pub(super) fn ws(langs: &Languages, old: &Edition, new: &Edition) -> Table {
         old: ws_servers(langs, old),
         new: ws_servers(langs, new),
     };
-    let mut rows = Vec::new();
+    let pairs = servers.pairs();
+    let columns = ws_columns();
+    Table {
+        id: "compare-ws".into(),
+        title: format!("ws-echo {} → {}", old.label, new.label),
+        columns: columns.columns(),
+        rows: columns.rows(&lines(&pairs)),
+        notes: notes(&servers, &pairs, old, new),
+        data_only: false,
+        labels: 2,
+    }
+}
+
+/// One row: a delay phase both servers of a pair ran.
+struct Line<'a> {
+    p: &'a Pair<'a, WsRecord>,
+    po: &'a Phase,
+    pn: &'a Phase,
+}
+
+impl Line<'_> {
+    fn stat(&self, f: fn(&WindowStats) -> f64) -> [Option<f64>; 2] {
+        [self.po, self.pn].map(|ph| ph.stats.as_ref().map(f))
+    }
+
+    fn rps(&self) -> [Option<f64>; 2] {
+        self.stat(|s| s.rps)
+    }
+
+    fn latency(&self) -> [Option<f64>; 2] {
+        self.stat(|s| s.latency_mean_ms)
+    }
+
+    fn server_mb(&self) -> [Option<f64>; 2] {
+        [self.po, self.pn].map(|ph| ph.server_rss_peak_kb.map(|k| k as f64 / 1024.0))
+    }
+
+    fn server_cores(&self) -> [Option<f64>; 2] {
+        [self.po.server_cores, self.pn.server_cores]
+    }
+
+    /// New / old, flagged where the loads differ.
+    fn ratio(&self, [a, b]: [Option<f64>; 2]) -> Entry {
+        match (a, b) {
+            (Some(a), Some(b)) if a > 0.0 => {
+                let c = Entry::number(b / a, format!("×{:.2}", b / a));
+                if self.p.old.connections != self.p.new.connections {
+                    c.marked(Mark::Flagged, Some("connections differ".into()))
+                } else {
+                    c
+                }
+            }
+            _ => Entry::empty("-"),
+        }
+    }
+}
+
+/// Each pair's phases that both sides ran (by delay).
+fn lines<'a>(pairs: &'a [Pair<'a, WsRecord>]) -> Vec<Line<'a>> {
+    let mut lines = Vec::new();
+    for p in pairs {
+        for pn in &p.new.phases {
+            if let Some(po) = p.old.phases.iter().find(|x| x.delay_ms == pn.delay_ms) {
+                lines.push(Line { p, po, pn });
+            }
+        }
+    }
+    lines
+}
+
+/// Pairs whose loads differ; servers added and dropped.
+fn notes(
+    servers: &Matched<WsRecord>,
+    pairs: &[Pair<WsRecord>],
+    old: &Edition,
+    new: &Edition,
+) -> Vec<Note> {
     let mut notes = Vec::new();
-    for p in &servers.pairs() {
+    for p in pairs {
         let (o, n) = (p.old, p.new);
         if o.connections != n.connections {
             notes.push(format!(
                 "{}: connections differ ({} vs {}): not the same load",
                 p.key, o.connections, n.connections
             ));
-        }
-        for pn in &n.phases {
-            if let Some(po) = o.phases.iter().find(|x| x.delay_ms == pn.delay_ms) {
-                rows.push(ws_row(p, po, pn));
-            }
         }
     }
     for (k, _) in servers.added() {
@@ -43,15 +115,7 @@ pub(super) fn ws(langs: &Languages, old: &Edition, new: &Edition) -> Table {
             new.label
         ));
     }
-    Table {
-        id: "compare-ws".into(),
-        title: format!("ws-echo {} → {}", old.label, new.label),
-        columns: ws_columns(),
-        rows,
-        notes: notes.into_iter().map(Note::from).collect(),
-        data_only: false,
-        labels: 2,
-    }
+    notes.into_iter().map(Note::from).collect()
 }
 
 pub(super) fn ws_library(r: &WsRecord) -> String {
@@ -65,75 +129,72 @@ pub(super) fn ws_servers<'a>(langs: &Languages, e: &'a Edition) -> Vec<(String, 
         .collect()
 }
 
-/// One delay phase of a pair of servers.
-pub(super) fn ws_row(p: &Pair<WsRecord>, po: &Phase, pn: &Phase) -> Vec<Entry> {
-    let (o, n) = (p.old, p.new);
-    // Ratios of a different load are flagged.
-    let r = |a: Option<f64>, b: Option<f64>| match (a, b) {
-        (Some(a), Some(b)) if a > 0.0 => {
-            let c = Entry::number(b / a, format!("×{:.2}", b / a));
-            if o.connections != n.connections {
-                c.marked(Mark::Flagged, Some("connections differ".into()))
-            } else {
-                c
-            }
-        }
-        _ => Entry::empty("-"),
-    };
-    let stat = |ph: &Phase, f: fn(&WindowStats) -> f64| ph.stats.as_ref().map(f);
-    let (rps_o, rps_n) = (stat(po, |s| s.rps), stat(pn, |s| s.rps));
-    let (lat_o, lat_n) = (
-        stat(po, |s| s.latency_mean_ms),
-        stat(pn, |s| s.latency_mean_ms),
-    );
-    let mb = |ph: &Phase| ph.server_rss_peak_kb.map(|k| k as f64 / 1024.0);
+/// The ws table's columns: the server and phase, then each figure old →
+/// new to read, old and new as data, and (rps, latency) their ratio.
+fn ws_columns<'a>() -> Columns<'a, Line<'a>> {
+    use Kind::{Number, Ratio, Text};
+    let dec = |d| Kind::Decimal { decimals: d };
     let f0 = |v: f64| format!("{v:.0}");
     let f2 = |v: f64| format!("{v:.2}");
-    let mut row = vec![Entry::text(&p.key), Entry::text(ws_library(n))];
-    row.extend(versions(&o.version, &n.version));
-    row.push(Entry::number(pn.delay_ms, pn.delay_ms.to_string()));
-    row.extend(old_new(rps_o, rps_n, f0));
-    row.push(r(rps_o, rps_n));
-    row.extend(old_new(lat_o, lat_n, f2));
-    row.push(r(lat_o, lat_n));
-    row.extend(old_new(mb(po), mb(pn), f0));
-    row.extend(old_new(po.server_cores, pn.server_cores, f2));
-    row
-}
-
-/// A figure old → new to read, then old and new as data.
-pub(super) fn old_new(old: Option<f64>, new: Option<f64>, f: impl Fn(f64) -> String) -> [Entry; 3] {
-    [
-        Entry::text(arrow(old, new, &f)),
-        opt_num(old, &f),
-        opt_num(new, &f),
-    ]
-}
-
-/// The ws table's columns (see `ws_row`).
-pub(super) fn ws_columns() -> Vec<Column> {
-    let dec = |d| Kind::Decimal { decimals: d };
-    let mut cols = vec![
-        Column::new("Server", "variant", Kind::Text, Show::Both),
-        Column::new("Library", "library", Kind::Text, Show::Both),
+    let mut c: Columns<Line> = Columns::new();
+    c.add(col("Server", "variant", Text).id(), |x| {
+        Entry::text(&x.p.key)
+    });
+    c.add(col("Library", "library", Text), |x| {
+        Entry::text(ws_library(x.p.new))
+    });
+    version_columns(&mut c, |x| [&x.p.old.version, &x.p.new.version]);
+    c.add(col("Delay (ms)", "delay_ms", Number).id(), |x| {
+        Entry::number(x.pn.delay_ms, x.pn.delay_ms.to_string())
+    });
+    let rps = [
+        ("rps", "rps"),
+        ("Old rps", "old_rps"),
+        ("New rps", "new_rps"),
     ];
-    cols.extend(version_columns());
-    cols.extend([
-        Column::new("Delay (ms)", "delay_ms", Kind::Number, Show::Both),
-        Column::new("rps", "rps", Kind::Text, Show::Display),
-        Column::new("Old rps", "old_rps", dec(2), Show::Data),
-        Column::new("New rps", "new_rps", dec(2), Show::Data),
-        Column::new("rps ×", "rps_ratio", Kind::Ratio, Show::Both),
-        Column::new("Lat avg (ms)", "latency_avg", Kind::Text, Show::Display),
-        Column::new("Old lat avg (ms)", "old_latency_avg_ms", dec(3), Show::Data),
-        Column::new("New lat avg (ms)", "new_latency_avg_ms", dec(3), Show::Data),
-        Column::new("Lat ×", "latency_avg_ratio", Kind::Ratio, Show::Both),
-        Column::new("Server MB", "server_mb", Kind::Text, Show::Display),
-        Column::new("Old server MB", "old_server_ram_mb", dec(1), Show::Data),
-        Column::new("New server MB", "new_server_ram_mb", dec(1), Show::Data),
-        Column::new("Server cores", "server_cores", Kind::Text, Show::Display),
-        Column::new("Old server cores", "old_server_cores", dec(3), Show::Data),
-        Column::new("New server cores", "new_server_cores", dec(3), Show::Data),
-    ]);
-    cols
+    old_new(&mut c, rps, dec(2), Line::rps, f0);
+    c.add(col("rps ×", "rps_ratio", Ratio), |x| x.ratio(x.rps()));
+    let lat = [
+        ("Lat avg (ms)", "latency_avg"),
+        ("Old lat avg (ms)", "old_latency_avg_ms"),
+        ("New lat avg (ms)", "new_latency_avg_ms"),
+    ];
+    old_new(&mut c, lat, dec(3), Line::latency, f2);
+    c.add(col("Lat ×", "latency_avg_ratio", Ratio), |x| {
+        x.ratio(x.latency())
+    });
+    let mb = [
+        ("Server MB", "server_mb"),
+        ("Old server MB", "old_server_ram_mb"),
+        ("New server MB", "new_server_ram_mb"),
+    ];
+    old_new(&mut c, mb, dec(1), Line::server_mb, f0);
+    let cores = [
+        ("Server cores", "server_cores"),
+        ("Old server cores", "old_server_cores"),
+        ("New server cores", "new_server_cores"),
+    ];
+    old_new(&mut c, cores, dec(3), Line::server_cores, f2);
+    c
+}
+
+/// A figure's three columns (header, key): old → new to read, then old
+/// and new (of `kind`) as data.
+fn old_new<'a>(
+    c: &mut Columns<'a, Line<'a>>,
+    [shown, old, new]: [(&str, &str); 3],
+    kind: Kind,
+    of: fn(&Line<'a>) -> [Option<f64>; 2],
+    f: fn(f64) -> String,
+) {
+    c.add(col(shown.0, shown.1, Kind::Text).display(), move |x| {
+        let [o, n] = of(x);
+        Entry::text(arrow(o, n, f))
+    });
+    c.add(col(old.0, old.1, kind).data(), move |x| {
+        opt_num(of(x)[0], f)
+    });
+    c.add(col(new.0, new.1, kind).data(), move |x| {
+        opt_num(of(x)[1], f)
+    });
 }

@@ -5,14 +5,15 @@
 //! width (`$COLUMNS`, else the terminal's, see [`width`]): the full table
 //! where it fits, else a compact one, step by step until it fits: RAM in
 //! MB instead of KB (and no `(s)` in the time headers), failures by their first word (the notes say the
-//! rest), no per-benchmark RAM (the total stays), long texts (versions,
+//! rest), no detail columns (`Priority::Detail`: each benchmark's RAM;
+//! the total stays), long texts (versions,
 //! flags) cut with `…`, no borders; and if even that is too wide, cells
 //! wrapped. Facts and notes wrap at the width.
 
 use comfy_table::presets::{NOTHING, UTF8_FULL_CONDENSED};
 use comfy_table::{Cell as TCell, CellAlignment, ContentArrangement, Table as TTable};
 
-use crate::document::{Document, Entry, Kind, Table};
+use crate::document::{Document, Entry, Kind, Priority, Table};
 
 /// The width to keep within: `$COLUMNS` if set, else stdout's terminal;
 /// `None` (every column) with `wide`, or when stdout is no terminal (a
@@ -45,9 +46,8 @@ struct Shown {
     header: String,
     cells: Vec<String>,
     kind: Kind,
-    /// A total (the sum of other columns): kept when per-benchmark
-    /// columns go.
-    total: bool,
+    /// Detail columns go first when the table is too wide.
+    priority: Priority,
 }
 
 fn shown(t: &Table) -> Vec<Shown> {
@@ -57,7 +57,7 @@ fn shown(t: &Table) -> Vec<Shown> {
             header: t.columns[i].header.clone(),
             cells: t.rows.iter().map(|r| clean(&r[i].text)).collect(),
             kind: t.columns[i].kind,
-            total: !t.columns[i].sum_of.is_empty(),
+            priority: t.columns[i].priority,
         })
         .collect()
 }
@@ -219,11 +219,11 @@ pub fn table_fit(t: &Table, width: usize) -> String {
     }
     // Each try cuts long texts (versions, flags) only as far as it needs
     // to, never below its floor: with every column (down to 16
-    // characters), without each benchmark's RAM (the total stays; down to
-    // 16, then 8), then without borders.
+    // characters), without the detail columns (each benchmark's RAM: the
+    // total stays; down to 16, then 8), then without borders.
     let without_ram: Vec<Shown> = compact
         .iter()
-        .filter(|c| c.kind != Kind::Kb || c.total)
+        .filter(|c| c.priority != Priority::Detail)
         .cloned()
         .collect();
     for (base, floor) in [(&compact, 16), (&without_ram, 16), (&without_ram, 8)] {

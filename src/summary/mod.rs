@@ -10,14 +10,17 @@
 //! noise), so every rendering can say so.
 
 pub mod charts;
+mod gather;
 pub mod json;
 pub mod measured;
+mod meta;
+mod notes;
 pub mod runs;
 pub mod table;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
@@ -25,9 +28,8 @@ use crate::bench::Bench;
 use crate::document::{Flag, thousands};
 use crate::machine::Machine;
 use crate::noise::{NoiseSample, Spread};
-use crate::record::{Origin, RunRecord, SessionRecord, Status};
+use crate::record::{Origin, RunRecord, Status};
 use crate::spawn::{Exit, signal_name};
-use crate::store::Stored;
 
 /// A run left out of its cell's spread: it started on cold caches.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -547,272 +549,7 @@ impl Default for View {
     }
 }
 
-/// The runs a session asked of each cell: its N, or with `--runs auto` the
-/// minimum of 3 (a cell may stop there).
-fn asked(s: &SessionRecord) -> Option<u32> {
-    if s.origin == Origin::Published || s.runs == 0 {
-        return None;
-    }
-    Some(if s.runs_auto_cv.is_some() {
-        s.runs.min(3)
-    } else {
-        s.runs
-    })
-}
-
 impl Summary {
-    pub fn from_stored(stored: &Stored) -> Summary {
-        let sessions: BTreeMap<&str, &SessionRecord> = stored
-            .sessions
-            .iter()
-            .map(|s| (s.session.as_str(), s))
-            .collect();
-        let mut rows: BTreeMap<&str, Row> = BTreeMap::new();
-        let mut cell_runs: BTreeMap<(&str, Bench), Vec<RunRecord>> = BTreeMap::new();
-        let mut benches: BTreeMap<Bench, u64> = BTreeMap::new();
-        let shown = stored.newest_runs();
-        for r in &shown {
-            benches.insert(r.bench, r.n);
-            cell_runs
-                .entry((r.variant.as_str(), r.bench))
-                .or_default()
-                .push((*r).clone());
-        }
-        for ((variant, bench), runs) in cell_runs {
-            let first = &runs[0];
-            let asked = sessions.get(first.session.as_str()).and_then(|s| asked(s));
-            let row = rows.entry(variant).or_insert_with(|| Row {
-                variant: variant.to_string(),
-                language: first.language.clone(),
-                flags: first.flags.clone(),
-                version: first.version.clone(),
-                cells: BTreeMap::new(),
-                missing: Vec::new(),
-                no_program: Vec::new(),
-                machine: None,
-                started: true,
-                selected_installed: true,
-            });
-            // The version of the newest measured cell wins.
-            if first.status != Status::NotInstalled {
-                row.version = first.version.clone();
-            }
-            row.cells.insert(bench, Cell::from_runs(runs, asked));
-        }
-        // The programs each variant had, as its newest session saw them;
-        // and the variants sessions selected that never ran (Ctrl-C came
-        // first): rows saying "not run".
-        let mut programs: BTreeMap<&str, &[Bench]> = BTreeMap::new();
-        for s in &stored.sessions {
-            for v in s.variants.iter().filter(|v| !v.programs.is_empty()) {
-                programs.insert(&v.id, &v.programs);
-            }
-            if s.origin == Origin::Published || s.size.starts_with("ws-echo") {
-                continue;
-            }
-            for v in &s.variants {
-                let cpu = v.programs.is_empty() || v.programs.iter().any(|b| b.is_cpu());
-                if cpu && !rows.contains_key(v.id.as_str()) {
-                    rows.insert(
-                        &v.id,
-                        Row {
-                            variant: v.id.clone(),
-                            language: v.language.clone(),
-                            flags: v.flags.clone(),
-                            version: v.version.clone(),
-                            cells: BTreeMap::new(),
-                            missing: Vec::new(),
-                            no_program: Vec::new(),
-                            machine: None,
-                            started: false,
-                            selected_installed: v.installed,
-                        },
-                    );
-                }
-            }
-        }
-        if benches.is_empty() {
-            // Nothing ran at all yet: the selected benchmarks are unknown.
-            rows.retain(|_, r| r.started);
-        }
-        let mut rows: Vec<Row> = rows.into_values().collect();
-        for row in &mut rows {
-            let (missing, no_program): (Vec<Bench>, Vec<Bench>) = benches
-                .keys()
-                .filter(|b| !row.cells.contains_key(b))
-                .partition(|b| {
-                    programs
-                        .get(row.variant.as_str())
-                        .is_none_or(|p| p.contains(b))
-                });
-            row.missing = missing;
-            row.no_program = no_program;
-        }
-        rows.sort_by(|a, b| {
-            let key = |r: &Row| {
-                (
-                    !r.installed(),
-                    !r.started,
-                    !r.complete(),
-                    std::cmp::Reverse(r.cells.values().filter(|c| c.wall_s().is_some()).count()),
-                    r.cells.values().filter(|c| !c.status.is_ok()).count(),
-                )
-            };
-            key(a)
-                .cmp(&key(b))
-                .then(a.sum_s().total_cmp(&b.sum_s()))
-                .then(a.variant.cmp(&b.variant))
-        });
-        // The machines of the sessions whose runs the table shows (a ws
-        // session in the same directory is not one of this table's).
-        let shown_sessions: BTreeSet<&str> = shown.iter().map(|r| r.session.as_str()).collect();
-        let mut machines: Vec<Machine> = Vec::new();
-        let mut session_machine: BTreeMap<&str, usize> = BTreeMap::new();
-        for s in stored
-            .sessions
-            .iter()
-            .filter(|s| shown_sessions.contains(s.session.as_str()))
-        {
-            let i = match machines.iter().position(|m| m.same_as(&s.machine)) {
-                Some(i) => {
-                    machines[i] = machines[i].named_by(&s.machine).clone();
-                    i
-                }
-                None => {
-                    machines.push(s.machine.clone());
-                    machines.len() - 1
-                }
-            };
-            session_machine.insert(&s.session, i);
-        }
-        for row in &mut rows {
-            row.machine = row
-                .cells
-                .values()
-                .filter_map(|c| c.runs.first())
-                .filter_map(|r| session_machine.get(r.session.as_str()).copied())
-                .max();
-        }
-        // The machine most rows ran on (the later one on a tie).
-        let mut per_machine = vec![0usize; machines.len()];
-        for m in rows.iter().filter_map(|r| r.machine) {
-            per_machine[m] += 1;
-        }
-        let main_machine = (0..machines.len()).max_by_key(|&i| (per_machine[i], i));
-
-        // The sessions whose runs the table shows, and what it shows of each.
-        let mut cells_of: BTreeMap<&str, usize> = BTreeMap::new();
-        let mut rows_of: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
-        for row in &rows {
-            for c in row.cells.values() {
-                if let Some(r) = c.runs.first() {
-                    *cells_of.entry(r.session.as_str()).or_default() += 1;
-                    rows_of
-                        .entry(r.session.as_str())
-                        .or_default()
-                        .insert(row.label());
-                }
-            }
-        }
-        let infos: Vec<SessionInfo> = stored
-            .sessions
-            .iter()
-            .filter(|s| cells_of.contains_key(s.session.as_str()))
-            .map(|s| SessionInfo {
-                id: s.session.clone(),
-                started_at: s.started_at.clone(),
-                langbench: s.langbench_version.clone(),
-                command_line: shell_words::join(&s.command_line),
-                machine: session_machine
-                    .get(s.session.as_str())
-                    .copied()
-                    .unwrap_or(0),
-                kernel: s.machine.kernel.clone(),
-                cells: cells_of[s.session.as_str()],
-                rows: rows_of
-                    .remove(s.session.as_str())
-                    .unwrap_or_default()
-                    .into_iter()
-                    .collect(),
-                warnings: s
-                    .hygiene
-                    .as_ref()
-                    .map(|h| h.warnings.clone())
-                    .unwrap_or_default(),
-                published: s.origin == Origin::Published,
-            })
-            .collect();
-
-        let published = stored.runs.iter().any(|r| r.origin == Origin::Published);
-        let published_session =
-            stored.sessions.iter().rev().find(|s| {
-                s.origin == Origin::Published && shown_sessions.contains(s.session.as_str())
-            });
-        // From the first session's start (or run, whichever is earlier) to
-        // the last run.
-        let measured = || shown.iter().filter(|r| r.origin == Origin::Measured);
-        let starts = infos
-            .iter()
-            .filter(|s| !s.published)
-            .map(|s| s.started_at.as_str());
-        let measured_to = measured()
-            .map(|r| r.finished_at.as_str())
-            .chain(starts.clone())
-            .max()
-            .filter(|_| measured().next().is_some())
-            .map(String::from);
-        let measured_from = measured()
-            .map(|r| r.finished_at.as_str())
-            .chain(starts)
-            .min()
-            .filter(|_| measured().next().is_some())
-            .map(String::from);
-        let edition = match (published_session, &measured_to) {
-            (Some(s), None) => s
-                .session
-                .strip_prefix("published-")
-                .unwrap_or(&s.session)
-                .to_string(),
-            (_, Some(t)) => t.get(..4).unwrap_or_default().to_string(),
-            (None, None) => String::new(),
-        };
-        // langbench's own version: with its revision where the runs
-        // recorded one (`identity.langbench`), else the sessions'.
-        let mut langbench: BTreeSet<String> = shown
-            .iter()
-            .filter_map(|r| r.identity.as_ref().map(|i| i.langbench.clone()))
-            .collect();
-        if langbench.is_empty() {
-            langbench = infos
-                .iter()
-                .filter(|s| !s.published)
-                .map(|s| s.langbench.clone())
-                .collect();
-        }
-        Summary {
-            benches: benches.into_iter().collect(),
-            size: stored
-                .runs
-                .last()
-                .map(|r| r.size.clone())
-                .unwrap_or_default(),
-            rows,
-            machine: main_machine.map(|i| machines[i].clone()),
-            sessions: infos,
-            published,
-            noise_cv: View::default().noise_cv,
-            show_spread: false,
-            machines,
-            main_machine,
-            edition,
-            measured_from,
-            measured_to,
-            langbench: langbench.into_iter().collect(),
-            source: published_session.and_then(|s| s.source.clone()),
-            published_runs: published_session.map(|s| s.runs).filter(|&n| n > 0),
-        }
-    }
-
     /// Applies rendering options.
     pub fn view(mut self, view: &View) -> Summary {
         self.noise_cv = view.noise_cv;

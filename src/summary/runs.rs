@@ -1,110 +1,170 @@
 //! The every-run table (data only: CSV and the spreadsheet).
 
-use super::{Row, Summary};
-use crate::document::{Column, Entry, Kind, Show, Table};
-use crate::record::Origin;
+use std::collections::HashMap;
+
+use super::{Cell, Row, Summary};
+use crate::document::columns::{Columns, col};
+use crate::document::{Entry, Kind, Table};
+use crate::record::{CacheStart, Origin, RunRecord};
 use crate::spawn::Exit;
 use crate::store::Stored;
 
-fn columns() -> Vec<Column> {
-    use Kind::*;
-    let c = |h: &str, k: &str, kind| Column::new(h, k, kind, Show::Both);
-    let s6 = Seconds { decimals: 6 };
-    vec![
-        c("Variant", "variant", Text),
-        c("Language", "language", Text),
-        c("Command Flags", "command_flags", Text),
-        c("Version", "version", Text),
-        c("Benchmark", "benchmark", Text),
-        c("Size", "size", Text),
-        c("N", "n", Count),
-        c("Run", "run", Count),
-        c("Wall (s)", "wall_s", s6),
-        c("User (s)", "user_s", s6),
-        c("Sys (s)", "sys_s", s6),
-        c("Peak RSS (KB)", "max_rss_kb", Kb),
-        c("Build wall (s)", "build_wall_s", s6),
-        c("Exit code", "exit_code", Count),
-        c("Signal", "signal", Count),
-        c("Status", "status", Text),
-        c("Best", "best", Text),
-        c("Cache", "cache", Text),
-        c("In spread", "in_spread", Text),
-        c("Session", "session", Text),
-        c("Finished at", "finished_at", Text),
-        c("Detail", "detail", Text),
-        c("Origin", "origin", Text),
-    ]
+/// One stored run, with the cell of the summary it belongs to.
+struct Run<'a> {
+    r: &'a RunRecord,
+    cell: Option<&'a Cell>,
+}
+
+impl Run<'_> {
+    /// Whether it is its cell's figure.
+    fn best(&self) -> bool {
+        let r = self.r;
+        self.cell
+            .and_then(|c| c.best.as_ref())
+            .is_some_and(|b| b.session == r.session && b.attempt == r.attempt && r.attempt > 0)
+    }
+
+    /// Whether its cell's spread counts it.
+    fn in_spread(&self) -> bool {
+        self.cell.is_some_and(|c| c.in_spread(self.r))
+    }
+
+    fn origin(&self) -> &'static str {
+        if self.published() {
+            "published"
+        } else {
+            "measured"
+        }
+    }
+
+    /// Published editions gave no user/system time.
+    fn published(&self) -> bool {
+        self.r.origin == Origin::Published
+    }
+
+    /// Its CPU seconds (user or system): none for a published run.
+    fn cpu(&self, v: f64) -> Entry {
+        if self.published() {
+            Entry::empty("")
+        } else {
+            secs(v)
+        }
+    }
+}
+
+fn secs(v: f64) -> Entry {
+    Entry::number(v, format!("{v:.3}"))
+}
+
+fn text(s: &str) -> Entry {
+    Entry::text(s)
+}
+
+/// The runs table's columns.
+fn columns<'a>() -> Columns<'a, Run<'a>> {
+    use Kind::{Count, Kb, Text};
+    let s6 = Kind::Seconds { decimals: 6 };
+    let int = |v: i64| Entry::int(v, v.to_string());
+    let mut c: Columns<Run> = Columns::new();
+    c.add(col("Variant", "variant", Text).id(), |x| text(&x.r.variant));
+    c.add(col("Language", "language", Text).id(), |x| {
+        text(&x.r.language)
+    });
+    c.add(col("Command Flags", "command_flags", Text).id(), |x| {
+        text(&x.r.flags)
+    });
+    c.add(col("Version", "version", Text), |x| text(&x.r.version));
+    c.add(col("Benchmark", "benchmark", Text).id(), |x| {
+        text(x.r.bench.name())
+    });
+    c.add(col("Size", "size", Text), |x| text(&x.r.size));
+    c.add(col("N", "n", Count), move |x| int(x.r.n as i64));
+    c.add(col("Run", "run", Count).id(), move |x| {
+        int(x.r.attempt.into())
+    });
+    c.add(col("Wall (s)", "wall_s", s6), |x| wall(x.r));
+    c.add(col("User (s)", "user_s", s6), |x| x.cpu(x.r.user_s));
+    c.add(col("Sys (s)", "sys_s", s6), |x| x.cpu(x.r.sys_s));
+    c.add(col("Peak RSS (KB)", "max_rss_kb", Kb), move |x| {
+        int(x.r.max_rss_kb as i64)
+    });
+    c.add(col("Build wall (s)", "build_wall_s", s6), |x| {
+        x.r.build_wall_s.map_or(Entry::empty(""), secs)
+    });
+    c.add(col("Exit code", "exit_code", Count), |x| exit_code(x.r));
+    c.add(col("Signal", "signal", Count), |x| signal(x.r));
+    c.add(col("Status", "status", Text), |x| text(x.r.status.name()));
+    c.add(col("Best", "best", Text), |x| {
+        Entry::text(x.best().to_string())
+    });
+    c.add(col("Cache", "cache", Text), |x| text(cache(x.r)));
+    c.add(col("In spread", "in_spread", Text), |x| {
+        Entry::text(x.in_spread().to_string())
+    });
+    c.add(col("Session", "session", Text).id(), |x| text(&x.r.session));
+    c.add(col("Finished at", "finished_at", Text), |x| {
+        text(&x.r.finished_at)
+    });
+    c.add(col("Detail", "detail", Text), |x| {
+        text(x.r.detail.as_deref().unwrap_or_default())
+    });
+    c.add(col("Origin", "origin", Text), |x| text(x.origin()));
+    c
+}
+
+/// No time is no number: a run that did not run (skipped, not installed)
+/// or a published "did not finish".
+fn wall(r: &RunRecord) -> Entry {
+    if r.wall_s == 0.0 && !r.status.has_figures() {
+        Entry::empty("")
+    } else {
+        secs(r.wall_s)
+    }
+}
+
+fn exit_code(r: &RunRecord) -> Entry {
+    match r.exit {
+        Some(Exit::Exited(c)) => Entry::int(c.into(), c.to_string()),
+        _ => Entry::empty(""),
+    }
+}
+
+fn signal(r: &RunRecord) -> Entry {
+    match r.exit {
+        Some(Exit::Signaled(s)) => Entry::int(s.into(), s.to_string()),
+        _ => Entry::empty(""),
+    }
+}
+
+fn cache(r: &RunRecord) -> &'static str {
+    match r.cache {
+        Some(CacheStart::Cold) => "cold",
+        Some(CacheStart::Warm) => "warm",
+        None => "",
+    }
 }
 
 /// Every stored run, with whether it is its cell's figure, how its caches
 /// started and whether its cell's spread counts it.
 pub fn table(stored: &Stored, s: &Summary) -> Table {
-    let secs = |v: f64| Entry::number(v, format!("{v:.3}"));
     // Each row once by variant (a scan per run was quadratic).
-    let by_variant: std::collections::HashMap<&str, &Row> =
-        s.rows.iter().map(|r| (r.variant.as_str(), r)).collect();
-    let rows = stored
+    let by_variant: HashMap<&str, &Row> = s.rows.iter().map(|r| (r.variant.as_str(), r)).collect();
+    let runs: Vec<Run> = stored
         .runs
         .iter()
-        .map(|r| {
-            let cell = by_variant
+        .map(|r| Run {
+            r,
+            cell: by_variant
                 .get(r.variant.as_str())
-                .and_then(|row| row.cells.get(&r.bench));
-            let best = cell
-                .and_then(|c| c.best.as_ref())
-                .is_some_and(|b| b.session == r.session && b.attempt == r.attempt && r.attempt > 0);
-            let in_spread = cell.is_some_and(|c| c.in_spread(r));
-            let (code, signal) = match r.exit {
-                Some(Exit::Exited(c)) => (Entry::int(c.into(), c.to_string()), Entry::empty("")),
-                Some(Exit::Signaled(s)) => (Entry::empty(""), Entry::int(s.into(), s.to_string())),
-                None => (Entry::empty(""), Entry::empty("")),
-            };
-            let published = r.origin == Origin::Published;
-            // Published editions gave no user/system time.
-            let cpu = |v: f64| if published { Entry::empty("") } else { secs(v) };
-            vec![
-                Entry::text(&r.variant),
-                Entry::text(&r.language),
-                Entry::text(&r.flags),
-                Entry::text(&r.version),
-                Entry::text(r.bench.name()),
-                Entry::text(&r.size),
-                Entry::int(r.n as i64, r.n.to_string()),
-                Entry::int(r.attempt.into(), r.attempt.to_string()),
-                // No time is no number: a run that did not run (skipped,
-                // not installed) or a published "did not finish".
-                if r.wall_s == 0.0 && !r.status.has_figures() {
-                    Entry::empty("")
-                } else {
-                    secs(r.wall_s)
-                },
-                cpu(r.user_s),
-                cpu(r.sys_s),
-                Entry::int(r.max_rss_kb as i64, r.max_rss_kb.to_string()),
-                r.build_wall_s.map(secs).unwrap_or_else(|| Entry::empty("")),
-                code,
-                signal,
-                Entry::text(r.status.name()),
-                Entry::text(best.to_string()),
-                Entry::text(match r.cache {
-                    Some(crate::record::CacheStart::Cold) => "cold",
-                    Some(crate::record::CacheStart::Warm) => "warm",
-                    None => "",
-                }),
-                Entry::text(in_spread.to_string()),
-                Entry::text(&r.session),
-                Entry::text(&r.finished_at),
-                Entry::text(r.detail.clone().unwrap_or_default()),
-                Entry::text(if published { "published" } else { "measured" }),
-            ]
+                .and_then(|row| row.cells.get(&r.bench)),
         })
         .collect();
+    let columns = columns();
     Table {
         id: "runs".into(),
         title: "Runs".into(),
-        columns: columns(),
-        rows,
+        columns: columns.columns(),
+        rows: columns.rows(&runs),
         notes: Vec::new(),
         data_only: true,
         labels: 4,

@@ -1,15 +1,27 @@
-//! The CPU summary as the editions' table: its columns and cells (time
-//! and RAM per benchmark, totals, rank, then the secondary and data
-//! columns), the notes under it, the facts above it (edition, machine,
-//! how to read it), what the maintainer could do, and the whole
-//! [`Document`] with its charts.
+//! The CPU summary as the editions' table: its rows (each variant's row
+//! with its rank), its columns declared once (time and RAM per benchmark,
+//! totals, rank, then the secondary and data columns, each with its value
+//! in a row), and the whole [`Document`]: the notes under the table
+//! ([`super::notes`]), the facts above it ([`super::meta`]) and its charts
+//! ([`super::charts`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Cell, Rank, Row, Spread, Summary};
 use crate::bench::Bench;
-use crate::document::{Column, Document, Entry, Flag, Kind, Mark, Note, Show, Table, thousands};
-use crate::record::{RunRecord, Status};
+use crate::document::columns::{Columns, col};
+use crate::document::{Document, Entry, Flag, Kind, Mark, Measured, Show, Table, thousands};
+
+/// One row of the table: a variant's row and its rank.
+pub(super) struct Line<'a> {
+    row: &'a Row,
+    rank: Option<Rank>,
+}
+
+/// The summary's columns over its lines.
+type SummaryColumns<'s> = Columns<'s, Line<'s>>;
+
+const S3: Kind = Kind::Seconds { decimals: 3 };
 
 impl Summary {
     /// The fastest complete total, and each benchmark's fastest correct
@@ -32,6 +44,194 @@ impl Summary {
             }
         }
         (total, per)
+    }
+
+    /// The table's lines: each row with its rank.
+    fn lines(&self) -> Vec<Line<'_>> {
+        self.rows
+            .iter()
+            .zip(self.ranks())
+            .map(|(row, rank)| Line { row, rank })
+            .collect()
+    }
+
+    /// The columns of the summary table: the editions' layout first
+    /// (language, command flags, version, time and RAM per benchmark,
+    /// totals: in the CSV and the spreadsheet these keys are the editions'
+    /// column names), the rank, then secondary columns (CPU, × fastest)
+    /// and plain data for scripts.
+    fn columns(&self) -> SummaryColumns<'_> {
+        let mut c = Columns::new();
+        self.label_columns(&mut c);
+        self.figure_columns(&mut c);
+        self.cpu_columns(&mut c);
+        self.data_columns(&mut c);
+        self.spread_columns(&mut c);
+        c
+    }
+
+    /// What names a row: language and flags (linked to what was measured),
+    /// version, and the machine where the table has several.
+    fn label_columns<'s>(&'s self, c: &mut SummaryColumns<'s>) {
+        use Kind::Text;
+        c.add(col("Language", "language", Text).id(), |l| {
+            Entry::text(&l.row.language).linked(Measured::anchor_of(&l.row.variant))
+        });
+        c.add(col("Command Flags", "command_flags", Text).id(), |l| {
+            Entry::text(&l.row.flags)
+        });
+        c.add(col("Version", "version", Text), |l| {
+            Entry::text(&l.row.version)
+        });
+        if self.machines.len() > 1 {
+            let machine = col("Machine", "machine_name", Text).display();
+            c.add(machine, |l| self.machine_entry(l.row));
+        }
+    }
+
+    /// Time and RAM per benchmark, the totals and the rank.
+    fn figure_columns<'s>(&'s self, c: &mut SummaryColumns<'s>) {
+        for &(b, _) in &self.benches {
+            let k = key_of(b);
+            c.add(col(format!("{b} (s)"), format!("{k}_s"), S3), move |l| {
+                self.time_entry(l.row, b)
+            });
+            let ram = col(format!("{b} RAM (KB)"), format!("{k}_rss_kb"), Kind::Kb);
+            c.add(ram.detail(), move |l| ram_entry(l.row, b));
+        }
+        let total = col("Total (s)", "total_s", S3).sum_of(self.keys("_s"));
+        c.add(total, |l| self.total_entry(l.row));
+        let total_ram = col("Total RAM (KB)", "total_rss_kb", Kind::Kb);
+        c.add(total_ram.sum_of(self.keys("_rss_kb")), |l| {
+            total_ram_entry(l.row)
+        });
+        c.add(col("Rank", "rank", Kind::Count), |l| rank_entry(l.rank));
+    }
+
+    /// Secondary: CPU seconds per benchmark and in total, the total over
+    /// the fastest's.
+    fn cpu_columns<'s>(&'s self, c: &mut SummaryColumns<'s>) {
+        for &(b, _) in &self.benches {
+            let cpu = col(format!("{b} CPU (s)"), format!("{}_cpu_s", key_of(b)), S3);
+            c.add(cpu.extra(), move |l| {
+                secs(l.row.cells.get(&b).and_then(Cell::cpu_s))
+            });
+        }
+        let total = col("Total CPU (s)", "total_cpu_s", S3).sum_of(self.keys("_cpu_s"));
+        c.add(total.extra(), |l| secs(l.row.total_cpu_s()));
+        let (fastest, _) = self.fastest();
+        c.add(
+            col("× fastest", "total_relative", Kind::Ratio).extra(),
+            move |l| ratio(l.row.total_s(), fastest),
+        );
+    }
+
+    /// Plain data for scripts: where the figures come from, each
+    /// benchmark's time over the fastest's and its status.
+    fn data_columns<'s>(&'s self, c: &mut SummaryColumns<'s>) {
+        use Kind::Text;
+        c.add(col("Edition", "edition", Text).data(), |_| {
+            Entry::text(&self.edition)
+        });
+        c.add(col("Variant", "variant", Text).data(), |l| {
+            Entry::text(&l.row.variant)
+        });
+        c.add(col("Size", "size", Text).data(), |_| {
+            Entry::text(&self.size)
+        });
+        c.add(col("Figures", "figures", Text).data(), |l| {
+            Entry::text(self.figures_text(l.row))
+        });
+        c.add(col("Row status", "row_status", Text).data(), |l| {
+            Entry::text(l.row.state())
+        });
+        c.add(
+            col("Partial total (s)", "partial_total_s", S3).data(),
+            |l| partial_total(l.row),
+        );
+        let (_, fastest) = self.fastest();
+        for &(b, _) in &self.benches {
+            let by = fastest.get(&b).copied();
+            let relative = col(
+                format!("{b} × fastest"),
+                format!("{}_relative", key_of(b)),
+                Kind::Ratio,
+            );
+            c.add(relative.data(), move |l| {
+                let ok = l.row.cells.get(&b).filter(|c| c.status.is_ok());
+                ratio(ok.and_then(Cell::wall_s), by)
+            });
+        }
+        for &(b, _) in &self.benches {
+            let status = col(format!("{b} status"), format!("{}_status", key_of(b)), Text);
+            c.add(status.data(), move |l| Entry::text(cell_status(l.row, b)));
+        }
+        c.add(col("Complete", "complete", Text).data(), |l| {
+            Entry::text(l.row.complete().to_string())
+        });
+        c.add(col("Machine #", "machine", Kind::Count).data(), |l| {
+            machine_number(l.row)
+        });
+    }
+
+    /// The spread: the widest of a row's (in the human tables with
+    /// `--spread`), then each benchmark's runs' figures as data.
+    fn spread_columns<'s>(&'s self, c: &mut SummaryColumns<'s>) {
+        let show = if self.show_spread {
+            Show::Both
+        } else {
+            Show::Data
+        };
+        c.add(
+            col("Spread (CV)", "max_cv", Kind::Percent).show(show),
+            |l| self.spread_entry(l.row),
+        );
+        for &(b, _) in &self.benches {
+            let k = key_of(b);
+            for (h, key, kind, value) in SPREAD {
+                c.add(
+                    col(format!("{b} {h}"), format!("{k}_{key}"), kind).data(),
+                    move |l| shown_spread(l.row, b).map_or(Entry::empty(""), |(c, s)| value(c, &s)),
+                );
+            }
+        }
+    }
+
+    /// Each benchmark's column key with `suffix` (`num_comb_s`): what a
+    /// total sums.
+    fn keys(&self, suffix: &str) -> Vec<String> {
+        self.benches
+            .iter()
+            .map(|(b, _)| format!("{}{suffix}", key_of(*b)))
+            .collect()
+    }
+
+    /// The editions' table.
+    pub fn table(&self) -> Table {
+        let columns = self.columns();
+        Table {
+            id: "summary".into(),
+            title: "Summary".into(),
+            columns: columns.columns(),
+            rows: columns.rows(&self.lines()),
+            notes: self.notes(),
+            data_only: false,
+            labels: 2,
+        }
+    }
+
+    /// The texts a reader sees in one row (display columns).
+    pub fn row_texts(&self, row: &Row) -> Vec<String> {
+        let i = self.rows.iter().position(|r| r.variant == row.variant);
+        let rank = i.and_then(|i| self.ranks()[i]);
+        let columns = self.columns();
+        columns
+            .columns()
+            .iter()
+            .zip(columns.row(&Line { row, rank }))
+            .filter(|(c, _)| c.in_display())
+            .map(|(_, entry)| entry.text)
+            .collect()
     }
 
     /// "N of best of N" of the shown figures: `published best of 3` or
@@ -59,531 +259,112 @@ impl Summary {
         }
     }
 
-    /// Why a cell is not a plain correct figure (`None` for one that is),
-    /// told to a reader (what to do about it is [`Summary::advice`]'s).
-    pub fn cell_note(&self, row: &Row, bench: Bench) -> Option<String> {
-        let Some(c) = row.cells.get(&bench) else {
-            if row.no_program.contains(&bench) {
-                return Some(format!("n/a: the variant has no {bench} program"));
-            }
-            return Some("not run: this results directory holds no run of it".into());
-        };
-        if c.status.is_ok() {
-            let mut says = Vec::new();
-            if let Some((ran, asked)) = c.partial_runs() {
-                says.push(format!(
-                    "{ran} of {asked} runs: its session stopped before the rest; the figure is \
-                     the best of {ran}"
-                ));
-            } else if let Some(s) = c.noisy(self.noise_cv) {
-                says.push(format!(
-                    "noisy: {} {}runs spread {:.1}% (coefficient of variation; flagged above \
-                     {:.1}%): {:.3}–{:.3} s, mean {:.3} s",
-                    s.runs,
-                    if c.cold_left_out.is_empty() {
-                        ""
-                    } else {
-                        "warm "
-                    },
-                    s.cv * 100.0,
-                    self.noise_cv * 100.0,
-                    s.min,
-                    s.max,
-                    s.mean,
-                ));
-            }
-            if let Some(cold) = c.cold_figure() {
-                says.push(cold);
-            }
-            return (!says.is_empty()).then(|| says.join("; "));
-        }
-        let detail = c
-            .best
-            .as_ref()
-            .and_then(|r| r.detail.clone())
-            .unwrap_or_default();
-        let ran: Vec<&RunRecord> = c
-            .runs
-            .iter()
-            .filter(|r| r.status != Status::Skipped)
-            .collect();
-        let failing = ran.iter().filter(|r| !r.status.is_ok()).count();
-        let skipped = c.runs.len() - ran.len();
-        let of = match (ran.len(), skipped) {
-            (n, 0) if n > 1 => format!(" ({failing} of {n} runs)"),
-            (_, 0) => String::new(),
-            (n, s) => format!(
-                " ({failing} of {n} run{}; {s} more skipped after it)",
-                if n == 1 { "" } else { "s" }
-            ),
-        };
-        Some(format!(
-            "{}{of}: {}",
-            c.status,
-            // Records stored before stderr notes were cleaned.
-            strip_ansi_escapes::strip_str(detail).replace('\n', " ")
-        ))
-    }
-
-    /// Lines explaining every cell that is not a plain, correct time, keyed
-    /// by what the row shows; then the machine state of the sessions the
-    /// table's runs come from, where their check warned.
-    pub fn notes(&self) -> Vec<Note> {
-        let mut notes = Vec::new();
-        for row in &self.rows {
-            let label = row.label();
-            if !row.installed() {
-                let detail = row
-                    .cells
-                    .values()
-                    .find_map(|c| c.best.as_ref()?.detail.clone())
-                    .unwrap_or_default();
-                notes.push(Note::new(label, format!("not installed: {detail}")));
-                continue;
-            }
-            if !row.started {
-                notes.push(Note::new(
-                    label,
-                    "not run: selected, but its session stopped before it started",
-                ));
-                continue;
-            }
-            for b in row.missing.iter().chain(&row.no_program) {
-                if let Some(n) = self.cell_note(row, *b) {
-                    notes.push(Note::new(format!("{label} / {b}"), n));
-                }
-            }
-            for b in row.cells.keys() {
-                if let Some(n) = self.cell_note(row, *b) {
-                    notes.push(Note::new(format!("{label} / {b}"), n));
-                }
-            }
-        }
-        notes.extend(self.machine_state_notes());
-        notes
-    }
-
-    /// The sessions' machine-state warnings, under the table whose runs
-    /// they concern.
-    fn machine_state_notes(&self) -> Vec<Note> {
-        self.sessions
-            .iter()
-            .filter(|s| !s.warnings.is_empty())
-            .map(|s| {
-                let whom = match s.rows.as_slice() {
-                    [one] => one.clone(),
-                    rows if rows.len() <= 3 => rows.join(", "),
-                    rows => format!("{} rows", rows.len()),
-                };
-                Note::new(
-                    format!("Machine state ({whom})"),
-                    format!(
-                        "session {} ({} cell{} of this table) started on a machine that was not \
-                         quiet: {}",
-                        s.id,
-                        s.cells,
-                        if s.cells == 1 { "" } else { "s" },
-                        s.warnings.join("; ")
-                    ),
-                )
-            })
-            .collect()
-    }
-
-    /// What the maintainer could do about the notes: for the terminal only.
-    pub fn advice(&self) -> Vec<String> {
-        let mut advice = Vec::new();
-        let missing: usize = self
-            .rows
-            .iter()
-            .filter(|r| r.installed())
-            .map(|r| {
-                if r.started {
-                    r.missing.len()
-                } else {
-                    self.benches.len().max(1)
-                }
-            })
-            .sum();
-        let partial = self
-            .rows
-            .iter()
-            .flat_map(|r| r.cells.values())
-            .filter(|c| c.partial_runs().is_some())
-            .count();
-        if missing + partial > 0 {
-            advice.push(format!(
-                "{missing} cell(s) not run and {partial} with fewer runs than asked: \
-                 `langbench run --resume` with the same --out runs what is missing"
-            ));
-        }
-        let noisy = self
-            .rows
-            .iter()
-            .flat_map(|r| r.cells.values())
-            .filter(|c| c.status.is_ok() && c.noisy(self.noise_cv).is_some())
-            .count();
-        if noisy > 0 {
-            advice.push(format!(
-                "{noisy} noisy cell(s): quiet the machine (the sessions' warnings say what was \
-                 running) and re-run them, or use --runs auto"
-            ));
-        }
-        let busy = self
-            .sessions
-            .iter()
-            .filter(|s| !s.warnings.is_empty())
-            .count();
-        if busy > 0 {
-            advice.push(format!(
-                "{busy} session(s) started on a busy machine: re-run their rows on a quiet one"
-            ));
-        }
-        let not_installed = self.rows.iter().filter(|r| !r.installed()).count();
-        if not_installed > 0 {
-            advice.push(format!(
-                "{not_installed} variant(s) not installed: `langbench toolchains install`"
-            ));
-        }
-        if self.machines.len() > 1 {
-            advice.push(
-                "rows come from more than one machine: re-run the other machines' rows on one \
-                 for a table that compares fairly"
-                    .into(),
-            );
-        }
-        advice
-    }
-
-    pub fn sizes_text(&self) -> String {
-        self.benches
-            .iter()
-            .map(|(b, n)| format!("{b} N={}", thousands(*n)))
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
-
-    /// The columns of the summary table: the editions' layout first
-    /// (language, command flags, version, time and RAM per benchmark,
-    /// totals: in the CSV and the spreadsheet these keys are the editions'
-    /// column names), the rank, then secondary columns (CPU, × fastest)
-    /// and plain data for scripts.
-    fn columns(&self) -> Vec<Column> {
-        let mut cols = vec![
-            Column::new("Language", "language", Kind::Text, Show::Both),
-            Column::new("Command Flags", "command_flags", Kind::Text, Show::Both),
-            Column::new("Version", "version", Kind::Text, Show::Both),
-        ];
-        if self.machines.len() > 1 {
-            cols.push(Column::new(
-                "Machine",
-                "machine_name",
-                Kind::Text,
-                Show::Display,
-            ));
-        }
-        let (mut times, mut rams) = (Vec::new(), Vec::new());
-        for (b, _) in &self.benches {
-            let key = key_of(*b);
-            times.push(cols.len());
-            cols.push(Column::new(
-                format!("{b} (s)"),
-                format!("{key}_s"),
-                Kind::Seconds { decimals: 3 },
-                Show::Both,
-            ));
-            rams.push(cols.len());
-            cols.push(Column::new(
-                format!("{b} RAM (KB)"),
-                format!("{key}_rss_kb"),
-                Kind::Kb,
-                Show::Both,
-            ));
-        }
-        let mut total = Column::new(
-            "Total (s)",
-            "total_s",
-            Kind::Seconds { decimals: 3 },
-            Show::Both,
-        );
-        total.sum_of = times;
-        let mut total_ram = Column::new("Total RAM (KB)", "total_rss_kb", Kind::Kb, Show::Both);
-        total_ram.sum_of = rams;
-        cols.extend([
-            total,
-            total_ram,
-            Column::new("Rank", "rank", Kind::Count, Show::Both),
-        ]);
-        let mut cpus = Vec::new();
-        for (b, _) in &self.benches {
-            cpus.push(cols.len());
-            cols.push(Column::new(
-                format!("{b} CPU (s)"),
-                format!("{}_cpu_s", key_of(*b)),
-                Kind::Seconds { decimals: 3 },
-                Show::Extra,
-            ));
-        }
-        let mut total_cpu = Column::new(
-            "Total CPU (s)",
-            "total_cpu_s",
-            Kind::Seconds { decimals: 3 },
-            Show::Extra,
-        );
-        total_cpu.sum_of = cpus;
-        cols.extend([
-            total_cpu,
-            Column::new("× fastest", "total_relative", Kind::Ratio, Show::Extra),
-            Column::new("Edition", "edition", Kind::Text, Show::Data),
-            Column::new("Variant", "variant", Kind::Text, Show::Data),
-            Column::new("Size", "size", Kind::Text, Show::Data),
-            Column::new("Figures", "figures", Kind::Text, Show::Data),
-            Column::new("Row status", "row_status", Kind::Text, Show::Data),
-            Column::new(
-                "Partial total (s)",
-                "partial_total_s",
-                Kind::Seconds { decimals: 3 },
-                Show::Data,
-            ),
-        ]);
-        for (b, _) in &self.benches {
-            cols.push(Column::new(
-                format!("{b} × fastest"),
-                format!("{}_relative", key_of(*b)),
-                Kind::Ratio,
-                Show::Data,
-            ));
-        }
-        for (b, _) in &self.benches {
-            cols.push(Column::new(
-                format!("{b} status"),
-                format!("{}_status", key_of(*b)),
-                Kind::Text,
-                Show::Data,
-            ));
-        }
-        cols.push(Column::new("Complete", "complete", Kind::Text, Show::Data));
-        cols.push(Column::new("Machine #", "machine", Kind::Count, Show::Data));
-        cols.push(Column::new(
-            "Spread (CV)",
-            "max_cv",
-            Kind::Percent,
-            if self.show_spread {
-                Show::Both
-            } else {
-                Show::Data
-            },
-        ));
-        let s4 = Kind::Seconds { decimals: 4 };
-        for (b, _) in &self.benches {
-            let k = key_of(*b);
-            for (h, key, kind) in [
-                ("runs", "runs", Kind::Count),
-                ("cold runs left out", "cold_excluded", Kind::Count),
-                ("mean (s)", "mean_s", s4),
-                ("median (s)", "median_s", s4),
-                ("stddev (s)", "stddev_s", s4),
-                ("min (s)", "min_s", s4),
-                ("max (s)", "max_s", s4),
-                ("CV", "cv", Kind::Percent),
-            ] {
-                cols.push(Column::new(
-                    format!("{b} {h}"),
-                    format!("{k}_{key}"),
-                    kind,
-                    Show::Data,
-                ));
-            }
-        }
-        cols
-    }
-
-    /// The cells of one row, in [`Summary::columns`] order.
-    fn cells(&self, row: &Row, rank: Option<Rank>) -> Vec<Entry> {
-        let anchor = crate::document::Measured::anchor_of(&row.variant);
-        let mut v = vec![
-            Entry::text(&row.language).linked(anchor),
-            Entry::text(&row.flags),
-            Entry::text(&row.version),
-        ];
-        if self.machines.len() > 1 {
-            v.push(match row.machine {
-                Some(m) if Some(m) != self.main_machine => {
-                    Entry::text(format!("#{} {}", m + 1, self.machines[m].short()))
-                        .marked(
-                            Mark::Flagged,
-                            Some(format!(
-                                "measured on another machine: {}",
-                                self.machines[m].hardware()
-                            )),
-                        )
-                        .flagged(Flag::Machine)
-                }
-                _ => Entry::empty(""),
-            });
-        }
-        for (b, _) in &self.benches {
-            let note = self.cell_note(row, *b);
-            match row.cells.get(b) {
-                Some(c) => {
-                    let noisy = c.noisy(self.noise_cv).filter(|_| c.status.is_ok());
-                    let flag = c.flag(self.noise_cv);
-                    let mark = if flag.is_none() {
-                        Mark::Plain
-                    } else if c.wall_s().is_some() {
-                        Mark::Flagged
-                    } else {
-                        Mark::Failed
-                    };
-                    let text = match noisy {
-                        Some(s) if c.partial_runs().is_none() => {
-                            format!("{} ±{:.0}%", c.time_text(), s.cv * 100.0)
-                        }
-                        _ => c.time_text(),
-                    };
-                    let mut cell = match c.wall_s() {
-                        Some(w) => Entry::number(w, text),
-                        None => Entry::empty(text),
-                    }
-                    .marked(mark, note.clone())
-                    .with_interval(c.interval());
-                    cell.flag = flag;
-                    v.push(cell);
-                    v.push(match c.rss_kb() {
-                        Some(k) => Entry::int(k as i64, c.rss_text()),
-                        None => Entry::empty(c.rss_text()),
-                    });
-                }
-                None => {
-                    let text = if !row.installed() {
-                        "not installed"
-                    } else if row.no_program.contains(b) {
-                        "n/a"
-                    } else {
-                        "not run"
-                    };
-                    let note = if row.started { note } else { None };
-                    v.push(
-                        Entry::empty(text)
-                            .marked(Mark::Failed, note)
-                            .flagged(Flag::NotRun),
-                    );
-                    v.push(Entry::empty("-"));
-                }
-            }
-        }
-        match (row.total_s(), row.total_rss_kb()) {
-            (Some(t), Some(k)) => {
-                v.push(Entry::number(t, format!("{t:.2}")).with_interval(row.total_range()));
-                v.push(Entry::int(k as i64, thousands(k)));
-            }
-            _ => {
-                let (text, note) = if !row.installed() {
-                    ("not installed", None)
-                } else if !row.started {
-                    ("not run", None)
-                } else if row.has_figures() {
-                    let with: Vec<String> = row
-                        .cells
-                        .iter()
-                        .filter(|(_, c)| c.wall_s().is_some())
-                        .map(|(b, _)| b.to_string())
-                        .collect();
-                    (
-                        "partial",
+    /// The Machine entry: which other machine the row ran on, if it did.
+    fn machine_entry(&self, row: &Row) -> Entry {
+        match row.machine {
+            Some(m) if Some(m) != self.main_machine => {
+                Entry::text(format!("#{} {}", m + 1, self.machines[m].short()))
+                    .marked(
+                        Mark::Flagged,
                         Some(format!(
-                            "partial: no total: only {} of {} benchmarks have a time ({}: \
-                             {:.2} s together); not ranked with complete rows",
-                            with.len(),
-                            self.benches.len(),
-                            with.join(", "),
-                            row.sum_s()
+                            "measured on another machine: {}",
+                            self.machines[m].hardware()
                         )),
                     )
-                } else {
-                    ("-", Some("no cell has a figure".to_string()))
-                };
-                v.push(Entry::empty(text).marked(Mark::Failed, note).flagged(
-                    if row.has_figures() {
-                        Flag::Partial
-                    } else {
-                        Flag::NotRun
-                    },
-                ));
-                v.push(Entry::empty("-"));
+                    .flagged(Flag::Machine)
             }
-        }
-        v.push(match rank {
-            Some(r) => {
-                let cell = Entry::int(r.place as i64, r.text());
-                if r.shared {
-                    cell.marked(
-                        Mark::Plain,
-                        Some(format!(
-                            "shares rank {} with rows whose totals are within the range of its \
-                             runs: these runs do not tell them apart",
-                            r.place
-                        )),
-                    )
-                } else {
-                    cell
-                }
-            }
-            None => Entry::empty(""),
-        });
-        let (fastest_total, fastest) = self.fastest();
-        let secs = |x: Option<f64>| match x {
-            Some(x) => Entry::number(x, format!("{x:.2}")),
-            None => Entry::empty(""),
-        };
-        for (b, _) in &self.benches {
-            v.push(secs(row.cells.get(b).and_then(Cell::cpu_s)));
-        }
-        v.push(secs(row.total_cpu_s()));
-        let ratio = |x: Option<f64>, by: Option<f64>| match (x, by) {
-            (Some(x), Some(by)) if by > 0.0 => Entry::number(x / by, format!("×{:.2}", x / by)),
             _ => Entry::empty(""),
+        }
+    }
+
+    /// A benchmark's time: its figure (± its spread where noisy), marked
+    /// and noted where it is not a plain correct one; what it is where
+    /// there is none.
+    fn time_entry(&self, row: &Row, b: Bench) -> Entry {
+        let note = self.cell_note(row, b);
+        let Some(c) = row.cells.get(&b) else {
+            let text = if !row.installed() {
+                "not installed"
+            } else if row.no_program.contains(&b) {
+                "n/a"
+            } else {
+                "not run"
+            };
+            let note = if row.started { note } else { None };
+            return Entry::empty(text)
+                .marked(Mark::Failed, note)
+                .flagged(Flag::NotRun);
         };
-        v.push(ratio(row.total_s(), fastest_total));
-        v.push(Entry::text(&self.edition));
-        v.push(Entry::text(&row.variant));
-        v.push(Entry::text(&self.size));
-        v.push(Entry::text(self.figures_text(row)));
-        v.push(Entry::text(row.state()));
-        v.push(if row.complete() || !row.has_figures() {
-            Entry::empty("")
+        let noisy = c.noisy(self.noise_cv).filter(|_| c.status.is_ok());
+        let flag = c.flag(self.noise_cv);
+        let mark = if flag.is_none() {
+            Mark::Plain
+        } else if c.wall_s().is_some() {
+            Mark::Flagged
         } else {
-            let s = row.sum_s();
-            Entry::number(s, format!("{s:.2}"))
-        });
-        for (b, _) in &self.benches {
-            let c = row.cells.get(b).filter(|c| c.status.is_ok());
-            v.push(ratio(c.and_then(Cell::wall_s), fastest.get(b).copied()));
+            Mark::Failed
+        };
+        let text = match noisy {
+            Some(s) if c.partial_runs().is_none() => {
+                format!("{} ±{:.0}%", c.time_text(), s.cv * 100.0)
+            }
+            _ => c.time_text(),
+        };
+        let mut cell = match c.wall_s() {
+            Some(w) => Entry::number(w, text),
+            None => Entry::empty(text),
         }
-        for (b, _) in &self.benches {
-            v.push(Entry::text(match row.cells.get(b) {
-                Some(c) if c.partial_runs().is_some() => "partial-runs",
-                Some(c) => c.status.name(),
-                None if row.no_program.contains(b) => "n/a",
-                None => "not-run",
-            }));
+        .marked(mark, note)
+        .with_interval(c.interval());
+        cell.flag = flag;
+        cell
+    }
+
+    /// The total time, or why the row has none.
+    fn total_entry(&self, row: &Row) -> Entry {
+        if let Some(t) = row.total_s() {
+            return Entry::number(t, format!("{t:.2}")).with_interval(row.total_range());
         }
-        v.push(Entry::text(row.complete().to_string()));
-        v.push(match row.machine {
-            Some(m) => Entry::int(m as i64 + 1, format!("#{}", m + 1)),
-            None => Entry::empty(""),
-        });
-        // Published cells are one record each: no spread to show.
-        let cells: Vec<Option<&Cell>> = self
+        let (text, note) = if !row.installed() {
+            ("not installed", None)
+        } else if !row.started {
+            ("not run", None)
+        } else if row.has_figures() {
+            let with: Vec<String> = row
+                .cells
+                .iter()
+                .filter(|(_, c)| c.wall_s().is_some())
+                .map(|(b, _)| b.to_string())
+                .collect();
+            (
+                "partial",
+                Some(format!(
+                    "partial: no total: only {} of {} benchmarks have a time ({}: {:.2} s \
+                     together); not ranked with complete rows",
+                    with.len(),
+                    self.benches.len(),
+                    with.join(", "),
+                    row.sum_s()
+                )),
+            )
+        } else {
+            ("-", Some("no cell has a figure".to_string()))
+        };
+        let flag = if row.has_figures() {
+            Flag::Partial
+        } else {
+            Flag::NotRun
+        };
+        Entry::empty(text).marked(Mark::Failed, note).flagged(flag)
+    }
+
+    /// The widest spread of a row's benchmarks, with each one's to read.
+    fn spread_entry(&self, row: &Row) -> Entry {
+        let spreads: Vec<Option<Spread>> = self
             .benches
             .iter()
-            .map(|(b, _)| {
-                row.cells
-                    .get(b)
-                    .filter(|c| !c.published() && c.wall_s().is_some() && c.spread.is_some())
-            })
+            .map(|(b, _)| shown_spread(row, *b).map(|(_, s)| s))
             .collect();
-        let spreads: Vec<Option<Spread>> = cells.iter().map(|c| c.and_then(|c| c.spread)).collect();
         let max_cv = spreads
             .iter()
             .flatten()
@@ -597,296 +378,10 @@ impl Summary {
                 _ => "-".into(),
             })
             .collect();
-        v.push(match max_cv {
+        match max_cv {
             Some(c) => Entry::number(c, shown.join(" / ")),
             None => Entry::empty(shown.join(" / ")),
-        });
-        for (s, c) in spreads.iter().zip(&cells) {
-            match (s, c) {
-                (Some(s), Some(c)) => {
-                    let secs = |x: f64| Entry::number(x, format!("{x:.4}"));
-                    let cold = c.cold_left_out.len();
-                    v.extend([
-                        Entry::int(s.runs as i64, s.runs.to_string()),
-                        Entry::int(cold as i64, cold.to_string()),
-                        secs(s.mean),
-                        secs(s.median),
-                        secs(s.stddev),
-                        secs(s.min),
-                        secs(s.max),
-                        Entry::number(s.cv, format!("{:.1}%", s.cv * 100.0)),
-                    ]);
-                }
-                _ => v.extend((0..8).map(|_| Entry::empty(""))),
-            }
         }
-        v
-    }
-
-    /// The editions' table.
-    pub fn table(&self) -> Table {
-        let ranks = self.ranks();
-        Table {
-            id: "summary".into(),
-            title: "Summary".into(),
-            columns: self.columns(),
-            rows: self
-                .rows
-                .iter()
-                .zip(ranks)
-                .map(|(r, rank)| self.cells(r, rank))
-                .collect(),
-            notes: self.notes(),
-            data_only: false,
-            labels: 2,
-        }
-    }
-
-    /// The texts a reader sees in one row (display columns).
-    pub fn row_texts(&self, row: &Row) -> Vec<String> {
-        let cols = self.columns();
-        let i = self.rows.iter().position(|r| r.variant == row.variant);
-        let rank = i.and_then(|i| self.ranks()[i]);
-        self.cells(row, rank)
-            .into_iter()
-            .zip(&cols)
-            .filter(|(_, c)| c.in_display())
-            .map(|(cell, _)| cell.text)
-            .collect()
-    }
-
-    /// The page's title: edition, sizes and dates.
-    pub fn title(&self) -> String {
-        let size = match self.size.as_str() {
-            "2020" | "2021" => format!("{} sizes", self.size),
-            "" => String::new(),
-            s => format!("size {s}"),
-        };
-        let mut t = if self.published {
-            format!("langbench {} edition (as published)", self.edition)
-        } else {
-            format!("langbench {} edition", self.edition)
-        };
-        if !size.is_empty() {
-            t.push_str(&format!(", {size}"));
-        }
-        if let Some(d) = self.dates() {
-            t.push_str(&format!(", measured {d}"));
-        }
-        t
-    }
-
-    /// `2026-11-30 to 2026-12-01` (or one day).
-    fn dates(&self) -> Option<String> {
-        let (a, b) = (self.measured_from.as_deref()?, self.measured_to.as_deref()?);
-        let (a, b) = (a.get(..10)?, b.get(..10)?);
-        Some(if a == b {
-            a.to_string()
-        } else {
-            format!("{a} to {b}")
-        })
-    }
-
-    /// Facts shown above the table: what edition, measured where, when and
-    /// with what, and how to read it.
-    pub fn meta(&self) -> Vec<(String, String)> {
-        let mut meta = Vec::new();
-        meta.push((
-            "Edition".into(),
-            format!(
-                "{}{}; sizes: {}",
-                self.edition,
-                if self.published { " (published)" } else { "" },
-                self.sizes_text()
-            ),
-        ));
-        if self.published {
-            meta.push((
-                "Figures".into(),
-                format!(
-                    "as published (measured by hand with /usr/bin/time on the machine below, \
-                     published best of {}; did-not-finish runs are shown as such, not as \
-                     times); no per-run figures were published, so no spread is shown",
-                    self.published_runs.unwrap_or(3)
-                ),
-            ));
-            if let Some(s) = &self.source {
-                meta.push(("Source".into(), s.clone()));
-            }
-        } else if let Some(d) = self.dates() {
-            meta.push((
-                "Measured".into(),
-                format!(
-                    "{d} (UTC), in {} session{} (listed below)",
-                    self.sessions.len(),
-                    if self.sessions.len() == 1 { "" } else { "s" }
-                ),
-            ));
-        }
-        if !self.langbench.is_empty() {
-            meta.push((
-                "langbench".into(),
-                format!(
-                    "{}{}",
-                    self.langbench.join(", "),
-                    if self.langbench.iter().any(|v| v.contains('(')) {
-                        ""
-                    } else {
-                        " (revision not recorded)"
-                    }
-                ),
-            ));
-        }
-        if let Some(main) = self.main_machine {
-            let m = &self.machines[main];
-            let rows_on = |i: usize| self.rows.iter().filter(|r| r.machine == Some(i)).count();
-            meta.push((
-                "Machine".into(),
-                if self.machines.len() > 1 {
-                    format!("{} ({} rows)", m.hardware(), rows_on(main))
-                } else {
-                    m.hardware()
-                },
-            ));
-            let others: Vec<String> = (0..self.machines.len())
-                .filter(|&i| i != main)
-                .map(|i| {
-                    format!(
-                        "#{} {} ({} rows)",
-                        i + 1,
-                        self.machines[i].hardware(),
-                        rows_on(i)
-                    )
-                })
-                .collect();
-            if !others.is_empty() {
-                meta.push((
-                    "Other machines".into(),
-                    format!(
-                        "DIFFERENT HARDWARE: {}; these rows are marked in the Machine column \
-                         and compare fairly only with rows of their own machine",
-                        others.join("; ")
-                    ),
-                ));
-            }
-            let kernels: Vec<String> = (0..self.machines.len())
-                .filter_map(|i| {
-                    let k: BTreeSet<&str> = self
-                        .sessions
-                        .iter()
-                        .filter(|s| s.machine == i && !s.kernel.is_empty())
-                        .map(|s| s.kernel.as_str())
-                        .collect();
-                    (k.len() > 1).then(|| {
-                        format!(
-                            "{} ran kernels {}",
-                            if self.machines.len() > 1 {
-                                format!("#{}", i + 1)
-                            } else {
-                                "the machine".into()
-                            },
-                            k.into_iter().collect::<Vec<_>>().join(", ")
-                        )
-                    })
-                })
-                .collect();
-            let one_kernel: BTreeSet<&str> = self
-                .sessions
-                .iter()
-                .filter(|s| !s.kernel.is_empty())
-                .map(|s| s.kernel.as_str())
-                .collect();
-            if !kernels.is_empty() {
-                meta.push((
-                    "Kernel".into(),
-                    format!(
-                        "{}: builds of one kernel (a VM's build string changes between boots), \
-                         not counted as other machines",
-                        kernels.join("; ")
-                    ),
-                ));
-            } else if one_kernel.len() == 1 && !self.published {
-                meta.push((
-                    "Kernel".into(),
-                    format!(
-                        "Linux {}",
-                        one_kernel.into_iter().next().unwrap_or_default()
-                    ),
-                ));
-            }
-        }
-        meta.push((
-            "Time".into(),
-            if self.published {
-                "wall seconds of build + run (`Real` of /usr/bin/time), best of 3 runs; \
-                 RAM: its `Maximum resident set size` in KB"
-            } else {
-                "wall seconds of build + run, best of N runs (the range after a figure: its \
-                 fastest to slowest run); CPU: user + system seconds of that run; RAM: peak \
-                 RSS in KB (`wait4` rusage, as `/usr/bin/time %M`)"
-            }
-            .into(),
-        ));
-        meta.push((
-            "Rank".into(),
-            "by total time among complete rows; rows whose totals lie within each other's \
-             range of runs share a rank (=): these runs do not tell them apart. Rows with a \
-             failed, timed-out or missing cell have no total (\"partial\") and no rank"
-                .into(),
-        ));
-        if !self.published {
-            meta.push((
-                "Noise".into(),
-                format!(
-                    "a cell whose runs spread more than {:.1}% (coefficient of variation) is \
-                     marked noisy; spread figures are in the CSV, JSON and spreadsheet{}",
-                    self.noise_cv * 100.0,
-                    if self
-                        .rows
-                        .iter()
-                        .flat_map(|r| r.cells.values())
-                        .any(|c| !c.cold_left_out.is_empty())
-                    {
-                        "; a run that started cold (nothing of its program in the toolchain \
-                         caches yet: empty caches, or the program's first run with them) \
-                         measures their warm-up, not noise: where a cell has two warm runs, its cold ones are \
-                         left out of its spread, range, noisy flag and shared ranks (one can \
-                         still be its figure)"
-                    } else {
-                        ""
-                    }
-                ),
-            ));
-        }
-        meta
-    }
-
-    /// Facts a reader opens on demand: the sessions.
-    pub fn details(&self) -> Vec<(String, String)> {
-        self.sessions
-            .iter()
-            .map(|s| {
-                let mut text = format!(
-                    "started {}, langbench {}, machine #{}{}: {} cell{} ({}); `{}`",
-                    s.started_at,
-                    s.langbench,
-                    s.machine + 1,
-                    if s.kernel.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" (kernel {})", s.kernel)
-                    },
-                    s.cells,
-                    if s.cells == 1 { "" } else { "s" },
-                    s.rows.join(", "),
-                    s.command_line
-                );
-                if !s.warnings.is_empty() {
-                    text.push_str(&format!("; machine not quiet: {}", s.warnings.join("; ")));
-                }
-                (format!("Session {}", s.id), text)
-            })
-            .collect()
     }
 
     /// The summary as a document (the runs table is added by the caller
@@ -918,4 +413,125 @@ impl Summary {
 /// A benchmark's key in CSV columns: `num_comb`.
 fn key_of(b: Bench) -> String {
     b.name().replace('-', "_")
+}
+
+/// Seconds to two decimals, or nothing.
+fn secs(x: Option<f64>) -> Entry {
+    match x {
+        Some(x) => Entry::number(x, format!("{x:.2}")),
+        None => Entry::empty(""),
+    }
+}
+
+/// `x / by` as `×1.23`, or nothing.
+fn ratio(x: Option<f64>, by: Option<f64>) -> Entry {
+    match (x, by) {
+        (Some(x), Some(by)) if by > 0.0 => Entry::number(x / by, format!("×{:.2}", x / by)),
+        _ => Entry::empty(""),
+    }
+}
+
+/// A benchmark's RAM (or what the cell says instead).
+fn ram_entry(row: &Row, b: Bench) -> Entry {
+    match row.cells.get(&b) {
+        Some(c) => match c.rss_kb() {
+            Some(k) => Entry::int(k as i64, c.rss_text()),
+            None => Entry::empty(c.rss_text()),
+        },
+        None => Entry::empty("-"),
+    }
+}
+
+fn total_ram_entry(row: &Row) -> Entry {
+    match row.total_rss_kb() {
+        Some(k) => Entry::int(k as i64, thousands(k)),
+        None => Entry::empty("-"),
+    }
+}
+
+/// The rank, noted where it is shared.
+fn rank_entry(rank: Option<Rank>) -> Entry {
+    let Some(r) = rank else {
+        return Entry::empty("");
+    };
+    let cell = Entry::int(r.place as i64, r.text());
+    if !r.shared {
+        return cell;
+    }
+    cell.marked(
+        Mark::Plain,
+        Some(format!(
+            "shares rank {} with rows whose totals are within the range of its runs: these \
+             runs do not tell them apart",
+            r.place
+        )),
+    )
+}
+
+/// The sum of a row's times where it has some but no total.
+fn partial_total(row: &Row) -> Entry {
+    if row.complete() || !row.has_figures() {
+        Entry::empty("")
+    } else {
+        let s = row.sum_s();
+        Entry::number(s, format!("{s:.2}"))
+    }
+}
+
+/// A benchmark's status word.
+fn cell_status(row: &Row, b: Bench) -> &'static str {
+    match row.cells.get(&b) {
+        Some(c) if c.partial_runs().is_some() => "partial-runs",
+        Some(c) => c.status.name(),
+        None if row.no_program.contains(&b) => "n/a",
+        None => "not-run",
+    }
+}
+
+fn machine_number(row: &Row) -> Entry {
+    match row.machine {
+        Some(m) => Entry::int(m as i64 + 1, format!("#{}", m + 1)),
+        None => Entry::empty(""),
+    }
+}
+
+/// A benchmark's cell and its spread, where it has one to show (a
+/// published cell is one record: no spread).
+fn shown_spread(row: &Row, b: Bench) -> Option<(&Cell, Spread)> {
+    let c = row
+        .cells
+        .get(&b)
+        .filter(|c| !c.published() && c.wall_s().is_some())?;
+    Some((c, c.spread?))
+}
+
+/// One benchmark's spread columns: header and key after its name, kind,
+/// value.
+type SpreadValue = fn(&Cell, &Spread) -> Entry;
+const SPREAD: [(&str, &str, Kind, SpreadValue); 8] = [
+    ("runs", "runs", Kind::Count, |_, s| {
+        Entry::int(s.runs as i64, s.runs.to_string())
+    }),
+    (
+        "cold runs left out",
+        "cold_excluded",
+        Kind::Count,
+        |c, _| {
+            let n = c.cold_left_out.len();
+            Entry::int(n as i64, n.to_string())
+        },
+    ),
+    ("mean (s)", "mean_s", S4, |_, s| secs4(s.mean)),
+    ("median (s)", "median_s", S4, |_, s| secs4(s.median)),
+    ("stddev (s)", "stddev_s", S4, |_, s| secs4(s.stddev)),
+    ("min (s)", "min_s", S4, |_, s| secs4(s.min)),
+    ("max (s)", "max_s", S4, |_, s| secs4(s.max)),
+    ("CV", "cv", Kind::Percent, |_, s| {
+        Entry::number(s.cv, format!("{:.1}%", s.cv * 100.0))
+    }),
+];
+const S4: Kind = Kind::Seconds { decimals: 4 };
+
+fn secs4(x: f64) -> Entry {
+    Entry::number(x, format!("{x:.4}"))
 }

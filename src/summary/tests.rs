@@ -2,6 +2,8 @@
 //! noise, ranks, notes and the texts of its table.
 
 use super::*;
+use crate::record::SessionRecord;
+use crate::store::Stored;
 use crate::testing::{self, session, variant};
 
 fn rec(variant: &str, bench: Bench, run: u32, wall: f64, status: Status) -> RunRecord {

@@ -3,8 +3,9 @@
 
 use anyhow::Result;
 
-use super::record::{Phase, WS_RECORDS, WsRecord, WsStatus};
-use crate::document::{Column, Document, Entry, Kind, Mark, Show, Table};
+use super::record::{ClientLoad, Phase, WS_RECORDS, WindowStats, WsRecord, WsStatus};
+use crate::document::columns::{Columns, col};
+use crate::document::{Document, Entry, Kind, Mark, Note, Table};
 use crate::record::Origin;
 use crate::store::Store;
 
@@ -66,107 +67,6 @@ fn notes(r: &WsRecord, p: &Phase) -> String {
     n.join("; ")
 }
 
-fn columns() -> Vec<Column> {
-    use Kind::*;
-    use Show::*;
-    let c = Column::new;
-    vec![
-        c("Variant", "variant", Text, Data),
-        c("Server", "server_display", Text, Display),
-        c("Server", "server", Text, Data),
-        c("Runtime", "runtime_version", Text, Both),
-        c("Library", "library", Text, Both),
-        c("Connections", "connections", Count, Data),
-        c("Delay (ms)", "delay_ms", Number, Both),
-        c("Status", "status", Text, Data),
-        c("rps", "rps", Decimal { decimals: 2 }, Both),
-        c(
-            "Server µs/echo",
-            "server_cpu_us_per_echo",
-            Decimal { decimals: 2 },
-            Both,
-        ),
-        c(
-            "Server KB/conn",
-            "server_kb_per_connection",
-            Decimal { decimals: 2 },
-            Both,
-        ),
-        c(
-            "Lat avg (ms)",
-            "latency_avg_ms",
-            Decimal { decimals: 3 },
-            Both,
-        ),
-        c("p50 (ms)", "latency_p50_ms", Decimal { decimals: 3 }, Both),
-        c("p99 (ms)", "latency_p99_ms", Decimal { decimals: 3 }, Both),
-        c("max (ms)", "latency_max_ms", Decimal { decimals: 3 }, Both),
-        c("Errors", "errors", Count, Both),
-        c("Alive", "alive", Count, Both),
-        c("Window (s)", "window_s", Decimal { decimals: 3 }, Data),
-        c("Server MB", "server_ram_mb", Decimal { decimals: 1 }, Both),
-        c(
-            "Server MB avg",
-            "server_ram_avg_mb",
-            Decimal { decimals: 1 },
-            Data,
-        ),
-        c(
-            "Server cores",
-            "server_cores",
-            Decimal { decimals: 3 },
-            Both,
-        ),
-        c(
-            "Client cores",
-            "client_cores",
-            Decimal { decimals: 3 },
-            Both,
-        ),
-        c("Client-bound", "client_bound", Text, Data),
-        c(
-            "Client µs/echo",
-            "client_cpu_us_per_echo",
-            Decimal { decimals: 2 },
-            Data,
-        ),
-        c("Client saturated", "client_saturated", Text, Data),
-        c(
-            "Client busiest thread",
-            "client_busiest_thread",
-            Decimal { decimals: 3 },
-            Data,
-        ),
-        c(
-            "Send late p50 (ms)",
-            "client_send_late_p50_ms",
-            Decimal { decimals: 3 },
-            Data,
-        ),
-        c("Echoes/conn min", "echoes_per_connection_min", Count, Data),
-        c("Echoes/conn max", "echoes_per_connection_max", Count, Data),
-        c("Server CPUs", "server_cpus", Text, Data),
-        c("Client CPUs", "client_cpus", Text, Data),
-        c("Client hosts", "client_hosts", Count, Data),
-        c(
-            "Server waiting cores",
-            "server_waiting_cores",
-            Decimal { decimals: 3 },
-            Data,
-        ),
-        c(
-            "Client run-queue wait",
-            "client_runq_wait",
-            Decimal { decimals: 3 },
-            Data,
-        ),
-        c("Server exit", "server_exit", Text, Data),
-        c("Server peak RSS (KB)", "server_max_rss_kb", Kb, Data),
-        c("Notes", "notes", Text, Display),
-        c("Detail", "detail", Text, Data),
-    ]
-}
-
 /// A figure that may be missing (not published, or the phase had none).
 fn opt(v: Option<f64>, text: impl Fn(f64) -> String) -> Entry {
     match v {
@@ -204,155 +104,302 @@ fn cpu_list(c: &[usize]) -> String {
         .join(" ")
 }
 
-/// Server CPUs, client CPUs, client hosts.
-fn placement(r: &WsRecord) -> Vec<Entry> {
-    match &r.placement {
-        Some(p) => vec![
-            Entry::text(cpu_list(&p.server_cpus)),
-            Entry::text(cpu_list(&p.client_cpus)),
-            Entry::int(p.client_hosts as i64, p.client_hosts.to_string()),
-        ],
-        None => vec![Entry::empty(""), Entry::empty(""), Entry::empty("")],
+/// One row of the table: a server's phase, or a server without phases
+/// (it failed before any).
+struct Line<'a> {
+    r: &'a WsRecord,
+    p: Option<&'a Phase>,
+    /// Why the row is not a plain figure: the record's detail for a
+    /// server without phases, else the phase's notes (if any).
+    why: Option<String>,
+}
+
+impl<'a> Line<'a> {
+    /// `f` of the phase, or `-` for a server without phases.
+    fn or_dash(&self, f: impl Fn(&'a Phase) -> Entry) -> Entry {
+        self.p.map_or(Entry::empty("-"), f)
     }
+
+    /// `f` of the phase, or blank for a server without phases.
+    fn or_blank(&self, f: impl Fn(&'a Phase) -> Entry) -> Entry {
+        self.p.map_or(Entry::empty(""), f)
+    }
+
+    /// `f` of the phase's window figures, or `-` where it has none.
+    fn stats(&self, f: impl Fn(&'a WindowStats) -> Entry) -> Entry {
+        self.p
+            .and_then(|p| p.stats.as_ref())
+            .map_or(Entry::empty("-"), f)
+    }
+
+    /// A latency: marked where the client saturated (then it describes
+    /// the client's own queueing as much as the server's).
+    fn latency(&self, f: impl Fn(&'a WindowStats) -> Entry) -> Entry {
+        let limited = self
+            .p
+            .is_some_and(|p| p.client.as_ref().is_some_and(|c| c.saturated));
+        let c = self.stats(f);
+        if limited && self.p.is_some_and(|p| p.stats.is_some()) {
+            c.marked(
+                Mark::Flagged,
+                Some("client-limited: the client saturated in this phase".into()),
+            )
+        } else {
+            c
+        }
+    }
+
+    /// The client's figure of the phase (`-` without a client, blank for
+    /// a server without phases).
+    fn client(&self, f: impl Fn(&ClientLoad) -> f64, text: fn(f64) -> String) -> Entry {
+        self.or_blank(|p| opt(p.client.as_ref().map(&f), text))
+    }
+
+    /// Whether the phase is a plain figure.
+    fn mark(&self) -> Mark {
+        match self.p {
+            Some(p) if p.status == WsStatus::Ok && !p.client_bound => Mark::Plain,
+            _ => Mark::Flagged,
+        }
+    }
+
+    /// The rps: the figure, or the failure's status.
+    fn rps(&self) -> Entry {
+        let why = self.why.clone();
+        match self.p {
+            None => Entry::empty(self.r.status.name().to_uppercase()).marked(Mark::Failed, why),
+            Some(p) => match &p.stats {
+                Some(s) => Entry::number(s.rps, format!("{:.0}", s.rps)).marked(self.mark(), why),
+                None => Entry::empty(p.status.name().to_uppercase()).marked(Mark::Failed, why),
+            },
+        }
+    }
+}
+
+/// The table's lines: a line per phase of each record, one for a record
+/// without phases.
+fn lines<'a>(records: &[&'a WsRecord]) -> Vec<Line<'a>> {
+    let mut lines = Vec::new();
+    for &r in records {
+        if r.phases.is_empty() {
+            let why = r.detail.clone();
+            lines.push(Line { r, p: None, why });
+        }
+        for p in &r.phases {
+            let why = Some(notes(r, p)).filter(|n| !n.is_empty());
+            lines.push(Line { r, p: Some(p), why });
+        }
+    }
+    lines
+}
+
+/// The ws table's columns over its lines.
+fn columns<'a>() -> Columns<'a, Line<'a>> {
+    let mut c = Columns::new();
+    head_columns(&mut c);
+    figure_columns(&mut c);
+    client_columns(&mut c);
+    tail_columns(&mut c);
+    c
+}
+
+const D1: Kind = Kind::Decimal { decimals: 1 };
+const D2: Kind = Kind::Decimal { decimals: 2 };
+const D3: Kind = Kind::Decimal { decimals: 3 };
+
+/// The server and the phase.
+fn head_columns<'a>(c: &mut Columns<'a, Line<'a>>) {
+    use Kind::{Count, Number, Text};
+    c.add(col("Variant", "variant", Text).data().id(), |x| {
+        Entry::text(&x.r.variant)
+    });
+    c.add(col("Server", "server_display", Text).display().id(), |x| {
+        Entry::text(format!("{} ({})", x.r.language, x.r.variant))
+    });
+    c.add(col("Server", "server", Text).data(), |x| {
+        Entry::text(&x.r.language)
+    });
+    c.add(col("Runtime", "runtime_version", Text), |x| {
+        Entry::text(&x.r.version)
+    });
+    c.add(col("Library", "library", Text), |x| {
+        Entry::text(&x.r.library)
+    });
+    c.add(col("Connections", "connections", Count).data(), |x| {
+        Entry::int(x.r.connections as i64, x.r.connections.to_string())
+    });
+    c.add(col("Delay (ms)", "delay_ms", Number).id(), |x| {
+        x.or_dash(|p| Entry::number(p.delay_ms, format!("{}", p.delay_ms)))
+    });
+    c.add(col("Status", "status", Text).data(), |x| {
+        Entry::text(x.p.map_or(x.r.status.name(), |p| p.status.name()))
+    });
+}
+
+/// The phase's figures: throughput, cost, latency, errors, RAM, cores.
+fn figure_columns<'a>(c: &mut Columns<'a, Line<'a>>) {
+    use Kind::Count;
+    let mb = |kb: Option<u64>| opt(kb.map(|k| k as f64 / 1024.0), |m| format!("{m:.0}"));
+    let f0 = |v: f64| format!("{v:.0}");
+    c.add(col("rps", "rps", D2), |x| x.rps());
+    c.add(col("Server µs/echo", "server_cpu_us_per_echo", D2), |x| {
+        x.or_dash(|p| opt(server_us_per_echo(p), f2))
+    });
+    c.add(col("Server KB/conn", "server_kb_per_connection", D2), |x| {
+        x.or_dash(|p| opt(server_kb_per_conn(x.r, p), |k| format!("{k:.1}")))
+    });
+    c.add(col("Lat avg (ms)", "latency_avg_ms", D3), |x| {
+        x.latency(|s| Entry::number(s.latency_mean_ms, f2(s.latency_mean_ms)))
+    });
+    c.add(col("p50 (ms)", "latency_p50_ms", D3), |x| {
+        x.latency(|s| opt(s.latency_p50_ms, f2))
+    });
+    c.add(col("p99 (ms)", "latency_p99_ms", D3), |x| {
+        x.latency(|s| opt(s.latency_p99_ms, f2))
+    });
+    c.add(col("max (ms)", "latency_max_ms", D3), |x| {
+        x.latency(|s| Entry::number(s.latency_max_ms, f2(s.latency_max_ms)))
+    });
+    c.add(col("Errors", "errors", Count), move |x| {
+        x.stats(|s| opt(s.errors.map(|e| e as f64), f0))
+    });
+    c.add(col("Alive", "alive", Count), move |x| {
+        x.stats(|s| opt(s.alive.map(|a| a as f64), f0))
+    });
+    c.add(col("Window (s)", "window_s", D3).data(), |x| {
+        x.or_dash(|p| match p.window_s {
+            w if w > 0.0 => Entry::number(w, format!("{w:.3}")),
+            _ => Entry::empty(""),
+        })
+    });
+    c.add(col("Server MB", "server_ram_mb", D1), move |x| {
+        x.or_dash(|p| mb(p.server_rss_peak_kb))
+    });
+    c.add(
+        col("Server MB avg", "server_ram_avg_mb", D1).data(),
+        move |x| x.or_dash(|p| mb(p.server_rss_avg_kb)),
+    );
+    c.add(col("Server cores", "server_cores", D3), |x| {
+        x.or_dash(|p| opt(p.server_cores, f2))
+    });
+    c.add(col("Client cores", "client_cores", D3), |x| {
+        x.or_dash(|p| opt(p.client_cores, f2))
+    });
+}
+
+/// The client's side of the phase and where each side ran.
+fn client_columns<'a>(c: &mut Columns<'a, Line<'a>>) {
+    use Kind::{Count, Text};
+    let f0 = |v: f64| format!("{v:.0}");
+    let f3 = |v: f64| format!("{v:.3}");
+    c.add(col("Client-bound", "client_bound", Text).data(), |x| {
+        x.or_blank(|p| Entry::text(p.client_bound.to_string()))
+    });
+    c.add(
+        col("Client µs/echo", "client_cpu_us_per_echo", D2).data(),
+        |x| x.or_blank(|p| opt(p.client.as_ref().and_then(|c| c.cpu_us_per_echo), f2)),
+    );
+    c.add(
+        col("Client saturated", "client_saturated", Text).data(),
+        |x| {
+            x.or_blank(|p| match &p.client {
+                Some(c) => Entry::text(c.saturated.to_string()),
+                None => Entry::empty(""),
+            })
+        },
+    );
+    c.add(
+        col("Client busiest thread", "client_busiest_thread", D3).data(),
+        |x| x.client(|c| c.busiest_thread, f2),
+    );
+    c.add(
+        col("Send late p50 (ms)", "client_send_late_p50_ms", D3).data(),
+        |x| x.client(|c| c.send_late_p50_ms, f2),
+    );
+    c.add(
+        col("Echoes/conn min", "echoes_per_connection_min", Count).data(),
+        move |x| x.client(|c| c.echoes_per_conn_min as f64, f0),
+    );
+    c.add(
+        col("Echoes/conn max", "echoes_per_connection_max", Count).data(),
+        move |x| x.client(|c| c.echoes_per_conn_max as f64, f0),
+    );
+    c.add(col("Server CPUs", "server_cpus", Text).data(), |x| {
+        x.r.placement
+            .as_ref()
+            .map_or(Entry::empty(""), |p| Entry::text(cpu_list(&p.server_cpus)))
+    });
+    c.add(col("Client CPUs", "client_cpus", Text).data(), |x| {
+        x.r.placement
+            .as_ref()
+            .map_or(Entry::empty(""), |p| Entry::text(cpu_list(&p.client_cpus)))
+    });
+    c.add(col("Client hosts", "client_hosts", Count).data(), |x| {
+        x.r.placement.as_ref().map_or(Entry::empty(""), |p| {
+            Entry::int(p.client_hosts as i64, p.client_hosts.to_string())
+        })
+    });
+    c.add(
+        col("Server waiting cores", "server_waiting_cores", D3).data(),
+        move |x| x.or_blank(|p| opt(p.server_waiting_cores, f3)),
+    );
+    c.add(
+        col("Client run-queue wait", "client_runq_wait", D3).data(),
+        move |x| x.client(|c| c.runq_wait, f3),
+    );
+}
+
+/// How the server ended, its peak RAM, and what the row's notes say.
+fn tail_columns<'a>(c: &mut Columns<'a, Line<'a>>) {
+    use Kind::{Kb, Text};
+    c.add(col("Server exit", "server_exit", Text).data(), |x| {
+        Entry::text(x.r.server_exit.map(|e| e.to_string()).unwrap_or_default())
+    });
+    c.add(
+        col("Server peak RSS (KB)", "server_max_rss_kb", Kb).data(),
+        |x| match x.r.server_max_rss_kb {
+            Some(k) => Entry::int(k as i64, k.to_string()),
+            None => Entry::empty(""),
+        },
+    );
+    c.add(col("Notes", "notes", Text).display(), |x| {
+        Entry::text(x.p.map_or_else(|| x.why.clone().unwrap_or_default(), |p| notes(x.r, p)))
+    });
+    c.add(col("Detail", "detail", Text).data(), |x| {
+        let detail = x.p.and_then(|p| p.detail.clone()).or(x.r.detail.clone());
+        Entry::text(detail.unwrap_or_default())
+    });
+}
+
+/// The lines under the table: why a server failed, or a phase is flagged.
+fn table_notes(lines: &[Line]) -> Vec<Note> {
+    lines
+        .iter()
+        .filter_map(|x| {
+            let w = x.why.as_ref()?;
+            match x.p {
+                None => Some(format!("{}: {}: {w}", x.r.variant, x.r.status.name())),
+                Some(p) if x.mark() != Mark::Plain => {
+                    Some(format!("{} · delay {} ms: {w}", x.r.variant, p.delay_ms))
+                }
+                Some(_) => None,
+            }
+        })
+        .map(Note::from)
+        .collect()
 }
 
 /// The ws table of `records` (one record per server, newest first chosen by
 /// the caller).
 pub fn table(records: &[&WsRecord]) -> Table {
-    let mut rows = Vec::new();
-    let mut table_notes = Vec::new();
-    for r in records {
-        let exit = r.server_exit.map(|e| e.to_string()).unwrap_or_default();
-        let head = |delay: Entry, status: &str| {
-            vec![
-                Entry::text(&r.variant),
-                Entry::text(format!("{} ({})", r.language, r.variant)),
-                Entry::text(&r.language),
-                Entry::text(&r.version),
-                Entry::text(&r.library),
-                Entry::int(r.connections as i64, r.connections.to_string()),
-                delay,
-                Entry::text(status),
-            ]
-        };
-        let tail = |notes: String, detail: Option<String>| {
-            vec![
-                Entry::text(&exit),
-                match r.server_max_rss_kb {
-                    Some(k) => Entry::int(k as i64, k.to_string()),
-                    None => Entry::empty(""),
-                },
-                Entry::text(notes),
-                Entry::text(detail.unwrap_or_default()),
-            ]
-        };
-        if r.phases.is_empty() {
-            let why = r.detail.clone();
-            let mut row = head(Entry::empty("-"), r.status.name());
-            row.push(
-                Entry::empty(r.status.name().to_uppercase()).marked(Mark::Failed, why.clone()),
-            );
-            row.extend((0..13).map(|_| Entry::empty("-")));
-            row.push(Entry::empty(""));
-            row.extend((0..6).map(|_| Entry::empty("")));
-            row.extend(placement(r));
-            row.extend([Entry::empty(""), Entry::empty("")]);
-            row.extend(tail(why.clone().unwrap_or_default(), why.clone()));
-            if let Some(w) = &why {
-                table_notes.push(format!("{}: {}: {w}", r.variant, r.status.name()));
-            }
-            rows.push(row);
-            continue;
-        }
-        for p in &r.phases {
-            let mut row = head(
-                Entry::number(p.delay_ms, format!("{}", p.delay_ms)),
-                p.status.name(),
-            );
-            let mark = if p.status == WsStatus::Ok && !p.client_bound {
-                Mark::Plain
-            } else {
-                Mark::Flagged
-            };
-            let why = Some(notes(r, p)).filter(|n| !n.is_empty());
-            let limited = p.client.as_ref().is_some_and(|c| c.saturated);
-            // Latencies measured by a saturated client describe its own
-            // queueing as much as the server's.
-            let lat = |c: Entry| {
-                if limited {
-                    c.marked(
-                        Mark::Flagged,
-                        Some("client-limited: the client saturated in this phase".into()),
-                    )
-                } else {
-                    c
-                }
-            };
-            match &p.stats {
-                Some(s) => {
-                    row.push(
-                        Entry::number(s.rps, format!("{:.0}", s.rps)).marked(mark, why.clone()),
-                    );
-                    row.push(opt(server_us_per_echo(p), f2));
-                    row.push(opt(server_kb_per_conn(r, p), |k| format!("{k:.1}")));
-                    row.push(lat(Entry::number(s.latency_mean_ms, f2(s.latency_mean_ms))));
-                    row.push(lat(opt(s.latency_p50_ms, f2)));
-                    row.push(lat(opt(s.latency_p99_ms, f2)));
-                    row.push(lat(Entry::number(s.latency_max_ms, f2(s.latency_max_ms))));
-                    row.push(opt(s.errors.map(|e| e as f64), |e| format!("{e:.0}")));
-                    row.push(opt(s.alive.map(|a| a as f64), |a| format!("{a:.0}")));
-                }
-                None => {
-                    row.push(
-                        Entry::empty(p.status.name().to_uppercase())
-                            .marked(Mark::Failed, why.clone()),
-                    );
-                    row.extend((0..8).map(|_| Entry::empty("-")));
-                }
-            }
-            row.push(if p.window_s > 0.0 {
-                Entry::number(p.window_s, format!("{:.3}", p.window_s))
-            } else {
-                Entry::empty("")
-            });
-            let mb = |kb: Option<u64>| kb.map(|k| k as f64 / 1024.0);
-            row.push(opt(mb(p.server_rss_peak_kb), |m| format!("{m:.0}")));
-            row.push(opt(mb(p.server_rss_avg_kb), |m| format!("{m:.0}")));
-            row.push(opt(p.server_cores, f2));
-            row.push(opt(p.client_cores, f2));
-            row.push(Entry::text(p.client_bound.to_string()));
-            let cl = p.client.as_ref();
-            row.push(opt(cl.and_then(|c| c.cpu_us_per_echo), f2));
-            row.push(match cl {
-                Some(c) => Entry::text(c.saturated.to_string()),
-                None => Entry::empty(""),
-            });
-            row.push(opt(cl.map(|c| c.busiest_thread), f2));
-            row.push(opt(cl.map(|c| c.send_late_p50_ms), f2));
-            row.push(opt(cl.map(|c| c.echoes_per_conn_min as f64), |v| {
-                format!("{v:.0}")
-            }));
-            row.push(opt(cl.map(|c| c.echoes_per_conn_max as f64), |v| {
-                format!("{v:.0}")
-            }));
-            row.extend(placement(r));
-            row.push(opt(p.server_waiting_cores, |v| format!("{v:.3}")));
-            row.push(opt(cl.map(|c| c.runq_wait), |v| format!("{v:.3}")));
-            if let Some(w) = &why
-                && mark != Mark::Plain
-            {
-                table_notes.push(format!("{} · delay {} ms: {w}", r.variant, p.delay_ms));
-            }
-            row.extend(tail(notes(r, p), p.detail.clone().or(r.detail.clone())));
-            rows.push(row);
-        }
-    }
+    let lines = lines(records);
+    let columns = columns();
     Table {
         id: "ws-summary".into(),
         title: "WebSocket echo".into(),
-        columns: columns(),
-        rows,
-        notes: table_notes.into_iter().map(Into::into).collect(),
+        columns: columns.columns(),
+        rows: columns.rows(&lines),
+        notes: table_notes(&lines),
         data_only: false,
         labels: 2,
     }

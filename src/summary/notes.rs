@@ -1,0 +1,206 @@
+//! What the CPU summary says about its figures: the notes under the table
+//! (why a cell is not a plain correct figure, the sessions' machine state)
+//! and, for the terminal only, what the maintainer could do about them.
+
+use super::{Row, Summary};
+use crate::bench::Bench;
+use crate::document::Note;
+use crate::record::{RunRecord, Status};
+
+impl Summary {
+    /// Why a cell is not a plain correct figure (`None` for one that is),
+    /// told to a reader (what to do about it is [`Summary::advice`]'s).
+    pub fn cell_note(&self, row: &Row, bench: Bench) -> Option<String> {
+        let Some(c) = row.cells.get(&bench) else {
+            if row.no_program.contains(&bench) {
+                return Some(format!("n/a: the variant has no {bench} program"));
+            }
+            return Some("not run: this results directory holds no run of it".into());
+        };
+        if c.status.is_ok() {
+            let mut says = Vec::new();
+            if let Some((ran, asked)) = c.partial_runs() {
+                says.push(format!(
+                    "{ran} of {asked} runs: its session stopped before the rest; the figure is \
+                     the best of {ran}"
+                ));
+            } else if let Some(s) = c.noisy(self.noise_cv) {
+                says.push(format!(
+                    "noisy: {} {}runs spread {:.1}% (coefficient of variation; flagged above \
+                     {:.1}%): {:.3}–{:.3} s, mean {:.3} s",
+                    s.runs,
+                    if c.cold_left_out.is_empty() {
+                        ""
+                    } else {
+                        "warm "
+                    },
+                    s.cv * 100.0,
+                    self.noise_cv * 100.0,
+                    s.min,
+                    s.max,
+                    s.mean,
+                ));
+            }
+            if let Some(cold) = c.cold_figure() {
+                says.push(cold);
+            }
+            return (!says.is_empty()).then(|| says.join("; "));
+        }
+        let detail = c
+            .best
+            .as_ref()
+            .and_then(|r| r.detail.clone())
+            .unwrap_or_default();
+        let ran: Vec<&RunRecord> = c
+            .runs
+            .iter()
+            .filter(|r| r.status != Status::Skipped)
+            .collect();
+        let failing = ran.iter().filter(|r| !r.status.is_ok()).count();
+        let skipped = c.runs.len() - ran.len();
+        let of = match (ran.len(), skipped) {
+            (n, 0) if n > 1 => format!(" ({failing} of {n} runs)"),
+            (_, 0) => String::new(),
+            (n, s) => format!(
+                " ({failing} of {n} run{}; {s} more skipped after it)",
+                if n == 1 { "" } else { "s" }
+            ),
+        };
+        Some(format!(
+            "{}{of}: {}",
+            c.status,
+            // Records stored before stderr notes were cleaned.
+            strip_ansi_escapes::strip_str(detail).replace('\n', " ")
+        ))
+    }
+
+    /// Lines explaining every cell that is not a plain, correct time, keyed
+    /// by what the row shows; then the machine state of the sessions the
+    /// table's runs come from, where their check warned.
+    pub fn notes(&self) -> Vec<Note> {
+        let mut notes = Vec::new();
+        for row in &self.rows {
+            let label = row.label();
+            if !row.installed() {
+                let detail = row
+                    .cells
+                    .values()
+                    .find_map(|c| c.best.as_ref()?.detail.clone())
+                    .unwrap_or_default();
+                notes.push(Note::new(label, format!("not installed: {detail}")));
+                continue;
+            }
+            if !row.started {
+                notes.push(Note::new(
+                    label,
+                    "not run: selected, but its session stopped before it started",
+                ));
+                continue;
+            }
+            for b in row.missing.iter().chain(&row.no_program) {
+                if let Some(n) = self.cell_note(row, *b) {
+                    notes.push(Note::new(format!("{label} / {b}"), n));
+                }
+            }
+            for b in row.cells.keys() {
+                if let Some(n) = self.cell_note(row, *b) {
+                    notes.push(Note::new(format!("{label} / {b}"), n));
+                }
+            }
+        }
+        notes.extend(self.machine_state_notes());
+        notes
+    }
+
+    /// The sessions' machine-state warnings, under the table whose runs
+    /// they concern.
+    fn machine_state_notes(&self) -> Vec<Note> {
+        self.sessions
+            .iter()
+            .filter(|s| !s.warnings.is_empty())
+            .map(|s| {
+                let whom = match s.rows.as_slice() {
+                    [one] => one.clone(),
+                    rows if rows.len() <= 3 => rows.join(", "),
+                    rows => format!("{} rows", rows.len()),
+                };
+                Note::new(
+                    format!("Machine state ({whom})"),
+                    format!(
+                        "session {} ({} cell{} of this table) started on a machine that was not \
+                         quiet: {}",
+                        s.id,
+                        s.cells,
+                        if s.cells == 1 { "" } else { "s" },
+                        s.warnings.join("; ")
+                    ),
+                )
+            })
+            .collect()
+    }
+
+    /// What the maintainer could do about the notes: for the terminal only.
+    pub fn advice(&self) -> Vec<String> {
+        let mut advice = Vec::new();
+        let missing: usize = self
+            .rows
+            .iter()
+            .filter(|r| r.installed())
+            .map(|r| {
+                if r.started {
+                    r.missing.len()
+                } else {
+                    self.benches.len().max(1)
+                }
+            })
+            .sum();
+        let partial = self
+            .rows
+            .iter()
+            .flat_map(|r| r.cells.values())
+            .filter(|c| c.partial_runs().is_some())
+            .count();
+        if missing + partial > 0 {
+            advice.push(format!(
+                "{missing} cell(s) not run and {partial} with fewer runs than asked: \
+                 `langbench run --resume` with the same --out runs what is missing"
+            ));
+        }
+        let noisy = self
+            .rows
+            .iter()
+            .flat_map(|r| r.cells.values())
+            .filter(|c| c.status.is_ok() && c.noisy(self.noise_cv).is_some())
+            .count();
+        if noisy > 0 {
+            advice.push(format!(
+                "{noisy} noisy cell(s): quiet the machine (the sessions' warnings say what was \
+                 running) and re-run them, or use --runs auto"
+            ));
+        }
+        let busy = self
+            .sessions
+            .iter()
+            .filter(|s| !s.warnings.is_empty())
+            .count();
+        if busy > 0 {
+            advice.push(format!(
+                "{busy} session(s) started on a busy machine: re-run their rows on a quiet one"
+            ));
+        }
+        let not_installed = self.rows.iter().filter(|r| !r.installed()).count();
+        if not_installed > 0 {
+            advice.push(format!(
+                "{not_installed} variant(s) not installed: `langbench toolchains install`"
+            ));
+        }
+        if self.machines.len() > 1 {
+            advice.push(
+                "rows come from more than one machine: re-run the other machines' rows on one \
+                 for a table that compares fairly"
+                    .into(),
+            );
+        }
+        advice
+    }
+}
