@@ -18,7 +18,7 @@ use clap::{Parser, Subcommand};
 use crate::bench::{Bench, Size};
 use crate::config::{Languages, Variant};
 use crate::spawn::{Containment, Spawner};
-use crate::{check, compare, history, import, scaffold, suite, summary, ws};
+use crate::{check, compare, import, scaffold, suite, summary, ws};
 
 #[derive(Parser)]
 #[command(
@@ -679,7 +679,7 @@ pub struct CompareArgs {
     pub relative_to: Option<String>,
     /// What to print: terminal, markdown or csv.
     #[arg(long, default_value = "terminal")]
-    pub format: CompareFormat,
+    pub format: crate::export::Format,
     /// Also write compare.md, compare*.csv, compare.xlsx, compare.html
     /// and charts/ into this directory.
     #[arg(long)]
@@ -746,7 +746,7 @@ pub struct HistoryArgs {
     pub relative_to: Option<String>,
     /// What to print: terminal, markdown or csv.
     #[arg(long, default_value = "terminal")]
-    pub format: CompareFormat,
+    pub format: crate::export::Format,
     /// Also write history.md, history.csv, history.xlsx, history.html,
     /// charts/ and provenance.json into this directory.
     #[arg(long)]
@@ -942,33 +942,6 @@ fn parse_cpus(s: &str) -> Result<CpuList, String> {
     cpus.sort();
     cpus.dedup();
     Ok(CpuList(cpus))
-}
-
-#[derive(Clone, Copy, clap::ValueEnum)]
-pub enum CompareFormat {
-    Terminal,
-    Markdown,
-    Csv,
-}
-
-impl From<CompareFormat> for history::Format {
-    fn from(f: CompareFormat) -> Self {
-        match f {
-            CompareFormat::Terminal => history::Format::Terminal,
-            CompareFormat::Markdown => history::Format::Markdown,
-            CompareFormat::Csv => history::Format::Csv,
-        }
-    }
-}
-
-impl From<CompareFormat> for compare::Format {
-    fn from(f: CompareFormat) -> Self {
-        match f {
-            CompareFormat::Terminal => compare::Format::Terminal,
-            CompareFormat::Markdown => compare::Format::Markdown,
-            CompareFormat::Csv => compare::Format::Csv,
-        }
-    }
 }
 
 /// A timeout: more than 0 seconds (0 would kill every run at once).
