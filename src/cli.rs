@@ -252,7 +252,7 @@ pub struct RunArgs {
     #[arg(long, default_value = "3", value_parser = parse_runs, help_heading = MEASUREMENT)]
     pub runs: RunsArg,
     /// With --runs auto: the most runs a cell gets.
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(3..), help_heading = MEASUREMENT)]
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(i64::from(crate::noise::Runs::AUTO_MIN)..), help_heading = MEASUREMENT)]
     pub max_runs: u32,
     /// Seconds before a run's process group is killed.
     #[arg(long, default_value_t = 1000.0, help_heading = MEASUREMENT)]

@@ -401,16 +401,12 @@ pub fn benchmark(
 fn session_params(opts: &Options) -> SessionParams<'_> {
     SessionParams {
         size: opts.size.label(),
-        runs: opts.runs.max(),
+        runs: opts.runs,
         timeout_s: opts.timeout.as_secs_f64(),
         command_line: &opts.command_line,
         suffix: "",
         shard: opts.shard.map(|s| s.to_string()),
         cpus: opts.cpus.clone(),
-        runs_auto_cv: match opts.runs {
-            Runs::Auto { cv, .. } => Some(cv),
-            Runs::Fixed(_) => None,
-        },
     }
 }
 

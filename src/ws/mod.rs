@@ -523,13 +523,12 @@ fn with_ws_program<'a>(variants: &[&'a Variant]) -> Result<Vec<&'a Variant>> {
 fn session_params(opts: &Options) -> SessionParams<'_> {
     SessionParams {
         size: format!("ws-echo c={}", opts.connections),
-        runs: 1,
+        runs: crate::noise::Runs::Fixed(1),
         timeout_s: opts.duration.as_secs_f64(),
         command_line: &opts.command_line,
         suffix: "-ws",
         shard: None,
         cpus: None,
-        runs_auto_cv: None,
     }
 }
 
