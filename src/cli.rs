@@ -679,7 +679,7 @@ pub struct CompareArgs {
     pub relative_to: Option<String>,
     /// What to print: terminal, markdown or csv.
     #[arg(long, default_value = "terminal")]
-    pub format: crate::export::Format,
+    pub format: crate::export::format::Format,
     /// Also write compare.md, compare*.csv, compare.xlsx, compare.html
     /// and charts/ into this directory.
     #[arg(long)]
@@ -746,7 +746,7 @@ pub struct HistoryArgs {
     pub relative_to: Option<String>,
     /// What to print: terminal, markdown or csv.
     #[arg(long, default_value = "terminal")]
-    pub format: crate::export::Format,
+    pub format: crate::export::format::Format,
     /// Also write history.md, history.csv, history.xlsx, history.html,
     /// charts/ and provenance.json into this directory.
     #[arg(long)]

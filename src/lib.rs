@@ -2,6 +2,7 @@
 //! run the way `/usr/bin/time` does.
 
 pub mod bench;
+pub mod cell;
 pub mod check;
 pub mod cli;
 pub mod compare;
@@ -25,6 +26,7 @@ pub mod progress;
 pub mod record;
 pub mod resume;
 pub mod scaffold;
+pub mod schedule;
 pub mod scratch;
 pub mod session;
 pub mod shard;

@@ -48,7 +48,7 @@ pub fn command(
     old: &Path,
     new: &Path,
     opts: &Options,
-    format: crate::export::Format,
+    format: crate::export::format::Format,
     out: Option<&Path>,
 ) -> Result<std::process::ExitCode> {
     let doc = compare(langs, &Edition::load(old)?, &Edition::load(new)?, opts)?;

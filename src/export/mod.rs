@@ -6,6 +6,7 @@
 //! trait (a terminal has a width, a chart is one of a document's several).
 
 pub mod csv;
+pub mod format;
 pub mod html;
 pub mod markdown;
 pub mod svg;
@@ -19,26 +20,4 @@ use crate::document::Document;
 /// One output format: renders a [`Document`] to the bytes of one file.
 pub trait Exporter {
     fn render(&self, doc: &Document) -> Result<Vec<u8>>;
-}
-
-/// The formats a command prints a document in (`compare --format`,
-/// `history --format`): one enum for every command that offers the choice.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    Terminal,
-    Markdown,
-    Csv,
-}
-
-impl Format {
-    /// `doc` as this format prints it on the terminal.
-    pub fn text(self, doc: &Document) -> Result<String> {
-        Ok(match self {
-            Format::Terminal => terminal::document(doc),
-            Format::Markdown => {
-                String::from_utf8_lossy(&markdown::Markdown.render(doc)?).into_owned()
-            }
-            Format::Csv => String::from_utf8_lossy(&csv::Csv.render(doc)?).into_owned(),
-        })
-    }
 }

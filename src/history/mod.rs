@@ -26,7 +26,7 @@ pub fn command(
     langs: &Languages,
     dirs: &[PathBuf],
     relative_to: Option<&str>,
-    format: crate::export::Format,
+    format: crate::export::format::Format,
     out: Option<&Path>,
 ) -> Result<std::process::ExitCode> {
     let editions = dirs
