@@ -41,6 +41,7 @@ pub mod summary;
 #[cfg(test)]
 mod testing;
 pub mod toolchain;
+pub mod toolchain_dir;
 pub mod verify;
 pub mod version_cache;
 pub mod ws;
