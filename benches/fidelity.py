@@ -30,8 +30,13 @@ under /var/tmp that `--cold` empties first); `--json FILE` writes the rows
 Needs /usr/bin/time (Debian package `time`).
 
 Not contained: the by-hand side runs the languages file's recorded commands
-in a plain shell as you, because a person typing them is the reference. Run
-it on a reviewed, merged languages.toml only, never on a pull request's.
+in a plain shell as you (often root), because a person typing them is the
+reference (docs/containment.md, "What is not contained"). So it refuses a
+languages file, or programs next to it, that differ from what the
+checkout's HEAD commits (or that lie outside a git checkout): run it on a
+reviewed, merged languages.toml only, never on a pull request's.
+`--unreviewed` runs one anyway, once you have read every line of it and
+its programs.
 """
 import argparse
 import json
@@ -115,6 +120,30 @@ def by_hand(commands, root, home, timeout, variant_env, build):
     return ok, wall, peak
 
 
+def unreviewed(languages):
+    """Why the languages file (and the programs beside it) is not what the
+    checkout's HEAD commits, or None when it is: fidelity.py runs their
+    commands uncontained, so only a committed (reviewed) file may."""
+    languages = os.path.abspath(languages)
+    root = os.path.dirname(languages)
+    git = lambda *a: subprocess.run(["git", "-C", root, *a], capture_output=True, text=True)
+    top = git("rev-parse", "--show-toplevel")
+    if top.returncode != 0:
+        return f"{languages} is not in a git checkout, so nothing says it was reviewed"
+    rel = os.path.relpath(languages, top.stdout.strip())
+    committed = git("show", f"HEAD:./{os.path.basename(languages)}")
+    if committed.returncode != 0:
+        return f"{rel} is not committed at HEAD"
+    with open(languages) as f:
+        if f.read() != committed.stdout:
+            return f"{rel} differs from the committed one (git diff HEAD -- {rel})"
+    changed = git("status", "--porcelain", "--untracked-files=all", "--", "programs").stdout.split("\n")
+    changed = [l[3:] for l in changed if l.strip()]
+    if changed:
+        return f"programs beside {rel} differ from the committed ones: {', '.join(changed[:5])}"
+    return None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--languages", default=os.path.join(ROOT, "languages.toml"))
@@ -128,9 +157,18 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--markdown", metavar="JSON",
                     help="print a saved sitting (--json) as a Markdown table and exit")
+    ap.add_argument("--unreviewed", action="store_true",
+                    help="run a languages file (or programs) that differ from the committed ones; "
+                         "their commands run uncontained, as you")
     args = ap.parse_args()
     if args.markdown:
         return markdown(args.markdown)
+    why = unreviewed(args.languages)
+    if why and not args.unreviewed:
+        print(f"error: {why}.\n  fidelity.py runs the recorded commands uncontained, as you: commit the "
+              f"reviewed file first, or pass --unreviewed once you have read it and its programs.",
+              file=sys.stderr)
+        return 2
     state, home = os.path.join(args.work, "state"), os.path.join(args.work, "home")
     if args.cold:
         shutil.rmtree(args.work, ignore_errors=True)

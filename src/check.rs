@@ -41,11 +41,24 @@ pub struct Problem {
 
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:", self.file, self.line)?;
+        // Contributed text (a field quoted, a program's stderr) printed
+        // inert (src/inert.rs). Line 0: a problem of a whole file (a link
+        // under results/).
+        let t = crate::inert::text;
+        match self.line {
+            0 => write!(f, "{}:", t(&self.file))?,
+            line => write!(f, "{}:{line}:", t(&self.file))?,
+        }
         if let Some(c) = self.column {
             write!(f, "{c}:")?;
         }
-        write!(f, " {}: {}; {}", self.variant, self.what, self.todo)
+        write!(
+            f,
+            " {}: {}; {}",
+            t(&self.variant),
+            t(&self.what),
+            t(&self.todo)
+        )
     }
 }
 
@@ -143,6 +156,7 @@ pub fn check(spawner: &Spawner, langs: &Languages, opts: &Options) -> Result<Fin
         });
     }
     shared_dir_problems(langs, &mut found);
+    link_problems(langs, &mut found);
     let ids = selection(langs, opts)?;
     // With --changed-since, no changed variant means none to run (`select`
     // of no ids would be every variant).
@@ -204,6 +218,49 @@ fn shared_dir_problems(langs: &Languages, found: &mut Findings) {
                 "say which files are its own: files = [{}] (CONTRIBUTING.md: `files`)",
                 globs.join(", ")
             ),
+        });
+    }
+}
+
+/// Every symbolic link in the checkout's `results/` (beside the languages
+/// file), `results` itself included: langbench refuses a results directory
+/// that holds one (src/store.rs: as root, a write through it would land
+/// wherever it points), so a pull request that brings one is flagged here,
+/// where CI sees it (.ci/pr runs `check`). Links are never followed.
+fn link_problems(langs: &Languages, found: &mut Findings) {
+    let root = match langs.path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut todo = vec![root.join("results")];
+    let mut links = Vec::new();
+    while let Some(p) = todo.pop() {
+        let Ok(meta) = std::fs::symlink_metadata(&p) else {
+            continue;
+        };
+        if meta.file_type().is_symlink() {
+            links.push(p);
+        } else if meta.is_dir()
+            && let Ok(entries) = std::fs::read_dir(&p)
+        {
+            todo.extend(entries.flatten().map(|e| e.path()));
+        }
+    }
+    links.sort();
+    for link in links {
+        let to = std::fs::read_link(&link)
+            .map(|t| format!(" (to {})", t.display()))
+            .unwrap_or_default();
+        found.problems.push(Problem {
+            file: link.display().to_string(),
+            line: 0,
+            column: None,
+            variant: "-".into(),
+            what: format!(
+                "a symbolic link{to} under results/: langbench refuses a results directory \
+                 that holds one (run as root, a write through it would change what it points to)"
+            ),
+            todo: "remove it (a results directory holds only files and charts/)".into(),
         });
     }
 }
@@ -878,20 +935,22 @@ pub fn command(
     for p in &found.problems {
         println!("{p}");
     }
+    let t = crate::inert::text;
     for (id, missing, hint) in &found.not_installed {
         println!(
-            "not installed: {id} (missing {}); install: {hint}",
-            missing.join(", ")
+            "not installed: {id} (missing {}); install: {}",
+            t(&missing.join(", ")),
+            t(hint)
         );
     }
     for (id, why) in &found.not_run {
-        println!("not run: {id}: {why}");
+        println!("not run: {id}: {}", t(why));
     }
     for id in &found.passed {
         println!("ok: {id}");
     }
     for (id, first) in &found.failed_as_declared {
-        println!("fails as declared: {id}: {first}");
+        println!("fails as declared: {id}: {}", t(first));
     }
     println!(
         "check: {} problem(s); {} variant(s) right at N={}, {} not installed",

@@ -9,7 +9,7 @@
 // `results/<year>` is a placeholder, not an HTML tag.
 #![allow(rustdoc::invalid_html_tags)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -64,8 +64,10 @@ pub struct Cli {
 impl Cli {
     /// The spawner every command runs through, contained as the global
     /// options say: a given or delegated cgroup, the memory limit, the
-    /// results directories hidden from every command, and no containment
-    /// (with a warning) where the kernel refuses it to a user without root.
+    /// results directories and the checkout's git directory hidden from
+    /// every command. A command that runs anything fails closed where the
+    /// kernel refuses the sandbox (`Containment::require`: the missing
+    /// privilege and what to do), unless `--no-sandbox` was given.
     pub fn spawner(&self) -> Result<Spawner> {
         let mut containment = if self.no_sandbox {
             Containment::none()
@@ -104,13 +106,93 @@ impl Cli {
         // The default results directory, existing or not yet (a first
         // run in a fresh checkout creates it before any command starts).
         containment.hide.extend(std::path::absolute("results").ok());
+        // The checkout the languages file is in: its git directory holds
+        // what no command may read (`actions/checkout` leaves CI's token
+        // in .git/config).
+        if let Some(file) = self.command.languages_file() {
+            containment.hide.extend(git_dirs(file));
+        }
         // langbench's state (every variant's caches and prepared copies):
         // a command sees only its own.
         containment.masks.push(crate::state::root());
-        let exe = std::env::current_exe().context("cannot locate the langbench executable")?;
-        containment.fall_back_if_refused(&exe);
+        if self.command.runs_commands() {
+            let exe = std::env::current_exe().context("cannot locate the langbench executable")?;
+            containment.require(&exe)?;
+        }
         Ok(Spawner::current()?.with_containment(containment))
     }
+}
+
+impl Command {
+    /// Whether this command runs anything through the spawner (a variant's
+    /// commands, its version probe, a Maven setup, a measured command):
+    /// those fail closed where the sandbox is refused. The others (merge,
+    /// report, compare, `run --plan`, ...) only read and write files, and
+    /// work anywhere.
+    pub fn runs_commands(&self) -> bool {
+        match self {
+            Command::Run(a) => !a.plan,
+            Command::Ws(a) => a.action.is_none() && a.target.is_none(),
+            Command::Measure(_) | Command::List(_) | Command::Check(_) => true,
+            Command::Toolchains {
+                action: ToolchainsAction::Install(a),
+            } => !a.dry_run,
+            _ => false,
+        }
+    }
+
+    /// The languages file of a command that runs its variants' commands.
+    pub fn languages_file(&self) -> Option<&Path> {
+        let arg = match self {
+            Command::Run(a) => &a.languages,
+            Command::Ws(a) => &a.languages,
+            Command::List(a) => &a.languages,
+            Command::Check(a) => &a.languages,
+            Command::Toolchains {
+                action: ToolchainsAction::Install(a),
+            } => &a.languages,
+            _ => return None,
+        };
+        Some(&arg.languages)
+    }
+}
+
+/// The git directories of the checkout `languages` lies in, which no
+/// sandboxed command may read: the nearest `.git` above the file's
+/// directory and, where that is a file (a worktree, a submodule), the
+/// directory it names and that one's common directory. None outside a
+/// checkout.
+fn git_dirs(languages: &Path) -> Vec<PathBuf> {
+    let Some(start) = std::path::absolute(languages)
+        .ok()
+        .and_then(|f| f.parent().map(Path::to_path_buf))
+    else {
+        return Vec::new();
+    };
+    let Some(dot_git) = start
+        .ancestors()
+        .map(|d| d.join(".git"))
+        .find(|g| g.symlink_metadata().is_ok())
+    else {
+        return Vec::new();
+    };
+    let mut dirs = vec![dot_git.clone()];
+    if dot_git.is_file() {
+        let named = std::fs::read_to_string(&dot_git).ok().and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("gitdir:").map(|g| g.trim().to_string()))
+        });
+        if let (Some(named), Some(top)) = (named, dot_git.parent()) {
+            let gitdir = top.join(named);
+            let gitdir = std::fs::canonicalize(&gitdir).unwrap_or(gitdir);
+            if let Ok(common) = std::fs::read_to_string(gitdir.join("commondir")) {
+                let common = gitdir.join(common.trim());
+                dirs.push(std::fs::canonicalize(&common).unwrap_or(common));
+            }
+            dirs.push(gitdir);
+        }
+    }
+    dirs
 }
 
 #[derive(clap::Args)]

@@ -98,6 +98,7 @@ impl Figures {
                 .filter(|r| kept.contains(r.session.as_str()))
                 .cloned()
                 .collect(),
+            references: Vec::new(),
             warnings: Vec::new(),
         };
         Figures::of(&earlier)

@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use procfs::Current;
+use procfs::{Current, CurrentSI};
 
 use serde::{Deserialize, Serialize};
 
@@ -122,8 +122,73 @@ pub fn check() -> Hygiene {
     h
 }
 
+/// The host's busyness around one run (issue #39): the load average at
+/// its start and the ticks of `/proc/stat` then, so that the share the
+/// hypervisor stole while it ran is known at its end.
+#[derive(Debug, Clone, Copy)]
+pub struct LoadWatch {
+    load: f64,
+    ticks: Option<(u64, u64)>,
+}
+
+/// (steal, total) ticks of every CPU, from `/proc/stat`'s `cpu` line.
+fn steal_ticks() -> Option<(u64, u64)> {
+    let stat = procfs::KernelStats::current().ok()?;
+    let t = stat.total;
+    let total = t.user
+        + t.nice
+        + t.system
+        + t.idle
+        + t.iowait.unwrap_or(0)
+        + t.irq.unwrap_or(0)
+        + t.softirq.unwrap_or(0)
+        + t.steal.unwrap_or(0);
+    Some((t.steal.unwrap_or(0), total))
+}
+
+impl LoadWatch {
+    /// Starts watching: now's load average and ticks.
+    pub fn start() -> LoadWatch {
+        LoadWatch {
+            load: procfs::LoadAverage::current().map_or(0.0, |l| l.one as f64),
+            ticks: steal_ticks(),
+        }
+    }
+
+    /// What the run met: the load at its start, the share stolen since.
+    pub fn end(self) -> crate::record::HostLoad {
+        let steal = match (self.ticks, steal_ticks()) {
+            (Some((s0, t0)), Some((s1, t1))) if t1 > t0 => {
+                s1.saturating_sub(s0) as f64 / (t1 - t0) as f64
+            }
+            _ => 0.0,
+        };
+        crate::record::HostLoad {
+            load: (self.load * 100.0).round() / 100.0,
+            steal: (steal * 10_000.0).round() / 10_000.0,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    /// A busy loop's second of CPU is in the ticks: the share stolen is a
+    /// fraction, the load a number (both what the host says).
+    #[test]
+    fn a_run_s_host_load_is_read_from_proc() {
+        let w = LoadWatch::start();
+        let t = std::time::Instant::now();
+        while t.elapsed() < std::time::Duration::from_millis(200) {
+            std::hint::black_box(0u64);
+        }
+        let h = w.end();
+        assert!((0.0..=1.0).contains(&h.steal), "{h:?}");
+        assert!(h.load >= 0.0, "{h:?}");
+        assert!(steal_ticks().is_some_and(|(s, t)| s <= t && t > 0));
+    }
+
     #[test]
     fn sees_a_busy_process() {
         // A real busy loop in another process (a grandchild: langbench's

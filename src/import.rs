@@ -91,6 +91,21 @@ impl Csv {
         for rec in r.records() {
             let rec = rec.with_context(|| format!("{}: bad CSV", path.display()))?;
             let line = rec.position().map_or(0, |p| p.line() as usize);
+            // Every field becomes published text: bounded as contributed
+            // text is (src/inert.rs says why the bound).
+            if let Some((i, f)) = rec
+                .iter()
+                .enumerate()
+                .find(|(_, f)| f.chars().count() > crate::inert::MAX_FIELD)
+            {
+                bail!(
+                    "{}:{line}: field {} holds {} characters; an imported field holds at most {}",
+                    path.display(),
+                    i + 1,
+                    f.chars().count(),
+                    crate::inert::MAX_FIELD
+                );
+            }
             rows.push((line, rec));
         }
         Ok(Csv {
@@ -343,6 +358,8 @@ fn cpu_records(langs: &Languages, csv: &Csv, opts: &Options) -> Result<Vec<RunRe
                 identity: None,
                 cache: None,
                 continues: None,
+                block: None,
+                host: None,
             });
         }
     }
@@ -478,13 +495,17 @@ fn ws_records(langs: &Languages, csv: &Csv, opts: &Options) -> Result<Vec<WsReco
 pub fn command(langs: &Languages, opts: &Options) -> Result<ExitCode> {
     let done = import(langs, opts)?;
     for w in &done.warnings {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", crate::inert::text(w));
     }
     for (row, id) in &done.matched {
-        eprintln!("matched   {row} -> {id}");
+        eprintln!(
+            "matched   {} -> {}",
+            crate::inert::text(row),
+            crate::inert::text(id)
+        );
     }
     for id in &done.unmatched {
-        eprintln!("no variant {id} (kept under this id)");
+        eprintln!("no variant {} (kept under this id)", crate::inert::text(id));
     }
     println!(
         "Imported {} records into {} ({} rows matched to variants, {} without one)",

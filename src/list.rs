@@ -83,6 +83,12 @@ pub fn inspect<'a>(
         .collect()
 }
 
+/// Contributed text (a language, flags, a probe's version, a note, a
+/// hint) as `list` prints it: inert (src/inert.rs), one line.
+fn shown(s: &str) -> String {
+    crate::inert::text(s)
+}
+
 fn cut(s: &str, width: usize) -> String {
     let s = s.lines().next().unwrap_or("");
     if s.chars().count() <= width {
@@ -103,10 +109,10 @@ pub fn short(rows: &[(&Variant, VariantInfo)]) -> String {
         .map(|(v, i)| {
             [
                 v.id.clone(),
-                v.language.clone(),
-                v.flags.clone(),
+                shown(&v.language),
+                shown(&v.flags),
                 if i.installed { "yes" } else { "no" }.to_string(),
-                i.version.clone(),
+                shown(&i.version),
             ]
         })
         .collect();
@@ -164,11 +170,11 @@ pub fn long(rows: &[(&Variant, VariantInfo)]) -> Table {
         let benches: Vec<&str> = v.programs.keys().map(|b| b.name()).collect();
         t.add_row(vec![
             v.id.clone(),
-            v.language.clone(),
-            v.flags.clone(),
+            shown(&v.language),
+            shown(&v.flags),
             benches.join(" "),
             installed(info),
-            info.version.clone(),
+            shown(&info.version),
             install(v, info),
         ]);
     }
@@ -179,12 +185,12 @@ fn installed(info: &VariantInfo) -> String {
     if info.installed {
         "yes".to_string()
     } else {
-        format!("no (missing {})", info.missing.join(", "))
+        format!("no (missing {})", shown(&info.missing.join(", ")))
     }
 }
 
 fn install(v: &Variant, info: &VariantInfo) -> String {
-    let mut s = info.install_hint.clone();
+    let mut s = shown(&info.install_hint);
     if !v.install.is_installable() {
         s.push_str(" [no registry here provides it]");
     }
@@ -193,10 +199,15 @@ fn install(v: &Variant, info: &VariantInfo) -> String {
 
 /// One variant in full, one field a line.
 pub fn detail(langs: &Languages, v: &Variant, info: &VariantInfo) -> String {
-    let mut out = format!("{} ({}:{})\n", v.id, langs.path.display(), v.line);
+    let mut out = format!(
+        "{} ({}:{})\n",
+        v.id,
+        shown(&langs.path.display().to_string()),
+        v.line
+    );
     let mut field = |k: &str, val: String| {
         if !val.is_empty() {
-            out.push_str(&format!("  {k:<11} {val}\n"));
+            out.push_str(&format!("  {k:<11} {}\n", shown(&val)));
         }
     };
     field("language", v.language.clone());
@@ -260,7 +271,11 @@ pub fn json(rows: &[(&Variant, VariantInfo)]) -> serde_json::Value {
 pub fn notes(variants: &[&Variant]) -> String {
     variants
         .iter()
-        .filter_map(|v| v.note.as_ref().map(|n| format!("- {}: {n}\n", v.id)))
+        .filter_map(|v| {
+            v.note
+                .as_ref()
+                .map(|n| format!("- {}: {}\n", v.id, shown(n)))
+        })
         .collect()
 }
 

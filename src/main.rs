@@ -37,7 +37,11 @@ fn main() -> ExitCode {
     match real_main() {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // Errors quote what they refused (a record, a field): inert.
+            eprintln!(
+                "error: {}",
+                langbench::inert::block(&format!("{e:#}"), langbench::inert::MAX_TEXT)
+            );
             ExitCode::from(2)
         }
     }

@@ -9,6 +9,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::document::thousands;
+use crate::spawn::refusal::Facts;
 use crate::spawn::{Containment, Exit, Outcome, Request, Spawner};
 
 #[derive(Serialize)]
@@ -187,13 +188,12 @@ pub fn measure_here(a: FastArgs) -> Result<i32> {
     req.timeout = a.timeout;
     req.capture = false;
     let o = match crate::spawn::run_here(&c, &req) {
-        // Without root, where the kernel refuses user namespaces: as every
-        // other command does (`Containment::fall_back_if_refused`), run
-        // uncontained and say why. Nothing ran: the namespaces come first.
-        // SAFETY: geteuid cannot fail.
-        Err(e) if c.namespaces && unsafe { libc::geteuid() } != 0 && Containment::refused(&e) => {
-            c.fall_back(&e);
-            crate::spawn::run_here(&c, &req)?
+        // Where the kernel refuses the namespaces (or the fresh /proc),
+        // nothing ran (they come first): stop with the missing privilege,
+        // as every other command does (`Containment::require`), rather
+        // than measure uncontained.
+        Err(e) if c.namespaces && Containment::refused(&e) => {
+            anyhow::bail!("{}", Facts::read().explain(&format!("{e:#}")))
         }
         r => r?,
     };

@@ -310,7 +310,7 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 pub fn command(out: &Path, dirs: &[PathBuf], prefer: Option<&Path>) -> Result<ExitCode> {
     let m = merge(out, dirs, prefer)?;
     for w in &m.warnings {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", crate::inert::text(w));
     }
     for o in &m.overridden {
         eprintln!("preferred {o}");

@@ -214,6 +214,30 @@ pub struct RunRecord {
     /// session's runs alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub continues: Option<String>,
+    /// The block of its session the run was measured in (issue #39): a
+    /// session measuring in rounds measures its reference set at the start
+    /// and after every block of about `block_s` seconds, so each run lies
+    /// between two reference passes (`references.jsonl`), numbered from 1.
+    /// A reference run's block is the pass's (0: the one before block 1;
+    /// k: the one after block k). Absent in sessions that measured no
+    /// references.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block: Option<u32>,
+    /// How busy the host was around the run: the load average when it
+    /// started and the share of CPU time the hypervisor stole while it
+    /// ran. Absent in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<HostLoad>,
+}
+
+/// How busy the host was around one run (issue #39's quality gates).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct HostLoad {
+    /// The 1-minute load average when the run started (`/proc/loadavg`).
+    pub load: f64,
+    /// Of every CPU's time while the run ran, the share the hypervisor
+    /// stole for other guests (`steal` of `/proc/stat`), 0–1.
+    pub steal: f64,
 }
 
 /// The identity of what a run ran, so a reader (and `--resume`, and
@@ -311,6 +335,26 @@ pub struct SessionRecord {
     /// sampled), `none` (`--no-sandbox`). Absent in older sessions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tree_measure: Option<String>,
+    /// How its cells were ordered and the host followed (issue #39):
+    /// measured in rounds (round 1 of every cell, then round 2, ...) in a
+    /// shuffled order, with the reference set measured in every block.
+    /// Absent: each cell's runs one after another, no references.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<Schedule>,
+}
+
+/// How a session measuring in rounds ordered its runs and followed the host.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Schedule {
+    /// The seed of each round's shuffled order (round r uses `seed + r`),
+    /// so the order can be told again.
+    pub seed: u64,
+    /// The reference variants measured at every block boundary (their
+    /// runs are in `references.jsonl`), in the order they run.
+    pub references: Vec<String>,
+    /// A block's length in seconds of measuring: after about this long the
+    /// reference set is measured again.
+    pub block_s: f64,
 }
 
 /// A variant as it was at the time of a session.

@@ -3,6 +3,7 @@
 //! implement (the `TODO(langbench)` lines), so `langbench check` runs it
 //! from the first minute and fails until the program is right.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -166,13 +167,15 @@ fn stub(bench: Bench, language: &str, id: &str, syntax: &Syntax) -> String {
     if placeholder {
         let _ = writeln!(
             out,
-            "{STUB_MARKER}: langbench has no template for this language: replace this whole file with the program; `langbench check {id}` fails until it is right."
+            "{STUB_MARKER}: langbench has no template for this language: replace this whole file with the program; `langbench check {}` fails until it is right.",
+            shell_words::quote(id)
         );
         return out;
     }
     let _ = writeln!(
         out,
-        "{c}{STUB_MARKER}: this stub prints the right shape with zeros; `langbench check {id}` fails until it is right."
+        "{c}{STUB_MARKER}: this stub prints the right shape with zeros; `langbench check {}` fails until it is right.",
+        shell_words::quote(id)
     );
     out.push_str(
         &syntax
@@ -237,7 +240,13 @@ pub struct Done {
     pub flags: String,
     pub entry: String,
     pub written: Vec<PathBuf>,
+    /// Files named for this id that were there already (the contributor's
+    /// own, from an earlier `new`): kept as they are.
     pub kept: Vec<PathBuf>,
+    /// Conventional program paths other variants' programs hold: (that
+    /// path, the variants using it, the file of its own `new` wrote
+    /// instead).
+    pub taken: Vec<(PathBuf, Vec<String>, PathBuf)>,
     pub no_stub_for_ext: bool,
 }
 
@@ -245,7 +254,40 @@ fn toml_str(s: &str) -> String {
     toml::Value::String(s.to_string()).to_string()
 }
 
+/// The program file of `id` for `bench` beside the conventional one
+/// (`programs/assoc/assoc.scm` → `programs/assoc/assoc_my_scheme.scm`
+/// for `my-scheme`), as the checkout's own alternatives are named
+/// (`assoc_mruby.rb`, `assoc_hashmap.hs`).
+fn own_program(conventional: &str, id: &str) -> String {
+    let path = Path::new(conventional);
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let ext = path
+        .extension()
+        .map(|e| format!(".{}", e.to_string_lossy()))
+        .unwrap_or_default();
+    let file = format!("{stem}_{}{ext}", id.replace(['-', '.'], "_"));
+    match path.parent() {
+        Some(dir) => dir.join(file).display().to_string(),
+        None => file,
+    }
+}
+
 pub fn new(languages: &Path, opts: &Options) -> Result<Done> {
+    // The id first, by the languages file's own rule, before anything is
+    // read or written: an id no later command accepts (`../x;$(id)`)
+    // would leave a languages file every command refuses.
+    if let Some(why) = crate::config::id_problem(&opts.id) {
+        bail!(
+            "{}: {why}; nothing was written",
+            shell_words::quote(&crate::inert::clip(
+                &crate::inert::text(&opts.id),
+                crate::config::MAX_ID
+            ))
+        );
+    }
     ensure!(
         !opts.id.starts_with("ws-"),
         "`new` scaffolds CPU benchmark variants; a ws-echo server is added by hand (CONTRIBUTING.md)"
@@ -254,6 +296,12 @@ pub fn new(languages: &Path, opts: &Options) -> Result<Done> {
         !opts.ext.is_empty() && opts.ext.chars().all(|c| c.is_ascii_alphanumeric()),
         "--ext is a file extension without the dot, e.g. py"
     );
+    let root = languages
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    // Which variants use each program file (by its real path).
+    let mut users: BTreeMap<PathBuf, Vec<String>> = BTreeMap::new();
     let text = if languages.exists() {
         let langs = Languages::load(languages)?;
         if let Some(v) = langs.variants.iter().find(|v| v.id == opts.id) {
@@ -264,14 +312,22 @@ pub fn new(languages: &Path, opts: &Options) -> Result<Done> {
                 opts.id
             );
         }
+        for v in &langs.variants {
+            for p in v.programs.values() {
+                let real = p.canonicalize().unwrap_or_else(|_| p.clone());
+                users.entry(real).or_default().push(v.id.clone());
+            }
+        }
         std::fs::read_to_string(languages)?
     } else {
         String::new()
     };
-    let root = languages
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let used_by = |p: &Path| -> Vec<String> {
+        p.canonicalize()
+            .ok()
+            .and_then(|real| users.get(&real).cloned())
+            .unwrap_or_default()
+    };
     let flags = match &opts.flags {
         Some(f) => f.clone(),
         None => derived_flags(opts.build.as_deref(), &opts.run).with_context(|| {
@@ -289,32 +345,71 @@ pub fn new(languages: &Path, opts: &Options) -> Result<Done> {
         !flags.trim().is_empty(),
         "--flags is empty: it is the Command Flags column"
     );
+    let syntax = syntax(&opts.ext);
+    let mut done = Done {
+        flags: flags.clone(),
+        entry: String::new(),
+        written: Vec::new(),
+        kept: Vec::new(),
+        taken: Vec::new(),
+        no_stub_for_ext: syntax.is_none(),
+    };
+    // Where each program goes: the conventional file where there is none
+    // yet; else one of its own beside it, named in `programs`. Never a
+    // file that is already there (another language's working program,
+    // which the stub's "replace this" would have overwritten). Decided
+    // for all three before anything is written.
+    let mut explicit: Vec<(Bench, String)> = Vec::new();
+    let mut to_write: Vec<(Bench, PathBuf)> = Vec::new();
+    for (bench, rel) in conventional_programs(&opts.id, &opts.ext) {
+        let path = root.join(&rel);
+        if !path.exists() && std::fs::symlink_metadata(&path).is_err() {
+            to_write.push((bench, path));
+            continue;
+        }
+        let own = own_program(&rel, &opts.id);
+        let own_path = root.join(&own);
+        let others = used_by(&own_path);
+        if !others.is_empty() {
+            bail!(
+                "{} is {}'s program already: choose another id; nothing was written",
+                own_path.display(),
+                others.join(", ")
+            );
+        }
+        let mut holders = used_by(&path);
+        if holders.is_empty() {
+            holders.push("no variant's".into());
+        }
+        done.taken.push((path, holders, own_path.clone()));
+        explicit.push((bench, own));
+        if std::fs::symlink_metadata(&own_path).is_ok() {
+            done.kept.push(own_path);
+        } else {
+            to_write.push((bench, own_path));
+        }
+    }
     let mut entry = format!("\n[variant.{}]\n", toml_key(&opts.id));
     let _ = writeln!(entry, "language = {}", toml_str(&opts.language));
     if flags != opts.id {
         let _ = writeln!(entry, "flags = {}", toml_str(&flags));
     }
     let _ = writeln!(entry, "ext = {}", toml_str(&opts.ext));
+    if !explicit.is_empty() {
+        let list: Vec<String> = explicit
+            .iter()
+            .map(|(b, p)| format!("{b} = {}", toml_str(p)))
+            .collect();
+        let _ = writeln!(entry, "programs = {{ {} }}", list.join(", "));
+    }
     if let Some(b) = &opts.build {
         let _ = writeln!(entry, "build = {}", toml_str(b));
     }
     if opts.run != format!("{flags} {{src}} {{n}}") {
         let _ = writeln!(entry, "run = {}", toml_str(&opts.run));
     }
-    let syntax = syntax(&opts.ext);
-    let mut done = Done {
-        flags: flags.clone(),
-        entry: entry.clone(),
-        written: Vec::new(),
-        kept: Vec::new(),
-        no_stub_for_ext: syntax.is_none(),
-    };
-    for (bench, rel) in conventional_programs(&opts.id, &opts.ext) {
-        let path = root.join(&rel);
-        if path.exists() {
-            done.kept.push(path);
-            continue;
-        }
+    done.entry = entry.clone();
+    for (bench, path) in to_write {
         // Without a template for the language, a placeholder that holds
         // only the TODO lines: the entry then loads (every command needs
         // its program files to exist) and `check` says what to write.
@@ -323,7 +418,14 @@ pub fn new(languages: &Path, opts: &Options) -> Result<Done> {
             None => stub(bench, &opts.language, &opts.id, &PLACEHOLDER),
         };
         std::fs::create_dir_all(path.parent().context("program path has a directory")?)?;
-        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+        // `create_new`: never over a file (or through a link) that
+        // appeared since the plan above.
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()))
+            .with_context(|| format!("cannot write {}", path.display()))?;
         done.written.push(path);
     }
     let mut new_text = text;
@@ -348,33 +450,61 @@ fn toml_key(id: &str) -> String {
 }
 
 /// `langbench new`: [`new`], then what it added, wrote and kept, and what
-/// to do next.
+/// to do next (a command printed shell-quoted, ready to paste).
 pub fn command(languages: &Path, opts: &Options) -> Result<ExitCode> {
     let done = new(languages, opts)?;
-    println!("Added to {}:{}", languages.display(), done.entry.trim_end());
+    let t = crate::inert::text;
+    println!(
+        "Added to {}:{}",
+        t(&languages.display().to_string()),
+        done.entry.trim_end()
+    );
     if opts.flags.is_none() {
         println!(
             "Command Flags: {:?}, read from the commands (--flags to choose another)",
             done.flags
         );
     }
+    for (path, holders, own) in &done.taken {
+        println!(
+            "{} is {} program: left as it is; this variant's is {} (its entry's `programs` names it). \
+             To run the same programs as {} instead, delete the file and the `programs` line.",
+            t(&path.display().to_string()),
+            if holders.iter().any(|h| h.starts_with("no variant")) {
+                "no variant's".to_string()
+            } else {
+                format!("{}'s", holders.join(", "))
+            },
+            t(&own.display().to_string()),
+            holders.join(", ")
+        );
+    }
     for p in &done.written {
-        println!("wrote stub {}", p.display());
+        println!("wrote stub {}", t(&p.display().to_string()));
     }
     for p in &done.kept {
-        println!("kept existing {}", p.display());
-    }
-    if done.no_stub_for_ext {
         println!(
-            "no stub template for .{} (templates: {}): the files above hold only the {} lines; replace each with the program",
+            "kept {} (named for this variant: yours from before)",
+            t(&p.display().to_string())
+        );
+    }
+    if done.no_stub_for_ext && !done.written.is_empty() {
+        println!(
+            "no stub template for .{} (templates: {}): the stubs written above hold only the {} lines; replace each with the program",
             opts.ext,
             known_exts(),
             crate::check::STUB_MARKER
         );
     }
+    let mut check = vec!["langbench".to_string(), "check".to_string()];
+    if languages != Path::new("languages.toml") {
+        check.push("--languages".into());
+        check.push(languages.display().to_string());
+    }
+    check.push(opts.id.clone());
     println!(
-        "Next: add install = {{ apt = [...] }} (or npm, pip, hint) to the entry, implement the programs (the TODO(langbench) lines say what), then `langbench check {}`.",
-        opts.id
+        "Next: add install = {{ apt = [...] }} (or npm, pip, hint) to the entry, implement the programs (the TODO(langbench) lines say what), then `{}`.",
+        t(&shell_words::join(&check))
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -41,8 +41,9 @@ pub trait CellExecutor {
 pub enum Ready {
     /// It runs, after these runs `--resume` kept (numbered from 1).
     Runs(Vec<RunRecord>),
-    /// It cannot run: its one record.
-    Cannot(RunRecord),
+    /// It cannot run: its one record (boxed: a record is large beside
+    /// the other variants).
+    Cannot(Box<RunRecord>),
     /// Ctrl-C came while it was set up: the session ends.
     Interrupted,
 }
@@ -137,7 +138,7 @@ pub fn run(
                 Ready::Runs(kept) => t.done = kept,
                 Ready::Cannot(rec) => {
                     t.finished = true;
-                    exec.save(rec)?;
+                    exec.save(*rec)?;
                     continue;
                 }
                 Ready::Interrupted => return Ok(ControlFlow::Break(())),
@@ -396,8 +397,9 @@ mod tests {
     /// one record, and the next cell runs.
     #[test]
     fn a_cell_that_cannot_run_has_one_record() {
+        let not_installed = record(0, 0, Status::NotInstalled, 0.0);
         let cannot = Script {
-            ready: Some(Ready::Cannot(record(0, 0, Status::NotInstalled, 0.0))),
+            ready: Some(Ready::Cannot(Box::new(not_installed))),
             attempts: VecDeque::new(),
         };
         let mut exec = Scripted::new(vec![cannot, ok(&[1.0])]);

@@ -25,6 +25,8 @@ pub struct SessionParams<'a> {
     pub suffix: &'a str,
     pub shard: Option<String>,
     pub cpus: Option<Vec<usize>>,
+    /// Rounds and references (issue #39); `None`: cells one after another.
+    pub schedule: Option<crate::record::Schedule>,
 }
 
 /// Starts a session: checks every variant's toolchain and version and
@@ -68,6 +70,7 @@ pub fn begin_session(
         hygiene: Some(hygiene),
         containment: Some(spawner.containment.describe()),
         tree_measure: Some(spawner.containment.tree_measure().to_string()),
+        schedule: params.schedule,
     })?;
     Ok((session, infos))
 }

@@ -79,7 +79,7 @@ impl Step<'_> {
 /// last lines, without terminal colour codes (deno, cargo and others colour
 /// their errors even into a pipe).
 pub fn stderr_tail(o: &Outcome) -> String {
-    let text = strip_ansi_escapes::strip_str(o.stderr.text());
+    let text = crate::inert::block(&o.stderr.text(), crate::inert::MAX_TEXT);
     let lines: Vec<&str> = text.trim_end().lines().collect();
     let tail_from = lines.len().saturating_sub(4);
     // Stack traces put the message above the frames (node, Java): keep the

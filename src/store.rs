@@ -2,14 +2,33 @@
 //! truth: append-only, one JSON object per line, synced to disk as each run
 //! finishes, so Ctrl-C or a crash loses nothing that finished. The tables,
 //! CSV and JSON files beside them are derived and rewritten atomically.
+//!
+//! A results directory can come from a branch (`results/` of a checkout),
+//! and langbench often runs as root: so the store never opens, truncates,
+//! writes or renames through a symbolic link. The directory is opened once
+//! as a descriptor ([`Store::open`]: a relative path followed through no
+//! link at all, an absolute one through none past its parent) and every
+//! file is reached relative to it: records and `.lock` opened `O_NOFOLLOW`
+//! and only if they are regular files with one name; derived files written
+//! to a fresh temporary file (`O_CREAT | O_EXCL | O_NOFOLLOW`) and renamed
+//! over their name (`renameat`: a link there is replaced, never followed);
+//! `charts/` opened `O_NOFOLLOW` too. And a directory that holds a link
+//! anyway (it or a directory in it, such as `charts/`) is refused when it
+//! is opened, naming the link, before anything is written.
 #![warn(missing_docs)]
 
 use std::collections::BTreeMap;
-use std::fs::OpenOptions;
+use std::ffi::OsStr;
+use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+use rustix::io::Errno;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use sha2::{Digest, Sha256};
@@ -21,6 +40,11 @@ use crate::ws::record::WS_RECORDS;
 pub const SESSIONS: &str = "sessions.jsonl";
 /// The run records ([`RunRecord`], one JSON object per line).
 pub const RUNS: &str = "runs.jsonl";
+/// The reference runs (issue #39): the reference set measured at every
+/// block boundary of a session in rounds ([`RunRecord`]s with their
+/// `block`). Kept apart from `runs.jsonl`, so that they are never counted
+/// as their variant's own runs, by this langbench or an older one.
+pub const REFERENCES: &str = "references.jsonl";
 
 /// Everything stored in one results directory.
 #[derive(Debug, Default, Clone)]
@@ -29,6 +53,8 @@ pub struct Stored {
     pub sessions: Vec<SessionRecord>,
     /// `runs.jsonl`, in file order.
     pub runs: Vec<RunRecord>,
+    /// `references.jsonl`, in file order.
+    pub references: Vec<RunRecord>,
     /// Problems that were tolerated (a torn last line after a crash).
     pub warnings: Vec<String>,
 }
@@ -132,20 +158,139 @@ impl Stored {
 }
 
 /// A results directory: appends records, reads them back, writes derived
-/// files.
+/// files, all relative to the directory's descriptor and through no link
+/// (see the module's comment).
 #[derive(Debug, Clone)]
 pub struct Store {
     dir: PathBuf,
+    fd: Arc<OwnedFd>,
 }
 
 impl Store {
-    /// The results directory `dir`, created if missing.
+    /// The results directory `dir`, created if missing; refused when it is
+    /// reached through a symbolic link (see [`open_dir`]) or holds one
+    /// ([`Store::refuse_links`]).
     pub fn open(dir: &Path) -> Result<Store> {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create results directory {}", dir.display()))?;
-        Ok(Store {
+        let store = Store {
             dir: dir.to_path_buf(),
-        })
+            fd: Arc::new(open_dir(dir)?),
+        };
+        store.refuse_links()?;
+        Ok(store)
+    }
+
+    /// Refuses a directory that holds a symbolic link, in it or in a
+    /// directory in it (`charts/`): every name langbench writes there is a
+    /// record, `.lock`, a derived file, their temporary files or `charts/`,
+    /// and a link in their place would aim the write at a file of the
+    /// host. No legitimate results directory holds one; the error names
+    /// each.
+    fn refuse_links(&self) -> Result<()> {
+        let mut links = Vec::new();
+        for (name, kind) in entries(self.fd.as_fd(), &self.dir)? {
+            match kind {
+                FileType::Symlink => links.push(name),
+                FileType::Directory => {
+                    let sub = rustix::fs::openat(
+                        self.fd.as_fd(),
+                        name.as_os_str(),
+                        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                        Mode::empty(),
+                    )
+                    .map_err(|e| self.at_error(&name, e))?;
+                    for (inner, kind) in entries(sub.as_fd(), &self.dir.join(&name))? {
+                        if kind == FileType::Symlink {
+                            links.push(name.join(inner));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if links.is_empty() {
+            return Ok(());
+        }
+        let shown: Vec<String> = links
+            .iter()
+            .map(|l| {
+                let path = self.dir.join(l);
+                match std::fs::read_link(&path) {
+                    Ok(to) => format!("{} (a link to {})", path.display(), to.display()),
+                    Err(_) => format!("{} (a link)", path.display()),
+                }
+            })
+            .collect();
+        bail!(
+            "{} holds symbolic links where langbench writes: {}; a results directory holds \
+             records, derived files and charts/ only, never a link (one there would aim a \
+             write at whatever it points to): remove {}; nothing was written",
+            self.dir.display(),
+            shown.join(", "),
+            if links.len() == 1 { "it" } else { "them" }
+        )
+    }
+
+    /// An error of `openat` on `name` in this directory, said plainly.
+    fn at_error(&self, name: &Path, e: Errno) -> anyhow::Error {
+        let path = self.dir.join(name);
+        if e == Errno::LOOP || is_link(self.fd.as_fd(), name.as_os_str()) {
+            return anyhow!(
+                "{} is a symbolic link: langbench never writes or reads a results directory's \
+                 files through a link; remove it; nothing was written",
+                path.display()
+            );
+        }
+        anyhow!(std::io::Error::from(e)).context(format!("cannot open {}", path.display()))
+    }
+
+    /// Opens `name` (a record file or `.lock`) in the directory without
+    /// following a link, created if `create`; refused unless it is a
+    /// regular file with one name (a hard link to a file elsewhere would
+    /// be written too). `Ok(None)`: it does not exist.
+    fn open_file(&self, name: &str, write: bool) -> Result<Option<File>> {
+        let mut flags = OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NONBLOCK;
+        flags |= if write {
+            OFlags::RDWR | OFlags::CREATE | OFlags::APPEND
+        } else {
+            OFlags::RDONLY
+        };
+        let fd = match rustix::fs::openat(self.fd.as_fd(), name, flags, Mode::from(0o666)) {
+            Ok(fd) => fd,
+            Err(Errno::NOENT) if !write => return Ok(None),
+            Err(e) => return Err(self.at_error(Path::new(name), e)),
+        };
+        let st = rustix::fs::fstat(&fd)?;
+        let path = self.dir.join(name);
+        if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
+            bail!(
+                "{} is not a regular file: langbench reads and writes only its own files in a \
+                 results directory; remove it",
+                path.display()
+            );
+        }
+        if write && st.st_nlink > 1 {
+            bail!(
+                "{} has {} names (hard links): writing it would change the other names' file \
+                 too; replace it by a copy (cp {} x && mv x {})",
+                path.display(),
+                st.st_nlink,
+                name,
+                name
+            );
+        }
+        Ok(Some(File::from(fd)))
+    }
+
+    /// Reads the file `name` of the directory, through no link; `None`
+    /// when it does not exist.
+    pub fn read_file(&self, name: &str) -> Result<Option<Vec<u8>>> {
+        let Some(mut f) = self.open_file(name, false)? else {
+            return Ok(None);
+        };
+        let mut bytes = Vec::new();
+        f.read_to_end(&mut bytes)
+            .with_context(|| format!("cannot read {}", self.dir.join(name).display()))?;
+        Ok(Some(bytes))
     }
 
     /// Its path.
@@ -163,9 +308,17 @@ impl Store {
         self.append(RUNS, r)
     }
 
+    /// Appends a reference run to `references.jsonl` and syncs it.
+    pub fn append_reference(&self, r: &RunRecord) -> Result<()> {
+        self.append(REFERENCES, r)
+    }
+
     /// Appends one record to the JSON-lines file `name` and syncs it.
     pub fn append<T: Serialize>(&self, name: &str, value: &T) -> Result<()> {
-        append_line(&self.dir.join(name), value)
+        let f = self
+            .open_file(name, true)?
+            .context("a file opened to be created exists")?;
+        append_line(f, &self.dir.join(name), value)
     }
 
     /// Reads the JSON-lines file `name` (tolerating a torn last line).
@@ -174,7 +327,23 @@ impl Store {
         name: &str,
         warnings: &mut Vec<String>,
     ) -> Result<Vec<T>> {
-        read_lines(&self.dir.join(name), warnings)
+        self.read_lines(name, warnings)
+    }
+
+    fn read_lines<T: DeserializeOwned>(
+        &self,
+        name: &str,
+        warnings: &mut Vec<String>,
+    ) -> Result<Vec<T>> {
+        let path = self.dir.join(name);
+        match self.read_file(name)? {
+            None => Ok(Vec::new()),
+            Some(bytes) => {
+                let text = String::from_utf8(bytes)
+                    .map_err(|e| anyhow!("{}: not UTF-8 text ({e})", path.display()))?;
+                Ok(parse_lines(&path, &text, warnings))
+            }
+        }
     }
 
     /// Reads the session and run records, tolerating torn and foreign
@@ -182,9 +351,10 @@ impl Store {
     /// [`SCHEMA`].
     pub fn load(&self) -> Result<Stored> {
         let mut stored = Stored::default();
-        stored.sessions = read_lines(&self.dir.join(SESSIONS), &mut stored.warnings)?;
-        stored.runs = read_lines(&self.dir.join(RUNS), &mut stored.warnings)?;
-        for r in &stored.runs {
+        stored.sessions = self.read_lines(SESSIONS, &mut stored.warnings)?;
+        stored.runs = self.read_lines(RUNS, &mut stored.warnings)?;
+        stored.references = self.read_lines(REFERENCES, &mut stored.warnings)?;
+        for r in stored.runs.iter().chain(&stored.references) {
             if r.schema > SCHEMA {
                 bail!(
                     "{} holds records of format {} but this langbench reads up to {SCHEMA}: upgrade langbench",
@@ -196,23 +366,197 @@ impl Store {
         Ok(stored)
     }
 
-    /// Writes a derived file atomically (write to a temporary file, rename).
+    /// Writes a derived file atomically: to a temporary file of its own
+    /// (created `O_EXCL | O_NOFOLLOW`, so never an existing file or a
+    /// link's target), renamed over `name`. `name` may name a directory of
+    /// the results directory (`charts/x.svg`), created if missing and
+    /// opened without following a link.
     pub fn write_derived(&self, name: &str, bytes: &[u8]) -> Result<()> {
         let path = self.dir.join(name);
-        let file = path.file_name().unwrap_or_default().to_string_lossy();
-        let tmp = path.with_file_name(format!(".{file}.tmp"));
-        std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
-        std::fs::rename(&tmp, &path).with_context(|| format!("cannot write {}", path.display()))
+        let rel = Path::new(name);
+        let (Some(file), Some(parent)) = (rel.file_name(), rel.parent()) else {
+            bail!("{}: not a file name", path.display());
+        };
+        let mut sub: Option<OwnedFd> = None;
+        let mut at = PathBuf::new();
+        for c in parent.components() {
+            let Component::Normal(d) = c else {
+                bail!(
+                    "{}: a derived file lies inside its directory",
+                    path.display()
+                );
+            };
+            at.push(d);
+            let here = sub.as_ref().map_or(self.fd.as_fd(), |f| f.as_fd());
+            sub = Some(subdir(here, d).map_err(|e| self.at_error(&at, e))?);
+        }
+        let dir = sub.as_ref().map_or(self.fd.as_fd(), |f| f.as_fd());
+        let (tmp, mut f) = temporary(dir, file).map_err(|e| {
+            anyhow!(std::io::Error::from(e)).context(format!(
+                "cannot create a temporary file beside {}",
+                path.display()
+            ))
+        })?;
+        let written = f.write_all(bytes).and_then(|_| {
+            rustix::fs::renameat(dir, tmp.as_os_str(), dir, file).map_err(std::io::Error::from)
+        });
+        if let Err(e) = written {
+            let _ = rustix::fs::unlinkat(dir, tmp.as_os_str(), AtFlags::empty());
+            return Err(anyhow!(e).context(format!("cannot write {}", path.display())));
+        }
+        Ok(())
     }
 }
 
-fn append_line<T: Serialize>(path: &Path, value: &T) -> Result<()> {
-    let mut f = OpenOptions::new()
-        .create(true)
-        .read(true)
-        .append(true)
-        .open(path)
-        .with_context(|| format!("cannot open {}", path.display()))?;
+/// Opens (creating it if missing) the results directory `dir` as a
+/// descriptor. The part of the path the maintainer chose is followed as
+/// the system does: an absolute path's parent. Everything else is
+/// followed through no symbolic link: the last component of an absolute
+/// path, and every component of a relative one (the default
+/// `results/2026` lies in the checkout, which a branch shapes, `results`
+/// included).
+fn open_dir(dir: &Path) -> Result<OwnedFd> {
+    let cannot = |e: Errno| {
+        anyhow!(std::io::Error::from(e))
+            .context(format!("cannot create results directory {}", dir.display()))
+    };
+    let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let (mut fd, walk): (OwnedFd, Vec<Component>) = match (dir.parent(), dir.file_name()) {
+        (Some(parent), Some(name)) if dir.is_absolute() => {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create results directory {}", dir.display()))?;
+            let fd = rustix::fs::openat(rustix::fs::CWD, parent, dir_flags, Mode::empty())
+                .map_err(cannot)?;
+            (fd, vec![Component::Normal(name)])
+        }
+        _ if dir.is_absolute() => {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create results directory {}", dir.display()))?;
+            let fd = rustix::fs::openat(rustix::fs::CWD, dir, dir_flags, Mode::empty())
+                .map_err(cannot)?;
+            (fd, Vec::new())
+        }
+        _ => {
+            let fd = rustix::fs::openat(rustix::fs::CWD, ".", dir_flags, Mode::empty())
+                .map_err(cannot)?;
+            (fd, dir.components().collect())
+        }
+    };
+    let mut shown = match dir.parent() {
+        Some(p) if dir.is_absolute() => p.to_path_buf(),
+        _ => PathBuf::new(),
+    };
+    for c in walk {
+        match c {
+            Component::CurDir => continue,
+            Component::ParentDir => {
+                shown.push("..");
+                fd = rustix::fs::openat(&fd, "..", dir_flags, Mode::empty()).map_err(cannot)?;
+            }
+            Component::Normal(name) => {
+                shown.push(name);
+                fd = subdir(fd.as_fd(), name).map_err(|e| {
+                    if is_link(fd.as_fd(), name) {
+                        let to = std::fs::read_link(&shown)
+                            .map(|t| format!(" (to {})", t.display()))
+                            .unwrap_or_default();
+                        anyhow!(
+                            "{} is a symbolic link{to}: langbench reaches a results directory \
+                             through no link (a branch could aim it anywhere); name the \
+                             directory it leads to, or remove the link; nothing was written",
+                            shown.display()
+                        )
+                    } else if e == Errno::NOTDIR || e == Errno::EXIST {
+                        anyhow!(
+                            "{} is not a directory (a results directory is one)",
+                            shown.display()
+                        )
+                    } else {
+                        cannot(e)
+                    }
+                })?;
+            }
+            Component::RootDir | Component::Prefix(_) => {}
+        }
+    }
+    Ok(fd)
+}
+
+/// The directory `name` of `dir`, created if missing, opened without
+/// following a link.
+fn subdir(dir: BorrowedFd, name: &OsStr) -> Result<OwnedFd, Errno> {
+    match rustix::fs::mkdirat(dir, name, Mode::from(0o777)) {
+        Ok(()) | Err(Errno::EXIST) => {}
+        Err(e) => return Err(e),
+    }
+    rustix::fs::openat(
+        dir,
+        name,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+}
+
+/// Whether `name` in `dir` is a symbolic link.
+fn is_link(dir: BorrowedFd, name: &OsStr) -> bool {
+    rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
+        .is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::Symlink)
+}
+
+/// The entries of the directory `fd` (shown as `shown`), with their type
+/// (never following a link to learn it).
+fn entries(fd: BorrowedFd, shown: &Path) -> Result<Vec<(PathBuf, FileType)>> {
+    let list = rustix::fs::Dir::read_from(fd)
+        .with_context(|| format!("cannot read {}", shown.display()))?;
+    let mut out = Vec::new();
+    for e in list {
+        let e = e.with_context(|| format!("cannot read {}", shown.display()))?;
+        let name = OsStr::from_bytes(e.file_name().to_bytes());
+        if name == "." || name == ".." {
+            continue;
+        }
+        let kind = match e.file_type() {
+            FileType::Unknown => rustix::fs::statat(fd, name, AtFlags::SYMLINK_NOFOLLOW)
+                .map(|st| FileType::from_raw_mode(st.st_mode))
+                .unwrap_or(FileType::Unknown),
+            k => k,
+        };
+        out.push((PathBuf::from(name), kind));
+    }
+    Ok(out)
+}
+
+/// A new temporary file in `dir` for `file`: `.<file>.<pid>-<n>.tmp`,
+/// created `O_EXCL | O_NOFOLLOW` (another one's name, or a link planted
+/// under it, is never opened: the next `n` is tried). Hand-written
+/// rather than `tempfile::Builder`, which creates by path, not relative
+/// to a directory's descriptor.
+fn temporary(dir: BorrowedFd, file: &OsStr) -> Result<(PathBuf, File), Errno> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let mut tries = 0;
+    loop {
+        let mut name = std::ffi::OsString::from(".");
+        name.push(file);
+        name.push(format!(
+            ".{}-{}.tmp",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        match rustix::fs::openat(
+            dir,
+            name.as_os_str(),
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::from(0o666),
+        ) {
+            Ok(fd) => return Ok((PathBuf::from(name), File::from(fd))),
+            Err(Errno::EXIST) if tries < 100 => tries += 1,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+fn append_line<T: Serialize>(mut f: File, path: &Path, value: &T) -> Result<()> {
     let mut line = serde_json::to_string(value)?;
     line.push('\n');
     // A crash mid-write can leave a torn last line without its newline:
@@ -231,12 +575,26 @@ fn append_line<T: Serialize>(path: &Path, value: &T) -> Result<()> {
         .with_context(|| format!("cannot append to {}", path.display()))
 }
 
-fn read_lines<T: DeserializeOwned>(path: &Path, warnings: &mut Vec<String>) -> Result<Vec<T>> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-    };
+/// The longest record line read, in bytes: far past the longest one
+/// langbench writes (a session's, ~4 KB with every variant's versions), so
+/// only a record made to be huge is skipped before it is parsed.
+const MAX_LINE: usize = 1 << 20;
+
+/// Cuts every string of `v` longer than [`crate::inert::MAX_FIELD`]
+/// characters to that; how many it cut.
+fn bound_strings(v: &mut serde_json::Value) -> usize {
+    match v {
+        serde_json::Value::String(s) if s.chars().count() > crate::inert::MAX_FIELD => {
+            *s = crate::inert::clip(s, crate::inert::MAX_FIELD);
+            1
+        }
+        serde_json::Value::Array(a) => a.iter_mut().map(bound_strings).sum(),
+        serde_json::Value::Object(o) => o.values_mut().map(bound_strings).sum(),
+        _ => 0,
+    }
+}
+
+fn parse_lines<T: DeserializeOwned>(path: &Path, text: &str, warnings: &mut Vec<String>) -> Vec<T> {
     let lines: Vec<&str> = text.split('\n').collect();
     let mut out = Vec::new();
     for (i, line) in lines.iter().enumerate() {
@@ -253,7 +611,33 @@ fn read_lines<T: DeserializeOwned>(path: &Path, warnings: &mut Vec<String>) -> R
             ));
             continue;
         }
-        match serde_json::from_str(line) {
+        if line.len() > MAX_LINE {
+            warnings.push(format!(
+                "{at}: skipped a record of {} bytes: a record is at most {MAX_LINE} (the largest \
+                 langbench writes is a few KB)",
+                line.len()
+            ));
+            continue;
+        }
+        // A line longer than a field's bound may hold a longer field: its
+        // text fields are cut to the bound (src/inert.rs says why), with a
+        // warning. Shorter lines cannot, and parse directly.
+        let parsed = if line.len() > crate::inert::MAX_FIELD {
+            serde_json::from_str::<serde_json::Value>(line).and_then(|mut v| {
+                let cut = bound_strings(&mut v);
+                if cut > 0 {
+                    warnings.push(format!(
+                        "{at}: {cut} text field{} longer than {} characters cut to that",
+                        if cut == 1 { "" } else { "s" },
+                        crate::inert::MAX_FIELD
+                    ));
+                }
+                serde_json::from_value(v)
+            })
+        } else {
+            serde_json::from_str(line)
+        };
+        match parsed {
             Ok(v) => out.push(v),
             // A line without its newline that does not parse is a write
             // that a crash cut short.
@@ -269,7 +653,7 @@ fn read_lines<T: DeserializeOwned>(path: &Path, warnings: &mut Vec<String>) -> R
             Err(e) => warnings.push(format!("{at}: skipped a record of the wrong shape ({e})")),
         }
     }
-    Ok(out)
+    out
 }
 
 /// An exclusive lock on a results directory for one langbench session
@@ -288,13 +672,9 @@ impl Store {
     /// Takes the directory's lock, or says who holds it.
     pub fn lock(&self) -> Result<Lock> {
         let path = self.dir.join(LOCK);
-        let mut file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .read(true)
-            .write(true)
-            .open(&path)
-            .with_context(|| format!("cannot open {}", path.display()))?;
+        let mut file = self
+            .open_file(LOCK, true)?
+            .context("a file opened to be created exists")?;
         match file.try_lock() {
             Ok(()) => {}
             Err(std::fs::TryLockError::WouldBlock) => {
@@ -325,26 +705,23 @@ impl Store {
 }
 
 /// sha256 (first 16 hex digits) over the record files of a results
-/// directory (`sessions.jsonl`, `runs.jsonl`, `ws.jsonl`: each one's name,
+/// directory (`sessions.jsonl`, `runs.jsonl`, `ws.jsonl`,
+/// `references.jsonl`: each one's name,
 /// length and bytes, in that order, absent ones skipped). Equal digests:
 /// the same records.
 pub fn records_digest(dir: &Path) -> Result<String> {
     if !dir.is_dir() {
         bail!("{} does not exist (or is not a directory)", dir.display());
     }
+    let store = Store::open(dir)?;
     let mut h = Sha256::new();
     let mut any = false;
-    for name in [SESSIONS, RUNS, WS_RECORDS] {
-        let path = dir.join(name);
-        match std::fs::read(&path) {
-            Ok(bytes) => {
-                any = true;
-                h.update(name.as_bytes());
-                h.update((bytes.len() as u64).to_le_bytes());
-                h.update(&bytes);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    for name in [SESSIONS, RUNS, WS_RECORDS, REFERENCES] {
+        if let Some(bytes) = store.read_file(name)? {
+            any = true;
+            h.update(name.as_bytes());
+            h.update((bytes.len() as u64).to_le_bytes());
+            h.update(&bytes);
         }
     }
     if !any {
@@ -425,6 +802,8 @@ pub fn results_dir(dir: &Path, what: &str) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use std::fs::OpenOptions;
+
     use super::*;
     use crate::bench::Bench;
 

@@ -102,6 +102,8 @@ pub fn run(variant: &str, bench: Bench) -> Run {
         identity: None,
         cache: None,
         continues: None,
+        block: None,
+        host: None,
     })
 }
 

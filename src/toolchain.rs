@@ -394,12 +394,24 @@ pub fn install_command(
     let mut failed = 0;
     for r in &results {
         match &r.outcome {
-            Ok(what) => eprintln!("ok      {:<28} {what}", r.id),
+            // What an install did or why it failed quotes the entry's
+            // hint and the tools' output: inert (src/inert.rs).
+            Ok(what) => eprintln!("ok      {:<28} {}", r.id, crate::inert::text(what)),
             // Expected: no registry here has it; `list` shows the hint.
-            Err(e @ NotInstalled::NotProvided(_)) => eprintln!("n/a     {:<28} {e}", r.id),
+            Err(e @ NotInstalled::NotProvided(_)) => {
+                eprintln!(
+                    "n/a     {:<28} {}",
+                    r.id,
+                    crate::inert::text(&e.to_string())
+                )
+            }
             Err(e) => {
                 failed += 1;
-                eprintln!("FAILED  {:<28} {e}", r.id)
+                eprintln!(
+                    "FAILED  {:<28} {}",
+                    r.id,
+                    crate::inert::text(&e.to_string())
+                )
             }
         }
     }

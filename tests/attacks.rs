@@ -876,3 +876,805 @@ fn finished_at_is_stamped_after_the_run() {
         "{r} / {session}"
     );
 }
+
+/// Issue #37 row 9: CI's token in the checkout's git directory.
+/// `actions/checkout` leaves the job's token in `.git/config` (an
+/// `extraheader`); every sandboxed command of a languages file finds the
+/// checkout that file lies in and sees its git directory empty: a plain
+/// clone's `.git`, and a worktree's `.git` file with the directories it
+/// names (the worktree's gitdir and the common one, where `config` is).
+/// The checkout lies outside /tmp, as a CI runner's does.
+#[test]
+fn issue37_row09_the_checkouts_git_directory_and_ci_token_are_unreadable() {
+    let (_, m) = marker("r3-09");
+    let f = Fixture::new_in(Path::new("/var/tmp"), "", &[]);
+    let top = f.path().to_path_buf();
+    std::fs::set_permissions(&top, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let git = |dir: &Path, args: &[&str]| {
+        let o = Command::new("git")
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "git {args:?}: {}", text(&o));
+    };
+    let worktree = top.join("wt");
+    // What a program can read of its own checkout's git directory (the
+    // worktree's `.git` file only when it runs from the worktree).
+    let secrets = [
+        top.join(".git/config"),
+        top.join(".git/HEAD"),
+        top.join(".git/worktrees/wt/HEAD"),
+    ];
+    let probe = attack(&format!(
+        r#"
+secrets = {:?}
+if os.path.realpath(sys.argv[0]).startswith({:?}):
+    secrets.append({:?})
+for p in secrets:
+    try:
+        data = open(p, 'rb').read()
+        if data:
+            won.append('read ' + p + (' (the token)' if b'SECRET-{m}' in data else ''))
+    except OSError:
+        pass
+"#,
+        secrets
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>(),
+        format!("{}/", worktree.display()),
+        worktree.join(".git").display().to_string(),
+    ));
+    let toml = python_fixture(&m, &[("g", probe.clone())]);
+    // The same languages file and program, committed in a real checkout.
+    for name in ["languages.toml", "programs/g.py"] {
+        let to = top.join(name);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(toml.path().join(name), &to).unwrap();
+    }
+    git(&top, &["init", "-q", "-b", "main"]);
+    git(&top, &["add", "languages.toml", "programs"]);
+    git(&top, &["commit", "-qm", "x"]);
+    git(&top, &["worktree", "add", "-q", "wt"]);
+    git(
+        &top,
+        &[
+            "config",
+            "http.https://github.com/.extraheader",
+            &format!("AUTHORIZATION: basic SECRET-{m}"),
+        ],
+    );
+    let checkout = Fixture::new_in(Path::new("/var/tmp"), "", &[]);
+    for languages in [top.join("languages.toml"), worktree.join("languages.toml")] {
+        let out = checkout.path().join("results");
+        let o = Command::new(bin())
+            .args(["run", "--languages"])
+            .arg(&languages)
+            .args(["--size", "tiny", "--runs", "1", "--timeout", "60", "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}: {}", languages.display(), text(&o));
+        let recs = std::fs::read_to_string(out.join("runs.jsonl")).unwrap();
+        let r: serde_json::Value = serde_json::from_str(recs.lines().last().unwrap()).unwrap();
+        assert_eq!(r["status"], "ok", "{}: {r}", languages.display());
+        std::fs::remove_dir_all(&out).unwrap();
+    }
+    // The token is there for langbench itself (check --changed-since runs git).
+    let config = std::fs::read_to_string(top.join(".git/config")).unwrap();
+    assert!(config.contains(&format!("SECRET-{m}")));
+}
+
+/// Issue #37 row 15: benches/fidelity.py runs a languages file's recorded
+/// commands uncontained (a person typing them is its reference), so it
+/// refuses a file, or programs beside it, that differ from what the
+/// checkout's HEAD commits, or that lie outside a checkout, and runs
+/// nothing; `--unreviewed` overrides, and a committed file runs.
+#[test]
+fn issue37_row15_fidelity_refuses_an_unreviewed_languages_file() {
+    let f = Fixture::new(
+        &languages_toml(&[Entry::sh("hand")]),
+        &[("programs/num-comb/hand.sh", "echo 0 1 $1\n")],
+    );
+    let ran = f.path().join("ran");
+    let fidelity = |extra: &[&str]| {
+        let work = f.path().join("work");
+        Command::new("python3")
+            .arg(repo().join("benches/fidelity.py"))
+            .arg("--languages")
+            .arg(f.path().join("languages.toml"))
+            .args([
+                "--lang", "hand", "--size", "tiny", "--rounds", "1", "--work",
+            ])
+            .arg(&work)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let refused = |o: &std::process::Output, why: &str| {
+        assert_eq!(o.status.code(), Some(2), "{}", text(o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains(why) && err.contains("--unreviewed"),
+            "{}",
+            text(o)
+        );
+        assert!(
+            !f.path().join("work").exists(),
+            "it ran something: {}",
+            text(o)
+        );
+    };
+    refused(&fidelity(&[]), "is not in a git checkout");
+    let git = |args: &[&str]| {
+        let o = Command::new("git")
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .current_dir(f.path())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "git {args:?}: {}", text(&o));
+    };
+    git(&["init", "-q"]);
+    git(&["add", "languages.toml", "programs"]);
+    git(&["commit", "-qm", "reviewed"]);
+    // A changed program: its command would run as the by-hand side.
+    let program = f.path().join("programs/num-comb/hand.sh");
+    std::fs::write(&program, format!("touch {}; echo 0 1 $1\n", ran.display())).unwrap();
+    refused(
+        &fidelity(&[]),
+        "programs beside languages.toml differ from the committed ones",
+    );
+    git(&["checkout", "-q", "--", "programs"]);
+    // A changed languages file.
+    let toml = f.path().join("languages.toml");
+    let committed = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(
+        &toml,
+        committed.replace("sh {src} {n}", "sh -c 'touch ran' {src} {n}"),
+    )
+    .unwrap();
+    refused(
+        &fidelity(&[]),
+        "languages.toml differs from the committed one",
+    );
+    assert!(!ran.exists());
+    // Told it was read: it gets past the check (and runs).
+    let o = fidelity(&["--unreviewed"]);
+    assert!(
+        !String::from_utf8_lossy(&o.stderr).contains("differs"),
+        "{}",
+        text(&o)
+    );
+    assert!(f.path().join("work").exists(), "{}", text(&o));
+    std::fs::remove_dir_all(f.path().join("work")).unwrap();
+    // The committed file runs.
+    std::fs::write(&toml, committed).unwrap();
+    let o = fidelity(&[]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("hand"),
+        "{}",
+        text(&o)
+    );
+}
+
+// Issue #37, round three: results, text, proxy. Each test below is an
+// attack of that issue's table (its row in the name), harmless if it
+// succeeds: what it aims at is a file or directory of its own tempdir.
+
+/// A results directory under `dir` holding a published edition's records
+/// (results/2020's), as a branch would carry one.
+fn edition_in(dir: &Path, name: &str, from: &str) -> PathBuf {
+    let d = dir.join(name);
+    std::fs::create_dir_all(&d).unwrap();
+    for f in ["sessions.jsonl", "runs.jsonl"] {
+        std::fs::copy(repo().join("results").join(from).join(f), d.join(f)).unwrap();
+    }
+    d
+}
+
+/// A victim file and a victim directory (with one file) in `dir`.
+fn victims(dir: &Path) -> (PathBuf, PathBuf) {
+    let file = dir.join("victim.txt");
+    std::fs::write(&file, "precious\n").unwrap();
+    let d = dir.join("victim-dir");
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join("keep"), "precious\n").unwrap();
+    (file, d)
+}
+
+fn assert_untouched(file: &Path, d: &Path) {
+    assert_eq!(std::fs::read_to_string(file).unwrap(), "precious\n");
+    let names: Vec<_> = std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["keep"], "written into {}", d.display());
+    assert_eq!(
+        std::fs::read_to_string(d.join("keep")).unwrap(),
+        "precious\n"
+    );
+}
+
+/// Row 2: a results directory a branch brings holding symbolic links
+/// where langbench writes (`.lock`, a derived file's temporary name,
+/// `charts`, a record file): `report`, `run --resume`, `compare --out` and
+/// `history --out` refuse it, naming the link, write nothing, and the
+/// files the links aim at (a file and a directory of this test's own)
+/// stay as they were. Before, root truncated and wrote them.
+#[test]
+fn r3_row02_results_directories_holding_links_are_refused_and_nothing_is_written_through_them() {
+    let t = tempfile::tempdir().unwrap();
+    let (file, dir) = victims(t.path());
+    let report = |d: &Path| langbench(&["report", d.to_str().unwrap()]);
+    // What a branch can plant, and the command that would write through it.
+    for (i, (link, to_dir)) in [
+        (".lock", false),
+        (".summary.csv.tmp", false),
+        ("summary.csv", false),
+        ("charts", true),
+        ("runs.jsonl", false),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let d = edition_in(t.path(), &format!("r{i}"), "2020");
+        let _ = std::fs::remove_file(d.join(link));
+        let target = if to_dir { &dir } else { &file };
+        std::os::unix::fs::symlink(target, d.join(link)).unwrap();
+        let o = report(&d);
+        let out = text(&o);
+        assert!(!o.status.success(), "{link}: {out}");
+        assert!(
+            out.contains(&d.join(link).display().to_string()) && out.contains("symbolic link"),
+            "{link} not named: {out}"
+        );
+        assert_untouched(&file, &dir);
+        assert!(
+            !d.join("summary.md").exists(),
+            "{link}: derived files written"
+        );
+    }
+
+    // `compare --out` and `history --out` into a directory holding links.
+    let a = edition_in(t.path(), "a", "2020");
+    let b = edition_in(t.path(), "b", "2021");
+    for (cmd, link, to_dir) in [
+        ("compare", ".compare.md.tmp", false),
+        ("compare", "charts", true),
+        ("history", ".history.md.tmp", false),
+        ("history", "charts", true),
+    ] {
+        let out_dir = t
+            .path()
+            .join(format!("{cmd}-{}", link.trim_start_matches('.')));
+        std::fs::create_dir_all(&out_dir).unwrap();
+        let target = if to_dir { &dir } else { &file };
+        std::os::unix::fs::symlink(target, out_dir.join(link)).unwrap();
+        let o = langbench(&[
+            cmd,
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+            "--out",
+            out_dir.to_str().unwrap(),
+        ]);
+        let out = text(&o);
+        assert!(!o.status.success(), "{cmd} {link}: {out}");
+        assert!(
+            out.contains(&out_dir.join(link).display().to_string()),
+            "{cmd} {link} not named: {out}"
+        );
+        assert_untouched(&file, &dir);
+        assert!(!out_dir.join("provenance.json").exists());
+    }
+
+    // `run --resume` on a directory whose `.lock` became a link.
+    let (_, m) = marker("r3a02");
+    let f = python_fixture(&m, &[("ok", format!("{RIGHT}\n"))]);
+    let o = f.run(&["--timeout", "60"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let results = f.path().join("results");
+    let _ = std::fs::remove_file(results.join(".lock"));
+    std::os::unix::fs::symlink(&file, results.join(".lock")).unwrap();
+    let runs_before = std::fs::read(results.join("runs.jsonl")).unwrap();
+    let o = f.run(&["--timeout", "60", "--resume"]);
+    let out = text(&o);
+    assert!(!o.status.success(), "{out}");
+    assert!(
+        out.contains(&results.join(".lock").display().to_string()),
+        "{out}"
+    );
+    assert_untouched(&file, &dir);
+    assert_eq!(
+        std::fs::read(results.join("runs.jsonl")).unwrap(),
+        runs_before
+    );
+
+    // A results directory reached through a link (`results` of the
+    // checkout itself), relative as the default `--out` is.
+    let checkout = t.path().join("checkout");
+    std::fs::create_dir_all(&checkout).unwrap();
+    std::os::unix::fs::symlink(&dir, checkout.join("results")).unwrap();
+    let o = Command::new(bin())
+        .args(["report", "results/2020"])
+        .current_dir(&checkout)
+        .output()
+        .unwrap();
+    assert!(!o.status.success(), "{}", text(&o));
+    let o = Command::new(bin())
+        .args([
+            "compare",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+            "--out",
+            "results/x",
+        ])
+        .arg("--languages")
+        .arg(repo().join("languages.toml"))
+        .current_dir(&checkout)
+        .output()
+        .unwrap();
+    assert!(!o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("results is a symbolic link"),
+        "{}",
+        text(&o)
+    );
+    assert_untouched(&file, &dir);
+}
+
+/// Row 2: `check` (which a pull request's CI runs) flags any symbolic link
+/// under the checkout's `results/`, so a branch that brings one fails
+/// there, before a maintainer runs anything on it.
+#[test]
+fn r3_row02_check_flags_a_link_under_results() {
+    let absent = Entry::sh("absent")
+        .needs(&["absent-tool-r3a02"])
+        .version_command("absent-tool-r3a02 --version");
+    let f = Fixture::new(
+        &languages_toml(&[absent]),
+        &[("programs/num-comb/absent.sh", "")],
+    );
+    let (file, _) = victims(f.path());
+    let d = f.path().join("results/2026");
+    std::fs::create_dir_all(d.join("charts")).unwrap();
+    std::os::unix::fs::symlink(&file, d.join(".lock")).unwrap();
+    std::os::unix::fs::symlink(&file, d.join("charts/assoc.svg")).unwrap();
+    let o = langbench(&["check", "--languages", &f.languages()]);
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    for link in [".lock", "charts/assoc.svg"] {
+        assert!(
+            out.contains(&format!("{}: -: a symbolic link", d.join(link).display())),
+            "{link} not flagged: {out}"
+        );
+    }
+}
+
+/// Row 11: text a contributor controls (language, flags, note, the
+/// version its probe prints, a failed program's stderr) reaches the
+/// terminal (`list` in its three forms, `run`'s table) and the published
+/// files (CSV, Markdown, HTML, SVG, the spreadsheet's XML) without an
+/// escape sequence or control character: no clipboard write (OSC 52), no
+/// window title (OSC 0), no bell.
+#[test]
+fn r3_row11_contributed_text_is_printed_and_published_without_escapes() {
+    let (_, m) = marker("r3a11");
+    let esc = "\u{1b}";
+    let osc52 = format!("{esc}]52;c;cm0gLXJmIH4={}", '\u{7}');
+    let evil = Entry::sh("evil")
+        .language(&format!("Evil{osc52}"))
+        .flags(&format!("python3 evil{esc}]0;pwned{esc}\\"))
+        .needs(&["python3"])
+        .version_command("sh -c 'printf \"1.0\\033]52;c;aWQ=\\007\\033[2J\\n\"'")
+        .run("python3 {src} {n}")
+        .env("LANGBENCH_TEST_MARKER", &m)
+        .program("programs/evil.py");
+    let fails = Entry::sh("fails")
+        .language("Fails")
+        .flags("python3 fails")
+        .needs(&["python3"])
+        .version_command("python3 --version")
+        .run("python3 {src} {n}")
+        .env("LANGBENCH_TEST_MARKER", &m)
+        .program("programs/fails.py");
+    let toml = languages_toml(&[evil, fails]).replace(
+        "[[variant]]\nid = \"evil\"\n",
+        "[[variant]]\nid = \"evil\"\nnote = \"a note\\u001b]52;c;aWQ=\\u0007 that bells\\u0007\"\n",
+    );
+    let f = Fixture::new(
+        &toml,
+        &[
+            ("programs/evil.py", &format!("{RIGHT}\n")),
+            (
+                "programs/fails.py",
+                "import sys\nsys.stderr.write('boom \\x1b]52;c;aWQ=\\x07\\x1b[31mred\\x07\\n')\nsys.exit(1)\n",
+            ),
+        ],
+    );
+    let clean = |what: &str, bytes: &[u8]| {
+        let s = String::from_utf8_lossy(bytes);
+        assert!(
+            !s.contains(['\u{1b}', '\u{7}', '\u{9b}']),
+            "{what} holds an escape or a bell: {s:?}"
+        );
+    };
+    let languages = f.languages();
+    for args in [vec!["list"], vec!["list", "--long"], vec!["list", "evil"]] {
+        let mut all = args.clone();
+        all.extend(["--languages", &languages]);
+        let o = langbench(&all);
+        assert!(o.status.success(), "{}", text(&o));
+        clean(&args.join(" "), &o.stdout);
+        clean(&args.join(" "), &o.stderr);
+    }
+    let o = f.run(&["--timeout", "60"]);
+    assert!(o.status.success(), "{}", text(&o));
+    clean("run", &o.stdout);
+    clean("run", &o.stderr);
+    assert_eq!(records(&f)["fails"]["status"], "failed");
+    let results = f.path().join("results");
+    for name in ["summary.csv", "runs.csv", "summary.md", "report.html"] {
+        clean(name, &std::fs::read(results.join(name)).unwrap());
+    }
+    // The text is there, inert: the CSV still names the language.
+    let csv = std::fs::read_to_string(results.join("summary.csv")).unwrap();
+    assert!(csv.contains("Evil"), "{csv}");
+    for e in std::fs::read_dir(results.join("charts")).unwrap() {
+        let p = e.unwrap().path();
+        clean(&p.display().to_string(), &std::fs::read(&p).unwrap());
+    }
+    let xlsx = std::fs::File::open(results.join("results.xlsx")).unwrap();
+    let mut zip = zip::ZipArchive::new(xlsx).unwrap();
+    for i in 0..zip.len() {
+        let mut part = zip.by_index(i).unwrap();
+        let name = format!("results.xlsx: part {i}");
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut part, &mut bytes).unwrap();
+        clean(&name, &bytes);
+        let s = String::from_utf8_lossy(&bytes);
+        // rust_xlsxwriter writes a control character as `_x001B_`.
+        assert!(
+            !s.contains("_x001B_") && !s.contains("_x0007_"),
+            "{name} holds an escape"
+        );
+    }
+}
+
+/// Row 12: `new` with an id no later command accepts (`../x;$(id)`)
+/// refuses before writing anything (the languages file and the programs
+/// directory stay as they were), and the next command it prints is
+/// shell-quoted, ready to paste (a languages file in a directory with a
+/// space and a `$(...)` in its name).
+#[test]
+fn r3_row12_new_checks_the_id_before_writing_and_quotes_what_it_prints() {
+    let toml = languages_toml(&[Entry::sh("a")]);
+    let f = Fixture::new(&toml, &[("programs/num-comb/a.sh", "")]);
+    let new = |languages: &str, id: &str| {
+        langbench(&[
+            "new",
+            id,
+            "--languages",
+            languages,
+            "--language",
+            "X",
+            "--ext",
+            "foo",
+            "--run",
+            "x {src} {n}",
+        ])
+    };
+    let o = new(&f.languages(), "../x;$(id)");
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("nothing was written"), "{}", text(&o));
+    assert_eq!(std::fs::read_to_string(f.languages()).unwrap(), toml);
+    assert!(
+        !f.path().join("programs/assoc").exists(),
+        "programs written"
+    );
+
+    let odd = f.path().join("a dir $(touch pwned)");
+    std::fs::create_dir_all(&odd).unwrap();
+    let languages = odd.join("languages.toml");
+    let o = new(languages.to_str().unwrap(), "x-lang");
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let next = out
+        .split("then `")
+        .nth(1)
+        .and_then(|s| s.split('`').next())
+        .unwrap_or_else(|| panic!("no next command in {out}"));
+    assert_eq!(
+        shell_words::split(next).unwrap(),
+        [
+            "langbench",
+            "check",
+            "--languages",
+            languages.to_str().unwrap(),
+            "x-lang"
+        ],
+        "{out}"
+    );
+}
+
+/// Row 16: a huge field is bounded where it enters: a languages file with
+/// a 1 MB language is refused with its line, and a record a branch brings
+/// with a 200,000-character language renders with that field cut, not
+/// repeated whole across the page and the CSV (a 30 MB name once made a
+/// 660 MB page).
+#[test]
+fn r3_row16_huge_fields_are_bounded() {
+    let huge = "A".repeat(1 << 20);
+    let entry = Entry::sh("big").language(&huge);
+    let f = Fixture::new(
+        &languages_toml(&[entry]),
+        &[("programs/num-comb/big.sh", "")],
+    );
+    let o = langbench(&["list", "--languages", &f.languages()]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o).len());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("languages.toml:3:") && err.contains("at most 4096") && err.len() < 2000,
+        "{}",
+        &err[..err.len().min(2000)]
+    );
+
+    let t = tempfile::tempdir().unwrap();
+    let d = edition_in(t.path(), "big", "2020");
+    let runs = std::fs::read_to_string(d.join("runs.jsonl")).unwrap();
+    let mut r: serde_json::Value = serde_json::from_str(runs.lines().last().unwrap()).unwrap();
+    let long = "B".repeat(200_000);
+    r["variant"] = "big-one".into();
+    r["language"] = long.clone().into();
+    r["flags"] = long.clone().into();
+    std::fs::write(d.join("runs.jsonl"), format!("{runs}{r}\n")).unwrap();
+    let o = langbench(&["report", d.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o).len());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("cut to that"),
+        "no warning"
+    );
+    let cut = "B".repeat(4097);
+    for name in ["summary.csv", "runs.csv", "summary.md", "report.html"] {
+        let s = std::fs::read_to_string(d.join(name)).unwrap();
+        assert!(s.contains(&"B".repeat(100)), "{name}: the field is gone");
+        assert!(!s.contains(&cut), "{name} holds the field whole");
+    }
+}
+
+/// Whether `ip`, `unshare` and `nsenter` are here (network namespaces of
+/// the test's own).
+fn netns_tools() -> bool {
+    ["ip", "unshare", "nsenter"]
+        .iter()
+        .all(|t| which::which(t).is_ok())
+}
+
+/// Row 7: a `prepare` step asks langbench's proxy for addresses of the
+/// special-purpose blocks a LAN can sit in (documentation, benchmarking,
+/// NAT64: on some hosts the LAN itself) and for a public address that is
+/// no registry. The "LAN" is a network namespace of this test's own,
+/// reached over a veth pair from the namespace langbench runs in, with a
+/// listener on port 443 of every such address. The maintainer even
+/// allowed the special addresses by name (`LANGBENCH_PREPARE_ALLOW`): the
+/// proxy still refuses them, and refuses the public address no one
+/// allowed; the one public address allowed (a mirror) is reached, so the
+/// proxy does work. Before, all of them were reached.
+#[test]
+fn r3_row07_prepare_reaches_no_special_purpose_address_and_no_host_but_the_allowed() {
+    if !root() || !netns_tools() {
+        eprintln!("skipped: needs root, ip, unshare and nsenter");
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let reached = t.path().join("reached");
+    let ready = t.path().join("ready");
+    // The LAN: a namespace holding the listener.
+    let mut lan = Command::new("unshare")
+        .args(["--net", "sleep", "600"])
+        .spawn()
+        .unwrap();
+    struct Kill(Vec<std::process::Child>);
+    impl Drop for Kill {
+        fn drop(&mut self) {
+            for c in &mut self.0 {
+                let _ = c.kill();
+                let _ = c.wait();
+            }
+        }
+    }
+    let lan_pid = lan.id().to_string();
+    std::thread::sleep(Duration::from_millis(200));
+    let listener = format!(
+        r#"
+import socket, select
+ss = []
+for fam, host in ((socket.AF_INET, '0.0.0.0'), (socket.AF_INET6, '::')):
+    s = socket.socket(fam, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if fam == socket.AF_INET6:
+        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+    s.bind((host, 443)); s.listen(64); ss.append(s)
+open({ready:?}, 'w').close()
+while True:
+    for s in select.select(ss, [], [])[0]:
+        c, _ = s.accept()
+        with open({reached:?}, 'a') as f:
+            f.write(c.getsockname()[0] + '\n')
+        c.close()
+"#,
+        ready = ready.display().to_string(),
+        reached = reached.display().to_string(),
+    );
+    let listen = Command::new("nsenter")
+        .args(["-t", &lan_pid, "-n", "python3", "-c", &listener])
+        .spawn()
+        .unwrap();
+    let _kill = Kill(vec![listen]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !ready.exists() {
+        assert!(Instant::now() < deadline, "the listener did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    let targets = [
+        "192.0.2.1",
+        "198.18.0.1",
+        "[64:ff9b::1]",
+        "203.0.114.1",
+        "203.0.114.3",
+    ];
+    let connect = format!(
+        r#"
+import os, socket, sys
+proxy = os.environ['HTTPS_PROXY'].rsplit(':', 1)
+for t in {targets:?}:
+    s = socket.create_connection((proxy[0].split('//')[-1], int(proxy[1])), 20)
+    s.sendall(('CONNECT %s:443 HTTP/1.1\r\nHost: %s:443\r\n\r\n' % (t, t)).encode())
+    sys.stderr.write(t + ': ' + s.recv(200).decode(errors='replace').splitlines()[0] + '\n')
+    s.close()
+"#
+    );
+    let (_, m) = marker("r3a07");
+    let entry = Entry::sh("lan")
+        .flags("python3 lan")
+        .needs(&["python3"])
+        .version_command("python3 --version")
+        .run("python3 {src} {n}")
+        .env("LANGBENCH_TEST_MARKER", &m)
+        .program("programs/lan/lan.py")
+        .prepare("python3 {dir}/connect.py");
+    let f = Fixture::new(
+        &languages_toml(&[entry]),
+        &[
+            ("programs/lan/lan.py", &format!("{RIGHT}\n")),
+            ("programs/lan/connect.py", &connect),
+        ],
+    );
+    // langbench in a namespace of its own, joined to the LAN by a veth
+    // pair: each special address and the two public ones on the LAN's side.
+    let setup = format!(
+        "set -e
+ip link set lo up
+ip link add va type veth peer name vb netns {lan_pid}
+ip addr add 192.0.2.2/24 dev va
+ip addr add 198.18.0.2/15 dev va
+ip addr add 203.0.114.2/24 dev va
+ip -6 addr add 64:ff9b::2/96 dev va nodad
+ip link set va up
+nsenter -t {lan_pid} -n sh -c 'ip link set lo up; ip addr add 192.0.2.1/24 dev vb; ip addr add 198.18.0.1/15 dev vb; ip addr add 203.0.114.1/24 dev vb; ip addr add 203.0.114.3/24 dev vb; ip -6 addr add 64:ff9b::1/96 dev vb nodad; ip link set vb up'
+exec \"$@\""
+    );
+    let o = Command::new("unshare")
+        .args(["--net", "sh", "-c", &setup, "sh"])
+        .arg(bin())
+        .args(f.run_args(&["--timeout", "60"]))
+        .env(
+            "LANGBENCH_PREPARE_ALLOW",
+            "192.0.2.1,198.18.0.1,64:ff9b::1,203.0.114.1",
+        )
+        .output()
+        .unwrap();
+    let _ = lan.kill();
+    let _ = lan.wait();
+    assert!(o.status.success(), "{}", text(&o));
+    let got = std::fs::read_to_string(&reached).unwrap_or_default();
+    let mut got: Vec<&str> = got.lines().collect();
+    got.sort();
+    got.dedup();
+    assert_eq!(
+        got,
+        ["203.0.114.1"],
+        "the prepare step reached these addresses of the LAN: {}",
+        text(&o)
+    );
+    assert_eq!(records(&f)["lan"]["status"], "ok", "{}", records(&f)["lan"]);
+}
+
+/// Row 8: a `prepare` step opens 300 connections to the proxy and sends
+/// nothing. langbench holds no thread per connection (its thread count
+/// stays near its own while they are open: before, one each), serves at
+/// most `--max-processes` of them (the others are answered 503 at once),
+/// and closes the silent ones within seconds (before, each was held for
+/// 30 s).
+#[test]
+fn r3_row08_proxy_connections_are_bounded_and_slow_heads_time_out() {
+    if !root() {
+        eprintln!("skipped: the proxy needs root");
+        return;
+    }
+    let hold = r#"
+import os, socket, sys, time, select
+host, port = os.environ['HTTPS_PROXY'].split('//')[-1].rsplit(':', 1)
+socks = [socket.create_connection((host, int(port)), 10) for _ in range(300)]
+start = time.time()
+refused = 0
+open_ = list(socks)
+while open_ and time.time() - start < 20:
+    for s in select.select(open_, [], [], 1)[0]:
+        data = s.recv(100)
+        if data.startswith(b'HTTP/1.1 503'):
+            refused += 1
+        open_.remove(s)
+waited = time.time() - start
+if open_ or waited > 10 or refused == 0:
+    sys.stderr.write('held %d connections for %.1f s, %d refused\n' % (len(open_), waited, refused))
+    sys.exit(1)
+"#;
+    let (_, m) = marker("r3a08");
+    let entry = Entry::sh("hold")
+        .flags("python3 hold")
+        .needs(&["python3"])
+        .version_command("python3 --version")
+        .run("python3 {src} {n}")
+        .env("LANGBENCH_TEST_MARKER", &m)
+        .program("programs/hold/hold.py")
+        .prepare("python3 {dir}/open.py");
+    let f = Fixture::new(
+        &languages_toml(&[entry]),
+        &[
+            ("programs/hold/hold.py", &format!("{RIGHT}\n")),
+            ("programs/hold/open.py", hold),
+        ],
+    );
+    let mut child = Command::new(bin())
+        .args(f.run_args(&["--timeout", "60", "--max-processes", "64"]))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let mut most = 0;
+    while child.try_wait().unwrap().is_none() {
+        let threads = std::fs::read_dir(format!("/proc/{pid}/task"))
+            .map(|d| d.count())
+            .unwrap_or(0);
+        most = most.max(threads);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let r = &records(&f)["hold"];
+    assert_eq!(r["status"], "ok", "{r}");
+    assert!(
+        most < 30,
+        "langbench ran {most} threads while the connections were open"
+    );
+}

@@ -618,6 +618,82 @@ fn an_unreadable_version_fails_with_the_fix() {
     );
 }
 
+/// Issue #40, row 1: `new` on an extension another language uses (`scm`,
+/// Guile's) never points the new variant at Guile's programs nor calls
+/// them stubs to replace: it writes files of its own beside them
+/// (`assoc_<id>.scm`), names them in its `programs`, says whose the others
+/// are, and leaves Guile's files as they were.
+#[test]
+fn new_on_an_extension_another_language_uses_writes_its_own_programs() {
+    let guile = Variant::new("guile")
+        .set("language", "Scheme (Guile)")
+        .set("flags", "sh guile")
+        .set("ext", "scm")
+        .set("run", "sh {src} {n}")
+        .set("version", "sh -c 'echo 1.0'")
+        .apt(&["dash"]);
+    let working = "; Guile's working program\n";
+    let f = fixture_with(
+        &[guile],
+        &[
+            ("programs/assoc/assoc.scm", working),
+            ("programs/num-comb/num_comb.scm", working),
+            ("programs/str-comb/str_comb.scm", working),
+        ],
+    );
+    let o = run_in(
+        f.path(),
+        &[
+            "new",
+            "my-scheme",
+            "--language",
+            "Scheme (mine)",
+            "--ext",
+            "scm",
+            "--run",
+            "guile {src} {n}",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let out = stdout(&o);
+    assert!(
+        !out.contains("kept existing") && !out.contains("the files above hold only"),
+        "{out}"
+    );
+    for (bench, stem) in [
+        ("assoc", "assoc"),
+        ("num-comb", "num_comb"),
+        ("str-comb", "str_comb"),
+    ] {
+        let theirs = f.path().join(format!("programs/{bench}/{stem}.scm"));
+        assert_eq!(std::fs::read_to_string(&theirs).unwrap(), working);
+        let own = format!("programs/{bench}/{stem}_my_scheme.scm");
+        let stub = std::fs::read_to_string(f.path().join(&own)).unwrap();
+        assert!(stub.contains("TODO(langbench): implement"), "{stub}");
+        assert!(
+            out.contains(&format!("{stem}.scm is guile's program: left as it is"))
+                && out.contains(&format!("wrote stub ./{own}")),
+            "{out}"
+        );
+    }
+    // The variant runs its own files, never Guile's.
+    let o = run_in(f.path(), &["list", "my-scheme"]);
+    let shown = stdout(&o);
+    assert!(
+        shown.contains("assoc       programs/assoc/assoc_my_scheme.scm")
+            && shown.contains("num-comb    programs/num-comb/num_comb_my_scheme.scm")
+            && shown.contains("str-comb    programs/str-comb/str_comb_my_scheme.scm"),
+        "{}",
+        text(&o)
+    );
+    let o = run_in(f.path(), &["list", "guile"]);
+    assert!(
+        stdout(&o).contains("assoc       programs/assoc/assoc.scm"),
+        "{}",
+        text(&o)
+    );
+}
+
 /// Without --flags, `new` reads the Command Flags from the commands (never
 /// the bare id, which looks like a command and is not one), says so, and
 /// asks for --flags when the commands say nothing.

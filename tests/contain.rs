@@ -564,11 +564,11 @@ fn a_delegated_own_cgroup_is_used_an_undelegated_one_is_not() {
 
 /// Without root: langbench contains its runs in a user namespace of its
 /// own (where the kernel allows unprivileged ones, as Debian's does), and
-/// says so in the session; where the kernel refuses, it runs uncontained
-/// and says why (warned and recorded), never silently. Run as `nobody`
-/// (setpriv) when the suite runs as root.
+/// says so in the session; where the kernel refuses, it stops with the
+/// reason and runs nothing (never uncontained). Run as `nobody` (setpriv)
+/// when the suite runs as root.
 #[test]
-fn without_root_runs_are_contained_in_a_user_namespace_or_the_fallback_is_recorded() {
+fn without_root_runs_are_contained_in_a_user_namespace_or_refused() {
     // SAFETY: geteuid cannot fail.
     let root = unsafe { libc::geteuid() } == 0;
     let toml = languages_toml(&[
@@ -607,23 +607,160 @@ fn without_root_runs_are_contained_in_a_user_namespace_or_the_fallback_is_record
         .env("PATH", "/usr/local/bin:/usr/bin:/bin")
         .output()
         .unwrap();
+    if String::from_utf8_lossy(&o.stderr).contains("the kernel refused langbench's sandbox") {
+        eprintln!("unprivileged user namespaces refused here: {}", text(&o));
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+        assert!(!f.path().join("results/runs.jsonl").exists());
+        return;
+    }
     assert!(o.status.success(), "{}", text(&o));
     let session = session_of(&f);
     let containment = session["containment"].as_str().unwrap();
     let recs = records(&f);
-    if containment.starts_with("none (fallback:") {
-        eprintln!("unprivileged user namespaces refused here: {containment}");
-        assert!(
-            String::from_utf8_lossy(&o.stderr).contains("warning: no containment"),
-            "{}",
-            text(&o)
-        );
-        return;
-    }
     assert!(containment.contains("unprivileged (uid"), "{containment}");
     assert_eq!(recs["probe"]["status"], "ok", "{}", recs["probe"]);
     assert!(!forged.exists());
     assert_eq!(recs["sleeper"]["status"], "timeout", "{}", recs["sleeper"]);
     let wall = recs["sleeper"]["wall_s"].as_f64().unwrap();
     assert!((1.9..5.0).contains(&wall), "{wall}");
+}
+
+/// Fail closed (issue #37): where the kernel refuses the sandbox, every
+/// command that would run a variant's code (`run`, `check`, `list`'s
+/// probes, `ws`, `measure`, `toolchains install`) stops before running
+/// anything, naming the missing privilege and what to do; `--no-sandbox`
+/// still runs, recorded as such; commands that run nothing (`run --plan`)
+/// work anywhere. Three real refusals, made without touching the host:
+/// root without CAP_SYS_ADMIN (setpriv drops it from the bounding set: a
+/// container under its runtime's defaults), root without CAP_NET_ADMIN
+/// (the sandbox is made, its loopback cannot come up), and `nobody` in a
+/// user namespace whose user.max_user_namespaces is 0 (`REFUSE_USERNS`).
+#[test]
+fn where_the_kernel_refuses_the_sandbox_nothing_runs_unless_no_sandbox() {
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: making the kernel refuse needs root here");
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let f = Fixture::new(
+        &languages_toml(&[Entry::sh("mark").language("Shell")]),
+        &[(
+            "programs/num-comb/mark.sh",
+            "touch \"$(dirname \"$0\")/../../ran\"; echo 0 1 $1\n",
+        )],
+    );
+    // nobody must reach the fixture and write its results.
+    std::fs::set_permissions(f.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    for d in ["", "programs", "programs/num-comb"] {
+        std::fs::set_permissions(f.path().join(d), std::fs::Permissions::from_mode(0o777)).unwrap();
+    }
+    let exe = f.path().join("langbench");
+    std::fs::copy(bin(), &exe).unwrap();
+    let langs = f.languages();
+    let out = f.out();
+    let ran = f.path().join("ran");
+    let commands: Vec<Vec<&str>> = vec![
+        vec![
+            "run",
+            "--languages",
+            &langs,
+            "--size",
+            "tiny",
+            "--runs",
+            "1",
+            "--out",
+            &out,
+        ],
+        vec!["check", "--languages", &langs],
+        vec!["list", "--languages", &langs, "--refresh"],
+        vec!["ws", "--languages", &langs, "--out", &out],
+        vec!["toolchains", "install", "--languages", &langs],
+        vec!["measure", "--", "touch", ran.to_str().unwrap()],
+    ];
+    let ways: [(&str, Vec<String>, &str); 3] = [
+        (
+            "root without CAP_SYS_ADMIN",
+            [
+                "setpriv",
+                "--inh-caps=-sys_admin",
+                "--bounding-set=-sys_admin",
+            ]
+            .map(String::from)
+            .to_vec(),
+            "without CAP_SYS_ADMIN",
+        ),
+        // The sandbox is made, but its loopback cannot come up.
+        (
+            "root without CAP_NET_ADMIN",
+            [
+                "setpriv",
+                "--inh-caps=-net_admin",
+                "--bounding-set=-net_admin",
+            ]
+            .map(String::from)
+            .to_vec(),
+            "without CAP_NET_ADMIN",
+        ),
+        (
+            "nobody, user namespaces refused",
+            vec!["python3".into(), "-c".into(), REFUSE_USERNS.into()],
+            "user.max_user_namespaces = 0",
+        ),
+    ];
+    for (way, prefix, reason) in &ways {
+        let lb = |args: &[&str]| {
+            std::process::Command::new(&prefix[0])
+                .args(&prefix[1..])
+                .arg(&exe)
+                .args(args)
+                .current_dir(f.path())
+                .env("HOME", f.path())
+                .output()
+                .unwrap()
+        };
+        for args in &commands {
+            let o = lb(args);
+            if args[0] == "measure" && reason.contains("NET_ADMIN") {
+                // measure makes no network namespace: it runs, contained.
+                assert!(o.status.success(), "{way}: {args:?}: {}", text(&o));
+                std::fs::remove_file(&ran).unwrap();
+                continue;
+            }
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{way}: {args:?}: {}", text(&o));
+            assert!(
+                err.contains("the kernel refused langbench's sandbox")
+                    && err.contains("nothing was run")
+                    && err.contains(reason)
+                    && err.contains("--no-sandbox"),
+                "{way}: {args:?}: {}",
+                text(&o)
+            );
+            assert!(!ran.exists(), "{way}: {args:?} ran the program");
+            assert!(
+                !f.path().join("results/runs.jsonl").exists(),
+                "{way}: {args:?}"
+            );
+        }
+        // What runs nothing works anywhere.
+        let o = lb(&["run", "--languages", &langs, "--plan", "--out", &out]);
+        assert!(o.status.success(), "{way}: {}", text(&o));
+        // --no-sandbox runs, and the session says so.
+        let mut args = commands[0].clone();
+        args.insert(0, "--no-sandbox");
+        let o = lb(&args);
+        assert!(o.status.success(), "{way}: {}", text(&o));
+        assert!(ran.exists(), "{way}: {}", text(&o));
+        let session = session_of(&f);
+        assert!(
+            session["containment"]
+                .as_str()
+                .unwrap()
+                .starts_with("none (--no-sandbox)"),
+            "{way}: {session}"
+        );
+        std::fs::remove_file(&ran).unwrap();
+        std::fs::remove_dir_all(f.path().join("results")).unwrap();
+    }
 }

@@ -337,7 +337,8 @@ fn the_shipped_definitions_shard_and_merge_consistently() {
         .map(|s| s.trim().parse().unwrap())
         .collect();
     assert_eq!(shards, (1..=n).collect::<Vec<_>>());
-    assert!(gha.contains("--shard \"${{ matrix.shard }}/$SHARDS\""));
+    assert!(gha.contains("SHARD: ${{ matrix.shard }}"));
+    assert!(gha.contains("--shard \"$SHARD/$SHARDS\""));
     assert!(gha.contains("langbench merge edition shard-*"));
     // Balanced by the previous edition, which is in the repository.
     let gha_from = gha
@@ -373,28 +374,32 @@ fn the_shipped_definitions_shard_and_merge_consistently() {
         .expect("SHARDS env");
     assert_eq!(field("completions:"), shards_env);
     assert!(k8s.contains("K=$((JOB_COMPLETION_INDEX + 1))"));
-    assert!(k8s.contains("langbench run --shard \"$K/$SHARDS\""));
+    assert!(k8s.contains("langbench run --size \"$SIZE\" --shard \"$K/$SHARDS\""));
+    // In the pod's command (not the comments).
     let k8s_from = k8s
-        .split("--balance-from ")
-        .nth(1)
+        .lines()
+        .find(|l| l.contains("langbench run --size"))
+        .and_then(|l| l.split("--balance-from ").nth(1))
         .and_then(|r| r.split_whitespace().next())
         .expect("--balance-from in edition.yaml")
         .to_string();
-    // The pods run in the image's /langbench, where the Dockerfile puts
-    // the previous edition's records.
+    // The pods run in the image's /langbench, where deploy/build-image.sh
+    // stages the previous edition's records for the Dockerfile to copy.
     let docker = std::fs::read_to_string(repo().join("deploy/Dockerfile")).unwrap();
-    let copied = docker
+    let build = std::fs::read_to_string(repo().join("deploy/build-image.sh")).unwrap();
+    let copied = build
         .lines()
-        .find(|l| l.starts_with("COPY") && l.contains("runs.jsonl"))
-        .expect("the Dockerfile copies a results directory's records");
+        .find(|l| l.starts_with("cp ") && l.contains("runs.jsonl"))
+        .expect("deploy/build-image.sh copies a results directory's records");
     assert!(
-        copied.contains(&format!("/src/{k8s_from}/runs.jsonl"))
-            && copied.contains(&format!("/src/{k8s_from}/sessions.jsonl"))
+        copied.contains(&format!(" {k8s_from}/runs.jsonl"))
+            && copied.contains(&format!(" {k8s_from}/sessions.jsonl"))
             && copied
                 .trim_end()
-                .ends_with(&format!("/langbench/{k8s_from}/")),
+                .ends_with(&format!("\"$ctx/langbench/{k8s_from}/\"")),
         "{copied}"
     );
+    assert!(docker.contains("COPY langbench/ /langbench/"));
     assert!(docker.contains("WORKDIR /langbench"));
 
     // Index 0..N-1 → shards 1..N: every selected variant with something to

@@ -8,6 +8,7 @@ mod attacks;
 mod caches;
 mod check;
 mod contain;
+mod deploy;
 mod dist;
 mod docs;
 mod edition;

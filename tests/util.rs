@@ -497,3 +497,27 @@ pub fn serve_http(
     });
     (base, count)
 }
+
+/// A root-only helper (`python3 -c REFUSE_USERNS EXE ARGS...`) that runs
+/// EXE as `nobody` inside a user namespace whose user.max_user_namespaces
+/// is 0: the kernel then refuses EXE any namespace of its own, as where
+/// unprivileged user namespaces are off. Nothing on the host changes.
+pub const REFUSE_USERNS: &str = r#"
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+r, w = os.pipe(); r2, w2 = os.pipe()
+pid = os.fork()
+if pid == 0:
+    if libc.unshare(0x10000000) != 0:  # CLONE_NEWUSER
+        os._exit(90)
+    os.write(w, b"x"); os.read(r2, 1)
+    open("/proc/sys/user/max_user_namespaces", "w").write("0")
+    os.setgroups([]); os.setresgid(65534, 65534, 65534); os.setresuid(65534, 65534, 65534)
+    os.execv(sys.argv[1], sys.argv[1:])
+os.read(r, 1)
+for m in ("uid_map", "gid_map"):
+    open(f"/proc/{pid}/{m}", "w").write("0 0 65536")
+os.write(w2, b"x")
+_, st = os.waitpid(pid, 0)
+sys.exit(os.waitstatus_to_exitcode(st))
+"#;

@@ -1,6 +1,7 @@
 #!/usr/bin/env escript
-%% assoc: binary-string -> float table in ETS (Erlang's built-in mutable hash table,
-%% a `set` table owned by this process)
+%% assoc: binary-string -> float map (Erlang's built-in map, #{}, immutable:
+%% each update returns a new map, threaded through the loop, as Elixir's Map
+%% is in assoc.exs). assoc_ets.erl, row erlang-ets, keeps them in an ETS table.
 -mode(compile).
 
 main(Args) ->
@@ -8,30 +9,29 @@ main(Args) ->
             [Arg | _] -> list_to_integer(Arg);
             [] -> 12000000
         end,
-    Table = ets:new(assoc, [set]),
-    {D1, D2, D3} = fill(Table, N, N, 0, 0, 0),
+    {Map, D1, D2, D3} = fill(#{}, N, N, 0, 0, 0),
     io:format("~b ~b ~b~n", [D1, D2, D3]),
     {Total, Verify, Count} =
-        ets:foldl(fun({K, V}, {T, Ve, C}) ->
+        maps:fold(fun(K, V, {T, Ve, C}) ->
                           {T + first_digit(V), Ve + byte_size(K), C + 1}
-                  end, {0, 0, 0}, Table),
+                  end, {0, 0, 0}, Map),
     io:format("~b ~b ~b~n", [Total, Verify, Count]).
 
-fill(_Table, _N, 0, D1, D2, D3) ->
-    {D1, D2, D3};
-fill(Table, N, Z, D1, D2, D3) ->
+fill(Map, _N, 0, D1, D2, D3) ->
+    {Map, D1, D2, D3};
+fill(Map0, N, Z, D1, D2, D3) ->
     V2 = N - Z,
     V3 = 2 * N - Z,
-    E1 = set_or_inc(Table, integer_to_binary(Z), Z, V2),
-    E2 = set_or_inc(Table, integer_to_binary(V2), V2, V3),
-    E3 = set_or_inc(Table, rhex(V3), V3, Z),
-    fill(Table, N, Z - 1, D1 + E1, D2 + E2, D3 + E3).
+    {Map1, E1} = set_or_inc(Map0, integer_to_binary(Z), Z, V2),
+    {Map2, E2} = set_or_inc(Map1, integer_to_binary(V2), V2, V3),
+    {Map3, E3} = set_or_inc(Map2, rhex(V3), V3, Z),
+    fill(Map3, N, Z - 1, D1 + E1, D2 + E2, D3 + E3).
 
-%% store Set if K is new, else add Inc; returns 1 for a duplicate, else 0
-set_or_inc(Table, K, Set, Inc) ->
-    case ets:lookup(Table, K) of
-        [{_, V}] -> ets:insert(Table, {K, V + Inc}), 1;
-        [] -> ets:insert(Table, {K, float(Set)}), 0
+%% store Set if K is new, else add Inc; the second element is 1 for a duplicate
+set_or_inc(Map, K, Set, Inc) ->
+    case Map of
+        #{K := V} -> {Map#{K := V + Inc}, 1};
+        _ -> {Map#{K => float(Set)}, 0}
     end.
 
 %% base-16 digits of V, least significant digit first

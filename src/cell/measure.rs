@@ -66,6 +66,8 @@ impl Cell<'_> {
             identity: crate::identity::of(variant, bench, self.n(), &self.info.version),
             cache: None,
             continues: self.continues.clone(),
+            block: None,
+            host: None,
         }
     }
 

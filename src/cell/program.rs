@@ -3,7 +3,7 @@
 //! of a run; and one attempt at it, judged.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 
@@ -107,7 +107,8 @@ impl<'a> Program<'a> {
         // proxy only; without root none can be made (the step keeps the
         // host's network, as the session's containment says).
         let proxy = if sandboxed && c.limits.ids.is_some() {
-            Some(Proxy::start().map_err(|e| format!("prepare: {e}"))?)
+            // Its connections count against the step's process bound.
+            Some(Proxy::start(c.limits.max_procs).map_err(|e| format!("prepare: {e}"))?)
         } else {
             None
         };
@@ -164,13 +165,15 @@ impl<'a> Program<'a> {
             ..self.vars(build).context("no program for this benchmark")?
         };
         let cwd = self.variant.cwd(&vars);
-        let started = Instant::now();
+        // The budget left is the timeout less the steps' own walls, the
+        // figures the record sums: a run killed at its timeout then shows
+        // at least the timeout, never a hair under it (the spawner's own
+        // start-up between steps is not the program's time).
+        let mut used = Duration::ZERO;
         let mut execute = |t: &Template| {
-            Step {
+            let outcome = Step {
                 variant: self.variant,
-                timeout: timeout
-                    .saturating_sub(started.elapsed())
-                    .max(Duration::from_millis(1)),
+                timeout: timeout.saturating_sub(used).max(Duration::from_millis(1)),
                 argv: t.expand(&vars),
                 cwd: &cwd,
                 cpus: self.cpus,
@@ -179,7 +182,11 @@ impl<'a> Program<'a> {
                 prepare: None,
                 caches: self.caches.as_ref(),
             }
-            .execute(self.spawner)
+            .execute(self.spawner);
+            if let Ok(o) = &outcome {
+                used += o.done.wall;
+            }
+            outcome
         };
         let mut totals = Totals::default();
         let v = self.variant;

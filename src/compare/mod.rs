@@ -35,7 +35,7 @@ mod ws;
 
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use crate::config::Languages;
 use edition::{Edition, Options};
@@ -54,7 +54,9 @@ pub fn command(
     let doc = compare(langs, &Edition::load(old)?, &Edition::load(new)?, opts)?;
     print!("{}", format.text(&doc)?);
     if let Some(out) = out {
-        std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+        // Created, and refused if reached through a link or holding one,
+        // before anything is written (src/store.rs).
+        crate::store::Store::open(out)?;
         let prov = crate::derived::provenance::Provenance::new(
             crate::derived::provenance::Kind::Comparison,
             out,

@@ -40,8 +40,8 @@ pub use errors::{ConfigError, Lint};
 use lints::*;
 use raw::RawFile;
 pub use raw::{Alias, Install};
-pub use resolve::FILE_GLOB;
 use resolve::*;
+pub use resolve::{FILE_GLOB, MAX_ID, id_problem};
 pub use template::{Template, Vars};
 pub use variant::*;
 
@@ -52,6 +52,11 @@ pub struct Languages {
     pub variants: Vec<Variant>,
     /// Fields equal to their defaults (see [`Lint`]).
     pub lints: Vec<Lint>,
+    /// The reference set a session in rounds measures in every block
+    /// (`[edition] references`, default [`DEFAULT_REFERENCES`]):
+    /// variant ids of this file, each with a program for every CPU
+    /// benchmark.
+    pub references: Vec<String>,
 }
 
 impl Languages {
@@ -71,6 +76,7 @@ impl Languages {
             root: PathBuf::new(),
             lints: Vec::new(),
         };
+        check_lengths(&ctx)?;
         let raw: RawFile = toml::from_str(text).map_err(|e| {
             ctx.err(
                 e.span().map_or(0, |s| s.start),
@@ -133,10 +139,12 @@ impl Languages {
                 );
             }
         }
+        let references = references(&ctx, raw.edition.as_ref(), &variants)?;
         Ok(Languages {
             path: path.to_path_buf(),
             variants,
             lints: ctx.lints,
+            references,
         })
     }
 
@@ -188,6 +196,79 @@ pub fn synthetic(n: usize) -> String {
         .collect()
 }
 
+/// The reference set when `[edition]` names none: the C programs of the
+/// editions, compiled two ways (an optimising compiler and a naive one, so
+/// the set follows both memory-bound and compute-bound code).
+pub const DEFAULT_REFERENCES: [&str; 2] = ["c-gcc", "c-tcc"];
+
+/// `[edition] references`: every id a variant of the file with a program
+/// for every CPU benchmark (a reference is measured on each), at least one,
+/// none twice. Without the table, [`DEFAULT_REFERENCES`] where
+/// the file has those variants (a file of other variants has none).
+fn references(
+    ctx: &Ctx,
+    edition: Option<&toml::Spanned<raw::RawEdition>>,
+    variants: &[Variant],
+) -> Result<Vec<String>, ConfigError> {
+    let has_every_program = |v: &Variant| {
+        crate::bench::Bench::CPU
+            .iter()
+            .all(|b| v.programs.contains_key(b))
+    };
+    let Some(list) = edition.and_then(|e| e.get_ref().references.as_ref()) else {
+        return Ok(DEFAULT_REFERENCES
+            .iter()
+            .filter(|id| {
+                variants
+                    .iter()
+                    .any(|v| v.id == **id && has_every_program(v))
+            })
+            .map(|id| id.to_string())
+            .collect());
+    };
+    if list.get_ref().is_empty() {
+        return Err(ctx.err(
+            list.span().start,
+            None,
+            "[edition] references is empty: name at least one variant (e.g. [\"c-gcc\", \"c-tcc\"])",
+        ));
+    }
+    let mut out: Vec<String> = Vec::new();
+    for id in list.get_ref() {
+        let at = id.span().start;
+        let name = id.get_ref();
+        let Some(v) = variants.iter().find(|v| &v.id == name) else {
+            let hint = crate::suggest::did_you_mean(name, variants.iter().map(|v| v.id.as_str()))
+                .map(|d| format!(" ({d})"))
+                .unwrap_or_default();
+            return Err(ctx.err(
+                at,
+                None,
+                format!("[edition] references: no variant {name:?}{hint}"),
+            ));
+        };
+        if !has_every_program(v) {
+            return Err(ctx.err(
+                at,
+                None,
+                format!(
+                    "[edition] references: {name:?} has no program for every CPU benchmark \
+                     (a reference is measured on each)"
+                ),
+            ));
+        }
+        if out.contains(name) {
+            return Err(ctx.err(
+                at,
+                None,
+                format!("[edition] references: {name:?} is named twice"),
+            ));
+        }
+        out.push(name.clone());
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,6 +298,50 @@ install = { apt = ["gcc"] }
 
     fn parse(text: &str, d: &tempfile::TempDir) -> Result<Languages, ConfigError> {
         Languages::parse(text, &d.path().join("languages.toml"))
+    }
+
+    /// The reference set: the default where the file has it, what
+    /// `[edition]` names, and an error with the line for a name that is
+    /// no variant, a variant without every program, a repeat, an empty
+    /// list.
+    #[test]
+    fn the_reference_set_is_checked_like_every_field() {
+        let d = dir_with(&[
+            "programs/assoc/assoc.c",
+            "programs/num-comb/num_comb.c",
+            "programs/str-comb/str_comb.c",
+        ]);
+        // c-gcc has only assoc: no default reference.
+        assert!(parse(GOOD, &d).unwrap().references.is_empty());
+        let full = GOOD.replace(
+            "programs = { assoc = \"programs/assoc/assoc.c\" }",
+            "programs = { assoc = \"programs/assoc/assoc.c\", num-comb = \"programs/num-comb/num_comb.c\", \
+             str-comb = \"programs/str-comb/str_comb.c\" }",
+        );
+        assert_eq!(parse(&full, &d).unwrap().references, ["c-gcc"]);
+        let with = |list: &str, body: &str| format!("[edition]\nreferences = {list}\n{body}");
+        assert_eq!(
+            parse(&with("[\"c-gcc\"]", &full), &d).unwrap().references,
+            ["c-gcc"]
+        );
+        for (list, body, says) in [
+            (
+                "[\"c-gc\"]",
+                &full,
+                "no variant \"c-gc\" (did you mean c-gcc?)",
+            ),
+            (
+                "[\"c-gcc\"]",
+                &GOOD.to_string(),
+                "has no program for every CPU benchmark",
+            ),
+            ("[\"c-gcc\", \"c-gcc\"]", &full, "named twice"),
+            ("[]", &full, "is empty"),
+        ] {
+            let e = parse(&with(list, body), &d).unwrap_err().to_string();
+            assert!(e.contains(says), "{e}");
+            assert!(e.contains("languages.toml:2"), "{e}");
+        }
     }
 
     #[test]

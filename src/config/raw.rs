@@ -16,6 +16,18 @@ pub(super) struct RawFile {
     pub(super) toolchain: BTreeMap<String, Spanned<RawToolchain>>,
     #[serde(default)]
     pub(super) variant: Variants,
+    /// `[edition]`: what every edition measured from this file shares.
+    #[serde(default)]
+    pub(super) edition: Option<Spanned<RawEdition>>,
+}
+
+/// `[edition]`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawEdition {
+    /// The reference set measured in every block of a session in rounds
+    /// (issue #39): variant ids.
+    pub(super) references: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 /// The variants in file order: `[variant.ID]` tables (the id is the table

@@ -69,6 +69,25 @@ pub(super) fn root_of(path: &Path) -> Result<PathBuf, String> {
 pub(super) static ID: std::sync::LazyLock<Regex> =
     std::sync::LazyLock::new(|| Regex::new(r"^[a-z0-9][a-z0-9.\-]*$").expect("valid regex"));
 
+/// The longest id: it names directories (caches, prepared copies) and
+/// anchors, and is a table's label; the longest today has 25 characters.
+pub const MAX_ID: usize = 64;
+
+/// Why `id` is not a variant id, if it is not one: the one rule for the
+/// languages file and for `langbench new`.
+pub fn id_problem(id: &str) -> Option<String> {
+    if !ID.is_match(id) {
+        return Some(
+            "id must be lowercase letters, digits, '-' or '.' (and start with a letter or digit)"
+                .into(),
+        );
+    }
+    if id.len() > MAX_ID {
+        return Some(format!("id has {} characters: at most {MAX_ID}", id.len()));
+    }
+    None
+}
+
 pub(super) fn check_id(
     ctx: &Ctx,
     id: &Spanned<String>,
@@ -76,12 +95,9 @@ pub(super) fn check_id(
 ) -> Result<(), ConfigError> {
     let at = id.span().start;
     let name = id.get_ref();
-    if !ID.is_match(name) {
-        return Err(ctx.err(
-            at,
-            Some(name),
-            "id must be lowercase letters, digits, '-' or '.'",
-        ));
+    if let Some(why) = id_problem(name) {
+        let shown = crate::inert::clip(name, MAX_ID);
+        return Err(ctx.err(at, Some(&shown), why));
     }
     let line = ctx.lines.position(ctx.text, at).0;
     if let Some(first) = seen.insert(name.clone(), line) {
@@ -92,6 +108,48 @@ pub(super) fn check_id(
         ));
     }
     Ok(())
+}
+
+/// Refuses a string (a value or a key) of the file longer than
+/// [`crate::inert::MAX_FIELD`] characters, naming its line: every field is
+/// published or printed somewhere, and src/inert.rs says why the bound. A
+/// file that does not parse is left to the parser's own error.
+pub(super) fn check_lengths(ctx: &Ctx) -> Result<(), ConfigError> {
+    use toml::de::{DeTable, DeValue};
+    fn value(ctx: &Ctx, v: &Spanned<DeValue>) -> Result<(), ConfigError> {
+        match v.get_ref() {
+            DeValue::String(s) => long(ctx, s, v.span().start),
+            DeValue::Array(a) => a.iter().try_for_each(|x| value(ctx, x)),
+            DeValue::Table(t) => table(ctx, t),
+            _ => Ok(()),
+        }
+    }
+    fn table(ctx: &Ctx, t: &DeTable) -> Result<(), ConfigError> {
+        for (k, v) in t.iter() {
+            long(ctx, k.get_ref(), k.span().start)?;
+            value(ctx, v)?;
+        }
+        Ok(())
+    }
+    fn long(ctx: &Ctx, s: &str, at: usize) -> Result<(), ConfigError> {
+        let n = s.chars().count();
+        if n > crate::inert::MAX_FIELD {
+            return Err(ctx.err(
+                at,
+                None,
+                format!(
+                    "a text of {n} characters: a field of the languages file holds at most {} \
+                     (the longest note today has about 1,200)",
+                    crate::inert::MAX_FIELD
+                ),
+            ));
+        }
+        Ok(())
+    }
+    match DeTable::parse(ctx.text) {
+        Ok(t) => table(ctx, t.get_ref()),
+        Err(_) => Ok(()),
+    }
 }
 
 pub(super) fn template(ctx: &Ctx, id: &str, s: &Spanned<String>) -> Result<Template, ConfigError> {

@@ -53,12 +53,8 @@ pub type Files = Vec<(String, Vec<u8>)>;
 /// the languages file), and the directory's `provenance.json`.
 pub fn write_all_with(store: &Store, view: View) -> Result<Derived> {
     let (files, derived) = render_all(store, &view, false)?;
-    if files
-        .iter()
-        .any(|(n, _)| n.starts_with(&format!("{CHARTS_DIR}/")))
-    {
-        std::fs::create_dir_all(store.dir().join(CHARTS_DIR))?;
-    }
+    // The store creates charts/ as it writes the first chart, and
+    // never through a link (src/store.rs).
     for (name, bytes) in &files {
         store.write_derived(name, bytes)?;
     }
@@ -357,9 +353,6 @@ pub fn write_comparison(
 ) -> Result<()> {
     let store = Store::open(dir)?;
     let files = comparison_files(stem, doc, false)?;
-    if !doc.charts.is_empty() {
-        std::fs::create_dir_all(dir.join(CHARTS_DIR))?;
-    }
     for (name, bytes) in &files {
         store.write_derived(name, bytes)?;
     }

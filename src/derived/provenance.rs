@@ -100,12 +100,14 @@ impl Provenance {
     /// The one of `dir`, if it has one.
     pub fn read(dir: &Path) -> Result<Option<Provenance>> {
         let path = dir.join(FILE);
-        match std::fs::read_to_string(&path) {
-            Ok(text) => serde_json::from_str(&text)
+        if !dir.is_dir() {
+            return Ok(None);
+        }
+        match crate::store::Store::open(dir)?.read_file(FILE)? {
+            Some(bytes) => serde_json::from_slice(&bytes)
                 .with_context(|| format!("{}: not a provenance file", path.display()))
                 .map(Some),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
+            None => Ok(None),
         }
     }
 

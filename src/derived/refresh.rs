@@ -135,7 +135,7 @@ pub fn report_command(dirs: &[PathBuf], view: View, check: bool, wide: bool) -> 
             println!("to do: {a}");
         }
         for w in &derived.warnings {
-            eprintln!("warning: {w}");
+            eprintln!("warning: {}", crate::inert::text(w));
         }
         println!("Rewrote the derived files of {}", dir.display());
         for (dep, prov) in dependents(dir) {
@@ -196,11 +196,13 @@ pub fn check(dir: &Path, view: &View) -> Result<Vec<String>> {
             comparison_files(stem, &doc, true)?
         }
     };
+    let store = Store::open(dir)?;
     for (name, bytes) in expected {
-        match std::fs::read(dir.join(&name)) {
-            Ok(have) if have == bytes => {}
-            Ok(_) => why.push(format!("{name} differs from what its records give now")),
-            Err(_) => why.push(format!("{name} is missing")),
+        match store.read_file(&name) {
+            Ok(Some(have)) if have == bytes => {}
+            Ok(Some(_)) => why.push(format!("{name} differs from what its records give now")),
+            Ok(None) => why.push(format!("{name} is missing")),
+            Err(e) => why.push(format!("{e:#}")),
         }
     }
     Ok(why)

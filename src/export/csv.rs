@@ -13,7 +13,9 @@ pub struct Csv;
 pub fn value_text(kind: Kind, cell: &Entry) -> String {
     match &cell.value {
         Value::Empty => String::new(),
-        Value::Text(s) => inert(s),
+        // Line breaks stay (the field is quoted): a stderr tail keeps its
+        // lines, as it always did.
+        Value::Text(s) => inert(&crate::inert::block(s, crate::inert::MAX_TEXT)),
         Value::Bool(b) => b.to_string(),
         Value::Int(i) => i.to_string(),
         Value::Number(v) => match kind {
@@ -26,7 +28,8 @@ pub fn value_text(kind: Kind, cell: &Entry) -> String {
     }
 }
 
-/// Text a spreadsheet will not run: a value that begins like a formula
+/// Text a spreadsheet will not run (and, made so by `value_text` first,
+/// with no escape sequence or control character: src/inert.rs): a value that begins like a formula
 /// (`=`, `+`, `-`, `@`, a tab or a carriage return: a note quoting a
 /// program's stderr could say `=HYPERLINK(...)`) gets a leading `'`, as
 /// OWASP's guidance on CSV injection says; numbers are never text here.

@@ -34,6 +34,7 @@ use super::Exporter;
 use crate::document::{
     BarChart, Column, Document, Entry, Flag, Kind, Mark, Measured, Show, Table, Value,
 };
+use crate::inert;
 
 /// File name of the page in the store.
 pub const FILE: &str = "report.html";
@@ -111,17 +112,17 @@ fn page(doc: &Document) -> Markup {
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
                 meta name="generator" content="langbench";
-                title { (doc.title) }
+                title { (text(&doc.title)) }
                 style { (PreEscaped(CSS)) }
             }
             body {
                 header {
-                    h1 { (doc.title) }
+                    h1 { (text(&doc.title)) }
                     @if !doc.meta.is_empty() {
                         dl.meta {
                             @for (k, v) in &doc.meta {
-                                dt { (k) }
-                                dd { (v) }
+                                dt { (text(k)) }
+                                dd { (text(v)) }
                             }
                         }
                     }
@@ -130,8 +131,8 @@ fn page(doc: &Document) -> Markup {
                             summary { "Sessions and other details (" (doc.details.len()) ")" }
                             dl.meta {
                                 @for (k, v) in &doc.details {
-                                    dt { (k) }
-                                    dd { (v) }
+                                    dt { (text(k)) }
+                                    dd { (text(v)) }
                                 }
                             }
                         }
@@ -139,11 +140,11 @@ fn page(doc: &Document) -> Markup {
                     @if !tables.is_empty() || !doc.charts.is_empty() || !doc.measured.is_empty() {
                         nav.toc aria-label="Contents" {
                             ol {
-                                @for t in &tables {
-                                    li { a href={ "#" (table_anchor(t)) } { (t.title) } }
+                                @for tb in &tables {
+                                    li { a href={ "#" (table_anchor(tb)) } { (text(&tb.title)) } }
                                 }
                                 @for c in &doc.charts {
-                                    li { a href={ "#" (chart_anchor(c)) } { (c.title) } }
+                                    li { a href={ "#" (chart_anchor(c)) } { (text(&c.title)) } }
                                 }
                                 @if !doc.measured.is_empty() {
                                     li { a href="#measured" { "What was measured" } }
@@ -188,8 +189,8 @@ fn page(doc: &Document) -> Markup {
                             h2 { "Sessions and other details" }
                             dl.meta {
                                 @for (k, v) in &doc.details {
-                                    dt { (k) }
-                                    dd { (v) }
+                                    dt { (text(k)) }
+                                    dd { (text(v)) }
                                 }
                             }
                         }
@@ -204,6 +205,12 @@ fn page(doc: &Document) -> Markup {
             }
         }
     }
+}
+
+/// Text of the document on the page: inert (src/inert.rs: no escape
+/// sequence, control or bidi character; bounded), then escaped by maud.
+fn text(s: &str) -> String {
+    inert::text(s)
 }
 
 /// The classes of a header cell.
@@ -226,7 +233,7 @@ fn table(t: &Table, anchors: &BTreeSet<String>) -> Markup {
     let has_extra = cols.iter().any(|&i| t.columns[i].show == Show::Extra);
     html! {
         section.table.hide-extra[has_extra] id=(table_anchor(t)) {
-            h2 { (t.title) }
+            h2 { (text(&t.title)) }
             div.controls {
                 label.sortby {
                     "Sort by "
@@ -235,8 +242,8 @@ fn table(t: &Table, anchors: &BTreeSet<String>) -> Markup {
                         @for (n, &i) in cols.iter().enumerate() {
                             @let col = &t.columns[i];
                             @if col.show != Show::Extra {
-                                option value={ (n) ":asc" } { (col.header) " ↑" }
-                                option value={ (n) ":desc" } { (col.header) " ↓" }
+                                option value={ (n) ":asc" } { (text(&col.header)) " ↑" }
+                                option value={ (n) ":desc" } { (text(&col.header)) " ↓" }
                             }
                         }
                     }
@@ -247,7 +254,7 @@ fn table(t: &Table, anchors: &BTreeSet<String>) -> Markup {
                         " More columns ("
                         @for (n, i) in cols.iter().filter(|&&i| t.columns[i].show == Show::Extra).enumerate() {
                             @if n > 0 { ", " }
-                            (t.columns[*i].header)
+                            (text(&t.columns[*i].header))
                         }
                         ")"
                     }
@@ -262,7 +269,7 @@ fn table(t: &Table, anchors: &BTreeSet<String>) -> Markup {
                                 @let numeric = col.kind.is_numeric();
                                 th class=[head_class(col, n < t.labels)] scope="col"
                                     data-kind=(if numeric { "num" } else { "text" }) {
-                                    button type="button" { (col.header) }
+                                    button type="button" { (text(&col.header)) }
                                 }
                             }
                         }
@@ -287,9 +294,9 @@ fn table(t: &Table, anchors: &BTreeSet<String>) -> Markup {
                 ul.notes {
                     @for n in &t.notes {
                         @if n.key.is_empty() {
-                            li { (n.text) }
+                            li { (text(&n.text)) }
                         } @else {
-                            li { strong { (n.key) } ": " (n.text) }
+                            li { strong { (text(&n.key)) } ": " (text(&n.text)) }
                         }
                     }
                 }
@@ -354,14 +361,14 @@ fn td(col: &Column, cell: &Entry, label: bool, anchors: &BTreeSet<String>) -> Ma
     let class = (!classes.is_empty()).then(|| classes.join(" "));
     let link = cell.link.as_ref().filter(|a| anchors.contains(*a));
     html! {
-        td class=[class] title=[cell.note.as_deref()] data-v=[sort_value(cell)]
-            data-label=(col.header) {
+        td class=[class] title=[cell.note.as_deref().map(text)] data-v=[sort_value(cell)]
+            data-label=(text(&col.header)) {
             @if let Some(a) = link {
-                a href={ "#" (a) } { (cell.text) }
+                a href={ "#" (a) } { (text(&cell.text)) }
             } @else if let Some((head, tail)) = &parts {
-                span.part { (head) } " " span.part { (tail) }
+                span.part { (text(head)) } " " span.part { (text(tail)) }
             } @else {
-                (cell.text)
+                (text(&cell.text))
             }
             @if let Some((lo, hi)) = cell.interval.filter(|(lo, hi)| hi > lo) {
                 span.range title="the fastest to the slowest run" { (range_text(col.kind, lo, hi)) }
@@ -415,7 +422,7 @@ fn sort_value(cell: &Entry) -> Option<String> {
         Value::Number(v) if v.is_finite() => Some(v.to_string()),
         Value::Number(_) => None,
         Value::Int(v) => Some(v.to_string()),
-        Value::Text(s) => Some(s.clone()),
+        Value::Text(s) => Some(text(s)),
         Value::Bool(b) => Some(b.to_string()),
     }
 }
@@ -429,14 +436,14 @@ fn chart(c: &BarChart) -> Markup {
     let narrow = super::svg::render_narrow(c);
     html! {
         section.chart id=(chart_anchor(c)) {
-            h2 { (c.title) }
+            h2 { (text(&c.title)) }
             figure {
                 // The SVG renderer's output is trusted markup (it escapes its
                 // own labels); inlined so the page needs no other file.
                 div.wide { (PreEscaped(strip_prolog(&wide))) }
                 div.narrow { (PreEscaped(strip_prolog(&narrow))) }
                 @if !c.caption.is_empty() {
-                    figcaption { (c.caption) }
+                    figcaption { (text(&c.caption)) }
                 }
             }
         }
@@ -456,17 +463,17 @@ fn measured(all: &[Measured]) -> Markup {
             }
             @for m in all {
                 section.variant id=(Measured::anchor_of(&m.variant)) {
-                    h3 { (m.label) " " span.muted { "(" (m.variant) ")" } }
+                    h3 { (text(&m.label)) " " span.muted { "(" (text(&m.variant)) ")" } }
                     dl.meta {
-                        dt { "Version" } dd { (m.version) }
+                        dt { "Version" } dd { (text(&m.version)) }
                         @if let Some(n) = &m.note {
-                            dt { "Note" } dd { (n) }
+                            dt { "Note" } dd { (text(n)) }
                         }
-                        dt { "From" } dd { (m.source_of) }
+                        dt { "From" } dd { (text(&m.source_of)) }
                     }
                     @for b in &m.benches {
                         div.bench {
-                            h4 { (b.bench) }
+                            h4 { (text(&b.bench)) }
                             dl.meta {
                                 dt { "Time" }
                                 dd {
@@ -478,24 +485,24 @@ fn measured(all: &[Measured]) -> Markup {
                                         (format!(", {c:.3} s CPU"))
                                     }
                                 }
-                                dt { "Toolchain" } dd { (b.toolchain) }
-                                dt { "Identity" } dd { code { (b.identity) } }
+                                dt { "Toolchain" } dd { (text(&b.toolchain)) }
+                                dt { "Identity" } dd { code { (text(&b.identity)) } }
                                 dt { "Commands" }
                                 dd {
                                     @if b.commands.is_empty() {
                                         "none recorded"
                                     } @else {
-                                        pre { code { (b.commands.join("\n")) } }
+                                        pre { code { (inert::block(&b.commands.join("\n"), inert::MAX_TEXT)) } }
                                     }
-                                    span.muted { (b.commands_from) }
+                                    span.muted { (text(&b.commands_from)) }
                                 }
                             }
                             @for f in &b.files {
                                 details.source {
-                                    summary { code { (f.path) } " · " (b.verified) }
+                                    summary { code { (text(&f.path)) } " · " (text(&b.verified)) }
                                     @match &f.text {
-                                        Ok(text) => { pre { code { (text) } } }
-                                        Err(why) => { p.muted { (why) } }
+                                        Ok(source) => { pre { code { (inert::block(source, inert::MAX_SOURCE)) } } }
+                                        Err(why) => { p.muted { (text(why)) } }
                                     }
                                 }
                             }

@@ -17,7 +17,9 @@ pub struct Markdown;
 /// stderr: a contributed program could print `![x](https://host/?secret)`,
 /// an image whoever renders summary.md would fetch.
 fn escape(s: &str) -> String {
-    let text = strip_ansi_escapes::strip_str(s).replace(['\n', '\r'], " ");
+    // One inert line first (src/inert.rs): no escape sequence or control
+    // character reaches whoever `cat`s the file.
+    let text = crate::inert::text(s);
     let mut out = String::with_capacity(text.len());
     for (i, c) in text.char_indices() {
         // `>` is markup only where a line starts (a block quote); the

@@ -335,9 +335,11 @@ fn text_width(text: &str, size: f64) -> f64 {
     text.chars().count() as f64 * size * 0.6
 }
 
-/// Text made safe for XML content and attribute values; control
-/// characters (invalid in XML) become spaces.
+/// Text made safe for XML content and attribute values: inert first
+/// (src/inert.rs: escape sequences and control characters, invalid in
+/// XML, removed; bounded), then escaped.
 fn esc(text: &str) -> String {
+    let text = crate::inert::text(text);
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

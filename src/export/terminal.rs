@@ -246,9 +246,10 @@ pub fn table_fit(t: &Table, width: usize) -> String {
     render(&cols, rows, false, Some(width))
 }
 
-/// Text from records can hold newlines or escape codes: one clean line.
+/// Text from records can hold newlines or escape codes: one inert line
+/// (src/inert.rs).
 fn clean(s: &str) -> String {
-    strip_ansi_escapes::strip_str(s).replace(['\n', '\r'], " ")
+    crate::inert::text(s)
 }
 
 /// `line` wrapped at `width` (continuation lines indented by `indent`).

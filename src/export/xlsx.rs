@@ -176,8 +176,11 @@ fn clip_utf16(s: &str, max: usize) -> &str {
     s
 }
 
-/// `s` cut to fit `max` UTF-16 units, with `…` where it was cut.
+/// `s` inert (src/inert.rs: its lines kept, for the cells that wrap) and
+/// cut to fit `max` UTF-16 units, with `…` where it was cut.
 fn fit_text(s: &str, max: usize) -> String {
+    let s = crate::inert::block(s, crate::inert::MAX_TEXT);
+    let s = s.as_str();
     if s.encode_utf16().count() <= max {
         s.to_string()
     } else {

@@ -13,7 +13,7 @@ pub mod table;
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use crate::compare::edition::Edition;
 use crate::config::Languages;
@@ -37,7 +37,9 @@ pub fn command(
     let doc = document(langs, &refs, relative_to)?;
     print!("{}", format.text(&doc)?);
     if let Some(out) = out {
-        std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+        // Created, and refused if reached through a link or holding one,
+        // before anything is written (src/store.rs).
+        crate::store::Store::open(out)?;
         let inputs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
         let prov = crate::derived::provenance::Provenance::new(
             crate::derived::provenance::Kind::History,

@@ -16,6 +16,7 @@ mod kit;
 pub mod outcome;
 pub mod procstat;
 pub mod proxy;
+pub mod refusal;
 
 use std::ffi::CString;
 use std::io::{BufRead, BufReader, Read};
@@ -133,9 +134,6 @@ pub struct Containment {
     /// A cgroup v2 directory to measure (and limit) each run's tree in
     /// (`--cgroup`, or langbench's own delegated one).
     pub cgroup: Option<cgroup::Base>,
-    /// Why containment is off although `--no-sandbox` was not given (the
-    /// kernel refused the namespaces).
-    pub fallback: Option<String>,
     /// The bounds of a sandboxed run (see [`Bounds`]'s counterpart,
     /// [`Limits`]).
     pub limits: Limits,
@@ -205,7 +203,6 @@ impl Containment {
             masks: Vec::new(),
             memory_limit_kb: None,
             cgroup: None,
-            fallback: None,
             limits: Limits::default(),
         }
     }
@@ -216,11 +213,6 @@ impl Containment {
 
     /// One line for the session record.
     pub fn describe(&self) -> String {
-        if let (false, Some(why)) = (self.namespaces, &self.fallback) {
-            return format!(
-                "none (fallback: {why}): process group + subreaper + sweep; no tree figures, no memory limit, no sandbox"
-            );
-        }
         if !self.namespaces {
             return "none (--no-sandbox): process group + subreaper + sweep; no tree figures, no memory limit".into();
         }
@@ -268,45 +260,48 @@ impl Containment {
         s
     }
 
-    /// Without root, containment needs unprivileged user namespaces. Tries
-    /// them once with `true`; where the kernel refuses, turns containment
-    /// off and says why (recorded in every session, warned on stderr).
-    pub fn fall_back_if_refused(&mut self, spawner_exe: &Path) {
-        // SAFETY: geteuid cannot fail.
-        if !self.namespaces || unsafe { libc::geteuid() } == 0 {
-            return;
+    /// Fails closed (issue #37): runs `true` once in the very sandbox the
+    /// commands get, root or not, and where the kernel refuses it (the
+    /// namespaces, the fresh /proc, a mount) returns the refusal with the
+    /// missing privilege and what to do ([`refusal::Facts::explain`]).
+    /// Nothing to check with `--no-sandbox`.
+    pub fn require(&self, spawner_exe: &Path) -> Result<()> {
+        if !self.namespaces {
+            return Ok(());
         }
-        let probe = Spawner::new(spawner_exe).with_containment(Containment {
-            namespaces: true,
-            isolate: false,
-            ..Containment::default()
-        });
-        let req = Request::new(vec!["true".into()], Path::new("/"));
-        if let Err(e) = probe.execute(&req) {
-            self.fall_back(&e);
-        }
-    }
-
-    /// Turns containment off because the kernel refused the namespaces
-    /// (`e`), and says why on stderr.
-    pub fn fall_back(&mut self, e: &anyhow::Error) {
-        let why = format!(
-            "the kernel refused namespaces to uid {} ({e:#}); run as root, enable unprivileged user namespaces \
-             (sysctl user.max_user_namespaces, kernel.unprivileged_userns_clone), or pass --no-sandbox",
-            // SAFETY: geteuid cannot fail.
-            unsafe { libc::geteuid() }
-        );
-        eprintln!("warning: no containment: {why}");
-        *self = Containment {
-            fallback: Some(why),
-            ..Containment::none()
+        let probe = Spawner::new(spawner_exe).with_containment(self.clone());
+        let build = tempfile::Builder::new()
+            .prefix("langbench-probe-")
+            .tempdir()
+            .context("a directory for the sandbox probe")?;
+        let mut req = Request::new(vec!["true".into()], build.path());
+        req.timeout = Some(Duration::from_secs(30));
+        probe.isolate(&mut req, build.path(), false);
+        let refused = match probe.execute(&req) {
+            Ok(o) if o.done.exit == Exit::Exited(0) => {
+                // Made, but with a loopback that cannot come up (root
+                // without CAP_NET_ADMIN): prepare steps and ws servers
+                // would fail in it, each with a puzzling error.
+                return match refusal::Facts::read().loopback() {
+                    Some(why) if self.isolate => bail!("{why}"),
+                    _ => Ok(()),
+                };
+            }
+            Ok(o) => format!(
+                "`true` in the sandbox ended with {}: {}",
+                o.done.exit,
+                o.stderr.text().trim()
+            ),
+            Err(e) => format!("{e:#}"),
         };
+        bail!("{}", refusal::Facts::read().explain(&refused))
     }
 
     /// Whether `e`, from running a command, is the kernel refusing the
-    /// namespaces (not the command failing).
+    /// namespaces or the fresh /proc (not the command failing).
     pub fn refused(e: &anyhow::Error) -> bool {
-        e.to_string().starts_with(contain::REFUSED)
+        let e = e.to_string();
+        e.starts_with(contain::REFUSED) || e.starts_with("sandbox: mount /proc")
     }
 
     /// The method that measured the trees, for the session record's

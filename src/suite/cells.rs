@@ -197,11 +197,8 @@ impl<'a> Suite<'a> {
                 "{label}: not installed (missing {missing}; {hint})"
             ));
             let detail = format!("missing {missing} on PATH; install: {hint}");
-            return Some(Ready::Cannot(cell.record(
-                0,
-                Status::NotInstalled,
-                Some(detail),
-            )));
+            let rec = cell.record(0, Status::NotInstalled, Some(detail));
+            return Some(Ready::Cannot(Box::new(rec)));
         }
         let mut prepared = cell
             .program
@@ -215,11 +212,8 @@ impl<'a> Suite<'a> {
         }
         let e = prepared.err()?;
         self.progress.say(format!("{label}: {e}"));
-        Some(Ready::Cannot(cell.record(
-            0,
-            Status::Failed,
-            Some(e.to_string()),
-        )))
+        let rec = cell.record(0, Status::Failed, Some(e.to_string()));
+        Some(Ready::Cannot(Box::new(rec)))
     }
 
     /// What run `run` of cell `j` is expected to take (the mean of the

@@ -75,7 +75,7 @@ pub fn command(
             export::terminal::document_fit(&summary.document(), width)
         );
         for w in &warnings {
-            eprintln!("warning: {w}");
+            eprintln!("warning: {}", crate::inert::text(w));
         }
     }
     if opts.benches.contains(&Bench::WsEcho) && !interrupted() {
@@ -229,6 +229,7 @@ fn session_params(opts: &Options) -> SessionParams<'_> {
         suffix: "",
         shard: opts.shard.map(|s| s.to_string()),
         cpus: opts.cpus.clone(),
+        schedule: None,
     }
 }
 
@@ -270,7 +271,7 @@ fn cells(variants: &[&Variant], opts: &Options) -> Vec<(usize, Bench)> {
 fn summary(store: &Store, opts: &Options) -> Result<Summary> {
     let derived = crate::derived::write_all_with(store, opts.view.clone())?;
     for w in &derived.warnings {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", crate::inert::text(w));
     }
     let summary = derived
         .summary

@@ -527,6 +527,7 @@ fn session_params(opts: &Options) -> SessionParams<'_> {
         suffix: "-ws",
         shard: None,
         cpus: None,
+        schedule: None,
     }
 }
 

@@ -508,6 +508,9 @@ fn build_view(args: &Args) -> Result<(), String> {
                     libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
                     "size=4k,mode=0555",
                 );
+            } else if h.is_file() {
+                // A file (a worktree's `.git`): empty, as /dev/null reads.
+                let _ = mount("/dev/null", h, "", libc::MS_BIND, "");
             }
         }
         fresh_proc()?;

@@ -1,0 +1,484 @@
+//! The host's speed over time, as the reference set shows it (issue #39).
+//!
+//! A shared machine does not run at one speed: the same C programs, measured
+//! after each sitting of one boot, took from 34 to 48 s. A session measuring
+//! in rounds therefore measures a small reference set (by default c-gcc and
+//! c-tcc, `[edition] references` of languages.toml; every benchmark, one run each) at its start and after every block
+//! of about 15 minutes (`references.jsonl`, each run with its `block`). A run
+//! between two reference passes is then judged against the references as
+//! they ran around it: its **ratio** is its wall time over the references'
+//! at its time, interpolated between the pass before and the pass after
+//! (geometrically, per benchmark: a memory-bound benchmark slows with the
+//! host more than a compute-bound one). Ratios, not seconds, are what
+//! another sitting or another machine reproduces.
+//!
+//! A ratio times the references' *level* (the median of every pass of the
+//! directory, per benchmark) is the run's **normalised** time: seconds as
+//! the host runs at its median state. A cell's normalised figure is the
+//! geometric mean of its counted runs' (the warm ones: [`NoiseSample`]),
+//! with the fastest and slowest of them as its interval. The geometric
+//! mean, not the best: after normalising, a run's error is two-sided (a
+//! reference measured slow makes the runs around it look fast), so the
+//! best of the normalised runs would pick the luckiest reference, while
+//! the mean over rounds, each from another state of the host, is what
+//! rounds are for. The table's seconds stay the best of N as measured, as
+//! a person timing by hand would keep.
+
+use std::collections::BTreeMap;
+
+use crate::bench::Bench;
+use crate::noise::NoiseSample;
+use crate::record::RunRecord;
+use crate::store::Stored;
+
+/// A block's length when `--block-minutes` is not given: about 15
+/// minutes of measuring between two reference passes, so the references
+/// (about 100 s a pass at the 2021 sizes) cost about a tenth of the time.
+pub const DEFAULT_BLOCK_S: f64 = 15.0 * 60.0;
+
+/// When a run ran: the middle of its wall time, in seconds since the
+/// epoch (`finished_at` less half its wall time); `None` if its time does
+/// not parse.
+pub fn midpoint(r: &RunRecord) -> Option<f64> {
+    let end = chrono::DateTime::parse_from_rfc3339(&r.finished_at).ok()?;
+    Some(end.timestamp() as f64 - r.wall_s / 2.0)
+}
+
+/// One reference pass, for one benchmark: when it ran and how fast the
+/// reference set was, relative to its level.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pass {
+    /// The pass's block number (0: before block 1; k: after block k).
+    pub block: u32,
+    /// Its middle, seconds since the epoch.
+    pub t: f64,
+    /// The geometric mean over the references that ran ok in the pass of
+    /// their wall time over their own level: 1.2 is a host 20 % slower
+    /// than its median state.
+    pub speed: f64,
+}
+
+/// The reference passes of every session of a results directory, per
+/// benchmark, and the references' levels.
+#[derive(Debug, Clone, Default)]
+pub struct HostSpeed {
+    /// The references, in the order they are named.
+    pub set: Vec<String>,
+    /// (session, benchmark) → its passes, in time order.
+    passes: BTreeMap<(String, Bench), Vec<Pass>>,
+    /// Per benchmark, per reference: the median of its wall times over
+    /// every pass.
+    levels: BTreeMap<Bench, BTreeMap<String, f64>>,
+}
+
+/// The median of `v` (not empty).
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+fn geomean(v: impl IntoIterator<Item = f64>) -> Option<f64> {
+    let (mut sum, mut n) = (0.0, 0usize);
+    for x in v {
+        if x > 0.0 && x.is_finite() {
+            sum += x.ln();
+            n += 1;
+        }
+    }
+    (n > 0).then(|| (sum / n as f64).exp())
+}
+
+impl HostSpeed {
+    /// The host's speed as `stored`'s reference runs show it, judged by
+    /// the references `set` (every reference the records hold when
+    /// `None`); `None` when there is no reference run of the set.
+    pub fn of(stored: &Stored, set: Option<&[String]>) -> Option<HostSpeed> {
+        let set: Vec<String> = match set {
+            Some(s) => s.to_vec(),
+            None => {
+                let mut seen: Vec<String> = Vec::new();
+                for r in &stored.references {
+                    if !seen.contains(&r.variant) {
+                        seen.push(r.variant.clone());
+                    }
+                }
+                seen
+            }
+        };
+        let ok: Vec<&RunRecord> = stored
+            .references
+            .iter()
+            .filter(|r| r.status.is_ok() && r.wall_s > 0.0 && set.contains(&r.variant))
+            .collect();
+        if ok.is_empty() {
+            return None;
+        }
+        let mut walls: BTreeMap<Bench, BTreeMap<String, Vec<f64>>> = BTreeMap::new();
+        for r in &ok {
+            walls
+                .entry(r.bench)
+                .or_default()
+                .entry(r.variant.clone())
+                .or_default()
+                .push(r.wall_s);
+        }
+        let levels: BTreeMap<Bench, BTreeMap<String, f64>> = walls
+            .into_iter()
+            .map(|(b, by)| (b, by.into_iter().map(|(v, w)| (v, median(w))).collect()))
+            .collect();
+        // One pass: a session's references of one block and benchmark.
+        let mut grouped: BTreeMap<(String, Bench, u32), Vec<&RunRecord>> = BTreeMap::new();
+        for r in &ok {
+            grouped
+                .entry((r.session.clone(), r.bench, r.block.unwrap_or(0)))
+                .or_default()
+                .push(r);
+        }
+        let mut passes: BTreeMap<(String, Bench), Vec<Pass>> = BTreeMap::new();
+        for ((session, bench, block), runs) in grouped {
+            let level = &levels[&bench];
+            let speed = geomean(runs.iter().map(|r| r.wall_s / level[&r.variant]));
+            let ts: Vec<f64> = runs.iter().filter_map(|r| midpoint(r)).collect();
+            let t = (!ts.is_empty()).then(|| ts.iter().sum::<f64>() / ts.len() as f64);
+            if let (Some(speed), Some(t)) = (speed, t) {
+                passes
+                    .entry((session, bench))
+                    .or_default()
+                    .push(Pass { block, t, speed });
+            }
+        }
+        for p in passes.values_mut() {
+            p.sort_by(|a, b| a.t.total_cmp(&b.t));
+        }
+        Some(HostSpeed {
+            set,
+            passes,
+            levels,
+        })
+    }
+
+    /// The reference set's level for `bench`: the geometric mean of its
+    /// references' medians, in seconds (what "× ref" divides by).
+    pub fn level(&self, bench: Bench) -> Option<f64> {
+        geomean(self.levels.get(&bench)?.values().copied())
+    }
+
+    /// The host's speed for `bench` at time `t` of `session` (1.0: its
+    /// median state; 1.2: 20 % slower): interpolated geometrically
+    /// between the passes before and after `t`, the nearest pass's outside
+    /// them; `None` when the session measured no pass of `bench`.
+    pub fn speed_at(&self, session: &str, bench: Bench, t: f64) -> Option<f64> {
+        let passes = self.passes.get(&(session.to_string(), bench))?;
+        let after = passes.iter().position(|p| p.t >= t);
+        Some(match after {
+            Some(0) => passes[0].speed,
+            None => passes[passes.len() - 1].speed,
+            Some(i) => {
+                let (a, b) = (passes[i - 1], passes[i]);
+                let span = b.t - a.t;
+                let f = if span > 0.0 { (t - a.t) / span } else { 0.5 };
+                (a.speed.ln() * (1.0 - f) + b.speed.ln() * f).exp()
+            }
+        })
+    }
+
+    /// A run's wall time over the reference set's at its time (`None`: its
+    /// session measured no references, or its time is unknown).
+    pub fn ratio(&self, r: &RunRecord) -> Option<f64> {
+        let speed = self.speed_at(&r.session, r.bench, midpoint(r)?)?;
+        Some(r.wall_s / (speed * self.level(r.bench)?))
+    }
+
+    /// A run's wall time as the host runs at its median state: its ratio
+    /// times the references' level.
+    pub fn normalised(&self, r: &RunRecord) -> Option<f64> {
+        Some(self.ratio(r)? * self.level(r.bench)?)
+    }
+
+    /// The passes of `session` for `bench`, in time order.
+    pub fn passes(&self, session: &str, bench: Bench) -> &[Pass] {
+        self.passes
+            .get(&(session.to_string(), bench))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// Every (session, benchmark) with passes.
+    pub fn series(&self) -> impl Iterator<Item = (&str, Bench, &[Pass])> {
+        self.passes
+            .iter()
+            .map(|((s, b), p)| (s.as_str(), *b, p.as_slice()))
+    }
+
+    /// How far the host's speed moved over the directory: per benchmark,
+    /// the slowest pass over the fastest (1.41: the references took 41 %
+    /// longer in the slowest pass than in the fastest).
+    pub fn drift(&self) -> BTreeMap<Bench, f64> {
+        let mut out: BTreeMap<Bench, (f64, f64)> = BTreeMap::new();
+        for ((_, b), passes) in &self.passes {
+            for p in passes {
+                let e = out.entry(*b).or_insert((p.speed, p.speed));
+                e.0 = e.0.min(p.speed);
+                e.1 = e.1.max(p.speed);
+            }
+        }
+        out.into_iter().map(|(b, (lo, hi))| (b, hi / lo)).collect()
+    }
+
+    /// The quality gate: passes whose speed moved more than `limit` (a
+    /// fraction) against both their neighbours in the same session (the
+    /// host changed within a block, so the runs of the blocks on either
+    /// side are judged against a speed that did not hold), worst first.
+    pub fn moved(&self, limit: f64) -> Vec<Moved> {
+        let mut out = Vec::new();
+        for ((session, bench), passes) in &self.passes {
+            for (i, p) in passes.iter().enumerate() {
+                let neighbours: Vec<f64> = [i.checked_sub(1), Some(i + 1)]
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|j| passes.get(j))
+                    .map(|n| p.speed / n.speed)
+                    .collect();
+                if neighbours.is_empty() {
+                    continue;
+                }
+                let nearest = neighbours
+                    .iter()
+                    .copied()
+                    .min_by(|a, b| (a.ln().abs()).total_cmp(&b.ln().abs()))
+                    .unwrap_or(1.0);
+                if (nearest.ln()).abs() > (1.0 + limit).ln() {
+                    out.push(Moved {
+                        session: session.clone(),
+                        bench: *bench,
+                        block: p.block,
+                        by: nearest,
+                    });
+                }
+            }
+        }
+        out.sort_by(|a, b| b.by.ln().abs().total_cmp(&a.by.ln().abs()));
+        out
+    }
+}
+
+/// A reference pass that moved against its neighbours.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Moved {
+    pub session: String,
+    pub bench: Bench,
+    pub block: u32,
+    /// Its speed over its nearer neighbour's (1.15: 15 % slower).
+    pub by: f64,
+}
+
+/// A cell's normalised figure: the geometric mean of its counted runs'
+/// normalised times, and their fastest and slowest.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Normalised {
+    pub mean: f64,
+    pub lo: f64,
+    pub hi: f64,
+    /// How many runs it is made of.
+    pub runs: usize,
+}
+
+impl Normalised {
+    /// Of a cell's runs with figures (`runs`: of its status): the runs its
+    /// spread counts ([`NoiseSample`]), normalised; `None` when one of
+    /// them cannot be (no references around it).
+    pub fn of<'a>(host: &HostSpeed, runs: impl IntoIterator<Item = &'a RunRecord>) -> Option<Self> {
+        let sample = NoiseSample::of(runs);
+        let v: Vec<f64> = sample
+            .counted
+            .iter()
+            .map(|r| host.normalised(r))
+            .collect::<Option<_>>()?;
+        let mean = geomean(v.iter().copied())?;
+        Some(Normalised {
+            mean,
+            lo: v.iter().copied().fold(f64::INFINITY, f64::min),
+            hi: v.iter().copied().fold(0.0, f64::max),
+            runs: v.len(),
+        })
+    }
+
+    /// The sum of several (a row's cells): means, fastest and slowest
+    /// added up.
+    pub fn sum(parts: impl IntoIterator<Item = Normalised>) -> Option<Normalised> {
+        let mut it = parts.into_iter().peekable();
+        it.peek()?;
+        Some(it.fold(
+            Normalised {
+                mean: 0.0,
+                lo: 0.0,
+                hi: 0.0,
+                runs: usize::MAX,
+            },
+            |a, b| Normalised {
+                mean: a.mean + b.mean,
+                lo: a.lo + b.lo,
+                hi: a.hi + b.hi,
+                runs: a.runs.min(b.runs),
+            },
+        ))
+    }
+
+    /// Divided by `by` (a ratio to a level).
+    pub fn over(self, by: f64) -> Normalised {
+        Normalised {
+            mean: self.mean / by,
+            lo: self.lo / by,
+            hi: self.hi / by,
+            runs: self.runs,
+        }
+    }
+
+    /// The interval's half-width as a share of the mean (±x %): the
+    /// larger of the distances to its ends.
+    pub fn plus_minus(&self) -> f64 {
+        if self.mean <= 0.0 {
+            return 0.0;
+        }
+        ((self.hi - self.mean).max(self.mean - self.lo)) / self.mean
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing;
+
+    /// A reference run of `variant` for `bench` in `block`, finishing at
+    /// `at` seconds past 2026-01-01T00:00:00Z.
+    fn reference(variant: &str, bench: Bench, block: u32, at: i64, wall: f64) -> RunRecord {
+        let mut r = testing::run(variant, bench).wall(wall).record();
+        r.block = Some(block);
+        r.finished_at = finished(at);
+        r
+    }
+
+    fn finished(at: i64) -> String {
+        (chrono::DateTime::parse_from_rfc3339(testing::AT).unwrap() + chrono::Duration::seconds(at))
+            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+    }
+
+    fn run(variant: &str, bench: Bench, at: i64, wall: f64) -> RunRecord {
+        let mut r = testing::run(variant, bench).wall(wall).record();
+        r.finished_at = finished(at);
+        r
+    }
+
+    /// A host that slows from speed 1 to 2 over a block: a run in the
+    /// middle of it is judged against the references as they ran then
+    /// (the geometric middle, √2), not against either pass alone.
+    #[test]
+    fn a_run_is_judged_against_the_references_interpolated_to_its_time() {
+        let stored = Stored {
+            references: vec![
+                reference("c-gcc", Bench::Assoc, 0, 15, 10.0),
+                reference("c-tcc", Bench::Assoc, 0, 20, 20.0),
+                reference("c-gcc", Bench::Assoc, 1, 1010, 20.0),
+                reference("c-tcc", Bench::Assoc, 1, 1020, 40.0),
+                reference("c-gcc", Bench::Assoc, 2, 2010, 20.0),
+                reference("c-tcc", Bench::Assoc, 2, 2020, 40.0),
+            ],
+            ..Default::default()
+        };
+        let host = HostSpeed::of(&stored, None).unwrap();
+        assert_eq!(host.set, ["c-gcc", "c-tcc"]);
+        // Levels: the medians, 20 and 40; the set's level their geomean.
+        let level = host.level(Bench::Assoc).unwrap();
+        assert!((level - (20.0f64 * 40.0).sqrt()).abs() < 1e-9);
+        // Pass 0 ran at half the median time (speed 0.5), passes 1 and 2 at it.
+        let passes = host.passes(testing::SESSION, Bench::Assoc);
+        assert_eq!(passes.len(), 3);
+        assert!((passes[0].speed - 0.5).abs() < 1e-9);
+        // Halfway between passes 0 and 1 (each at the mean of its runs'
+        // middles), the speed is √0.5.
+        let (t0, t1) = (passes[0].t, passes[1].t);
+        let half = (t0 + t1) / 2.0;
+        let mid = host.speed_at(testing::SESSION, Bench::Assoc, half).unwrap();
+        assert!((mid - 0.5f64.sqrt()).abs() < 1e-9, "{mid}");
+        // A 30 s run whose middle is there: 30 / (√0.5 × level).
+        let epoch = chrono::DateTime::parse_from_rfc3339(testing::AT)
+            .unwrap()
+            .timestamp() as f64;
+        let r = run("go", Bench::Assoc, (half - epoch + 15.0) as i64, 30.0);
+        assert_eq!(midpoint(&r), Some(half));
+        let ratio = host.ratio(&r).unwrap();
+        assert!((ratio - 30.0 / (0.5f64.sqrt() * level)).abs() < 1e-9);
+        // After the last pass: the last pass's speed.
+        assert_eq!(
+            host.speed_at(testing::SESSION, Bench::Assoc, t0 + 5000.0),
+            Some(1.0)
+        );
+        // No references for str-comb: no ratio.
+        assert_eq!(host.ratio(&run("go", Bench::StrComb, 500, 3.0)), None);
+        // The drift: the slowest pass over the fastest.
+        assert!((host.drift()[&Bench::Assoc] - 2.0).abs() < 1e-9);
+        // The gate: pass 0 moved 2× against its neighbour, pass 1 not
+        // against pass 2 (its nearer neighbour).
+        let moved = host.moved(0.10);
+        assert_eq!(moved.len(), 1, "{moved:?}");
+        assert_eq!(moved[0].block, 0);
+    }
+
+    /// A reference missing from a pass (it failed there) leaves the pass
+    /// judged by the others, each against its own level.
+    #[test]
+    fn a_pass_is_judged_by_the_references_that_ran_in_it() {
+        let mut failed = reference("c-tcc", Bench::NumComb, 1, 1020, 99.0);
+        failed.status = crate::record::Status::Crashed;
+        let stored = Stored {
+            references: vec![
+                reference("c-gcc", Bench::NumComb, 0, 10, 1.0),
+                reference("c-tcc", Bench::NumComb, 0, 20, 2.0),
+                reference("c-gcc", Bench::NumComb, 1, 1010, 1.5),
+                failed,
+            ],
+            ..Default::default()
+        };
+        let host = HostSpeed::of(&stored, None).unwrap();
+        let p = host.passes(testing::SESSION, Bench::NumComb);
+        // c-gcc's level is 1.25 (median of 1 and 1.5), c-tcc's 2.
+        assert!((p[0].speed - (0.8f64 * 1.0).sqrt()).abs() < 1e-9);
+        assert!((p[1].speed - 1.2).abs() < 1e-9);
+        // Judged by c-tcc alone (compare's --relative-to c-tcc).
+        let tcc = HostSpeed::of(&stored, Some(&["c-tcc".to_string()])).unwrap();
+        assert_eq!(tcc.passes(testing::SESSION, Bench::NumComb).len(), 1);
+    }
+
+    /// A cell's figure is the geometric mean of its warm runs, normalised;
+    /// a row's is the sum of its cells'.
+    #[test]
+    fn a_cell_is_the_geometric_mean_of_its_normalised_warm_runs() {
+        let stored = Stored {
+            references: vec![
+                reference("c-gcc", Bench::Assoc, 0, 10, 10.0),
+                reference("c-gcc", Bench::Assoc, 1, 10_010, 10.0),
+            ],
+            ..Default::default()
+        };
+        let host = HostSpeed::of(&stored, None).unwrap();
+        let mut cold = run("go", Bench::Assoc, 100, 40.0);
+        cold.cache = Some(crate::record::CacheStart::Cold);
+        let warm = |at, wall| {
+            let mut r = run("go", Bench::Assoc, at, wall);
+            r.cache = Some(crate::record::CacheStart::Warm);
+            r
+        };
+        let runs = [cold, warm(2000, 20.0), warm(4000, 5.0)];
+        let n = Normalised::of(&host, runs.iter()).unwrap();
+        assert_eq!(n.runs, 2, "the cold run is the caches' warm-up");
+        assert!((n.mean - 10.0).abs() < 1e-9);
+        assert_eq!((n.lo, n.hi), (5.0, 20.0));
+        let total = Normalised::sum([n, n.over(2.0)]).unwrap();
+        assert!((total.mean - 15.0).abs() < 1e-9);
+        assert!((n.plus_minus() - 1.0).abs() < 1e-9);
+    }
+}
