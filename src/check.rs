@@ -14,9 +14,10 @@ use anyhow::{Context, Result, bail};
 use regex::Regex;
 
 use crate::bench::Bench;
+use crate::cell::{Ended, Program, Verdict};
 use crate::config::{Languages, Variant};
-use crate::spawn::{Exit, Spawner};
-use crate::{step, verify};
+use crate::record::Status;
+use crate::spawn::Spawner;
 
 /// The marker `langbench new` puts in its program stubs.
 pub const STUB_MARKER: &str = "TODO(langbench)";
@@ -275,6 +276,9 @@ fn shown(langs: &Languages, v: &Variant, p: &Path) -> String {
         .to_string()
 }
 
+/// Checks one variant: its entry and stubs, then (when installed) its
+/// version and every CPU program at both [`SIZES`], and what its runs left
+/// in their HOME.
 fn check_variant(
     spawner: &Spawner,
     langs: &Languages,
@@ -282,38 +286,7 @@ fn check_variant(
     opts: &Options,
     found: &mut Findings,
 ) {
-    let file = langs.path.display().to_string();
-    let problem = |file: String, line: usize, what: String, todo: String| Problem {
-        file,
-        line,
-        column: None,
-        variant: v.id.clone(),
-        what,
-        todo,
-    };
-    if v.install.describe() == "no install instructions" {
-        found.problems.push(problem(
-            file.clone(),
-            v.line,
-            "no install instructions".into(),
-            "add install = { apt = [...] } (or npm, pip) or install = { hint = \"...\" }".into(),
-        ));
-    }
-    let mut stubs = false;
-    for (bench, path) in &v.programs {
-        let text = std::fs::read_to_string(path).unwrap_or_default();
-        if let Some(line) = text.lines().position(|l| l.contains(STUB_MARKER)) {
-            stubs = true;
-            found.problems.push(problem(
-                shown(langs, v, path),
-                line + 1,
-                format!("{bench} is still the stub `langbench new` wrote"),
-                format!(
-                    "implement {bench} as the spec says (docs/benchmarks.md, \"{bench}\") and delete the {STUB_MARKER} lines"
-                ),
-            ));
-        }
-    }
+    let stubs = entry_problems(langs, v, found);
     let missing = v.missing();
     if !missing.is_empty() {
         found
@@ -339,51 +312,22 @@ fn check_variant(
             continue;
         }
         ran = true;
-        let caches =
-            crate::state::Caches::of(v, "check", false, spawner.containment.limits.ids).ok();
-        if let Err(e) = step::prepare(spawner, v, bench, opts.timeout, caches.as_ref()) {
-            found.problems.push(problem(
-                file.clone(),
-                v.line,
-                e,
-                "fix `prepare` (it runs once, untimed, before the runs)".into(),
-            ));
-            continue;
-        }
-        let mut right_at = Vec::new();
-        for n in SIZES {
-            match run_program(spawner, v, bench, n, opts.timeout, &mut stray) {
-                Ok(()) => right_at.push(n),
-                Err(wrong) => {
-                    let (what, todo) = match (right_at.first(), wrong) {
-                        (Some(first), Wrong::Output(d)) => (
-                            format!("{bench} is right at N={first} but wrong at N={n}: {d}"),
-                            "compute the answer from N (the first argument); never print a remembered one".to_string(),
-                        ),
-                        (_, Wrong::Format(d)) => (
-                            format!("{bench} at N={n} does not print the spec's format: {d}"),
-                            format!("print exactly {} (plain integers, single spaces, a newline after each line, nothing else)", shape(bench)),
-                        ),
-                        (_, Wrong::Output(d)) => (
-                            format!("{bench} prints a wrong answer at N={n}: {d}"),
-                            format!("compare with `langbench expected {bench} --size {n}` and the spec"),
-                        ),
-                        (_, Wrong::Failed(d)) if v.fails.is_some() => {
-                            declared.get_or_insert(format!("{bench} at N={n}: {}", d.lines().next().unwrap_or("")));
-                            break;
-                        }
-                        (_, Wrong::Failed(d)) => (
-                            format!("{bench} at N={n}: {d}"),
-                            format!("run it by hand: `langbench run --lang {} --bench {bench} --size {n} --runs 1`", v.id),
-                        ),
-                    };
-                    found
-                        .problems
-                        .push(problem(shown(langs, v, path), 1, what, todo));
-                    break;
+        let (file, line, what, todo) =
+            match check_program(spawner, v, bench, opts.timeout, &mut stray) {
+                Ok(()) => continue,
+                Err(Wrong::Declared(first)) => {
+                    declared.get_or_insert(first);
+                    continue;
                 }
-            }
-        }
+                Err(Wrong::Prepare(e)) => (
+                    langs.path.display().to_string(),
+                    v.line,
+                    e,
+                    "fix `prepare` (it runs once, untimed, before the runs)".to_string(),
+                ),
+                Err(Wrong::Run { what, todo }) => (shown(langs, v, path), 1, what, todo),
+            };
+        found.problems.push(problem(v, file, line, what, todo));
     }
     if let Some(p) = stray.problem(langs, v) {
         found.problems.push(p);
@@ -392,7 +336,8 @@ fn check_variant(
     match (&v.fails, declared) {
         (Some(_), Some(first)) if clean => found.failed_as_declared.push((v.id.clone(), first)),
         (Some(why), None) if clean => found.problems.push(problem(
-            file.clone(),
+            v,
+            langs.path.display().to_string(),
             v.line,
             format!("every program ran right, but `fails` says it cannot ({why})"),
             "delete the `fails` line (and what the note says about failing)".into(),
@@ -400,6 +345,49 @@ fn check_variant(
         (None, _) if clean => found.passed.push(v.id.clone()),
         _ => {}
     }
+}
+
+/// A problem of variant `v`.
+fn problem(v: &Variant, file: String, line: usize, what: String, todo: String) -> Problem {
+    Problem {
+        file,
+        line,
+        column: None,
+        variant: v.id.clone(),
+        what,
+        todo,
+    }
+}
+
+/// The entry's own problems: no install instructions, programs that are
+/// still `langbench new`'s stubs (`true` when one is).
+fn entry_problems(langs: &Languages, v: &Variant, found: &mut Findings) -> bool {
+    if v.install.describe() == "no install instructions" {
+        found.problems.push(problem(
+            v,
+            langs.path.display().to_string(),
+            v.line,
+            "no install instructions".into(),
+            "add install = { apt = [...] } (or npm, pip) or install = { hint = \"...\" }".into(),
+        ));
+    }
+    let mut stubs = false;
+    for (bench, path) in &v.programs {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        if let Some(line) = text.lines().position(|l| l.contains(STUB_MARKER)) {
+            stubs = true;
+            found.problems.push(problem(
+                v,
+                shown(langs, v, path),
+                line + 1,
+                format!("{bench} is still the stub `langbench new` wrote"),
+                format!(
+                    "implement {bench} as the spec says (docs/benchmarks.md, \"{bench}\") and delete the {STUB_MARKER} lines"
+                ),
+            ));
+        }
+    }
+    stubs
 }
 
 /// The version every table shows: a probe that prints none (`tclsh
@@ -428,108 +416,151 @@ fn shape(bench: Bench) -> &'static str {
     }
 }
 
+/// Why a program is not right.
 enum Wrong {
-    /// Did not run to a clean exit.
-    Failed(String),
-    /// Printed something that is not the spec's shape.
-    Format(String),
-    /// The right shape, the wrong numbers.
-    Output(String),
+    /// Its `prepare` failed.
+    Prepare(String),
+    /// A run was not `ok`: what was wrong, in `run`'s status words, and
+    /// what to do.
+    Run { what: String, todo: String },
+    /// A run did not finish cleanly, as the variant's `fails` says it
+    /// cannot: the first such run.
+    Declared(String),
 }
 
-/// Builds (if the variant has build steps) and runs one program at size `n`
-/// in a fresh build directory, through the spawner, and checks its output;
-/// then, when it ran sandboxed, adds what it left in its HOME outside its
-/// declared caches to `stray`. Not a measurement: `run` measures; this
-/// only says whether it is right.
-fn run_program(
+/// Prepares one program (its own caches, apart from the measured runs',
+/// keyed by no version) and runs it at every size of [`SIZES`] until one
+/// is not `ok`.
+fn check_program(
     spawner: &Spawner,
     v: &Variant,
     bench: Bench,
-    n: u64,
     timeout: Duration,
     stray: &mut Stray,
 ) -> Result<(), Wrong> {
-    let build = crate::scratch::dir("check")
-        .map_err(|e| Wrong::Failed(format!("cannot create a build directory: {e:#}")))?;
-    let result = run_steps(spawner, v, bench, n, timeout, build.path());
-    let c = &spawner.containment;
-    if c.namespaces && c.isolate {
-        // Every process of the run died with its PID namespace: nothing
-        // writes there any more while it is read.
-        stray.add(&crate::spawn::home_dir_of(build.path()), v);
+    let mut program = Program::new(spawner, v, bench);
+    // Without caches when they cannot be made: its runs start from a fresh
+    // HOME, which is not a problem of the entry's.
+    let _ = program.set_caches("check", false);
+    program
+        .prepare(timeout)
+        .map_err(|e| Wrong::Prepare(e.to_string()))?;
+    let mut right_at = None;
+    for n in SIZES {
+        let (verdict, stdout) = run_program(&program, n, timeout, stray);
+        if verdict.status != Status::Ok {
+            return Err(wrong(v, bench, n, right_at, &verdict, &stdout));
+        }
+        right_at.get_or_insert(n);
     }
-    result
+    Ok(())
 }
 
-fn run_steps(
-    spawner: &Spawner,
+/// What is wrong with a run at size `n` (`right_at`: the first size it was
+/// right at) whose verdict is not `ok`: its status as `run` records it,
+/// the note, and what to do.
+fn wrong(
     v: &Variant,
     bench: Bench,
     n: u64,
-    timeout: Duration,
-    build: &Path,
-) -> Result<(), Wrong> {
-    let vars = crate::config::Vars {
-        n: Some(n),
-        ..step::vars(spawner, v, bench, build).ok_or_else(|| Wrong::Failed("no program".into()))?
+    right_at: Option<u64>,
+    verdict: &Verdict,
+    stdout: &str,
+) -> Wrong {
+    let d = verdict.detail.as_deref().unwrap_or("");
+    let said = format!("{bench} at N={n}: {}", verdict.status);
+    let (what, todo) = match verdict.status {
+        Status::WrongOutput if !spec_format(bench).is_match(stdout) => (
+            format!("{said}, not the spec's format ({d})"),
+            format!(
+                "print exactly {} (plain integers, single spaces, a newline after each line, nothing else)",
+                shape(bench)
+            ),
+        ),
+        Status::WrongOutput => match right_at {
+            Some(first) => (
+                format!("{said}, though right at N={first} ({d})"),
+                "compute the answer from N (the first argument); never print a remembered one"
+                    .to_string(),
+            ),
+            None => (
+                format!("{said} ({d})"),
+                format!("compare with `langbench expected {bench} --size {n}` and the spec"),
+            ),
+        },
+        Status::Escaped => (
+            format!("{said} ({d})"),
+            format!(
+                "run it by hand: `langbench run --lang {} --bench {bench} --size {n} --runs 1`",
+                v.id
+            ),
+        ),
+        // It did not finish cleanly: as declared, or a problem.
+        _ if v.fails.is_some() => {
+            return Wrong::Declared(format!("{said} ({})", d.lines().next().unwrap_or("")));
+        }
+        _ => (
+            format!("{said} ({d})"),
+            format!(
+                "run it by hand: `langbench run --lang {} --bench {bench} --size {n} --runs 1`",
+                v.id
+            ),
+        ),
     };
-    let copy = crate::state::prepared_dir(v, bench);
-    // Its own caches, apart from the measured runs' (keyed by no version).
-    let caches = crate::state::Caches::of(v, "check", false, spawner.containment.limits.ids).ok();
-    let cwd = v.cwd(&vars);
-    let steps = v
-        .build
-        .iter()
-        .map(|t| (t, "build"))
-        .chain([(&v.run, "run")]);
-    for (t, what) in steps {
-        // A contributor's code: contained like every benchmark run.
-        let o = step::Step {
-            variant: v,
-            argv: t.expand(&vars),
-            cwd: &cwd,
-            timeout,
-            cpus: None,
-            scratch: build,
-            program_copy: copy.as_deref(),
-            prepare: None,
-            caches: caches.as_ref(),
+    Wrong::Run { what, todo }
+}
+
+/// The shape of the spec's output for `bench`: plain integers.
+fn spec_format(bench: Bench) -> Regex {
+    let format = match bench {
+        Bench::Assoc => r"\A\d+ \d+ \d+\n\d+ \d+ \d+\n\z",
+        _ => r"\A\d+ \d+ \d+\n\z",
+    };
+    Regex::new(format).expect("valid regex")
+}
+
+/// Builds (if the variant has build steps) and runs one program at size `n`
+/// in a fresh build directory, through the spawner, as `run` does, and
+/// judges it as `run` does; then, when it ran sandboxed, adds what it left
+/// in its HOME outside its declared caches to `stray`. Not a measurement:
+/// `run` measures; this only says whether it is right. The verdict, and
+/// what the run printed.
+fn run_program(
+    program: &Program,
+    n: u64,
+    timeout: Duration,
+    stray: &mut Stray,
+) -> (Verdict, String) {
+    let failed = |detail: String| Verdict {
+        status: Status::Failed,
+        detail: Some(detail),
+    };
+    let build = match crate::scratch::dir("check") {
+        Ok(b) => b,
+        Err(e) => {
+            return (
+                failed(format!("cannot create a build directory: {e:#}")),
+                String::new(),
+            );
         }
-        .execute(spawner)
-        .map_err(|e| Wrong::Failed(format!("cannot start `{}`: {e:#}", t.text)))?;
-        if o.done.timed_out {
-            return Err(Wrong::Failed(format!(
-                "`{}` ({what}) did not finish in {:.0} s",
-                t.text,
-                timeout.as_secs_f64()
-            )));
+    };
+    let result = match program.attempt(n, build.path(), timeout) {
+        Ok(a) => {
+            let stdout = match &a.ended {
+                Ended::Ran(o) => o.stdout.text(),
+                _ => String::new(),
+            };
+            (a.verdict, stdout)
         }
-        if o.done.exit != Exit::Exited(0) {
-            return Err(Wrong::Failed(format!(
-                "`{}` ({what}) ended with {}; {}",
-                t.text,
-                o.done.exit,
-                step::stderr_tail(&o)
-            )));
-        }
-        if what == "run" {
-            let expected = verify::expected(bench, n).unwrap_or_default();
-            if let Err(d) = verify::check(&expected, &o.stdout.bytes, o.stdout.truncated()) {
-                let format = match bench {
-                    Bench::Assoc => r"\A\d+ \d+ \d+\n\d+ \d+ \d+\n\z",
-                    _ => r"\A\d+ \d+ \d+\n\z",
-                };
-                let re = Regex::new(format).expect("valid regex");
-                return Err(if re.is_match(&o.stdout.text()) {
-                    Wrong::Output(d)
-                } else {
-                    Wrong::Format(d)
-                });
-            }
-        }
+        Err(e) => (failed(format!("{e:#}")), String::new()),
+    };
+    let c = &program.spawner.containment;
+    if c.namespaces && c.isolate {
+        // Every process of the run died with its PID namespace: nothing
+        // writes there any more while it is read.
+        stray.add(&crate::spawn::home_dir_of(build.path()), program.variant);
     }
-    Ok(())
+    result
 }
 
 /// What a variant's runs left in their sandboxed HOME outside its declared

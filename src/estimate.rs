@@ -207,10 +207,7 @@ impl Estimator {
 
     /// The runs a cell without a figure is expected to make.
     pub fn fresh_runs(&self) -> u32 {
-        match self.runs {
-            Runs::Fixed(n) => n,
-            Runs::Auto { .. } => Runs::AUTO_MIN,
-        }
+        self.runs.least()
     }
 
     /// The estimate a directory's figure gives.

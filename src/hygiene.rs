@@ -146,6 +146,17 @@ fn steal_ticks() -> Option<(u64, u64)> {
     Some((t.steal.unwrap_or(0), total))
 }
 
+/// How busy the host was around one run (issue #39's quality gates),
+/// stored in its record (`RunRecord::host`).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct HostLoad {
+    /// The 1-minute load average when the run started (`/proc/loadavg`).
+    pub load: f64,
+    /// Of every CPU's time while the run ran, the share the hypervisor
+    /// stole for other guests (`steal` of `/proc/stat`), 0–1.
+    pub steal: f64,
+}
+
 impl LoadWatch {
     /// Starts watching: now's load average and ticks.
     pub fn start() -> LoadWatch {
@@ -156,14 +167,14 @@ impl LoadWatch {
     }
 
     /// What the run met: the load at its start, the share stolen since.
-    pub fn end(self) -> crate::record::HostLoad {
+    pub fn end(self) -> HostLoad {
         let steal = match (self.ticks, steal_ticks()) {
             (Some((s0, t0)), Some((s1, t1))) if t1 > t0 => {
                 s1.saturating_sub(s0) as f64 / (t1 - t0) as f64
             }
             _ => 0.0,
         };
-        crate::record::HostLoad {
+        HostLoad {
             load: (self.load * 100.0).round() / 100.0,
             steal: (steal * 10_000.0).round() / 10_000.0,
         }

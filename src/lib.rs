@@ -2,6 +2,7 @@
 //! run the way `/usr/bin/time` does.
 
 pub mod bench;
+pub mod cell;
 pub mod check;
 pub mod cli;
 pub mod compare;
@@ -30,6 +31,7 @@ pub mod reproduced;
 pub mod resume;
 pub mod rounds;
 pub mod scaffold;
+pub mod schedule;
 pub mod scratch;
 pub mod session;
 pub mod shard;
@@ -44,6 +46,7 @@ pub mod summary;
 #[cfg(test)]
 mod testing;
 pub mod toolchain;
+pub mod toolchain_dir;
 pub mod verify;
 pub mod version_cache;
 pub mod ws;

@@ -119,7 +119,7 @@ fn real_main() -> Result<ExitCode> {
             langbench::store::results_dir(&a.old, "compare: OLD")?;
             langbench::store::results_dir(&a.new, "compare: NEW")?;
             let (langs, out) = (a.languages.load()?, a.out.as_deref());
-            compare::command(&langs, &a.old, &a.new, &a.options(), a.format.into(), out)
+            compare::command(&langs, &a.old, &a.new, &a.options(), a.format, out)
         }
         Command::Merge(a) => {
             for d in &a.dirs {
@@ -141,7 +141,7 @@ fn real_main() -> Result<ExitCode> {
         Command::History(a) => {
             let (langs, out) = (a.languages.load()?, a.out.as_deref());
             let relative_to = a.relative_to.as_deref();
-            history::command(&langs, &a.dirs, relative_to, a.format.into(), out)
+            history::command(&langs, &a.dirs, relative_to, a.format, out)
         }
         Command::Expected(a) => verify::expected_command(a.bench, a.size),
     }

@@ -32,6 +32,8 @@ use std::path::{Path, PathBuf};
 
 use sha1::{Digest, Sha1};
 
+use crate::toolchain_dir::{self, InstallError};
+
 /// Overrides the toolchains directory.
 pub const DIR_ENV: &str = "LANGBENCH_TOOLCHAINS";
 /// An extra Maven repository searched before Maven Central (a company
@@ -426,10 +428,14 @@ pub fn install(
     spec: Spec,
     dry_run: bool,
     spawner: &crate::spawn::Spawner,
-) -> Result<String, String> {
-    validate(spec)?;
+) -> Result<String, InstallError> {
+    validate(spec).map_err(InstallError::Invalid)?;
     let Spec { maven, bin, .. } = spec;
-    let artifacts: Vec<Artifact> = maven.iter().map(|a| a.parse()).collect::<Result<_, _>>()?;
+    let artifacts: Vec<Artifact> = maven
+        .iter()
+        .map(|a| a.parse())
+        .collect::<Result<_, _>>()
+        .map_err(InstallError::Invalid)?;
     let root = toolchains_dir();
     let name = dir_name(spec);
     let home = root.join(&name);
@@ -440,36 +446,18 @@ pub fn install(
             home.display()
         ));
     }
-    let partial = root.join(format!(".partial-{name}-{}", std::process::id()));
     let mut argv = vec!["mvn".to_string()];
-    argv.extend(mvn_args(&partial));
+    argv.extend(mvn_args(&toolchain_dir::partial(&root, &name)));
     eprintln!("$ {}", shell_words::join(&argv));
     if dry_run {
         return Ok(format!("maven: {} -> {}", maven.join(" "), home.display()));
     }
-    std::fs::create_dir_all(&root).map_err(|e| {
-        format!(
-            "cannot create the toolchains directory {}: {e}",
-            root.display()
-        )
-    })?;
-    crate::scratch::remove_dead_partials(&root, &name);
-    let _ = std::fs::remove_dir_all(&partial);
-    let result = build(&artifacts, spec, &partial, &home, &argv, spawner);
-    let result = result.and_then(|count| match std::fs::rename(&partial, &home) {
-        Ok(()) => Ok(count),
-        // Another install finished first: its copy is as good as ours.
-        Err(_) if is_installed(&home, bin) => Ok(count),
-        Err(e) => Err(format!(
-            "cannot move {} to {}: {e}",
-            partial.display(),
-            home.display()
-        )),
-    });
-    if partial.exists() {
-        let _ = std::fs::remove_dir_all(&partial);
-    }
-    let count = result.map_err(|e| format!("{e}; nothing was installed"))?;
+    let count = toolchain_dir::install_whole(
+        &root,
+        &name,
+        |home| is_installed(home, bin),
+        |partial| build(&artifacts, spec, partial, &home, &argv, spawner),
+    )?;
     Ok(format!(
         "maven: {} ({count} jars, checksums verified) -> {} (bin: {launchers})",
         maven.join(" "),

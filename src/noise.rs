@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use crate::record::RunRecord;
+use crate::record::{RunRecord, SessionRecord};
 
 /// How the wall times of a cell's runs spread.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -131,6 +131,32 @@ impl Runs {
     /// The fewest runs before `Auto` may stop.
     pub const AUTO_MIN: u32 = 3;
 
+    /// The runs a session's record says it asked of each cell (its `runs`
+    /// and `runs_auto_cv`, written by [`Runs::stored`]).
+    pub fn of(s: &SessionRecord) -> Runs {
+        match s.runs_auto_cv {
+            Some(cv) => Runs::Auto { cv, max: s.runs },
+            None => Runs::Fixed(s.runs),
+        }
+    }
+
+    /// This policy as a session record stores it: (`runs`, `runs_auto_cv`).
+    pub fn stored(self) -> (u32, Option<f64>) {
+        match self {
+            Runs::Fixed(n) => (n, None),
+            Runs::Auto { cv, max } => (max, Some(cv)),
+        }
+    }
+
+    /// The runs a cell makes when nothing settles it early: N, or `Auto`'s
+    /// minimum (it may stop there).
+    pub fn least(self) -> u32 {
+        match self {
+            Runs::Fixed(n) => n,
+            Runs::Auto { max, .. } => Self::AUTO_MIN.min(max),
+        }
+    }
+
     /// Whether a cell that has made `done` runs has enough; `runs`: its
     /// runs so far (those with figures count toward `auto`'s minimum and
     /// spread, as [`NoiseSample`] counts them).
@@ -219,6 +245,24 @@ mod tests {
         assert!(auto.enough(10, &warm3));
         assert!(Runs::Fixed(3).enough(3, &warm3));
         assert!(!Runs::Fixed(3).enough(2, &warm3));
+    }
+
+    /// A session record holds the policy it ran with, and gives back the
+    /// same one.
+    #[test]
+    fn a_session_record_stores_the_runs_policy_as_it_is() {
+        for runs in [
+            Runs::Fixed(1),
+            Runs::Fixed(3),
+            Runs::Auto { cv: 0.05, max: 10 },
+            Runs::Auto { cv: 0.021, max: 3 },
+        ] {
+            let mut s = testing::session("s");
+            (s.runs, s.runs_auto_cv) = runs.stored();
+            assert_eq!(Runs::of(&s), runs);
+        }
+        assert_eq!(Runs::Fixed(5).least(), 5);
+        assert_eq!(Runs::Auto { cv: 0.05, max: 10 }.least(), Runs::AUTO_MIN);
     }
 
     /// How many runs `--runs auto` makes of a cell whose runs take these

@@ -230,15 +230,10 @@ pub struct RunRecord {
     pub host: Option<HostLoad>,
 }
 
-/// How busy the host was around one run (issue #39's quality gates).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct HostLoad {
-    /// The 1-minute load average when the run started (`/proc/loadavg`).
-    pub load: f64,
-    /// Of every CPU's time while the run ran, the share the hypervisor
-    /// stole for other guests (`steal` of `/proc/stat`), 0–1.
-    pub steal: f64,
-}
+/// How busy the host was around one run: defined beside what measures it
+/// (`hygiene`, as the session's `Hygiene` is), so that `hygiene` needs
+/// nothing of this file.
+pub use crate::hygiene::HostLoad;
 
 /// The identity of what a run ran, so a reader (and `--resume`, and
 /// `compare`) can tell a faster toolchain from a changed program.

@@ -85,14 +85,13 @@ pub fn complete_cells(stored: &Stored, runs: Runs) -> HashSet<(String, Bench)> {
 
 /// Why runs of session `s` cannot be carried on by this session, if so.
 fn differs(s: &SessionRecord, now: &Now) -> Option<String> {
-    let auto_cv = match now.runs {
-        Runs::Auto { cv, .. } => Some(cv),
-        Runs::Fixed(_) => None,
-    };
-    if s.runs != now.runs.max() || s.runs_auto_cv != auto_cv {
-        let was = match s.runs_auto_cv {
-            Some(cv) => format!("--runs auto --max-runs {} (CV {:.1}%)", s.runs, cv * 100.0),
-            None => format!("--runs {}", s.runs),
+    let was = Runs::of(s);
+    if was != now.runs {
+        let was = match was {
+            Runs::Auto { cv, max } => {
+                format!("--runs auto --max-runs {max} (CV {:.1}%)", cv * 100.0)
+            }
+            Runs::Fixed(n) => format!("--runs {n}"),
         };
         return Some(format!("its runs were made with {was}"));
     }

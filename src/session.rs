@@ -7,6 +7,7 @@ use indicatif::ProgressBar;
 
 use crate::config::Variant;
 use crate::machine::Machine;
+use crate::noise::Runs;
 use crate::progress::say;
 use crate::record::{Origin, SCHEMA, SessionRecord, VariantInfo, now_rfc3339};
 use crate::signals::interrupted;
@@ -17,14 +18,13 @@ use crate::toolchain;
 /// What a session record says about how it ran.
 pub struct SessionParams<'a> {
     pub size: String,
-    pub runs: u32,
+    pub runs: Runs,
     pub timeout_s: f64,
     pub command_line: &'a [String],
     /// Appended to the session id (e.g. "-ws").
     pub suffix: &'a str,
     pub shard: Option<String>,
     pub cpus: Option<Vec<usize>>,
-    pub runs_auto_cv: Option<f64>,
     /// Rounds and references (issue #39); `None`: cells one after another.
     pub schedule: Option<crate::record::Schedule>,
 }
@@ -45,6 +45,7 @@ pub fn begin_session(
         params.suffix
     );
     let infos = inspect_toolchains(spawner, variants, pb)?;
+    let (runs, runs_auto_cv) = params.runs.stored();
     pb.set_message("checking how quiet the machine is");
     let hygiene = crate::hygiene::check();
     for w in &hygiene.warnings {
@@ -57,7 +58,7 @@ pub fn begin_session(
         langbench_version: crate::record::langbench_version(),
         command_line: params.command_line.to_vec(),
         size: params.size,
-        runs: params.runs,
+        runs,
         timeout_s: params.timeout_s,
         machine: Machine::detect(),
         variants: infos.clone(),
@@ -65,7 +66,7 @@ pub fn begin_session(
         source: None,
         shard: params.shard,
         cpus: params.cpus,
-        runs_auto_cv: params.runs_auto_cv,
+        runs_auto_cv,
         hygiene: Some(hygiene),
         containment: Some(spawner.containment.describe()),
         tree_measure: Some(spawner.containment.tree_measure().to_string()),

@@ -1,18 +1,17 @@
-//! One command of a variant: the untimed `prepare` commands of a program and
-//! the build and run commands a run measures, each started through the
-//! spawner in its sandbox with Ctrl-C forwarded; and the part of a failed
-//! command's stderr that its note quotes.
+//! One command of a variant (a `prepare`, build or run command), started
+//! through the spawner in its sandbox with Ctrl-C forwarded; and the part
+//! of a failed command's stderr that its note quotes. What commands a run
+//! is made of is [`crate::cell`]'s.
 
 use std::path::Path;
 use std::time::Duration;
 
 use anyhow::Result;
 
-use crate::bench::Bench;
-use crate::config::{Variant, Vars};
+use crate::config::Variant;
 use crate::signals;
 use crate::spawn::proxy::Proxy;
-use crate::spawn::{Exit, Outcome, Spawner};
+use crate::spawn::{Outcome, Spawner};
 use crate::state::Caches;
 
 /// One command of a variant, ready to start.
@@ -76,81 +75,6 @@ impl Step<'_> {
     }
 }
 
-/// The placeholder values for a run of `variant`'s `bench` program with
-/// `build` as its build directory: `{src}` and `{dir}` in the checkout, or
-/// in the variant's private copy for a variant with `prepare`.
-///
-/// `build` is the run's build directory on the host; a sandboxed command
-/// sees it at one path for every run (`Spawner::build_path`), which is the
-/// `{build}` it is given.
-pub fn vars(spawner: &Spawner, variant: &Variant, bench: Bench, build: &Path) -> Option<Vars> {
-    let copy = crate::state::prepared_dir(variant, bench);
-    variant.vars_in(bench, &spawner.build_path(build), copy.as_deref())
-}
-
-/// Runs a variant's untimed `prepare` commands for `bench`, in its private
-/// copy of the program's directory (brought up to date with the checkout
-/// first); `Err` says which one failed and why.
-pub fn prepare(
-    spawner: &Spawner,
-    variant: &Variant,
-    bench: Bench,
-    timeout: Duration,
-    caches: Option<&Caches>,
-) -> Result<(), String> {
-    if variant.prepare.is_empty() {
-        return Ok(());
-    }
-    let dir = crate::scratch::dir("prepare").map_err(|e| format!("{e:#}"))?;
-    let copy = crate::state::prepared_dir(variant, bench).ok_or("no program")?;
-    let checkout = variant
-        .programs
-        .get(&bench)
-        .and_then(|p| p.parent())
-        .ok_or("no program")?;
-    let c = &spawner.containment;
-    let sandboxed = c.namespaces && c.isolate;
-    crate::state::sync_copy(checkout, &copy, c.limits.ids.filter(|_| sandboxed))
-        .map_err(|e| format!("cannot copy {} for prepare: {e:#}", checkout.display()))?;
-    // Root's sandboxed prepare steps reach the registries through the
-    // proxy only; without root none can be made (the step keeps the
-    // host's network, as the session's containment says).
-    let proxy = if sandboxed && c.limits.ids.is_some() {
-        // Its connections count against the step's process bound.
-        Some(Proxy::start(c.limits.max_procs).map_err(|e| format!("prepare: {e}"))?)
-    } else {
-        None
-    };
-    let vars = vars(spawner, variant, bench, dir.path()).ok_or("no program")?;
-    for t in &variant.prepare {
-        let o = Step {
-            variant,
-            argv: t.expand(&vars),
-            cwd: &variant.cwd(&vars),
-            timeout,
-            cpus: None,
-            scratch: dir.path(),
-            program_copy: Some(&copy),
-            prepare: Some(proxy.as_ref()),
-            caches,
-        }
-        .execute(spawner)
-        .map_err(|e| format!("prepare `{}`: {e:#}", t.text))?;
-        if o.done.timed_out {
-            return Err(format!("prepare `{}` timed out", t.text));
-        }
-        if o.done.exit != Exit::Exited(0) {
-            return Err(format!(
-                "prepare `{}` failed ({}); {}",
-                t.text,
-                o.done.exit,
-                stderr_tail(&o)
-            ));
-        }
-    }
-    Ok(())
-}
-
 /// The part of a command's stderr worth a table note: the error line and the
 /// last lines, without terminal colour codes (deno, cargo and others colour
 /// their errors even into a pipe).
@@ -185,7 +109,7 @@ pub fn stderr_tail(o: &Outcome) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spawn::{Captured, Done};
+    use crate::spawn::{Captured, Done, Exit};
 
     fn outcome(stderr: &str) -> Outcome {
         Outcome {

@@ -155,10 +155,30 @@ fn busy(o: &crate::spawn::Outcome) -> bool {
 }
 
 /// What `toolchains install` did for one variant.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct InstallResult {
     pub id: String,
-    pub outcome: Result<String, String>,
+    pub outcome: Result<String, NotInstalled>,
+}
+
+/// Why `toolchains install` did not install a variant's toolchain.
+#[derive(Debug, thiserror::Error)]
+pub enum NotInstalled {
+    /// No registry here provides it: expected, `list` shows its hint.
+    #[error("no registry here provides it: {0}")]
+    NotProvided(String),
+    /// A package manager failed, or the toolchain is still missing after.
+    #[error("{0}")]
+    Failed(String),
+    /// Its Maven or dist toolchain.
+    #[error(transparent)]
+    Toolchain(#[from] crate::toolchain_dir::InstallError),
+}
+
+impl From<String> for NotInstalled {
+    fn from(why: String) -> Self {
+        NotInstalled::Failed(why)
+    }
 }
 
 fn sh(program: &str, args: &[String], dry_run: bool) -> Result<(), String> {
@@ -248,7 +268,7 @@ pub fn install(variants: &[&Variant], dry_run: bool, spawner: &Spawner) -> Vec<I
         .iter()
         .map(|v| {
             let mut done = Vec::new();
-            let result = (|| -> Result<(), String> {
+            let result = (|| -> Result<(), NotInstalled> {
                 let missing_apt: Vec<String> = apt_packages(v)
                     .into_iter()
                     .filter(|p| !dry_run && !dpkg_installed(p))
@@ -288,10 +308,7 @@ pub fn install(variants: &[&Variant], dry_run: bool, spawner: &Spawner) -> Vec<I
                     done.push(crate::dist::install(spec, dry_run)?);
                 }
                 if !v.install.is_installable() {
-                    return Err(format!(
-                        "no registry here provides it: {}",
-                        v.install.describe()
-                    ));
+                    return Err(NotInstalled::NotProvided(v.install.describe()));
                 }
                 Ok(())
             })();
@@ -299,11 +316,11 @@ pub fn install(variants: &[&Variant], dry_run: bool, spawner: &Spawner) -> Vec<I
                 id: v.id.clone(),
                 outcome: result.and_then(|_| match v.missing() {
                     m if m.is_empty() || dry_run => Ok(done.join("; ")),
-                    m => Err(format!(
+                    m => Err(NotInstalled::Failed(format!(
                         "installed {} but still missing {}",
                         done.join("; "),
                         m.join(", ")
-                    )),
+                    ))),
                 }),
             }
         })
@@ -379,13 +396,13 @@ pub fn install_command(
 ) -> ExitCode {
     let results = install(variants, dry_run, spawner);
     let mut failed = 0;
-    for (r, v) in results.iter().zip(variants) {
+    for r in &results {
         match &r.outcome {
             // What an install did or why it failed quotes the entry's
             // hint and the tools' output: inert (src/inert.rs).
             Ok(what) => eprintln!("ok      {:<28} {}", r.id, crate::inert::text(what)),
             // Expected: no registry here has it; `list` shows the hint.
-            Err(e) if !v.install.is_installable() => {
+            Err(e @ NotInstalled::NotProvided(_)) => {
                 eprintln!(
                     "n/a     {:<28} {}",
                     r.id,

@@ -271,7 +271,7 @@ fn row04_package_names_that_are_options_urls_or_paths_are_refused() {
 /// languages file's directory fails, and installs nothing.
 #[test]
 fn row04_maven_setup_commands_run_in_the_sandbox() {
-    let (repo, _server) = tiny_maven_repository();
+    let repo = tiny_maven_repository();
     let toml = r#"
 [variant.tiny]
 language = "Sh"
@@ -311,9 +311,8 @@ setup = ["sh -c 'echo ok > {home}/built; echo x > {root}/pwned-by-setup'"]
 
 /// A Maven repository on 127.0.0.1 holding one artifact with a right
 /// checksum (`langbench.test:tiny:1.0`).
-fn tiny_maven_repository() -> (String, std::thread::JoinHandle<()>) {
+fn tiny_maven_repository() -> String {
     use sha1::{Digest, Sha1};
-    use std::io::{BufRead, BufReader, Write};
     let pom = b"<?xml version=\"1.0\"?>\n<project xmlns=\"http://maven.apache.org/POM/4.0.0\"><modelVersion>4.0.0</modelVersion>\
 <groupId>langbench.test</groupId><artifactId>tiny</artifactId><version>1.0</version></project>\n"
         .to_vec();
@@ -326,49 +325,13 @@ fn tiny_maven_repository() -> (String, std::thread::JoinHandle<()>) {
             .into_bytes()
     };
     let base = "/langbench/test/tiny/1.0/tiny-1.0";
-    let files = [
+    let files = vec![
         (format!("{base}.pom"), pom.clone()),
         (format!("{base}.pom.sha1"), hex(&pom)),
         (format!("{base}.jar"), jar.clone()),
         (format!("{base}.jar.sha1"), hex(&jar)),
     ];
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let server = std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut line = String::new();
-            if reader.read_line(&mut line).is_err() {
-                continue;
-            }
-            let mut h = String::new();
-            while reader.read_line(&mut h).is_ok_and(|n| n > 2) {
-                h.clear();
-            }
-            let mut words = line.split_whitespace();
-            let (method, path) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
-            let mut stream = stream;
-            match files.iter().find(|(p, _)| p == path) {
-                Some((_, body)) => {
-                    let _ = write!(
-                        stream,
-                        "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                        body.len()
-                    );
-                    if method == "GET" {
-                        let _ = stream.write_all(body);
-                    }
-                }
-                None => {
-                    let _ = write!(
-                        stream,
-                        "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-                    );
-                }
-            }
-        }
-    });
-    (format!("http://127.0.0.1:{port}/"), server)
+    format!("{}/", serve_http(|_| files).0)
 }
 
 /// Row 5: host services on unix sockets are out of reach: socket files

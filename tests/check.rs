@@ -163,12 +163,12 @@ fn a_wrong_output_and_a_wrong_format_fail() {
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let out = stdout(&o);
     assert!(
-        out.contains("programs/num-comb/wrong.sh:1: sh-wrong: num-comb prints a wrong answer at N=1000: expected \"0 1 1000\\n\", got \"1 1 1000\\n\"; compare with `langbench expected num-comb --size 1000`"),
+        out.contains("programs/num-comb/wrong.sh:1: sh-wrong: num-comb at N=1000: wrong-output (expected \"0 1 1000\\n\", got \"1 1 1000\\n\"); compare with `langbench expected num-comb --size 1000`"),
         "{}",
         text(&o)
     );
     assert!(
-        out.contains("programs/str-comb/chatty.sh:1: sh-wrong: str-comb at N=1000 does not print the spec's format"),
+        out.contains("programs/str-comb/chatty.sh:1: sh-wrong: str-comb at N=1000: wrong-output, not the spec's format ("),
         "{}",
         text(&o)
     );
@@ -186,7 +186,8 @@ fn a_hard_coded_answer_fails_at_the_second_size() {
     let o = run_in(f.path(), &["check", "sh-cheat"]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(
-        stdout(&o).contains("sh-cheat: num-comb is right at N=1000 but wrong at N=12345"),
+        stdout(&o)
+            .contains("sh-cheat: num-comb at N=12345: wrong-output, though right at N=1000 ("),
         "{}",
         text(&o)
     );
@@ -267,7 +268,7 @@ fn new_then_check_fails_on_the_stub_and_passes_when_implemented() {
         text(&o)
     );
     // The stubs print the right shape: what fails is the answer, not the format.
-    assert!(out.contains("sh-new: assoc prints a wrong answer at N=1000: expected \"554 554 251\\n5441 4814 1641\\n\", got \"0 0 0\\n0 0 0\\n\""), "{}", text(&o));
+    assert!(out.contains("sh-new: assoc at N=1000: wrong-output (expected \"554 554 251\\n5441 4814 1641\\n\", got \"0 0 0\\n0 0 0\\n\")"), "{}", text(&o));
 
     // Implemented (num-comb and str-comb for real; assoc answered from the
     // reference, which is what langbench itself computes, keeping its
@@ -912,7 +913,7 @@ fn fails_as_declared_and_a_stale_fails_is_a_problem() {
     let o = run_in(f.path(), &["check", "sh-es5"]);
     assert!(o.status.success(), "{}", text(&o));
     assert!(
-        stdout(&o).contains("fails as declared: sh-es5: num-comb at N=1000")
+        stdout(&o).contains("fails as declared: sh-es5: num-comb at N=1000: failed (exit")
             && stdout(&o).contains("SyntaxError: let"),
         "{}",
         text(&o)

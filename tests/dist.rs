@@ -5,60 +5,14 @@
 //! nothing, a changed table's old directory is pruned; a wrong checksum, a
 //! hostile archive and hostile specs install nothing and run nothing.
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpListener;
+use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 
 use sha2::Digest;
 
 use crate::util::*;
-
-/// A static HTTP server on 127.0.0.1: `files(base)` (path → body, `base`
-/// being its own URL, so metadata can point at its archives) answered to
-/// GET, 404 otherwise; counts the requests.
-fn serve(files: impl FnOnce(&str) -> Vec<(String, Vec<u8>)>) -> (String, Arc<AtomicUsize>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
-    let files = files(&base);
-    let count = Arc::new(AtomicUsize::new(0));
-    let seen = count.clone();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            seen.fetch_add(1, Ordering::SeqCst);
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut line = String::new();
-            if reader.read_line(&mut line).is_err() {
-                continue;
-            }
-            let mut h = String::new();
-            while reader.read_line(&mut h).is_ok_and(|n| n > 2) {
-                h.clear();
-            }
-            let path = line.split_whitespace().nth(1).unwrap_or("").to_string();
-            let mut stream = stream;
-            match files.iter().find(|(p, _)| *p == path) {
-                Some((_, body)) => {
-                    let _ = write!(
-                        stream,
-                        "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                        body.len()
-                    );
-                    let _ = stream.write_all(body);
-                }
-                None => {
-                    let _ = write!(
-                        stream,
-                        "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-                    );
-                }
-            }
-        }
-    });
-    (base, count)
-}
 
 /// An npm tarball: `package/<path>` for each (path, body, mode); a path
 /// is written raw (a hostile `../` included).
@@ -184,7 +138,7 @@ fn a_dist_toolchain_installs_with_checksums_runs_in_the_sandbox_once_and_is_prun
             0o644,
         ),
     ]);
-    let (base, requests) = serve(|b| registry(b, &tarball, None, &whl));
+    let (base, requests) = serve_http(|b| registry(b, &tarball, None, &whl));
     // The program fails unless both launchers work inside the sandbox.
     let program = format!("tool | grep -q 'tool ran with root /' || exit 3\necho '{answer}'\n");
     let f = Fixture::new(ENTRY, &[("nc.sh", &program)]);
@@ -322,7 +276,7 @@ fn a_wrong_checksum_or_a_hostile_archive_installs_nothing() {
         )
     };
     // The registry claims another file's digest: the download is refused.
-    let (base, _) = serve(|b| registry(b, &tarball, Some(sha512_integrity(b"other")), &whl));
+    let (base, _) = serve_http(|b| registry(b, &tarball, Some(sha512_integrity(b"other")), &whl));
     let o = install(&base);
     let out = text(&o);
     assert_eq!(o.status.code(), Some(1), "{out}");
@@ -342,7 +296,7 @@ fn a_wrong_checksum_or_a_hostile_archive_installs_nothing() {
         ("../../escaped", b"pwned", 0o755),
         ("bin/rt", RUNTIME, 0o755),
     ]);
-    let (base, _) = serve(|b| registry(b, &hostile, None, &whl));
+    let (base, _) = serve_http(|b| registry(b, &hostile, None, &whl));
     let o = install(&base);
     let out = text(&o);
     assert_eq!(o.status.code(), Some(1), "{out}");
@@ -360,7 +314,7 @@ fn a_wrong_checksum_or_a_hostile_archive_installs_nothing() {
 /// runs on the host (a launcher command is never run by the install).
 #[test]
 fn hostile_dist_specs_are_refused_with_the_line_and_nothing_runs() {
-    let (base, requests) = serve(|_| Vec::new());
+    let (base, requests) = serve_http(|_| Vec::new());
     let mark = tempfile::tempdir().unwrap();
     let pwned = mark.path().join("pwned");
     let p = pwned.display();
@@ -428,7 +382,7 @@ fn hostile_dist_specs_are_refused_with_the_line_and_nothing_runs() {
     );
     let tarball = tgz(&[("bin/rt", RUNTIME, 0o755)]);
     let whl = wheel(&[("tool.sh", b"echo tool\n", 0o644)]);
-    let (base, _) = serve(|b| registry(b, &tarball, None, &whl));
+    let (base, _) = serve_http(|b| registry(b, &tarball, None, &whl));
     let f = Fixture::new(
         &ENTRY.replace(
             "/bin/sh {home}/fake-tool/tool.sh {root}",

@@ -6,8 +6,7 @@
 //! repository and `user.home` (MAVEN_OPTS, util::maven_opts), so every jar
 //! is really downloaded and checked, and ~/.m2 is neither read nor written.
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpListener;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -209,49 +208,6 @@ fn a_maven_toolchain_installs_with_its_dependencies_runs_in_the_sandbox_and_inst
     assert!(!text(&install()).contains("note:"));
 }
 
-/// A static Maven repository on 127.0.0.1, serving `files` (path → bytes)
-/// to GET and HEAD, 404 otherwise; one connection at a time.
-fn serve(files: Vec<(String, Vec<u8>)>) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut line = String::new();
-            if reader.read_line(&mut line).is_err() {
-                continue;
-            }
-            // Skip the headers.
-            let mut h = String::new();
-            while reader.read_line(&mut h).is_ok_and(|n| n > 2) {
-                h.clear();
-            }
-            let mut words = line.split_whitespace();
-            let (method, path) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
-            let mut stream = stream;
-            match files.iter().find(|(p, _)| p == path) {
-                Some((_, body)) => {
-                    let _ = write!(
-                        stream,
-                        "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                        body.len()
-                    );
-                    if method == "GET" {
-                        let _ = stream.write_all(body);
-                    }
-                }
-                None => {
-                    let _ = write!(
-                        stream,
-                        "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-                    );
-                }
-            }
-        }
-    });
-    format!("http://127.0.0.1:{port}/")
-}
-
 #[test]
 fn a_checksum_mismatch_is_named_and_installs_nothing() {
     let pom = b"<?xml version=\"1.0\"?>\n<project xmlns=\"http://maven.apache.org/POM/4.0.0\"><modelVersion>4.0.0</modelVersion>\
@@ -270,7 +226,7 @@ fn a_checksum_mismatch_is_named_and_installs_nothing() {
         String::from_utf8_lossy(&o.stdout)[..40].to_string()
     };
     let base = "/langbench/test/tiny/1.0/tiny-1.0";
-    let repo = serve(vec![
+    let files = vec![
         (format!("{base}.pom"), pom.clone()),
         (format!("{base}.pom.sha1"), pom_sha1.into_bytes()),
         (
@@ -281,7 +237,8 @@ fn a_checksum_mismatch_is_named_and_installs_nothing() {
             format!("{base}.jar.sha1"),
             b"0000000000000000000000000000000000000000".to_vec(),
         ),
-    ]);
+    ];
+    let repo = format!("{}/", serve_http(|_| files).0);
     let toml = r#"
 [variant.tiny]
 language = "Sh"

@@ -442,6 +442,62 @@ pub fn assert_nothing_left(marker: &str) {
     }
 }
 
+/// A static HTTP server on 127.0.0.1 (a real socket, real HTTP/1.1, one
+/// connection at a time) for the fake registries of the install tests
+/// (Maven repositories, npm, PyPI): `files(base)` are its paths and bodies,
+/// `base` being its own URL (`http://127.0.0.1:PORT`, so metadata can
+/// point at its archives). A known path is answered 200 (its body to GET
+/// only, so HEAD gets the headers), any other 404. Returns `base` and the
+/// count of requests it got.
+pub fn serve_http(
+    files: impl FnOnce(&str) -> Vec<(String, Vec<u8>)>,
+) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::{BufRead, BufReader, Write};
+    use std::sync::atomic::Ordering;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+    let files = files(&base);
+    let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = count.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            seen.fetch_add(1, Ordering::SeqCst);
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut line = String::new();
+            if reader.read_line(&mut line).is_err() {
+                continue;
+            }
+            // Skip the headers.
+            let mut h = String::new();
+            while reader.read_line(&mut h).is_ok_and(|n| n > 2) {
+                h.clear();
+            }
+            let mut words = line.split_whitespace();
+            let (method, path) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+            let mut stream = stream;
+            match files.iter().find(|(p, _)| p == path) {
+                Some((_, body)) => {
+                    let _ = write!(
+                        stream,
+                        "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                        body.len()
+                    );
+                    if method == "GET" {
+                        let _ = stream.write_all(body);
+                    }
+                }
+                None => {
+                    let _ = write!(
+                        stream,
+                        "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                    );
+                }
+            }
+        }
+    });
+    (base, count)
+}
+
 /// A root-only helper (`python3 -c REFUSE_USERNS EXE ARGS...`) that runs
 /// EXE as `nobody` inside a user namespace whose user.max_user_namespaces
 /// is 0: the kernel then refuses EXE any namespace of its own, as where

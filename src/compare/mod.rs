@@ -41,14 +41,6 @@ use crate::config::Languages;
 use edition::{Edition, Options};
 use table::compare;
 
-/// What `compare` prints.
-#[derive(Clone, Copy)]
-pub enum Format {
-    Terminal,
-    Markdown,
-    Csv,
-}
-
 /// `langbench compare OLD NEW`: the comparison printed in `format`, and
 /// with `out` also written there in every format.
 pub fn command(
@@ -56,16 +48,11 @@ pub fn command(
     old: &Path,
     new: &Path,
     opts: &Options,
-    format: Format,
+    format: crate::export::format::Format,
     out: Option<&Path>,
 ) -> Result<std::process::ExitCode> {
-    use crate::export::{Exporter, csv::Csv, markdown::Markdown, terminal};
     let doc = compare(langs, &Edition::load(old)?, &Edition::load(new)?, opts)?;
-    match format {
-        Format::Terminal => print!("{}", terminal::document(&doc)),
-        Format::Markdown => print!("{}", String::from_utf8_lossy(&Markdown.render(&doc)?)),
-        Format::Csv => print!("{}", String::from_utf8_lossy(&Csv.render(&doc)?)),
-    }
+    print!("{}", format.text(&doc)?);
     if let Some(out) = out {
         // Created, and refused if reached through a link or holding one,
         // before anything is written (src/store.rs).

@@ -6,6 +6,7 @@
 //! trait (a terminal has a width, a chart is one of a document's several).
 
 pub mod csv;
+pub mod format;
 pub mod html;
 pub mod markdown;
 pub mod svg;

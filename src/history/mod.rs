@@ -20,35 +20,22 @@ use crate::config::Languages;
 
 use table::document;
 
-/// What `history` prints.
-#[derive(Clone, Copy)]
-pub enum Format {
-    Terminal,
-    Markdown,
-    Csv,
-}
-
 /// `langbench history DIR...`: the history printed in `format`, and with
 /// `out` also written there in every format, with what it was built from.
 pub fn command(
     langs: &Languages,
     dirs: &[PathBuf],
     relative_to: Option<&str>,
-    format: Format,
+    format: crate::export::format::Format,
     out: Option<&Path>,
 ) -> Result<std::process::ExitCode> {
-    use crate::export::{Exporter, csv::Csv, markdown::Markdown, terminal};
     let editions = dirs
         .iter()
         .map(|d| Edition::load(d))
         .collect::<Result<Vec<_>>>()?;
     let refs: Vec<&Edition> = editions.iter().collect();
     let doc = document(langs, &refs, relative_to)?;
-    match format {
-        Format::Terminal => print!("{}", terminal::document(&doc)),
-        Format::Markdown => print!("{}", String::from_utf8_lossy(&Markdown.render(&doc)?)),
-        Format::Csv => print!("{}", String::from_utf8_lossy(&Csv.render(&doc)?)),
-    }
+    print!("{}", format.text(&doc)?);
     if let Some(out) = out {
         // Created, and refused if reached through a link or holding one,
         // before anything is written (src/store.rs).

@@ -30,6 +30,11 @@ pub(crate) fn events_to(fd: i32) {
     EVENTS_TO.store(fd, Ordering::Relaxed);
 }
 
+/// The agent's arguments: what it runs and how it contains it. Written
+/// by langbench ([`Args::to_argv`], after `__spawn`) and read by the agent
+/// ([`parse`]) here, in one place, so the two sides cannot drift apart
+/// (the round trip is tested over every field).
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Args {
     pub cpus: Vec<usize>,
     pub timeout_ms: u64,
@@ -96,6 +101,98 @@ pub(crate) struct Args {
     pub netns: Option<PathBuf>,
 }
 
+impl Args {
+    /// The command line that [`parse`] reads back as these arguments (the
+    /// flags in the order the agent's work needs none of; `here` is never
+    /// on a command line).
+    pub(crate) fn to_argv(&self) -> Vec<OsString> {
+        let mut a: Vec<OsString> = Vec::new();
+        let mut arg = |s: &dyn AsRef<std::ffi::OsStr>| a.push(s.as_ref().to_os_string());
+        arg(&"--timeout-ms");
+        arg(&self.timeout_ms.to_string());
+        arg(&"--grace-ms");
+        arg(&self.grace_ms.to_string());
+        arg(&"--parent");
+        arg(&self.parent.to_string());
+        if !self.cpus.is_empty() {
+            let list: Vec<String> = self.cpus.iter().map(|c| c.to_string()).collect();
+            arg(&"--cpus");
+            arg(&list.join(","));
+        }
+        for (flag, on) in [
+            ("--contain", self.contain),
+            ("--isolate", self.isolate),
+            ("--net", self.net),
+        ] {
+            if on {
+                arg(&flag);
+            }
+        }
+        if let Some(procs) = &self.cgroup_procs {
+            arg(&"--cgroup-procs");
+            arg(procs);
+        }
+        if let Some((uid, gid)) = self.ids {
+            arg(&"--ids");
+            arg(&uid.to_string());
+            arg(&gid.to_string());
+        }
+        for (flag, value) in [
+            ("--mem-kb", self.mem_kb),
+            ("--tmpfs-kb", self.tmpfs_kb),
+            ("--max-procs", self.max_procs),
+            ("--disk-kb", self.disk_kb),
+        ] {
+            if value != 0 {
+                arg(&flag);
+                arg(&value.to_string());
+            }
+        }
+        for (flag, paths) in [
+            ("--rw", &self.rw),
+            ("--watch", &self.watch),
+            ("--ro", &self.ro),
+            ("--hide", &self.hide),
+            ("--mask", &self.masks),
+        ] {
+            for p in paths {
+                arg(&flag);
+                arg(p);
+            }
+        }
+        for (flag, pairs) in [("--bind", &self.binds), ("--ro-bind", &self.ro_binds)] {
+            for (src, dst) in pairs {
+                arg(&flag);
+                arg(src);
+                arg(dst);
+            }
+        }
+        for (flag, path) in [
+            ("--netns", &self.netns),
+            ("--home", &self.home),
+            ("--home-dir", &self.home_dir),
+            ("--cwd", &self.cwd),
+            ("--real-home", &self.real_home),
+        ] {
+            if let Some(p) = path {
+                arg(&flag);
+                arg(p);
+            }
+        }
+        for e in &self.setenv {
+            arg(&"--setenv");
+            arg(&std::ffi::OsStr::from_bytes(e.as_bytes()));
+        }
+        arg(&"--");
+        for s in &self.argv {
+            arg(&std::ffi::OsStr::from_bytes(s.as_bytes()));
+        }
+        a
+    }
+}
+
+/// The agent's arguments from its command line (after `__spawn`), as
+/// [`Args::to_argv`] writes them.
 pub(crate) fn parse(args: &[OsString]) -> Result<Args, String> {
     let mut timeout_ms = 0;
     let mut grace_ms = 2000;
@@ -398,8 +495,9 @@ pub(crate) fn no_child() -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::parse;
-    use std::ffi::OsString;
+    use super::{Args, parse};
+    use std::ffi::{CString, OsString};
+    use std::path::PathBuf;
 
     fn args(a: &[&str]) -> Vec<OsString> {
         a.iter().map(OsString::from).collect()
@@ -417,5 +515,79 @@ mod tests {
                 "--cpus {bad:?}: {e:?}"
             );
         }
+    }
+
+    /// Every field written is read back as it was: the two sides of the
+    /// agent's command line are one codec. (A new field is a compile error
+    /// here until the test sets it.)
+    #[test]
+    fn the_agent_reads_back_every_argument_langbench_writes() {
+        let p = |s: &str| PathBuf::from(s);
+        let c = |s: &str| CString::new(s).unwrap();
+        let every = Args {
+            cpus: vec![0, 3],
+            timeout_ms: 299_999,
+            grace_ms: 5000,
+            parent: 4242,
+            argv: vec![c("sh"), c("-c"), c("echo --rw x -- y"), c("")],
+            contain: true,
+            isolate: true,
+            net: true,
+            rw: vec![p("/tmp/build-1"), p("/var/a b")],
+            ro: vec![p("/work/x"), p("/tmp/build")],
+            hide: vec![p("/results")],
+            masks: vec![p("/root/.cache/langbench"), p("/m2")],
+            home: Some(p("/tmp/home")),
+            real_home: Some(p("/root")),
+            home_dir: Some(p("/tmp/build-1/.home")),
+            cwd: Some(p("/tmp/build")),
+            mem_kb: 1 << 20,
+            cgroup_procs: Some(p("/sys/fs/cgroup/lb/run-1/cgroup.procs")),
+            setenv: vec![c("GOFLAGS=-mod=mod"), c("EMPTY=")],
+            here: false,
+            ids: Some((65534, 65533)),
+            tmpfs_kb: 2 << 20,
+            binds: vec![
+                (p("/c/home/.cache/go"), p("/tmp/home/.cache/go")),
+                (p("/b"), p("/tmp/build")),
+            ],
+            ro_binds: vec![(p("/root/.sdkman"), p("/tmp/home/.sdkman"))],
+            max_procs: 4096,
+            disk_kb: 4 << 20,
+            watch: vec![p("/tmp/build-1"), p("/c/home/.cache/go")],
+            netns: Some(p("/proc/77/ns/net")),
+        };
+        assert_eq!(parse(&every.to_argv()).unwrap(), every);
+        // The fewest: no containment, no bounds, the defaults.
+        let least = Args {
+            cpus: Vec::new(),
+            contain: false,
+            isolate: false,
+            net: false,
+            rw: Vec::new(),
+            ro: Vec::new(),
+            hide: Vec::new(),
+            masks: Vec::new(),
+            home: None,
+            real_home: None,
+            home_dir: None,
+            cwd: None,
+            mem_kb: 0,
+            cgroup_procs: None,
+            setenv: Vec::new(),
+            ids: None,
+            tmpfs_kb: 0,
+            binds: Vec::new(),
+            ro_binds: Vec::new(),
+            max_procs: 0,
+            disk_kb: 0,
+            watch: Vec::new(),
+            netns: None,
+            timeout_ms: 0,
+            grace_ms: 0,
+            parent: 0,
+            ..every.clone()
+        };
+        assert_eq!(parse(&least.to_argv()).unwrap(), least);
     }
 }

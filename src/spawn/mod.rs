@@ -18,7 +18,7 @@ pub mod procstat;
 pub mod proxy;
 pub mod refusal;
 
-use std::ffi::OsString;
+use std::ffi::CString;
 use std::io::{BufRead, BufReader, Read};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
@@ -452,8 +452,11 @@ impl Spawner {
         };
         let procs = run_cgroup.as_ref().map(|r| r.procs());
         let mut cmd = Command::new(&self.exe);
-        cmd.arg(AGENT_ARG)
-            .args(agent_args(c, req, std::process::id(), procs.as_deref()));
+        cmd.arg(AGENT_ARG).args(
+            agent_args(c, req, std::process::id(), procs.as_deref())
+                .map_err(|e| anyhow!("{e}"))?
+                .to_argv(),
+        );
         if let (true, Some(sb)) = (c.namespaces, &req.sandbox) {
             // The documented clean environment.
             cmd.env_clear()
@@ -551,131 +554,107 @@ impl Spawner {
     }
 }
 
-/// The agent's command line (after `__spawn`) for `req`: what it runs and
-/// how it contains it. `parent` is langbench's pid (the agent dies with it).
+/// The agent's arguments for `req`: what it runs and how it contains it.
+/// `parent` is langbench's pid (the agent dies with it). `Err`: an
+/// argument holds a NUL byte.
 fn agent_args(
     c: &Containment,
     req: &Request,
     parent: u32,
     cgroup_procs: Option<&Path>,
-) -> Vec<OsString> {
-    let mut a: Vec<OsString> = Vec::new();
-    let mut arg = |s: &dyn AsRef<std::ffi::OsStr>| a.push(s.as_ref().to_os_string());
-    arg(&"--timeout-ms");
-    arg(&req
-        .timeout
-        .map_or(0, |t| t.as_millis().max(1) as u64)
-        .to_string());
-    arg(&"--grace-ms");
-    arg(&req.grace.as_millis().to_string());
-    arg(&"--parent");
-    arg(&parent.to_string());
-    if let Some(cpus) = &req.cpus {
-        let list: Vec<String> = cpus.iter().map(|c| c.to_string()).collect();
-        arg(&"--cpus");
-        arg(&list.join(","));
-    }
+) -> Result<kit::Args, String> {
+    let cstring = |s: &[u8]| CString::new(s).map_err(|_| "NUL in argument".to_string());
+    let mut a = kit::Args {
+        cpus: req.cpus.clone().unwrap_or_default(),
+        timeout_ms: req.timeout.map_or(0, |t| t.as_millis().max(1) as u64),
+        grace_ms: req.grace.as_millis() as u64,
+        parent: parent as i32,
+        argv: req
+            .argv
+            .iter()
+            .map(|s| cstring(s.as_bytes()))
+            .collect::<Result<_, _>>()?,
+        contain: c.namespaces,
+        isolate: false,
+        net: false,
+        rw: Vec::new(),
+        ro: Vec::new(),
+        hide: Vec::new(),
+        masks: Vec::new(),
+        home: None,
+        real_home: None,
+        home_dir: None,
+        cwd: None,
+        mem_kb: 0,
+        cgroup_procs: None,
+        // Only the command gets the entry's environment, not the agent
+        // or init.
+        setenv: match c.namespaces {
+            true => req
+                .env
+                .iter()
+                .map(|(k, v)| cstring(format!("{k}={v}").as_bytes()))
+                .collect::<Result<_, _>>()?,
+            false => Vec::new(),
+        },
+        here: false,
+        ids: None,
+        tmpfs_kb: 0,
+        binds: Vec::new(),
+        ro_binds: Vec::new(),
+        max_procs: 0,
+        disk_kb: 0,
+        watch: Vec::new(),
+        netns: None,
+    };
     if c.namespaces {
-        arg(&"--contain");
-        if let Some(procs) = cgroup_procs {
-            arg(&"--cgroup-procs");
-            arg(&procs);
-        }
+        a.cgroup_procs = cgroup_procs.map(Path::to_path_buf);
         // With a memory controller the cgroup enforces the limit itself.
         let cg_memory = c.cgroup.as_ref().is_some_and(|cg| cg.memory);
         if let (Some(kb), false) = (c.memory_limit_kb, cg_memory) {
-            arg(&"--mem-kb");
-            arg(&kb.to_string());
+            a.mem_kb = kb;
         }
     }
     if let (true, Some(sb)) = (c.namespaces, &req.sandbox) {
-        arg(&"--isolate");
-        if sb.network {
-            arg(&"--net");
-        }
-        let l = &c.limits;
-        if let Some((uid, gid)) = l.ids {
-            arg(&"--ids");
-            arg(&uid.to_string());
-            arg(&gid.to_string());
-        }
-        for (flag, value) in [
-            ("--tmpfs-kb", l.tmpfs_kb),
-            ("--max-procs", l.max_procs),
-            ("--disk-kb", l.disk_kb),
-        ] {
-            arg(&flag);
-            arg(&value.to_string());
-        }
-        if let Some(ns) = &sb.netns {
-            arg(&"--netns");
-            arg(ns);
-        }
-        for w in &sb.writable {
-            // init opens it following no link: the path langbench named,
-            // its parent made canonical (the directory itself is the
-            // command's, never resolved here).
-            let w = &canonical_parent(w);
-            arg(&"--rw");
-            arg(w);
-            arg(&"--watch");
-            arg(w);
-        }
-        for (src, dst) in &sb.caches {
-            arg(&"--bind");
-            arg(src);
-            arg(dst);
-            arg(&"--watch");
-            arg(src);
-        }
-        for (src, dst) in &sb.home_dirs {
-            arg(&"--ro-bind");
-            arg(src);
-            arg(dst);
-        }
-        for r in &sb.readable {
-            if !sb.writable.contains(r) {
-                arg(&"--ro");
-                arg(r);
-            }
-        }
-        for h in &c.hide {
-            arg(&"--hide");
-            arg(h);
-        }
-        for m in &c.masks {
-            arg(&"--mask");
-            arg(m);
-        }
-        arg(&"--home");
-        arg(&sb.home);
-        arg(&"--home-dir");
-        arg(&sb.home_dir);
-        if let Some((host, inside)) = &sb.build_at {
-            arg(&"--bind");
-            arg(host);
-            arg(inside);
-        }
-        arg(&"--cwd");
-        arg(&req.cwd);
-        if let Some(real) = std::env::var_os("HOME") {
-            arg(&"--real-home");
-            arg(&real);
-        }
+        sandbox_args(&mut a, c, req, sb);
     }
-    if c.namespaces {
-        // Only the command gets the entry's environment, not the agent
-        // or init.
-        for (k, v) in &req.env {
-            arg(&"--setenv");
-            arg(&format!("{k}={v}"));
-        }
+    Ok(a)
+}
+
+/// The sandbox's part of the agent's arguments.
+fn sandbox_args(a: &mut kit::Args, c: &Containment, req: &Request, sb: &Sandbox) {
+    a.isolate = true;
+    a.net = sb.network;
+    let l = &c.limits;
+    a.ids = l.ids;
+    (a.tmpfs_kb, a.max_procs, a.disk_kb) = (l.tmpfs_kb, l.max_procs, l.disk_kb);
+    a.netns = sb.netns.clone();
+    // init opens each writable directory following no link: the path
+    // langbench named, its parent made canonical (langbench's own path;
+    // the directory itself is the command's, never resolved here).
+    a.rw = sb.writable.iter().map(|w| canonical_parent(w)).collect();
+    // The writable directories and the caches: their disk is watched.
+    a.watch = a.rw.clone();
+    for (src, dst) in &sb.caches {
+        a.binds.push((src.clone(), dst.clone()));
+        a.watch.push(src.clone());
     }
-    arg(&"--");
-    for s in &req.argv {
-        arg(s);
+    a.ro_binds = sb.home_dirs.clone();
+    a.ro = sb
+        .readable
+        .iter()
+        .filter(|r| !sb.writable.contains(r))
+        .cloned()
+        .collect();
+    a.hide = c.hide.clone();
+    a.masks = c.masks.clone();
+    a.home = Some(sb.home.clone());
+    a.home_dir = Some(sb.home_dir.clone());
+    if let Some((host, inside)) = &sb.build_at {
+        a.binds.push((host.clone(), inside.clone()));
     }
-    a
+    a.cwd = Some(req.cwd.clone());
+    a.real_home = std::env::var_os("HOME").map(PathBuf::from);
 }
 
 /// `p` with its parent made canonical (links in it resolved: langbench's
@@ -701,7 +680,7 @@ pub fn run_here(c: &Containment, req: &Request) -> Result<Outcome> {
         bail!("empty command");
     }
     debug_assert!(req.env.is_empty() && req.sandbox.is_none() && !req.capture);
-    let args = kit::parse(&agent_args(c, req, 0, None)).map_err(|e| anyhow!("{e}"))?;
+    let args = agent_args(c, req, 0, None).map_err(|e| anyhow!("{e}"))?;
     let done = agent::run_here(args).map_err(|e| anyhow!("{e}"))?;
     Ok(Outcome {
         done,

@@ -59,11 +59,7 @@ fn asked(s: &SessionRecord) -> Option<u32> {
     if s.origin == Origin::Published || s.runs == 0 {
         return None;
     }
-    Some(if s.runs_auto_cv.is_some() {
-        s.runs.min(3)
-    } else {
-        s.runs
-    })
+    Some(crate::noise::Runs::of(s).least())
 }
 
 /// A row of a variant, without cells yet.

@@ -22,13 +22,14 @@ pub use record::{Phase, Placement, WS_RECORDS, WsRecord, WsStatus};
 use anyhow::{Context, Result};
 
 use crate::bench::Bench;
+use crate::cell::Program;
 use crate::config::{Variant, Vars};
 use crate::progress::{progress_bar, say};
 use crate::record::{Origin, SCHEMA, VariantInfo, now_rfc3339};
 use crate::session::{SessionParams, begin_session};
 use crate::signals::interrupted;
 use crate::spawn::{Exit, Outcome, Request, Running, Spawner};
-use crate::step::{prepare, stderr_tail};
+use crate::step::stderr_tail;
 use crate::store::Store;
 pub use drive::client_bound;
 pub use options::Options;
@@ -242,20 +243,21 @@ impl Ctx<'_> {
         }
     }
 
-    /// One server: start it, wait until it listens, run every phase, shut
-    /// it down, classify the record.
+    /// One server: set up, start it, wait until it listens, run every
+    /// phase, shut it down, classify the record.
     fn server(
         &self,
         v: &Variant,
         info: &VariantInfo,
         pb: &indicatif::ProgressBar,
     ) -> Result<WsRecord> {
-        if let Some(rec) = self.unavailable(v, info, pb) {
-            return Ok(rec);
-        }
+        let program = match self.ready(v, info, pb) {
+            Ok(p) => p,
+            Err(rec) => return Ok(*rec),
+        };
         // Removed when dropped: after the server has ended.
         let build = crate::scratch::dir("ws")?;
-        let (req, port) = self.request(v, build.path())?;
+        let (req, port) = self.request(&program, build.path())?;
         pb.set_message(format!("{} · starting on port {port}", v.id));
         let mut server = match self.spawner.start(&req) {
             Ok(s) => s,
@@ -271,16 +273,17 @@ impl Ctx<'_> {
         Ok(rec)
     }
 
-    /// The record of a server that cannot run: not installed, or its
-    /// prepare step failed (`None`: it can).
-    fn unavailable(
-        &self,
-        v: &Variant,
+    /// The server's program, set up (its `prepare` commands run, with its
+    /// caches); the record of a server that cannot run: not installed, or
+    /// its caches or `prepare` failed.
+    fn ready<'a>(
+        &'a self,
+        v: &'a Variant,
         info: &VariantInfo,
         pb: &indicatif::ProgressBar,
-    ) -> Option<WsRecord> {
+    ) -> Result<Program<'a>, Box<WsRecord>> {
         if !info.installed {
-            return Some(self.record(
+            return Err(Box::new(self.record(
                 v,
                 info,
                 WsStatus::NotInstalled,
@@ -289,39 +292,33 @@ impl Ctx<'_> {
                     info.missing.join(", "),
                     info.install_hint
                 )),
-            ));
+            )));
         }
-        if !v.prepare.is_empty() {
+        let mut program = Program::new(self.spawner, v, Bench::WsEcho);
+        if program.needs_prepare() {
             pb.set_message(format!("{} · prepare", v.id));
-            let ids = self.spawner.containment.limits.ids;
-            let limit = self.spawner.containment.limits.cache_kb;
-            let caches = match crate::state::Caches::of(v, &info.version, false, ids) {
-                Ok(c) => c.limited(limit),
-                Err(e) => {
-                    let why = format!("cannot set up its caches: {e:#}");
-                    return Some(self.record(v, info, WsStatus::Failed, Some(why)));
-                }
-            };
-            let timeout = self.opts.prepare_timeout;
-            if let Err(e) = prepare(self.spawner, v, Bench::WsEcho, timeout, Some(&caches)) {
-                return Some(self.record(v, info, WsStatus::Failed, Some(e)));
-            }
-            if let Some(why) = caches.past_limit() {
-                return Some(self.record(v, info, WsStatus::Failed, Some(why)));
+            // The caches serve its `prepare` commands; the server itself
+            // starts with a fresh HOME.
+            let prepared = program
+                .set_caches(&info.version, false)
+                .and_then(|()| program.prepare(self.opts.prepare_timeout));
+            if let Err(e) = prepared {
+                let rec = self.record(v, info, WsStatus::Failed, Some(e.to_string()));
+                return Err(Box::new(rec));
             }
         }
-        None
+        Ok(program)
     }
 
     /// The server's command on a free port, with `build` as its build
     /// directory. Returns it and the port.
-    fn request(&self, v: &Variant, build: &Path) -> Result<(Request, u16)> {
+    fn request(&self, program: &Program, build: &Path) -> Result<(Request, u16)> {
         let port = free_port()?;
         let vars = Vars {
             port: Some(port),
-            ..crate::step::vars(self.spawner, v, Bench::WsEcho, build)
-                .context("no ws-echo program")?
+            ..program.vars(build).context("no ws-echo program")?
         };
+        let v = program.variant;
         let mut req = v.request(v.run.expand(&vars), &v.cwd(&vars));
         req.grace = Duration::from_secs(5);
         // Sandboxed like the CPU runs: a network namespace of its own with
@@ -331,11 +328,8 @@ impl Ctx<'_> {
         self.spawner
             .isolate(&mut req, build, !crate::spawn::can_enter_netns());
         // Its prepared copy (npm's node_modules, a built binary), read-only.
-        if let (Some(sb), Some(copy)) = (
-            req.sandbox.as_mut(),
-            crate::state::prepared_dir(v, Bench::WsEcho),
-        ) {
-            sb.readable.push(copy);
+        if let (Some(sb), Some(copy)) = (req.sandbox.as_mut(), &program.copy) {
+            sb.readable.push(copy.clone());
         }
         if let Some((server_cpus, _)) = &self.split {
             req.cpus = Some(server_cpus.clone());
@@ -527,13 +521,12 @@ fn with_ws_program<'a>(variants: &[&'a Variant]) -> Result<Vec<&'a Variant>> {
 fn session_params(opts: &Options) -> SessionParams<'_> {
     SessionParams {
         size: format!("ws-echo c={}", opts.connections),
-        runs: 1,
+        runs: crate::noise::Runs::Fixed(1),
         timeout_s: opts.duration.as_secs_f64(),
         command_line: &opts.command_line,
         suffix: "-ws",
         shard: None,
         cpus: None,
-        runs_auto_cv: None,
         schedule: None,
     }
 }

@@ -1,0 +1,23 @@
+//! One cell's program, set up and run once, and the judgment of that run:
+//! the one way `run`, `check` and `ws` set up a variant's program and judge
+//! what it did.
+//!
+//! [`Program`] is a variant's program for one benchmark: its toolchain
+//! caches, its `prepare` commands run in its private copy, the placeholders
+//! of a run. [`Program::attempt`] runs its build steps and run once in a
+//! build directory ([`steps`]) and judges it ([`judge`]: the records'
+//! status words). [`measure`] is one measured run of a cell: the attempt,
+//! its figures and verdict in a record.
+
+pub mod judge;
+pub mod measure;
+pub mod program;
+pub mod steps;
+
+pub use judge::Verdict;
+pub use measure::Cell;
+pub use program::{Attempt, NotReady, Program};
+pub use steps::{Ended, Totals};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,221 @@
+//! A variant's program for one benchmark, set up to run: its toolchain
+//! caches, its `prepare` commands in its private copy, the placeholders
+//! of a run; and one attempt at it, judged.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+
+use crate::bench::Bench;
+use crate::config::{Template, Variant, Vars};
+use crate::spawn::proxy::Proxy;
+use crate::spawn::{Exit, Spawner};
+use crate::state::Caches;
+use crate::step::{Step, stderr_tail};
+use crate::verify;
+
+use super::judge::{self, Verdict};
+use super::steps::{self, Ended, Totals};
+
+/// A variant's program for one benchmark, as its runs see it.
+pub struct Program<'a> {
+    pub spawner: &'a Spawner,
+    pub variant: &'a Variant,
+    pub bench: Bench,
+    /// The variant's persistent toolchain caches (none: every command
+    /// starts with a fresh HOME).
+    pub caches: Option<Caches>,
+    /// The variant's private copy of its program's directory, where its
+    /// `prepare` commands ran (none without `prepare`).
+    pub copy: Option<PathBuf>,
+    /// `--cpus`: its build steps and run are pinned there.
+    pub cpus: Option<&'a [usize]>,
+}
+
+/// Why a program cannot run: its record's (or problem's) note.
+#[derive(Debug, thiserror::Error)]
+pub enum NotReady {
+    /// Its toolchain caches could not be created.
+    #[error("cannot set up its caches: {0:#}")]
+    Caches(anyhow::Error),
+    /// One of its `prepare` commands failed, or could not run.
+    #[error("{0}")]
+    Prepare(String),
+    /// Its caches hold more than `--cache-limit` (issue #37): it fails,
+    /// saying so, until they are cleared.
+    #[error("{0}")]
+    CachesFull(String),
+}
+
+/// One attempt at a program: what its steps added up to, how they ended,
+/// and the verdict.
+pub struct Attempt {
+    pub totals: Totals,
+    pub ended: Ended,
+    pub verdict: Verdict,
+}
+
+impl<'a> Program<'a> {
+    /// `variant`'s program for `bench`, without caches (see
+    /// [`Program::set_caches`]), not prepared yet.
+    pub fn new(spawner: &'a Spawner, variant: &'a Variant, bench: Bench) -> Self {
+        Program {
+            spawner,
+            variant,
+            bench,
+            caches: None,
+            copy: crate::state::prepared_dir(variant, bench),
+            cpus: None,
+        }
+    }
+
+    /// Gives it the variant's toolchain caches kept under `key` (the
+    /// toolchain version, so that a new version starts cold; `check` keeps
+    /// its own), or with `cold` none that persist (`--cold-caches`).
+    pub fn set_caches(&mut self, key: &str, cold: bool) -> Result<(), NotReady> {
+        let limits = &self.spawner.containment.limits;
+        let caches = Caches::of(self.variant, key, cold, limits.ids)
+            .map_err(NotReady::Caches)?
+            .limited(limits.cache_kb);
+        let full = caches.past_limit();
+        self.caches = Some(caches);
+        full.map_or(Ok(()), |why| Err(NotReady::CachesFull(why)))
+    }
+
+    /// Why its caches are past `--cache-limit`, if they are.
+    pub fn caches_past_limit(&self) -> Option<String> {
+        self.caches.as_ref().and_then(Caches::past_limit)
+    }
+
+    /// Whether it has `prepare` commands to run first.
+    pub fn needs_prepare(&self) -> bool {
+        !self.variant.prepare.is_empty()
+    }
+
+    /// Runs the variant's untimed `prepare` commands for the benchmark, in
+    /// its private copy of the program's directory (brought up to date
+    /// with the checkout first); the error says which one failed and why.
+    pub fn prepare(&self, timeout: Duration) -> Result<(), NotReady> {
+        if !self.needs_prepare() {
+            return Ok(());
+        }
+        self.prepare_steps(timeout).map_err(NotReady::Prepare)?;
+        self.caches_past_limit()
+            .map_or(Ok(()), |why| Err(NotReady::CachesFull(why)))
+    }
+
+    fn prepare_steps(&self, timeout: Duration) -> Result<(), String> {
+        let (spawner, variant) = (self.spawner, self.variant);
+        let dir = crate::scratch::dir("prepare").map_err(|e| format!("{e:#}"))?;
+        let copy = self.copy.as_deref().ok_or("no program")?;
+        let checkout = variant
+            .programs
+            .get(&self.bench)
+            .and_then(|p| p.parent())
+            .ok_or("no program")?;
+        let c = &spawner.containment;
+        let sandboxed = c.namespaces && c.isolate;
+        crate::state::sync_copy(checkout, copy, c.limits.ids.filter(|_| sandboxed))
+            .map_err(|e| format!("cannot copy {} for prepare: {e:#}", checkout.display()))?;
+        // Root's sandboxed prepare steps reach the registries through the
+        // proxy only; without root none can be made (the step keeps the
+        // host's network, as the session's containment says).
+        let proxy = if sandboxed && c.limits.ids.is_some() {
+            // Its connections count against the step's process bound.
+            Some(Proxy::start(c.limits.max_procs).map_err(|e| format!("prepare: {e}"))?)
+        } else {
+            None
+        };
+        let vars = self.vars(dir.path()).ok_or("no program")?;
+        for t in &variant.prepare {
+            let o = Step {
+                variant,
+                argv: t.expand(&vars),
+                cwd: &variant.cwd(&vars),
+                timeout,
+                cpus: None,
+                scratch: dir.path(),
+                program_copy: Some(copy),
+                prepare: Some(proxy.as_ref()),
+                caches: self.caches.as_ref(),
+            }
+            .execute(spawner)
+            .map_err(|e| format!("prepare `{}`: {e:#}", t.text))?;
+            if o.done.timed_out {
+                return Err(format!("prepare `{}` timed out", t.text));
+            }
+            if o.done.exit != Exit::Exited(0) {
+                return Err(format!(
+                    "prepare `{}` failed ({}); {}",
+                    t.text,
+                    o.done.exit,
+                    stderr_tail(&o)
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The placeholder values for a run with `build` as its build
+    /// directory: `{src}` and `{dir}` in the checkout, or in the variant's
+    /// private copy for a variant with `prepare`.
+    ///
+    /// `build` is the run's build directory on the host; a sandboxed
+    /// command sees it at one path for every run (`Spawner::build_path`),
+    /// which is the `{build}` it is given.
+    pub fn vars(&self, build: &Path) -> Option<Vars> {
+        let build = self.spawner.build_path(build);
+        self.variant
+            .vars_in(self.bench, &build, self.copy.as_deref())
+    }
+
+    /// One attempt at size `n` in the build directory `build`: the build
+    /// steps (if any) and the run, each through the spawner within what is
+    /// left of one `timeout`, then the verdict (its output checked against
+    /// langbench's own expected output). `Err` only without a program.
+    pub fn attempt(&self, n: u64, build: &Path, timeout: Duration) -> Result<Attempt> {
+        let vars = Vars {
+            n: Some(n),
+            ..self.vars(build).context("no program for this benchmark")?
+        };
+        let cwd = self.variant.cwd(&vars);
+        // The budget left is the timeout less the steps' own walls, the
+        // figures the record sums: a run killed at its timeout then shows
+        // at least the timeout, never a hair under it (the spawner's own
+        // start-up between steps is not the program's time).
+        let mut used = Duration::ZERO;
+        let mut execute = |t: &Template| {
+            let outcome = Step {
+                variant: self.variant,
+                timeout: timeout.saturating_sub(used).max(Duration::from_millis(1)),
+                argv: t.expand(&vars),
+                cwd: &cwd,
+                cpus: self.cpus,
+                scratch: build,
+                program_copy: self.copy.as_deref(),
+                prepare: None,
+                caches: self.caches.as_ref(),
+            }
+            .execute(self.spawner);
+            if let Ok(o) = &outcome {
+                used += o.done.wall;
+            }
+            outcome
+        };
+        let mut totals = Totals::default();
+        let v = self.variant;
+        let ended = steps::run_steps(&v.build, &v.run, &mut execute, &mut totals);
+        let output = |o: &crate::spawn::Outcome| {
+            let expected = verify::expected(self.bench, n).unwrap_or_default();
+            verify::check(&expected, &o.stdout.bytes, o.stdout.truncated())
+        };
+        let limits = &self.spawner.containment.limits;
+        let verdict = judge::verdict(&ended, output, &totals, limits, timeout);
+        Ok(Attempt {
+            totals,
+            ended,
+            verdict,
+        })
+    }
+}

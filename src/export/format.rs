@@ -1,0 +1,31 @@
+//! The formats a command prints a document in on the terminal (`compare
+//! --format`, `history --format`): one enum for every command that offers
+//! the choice, and the printing.
+
+use anyhow::Result;
+
+use super::Exporter;
+use super::{csv, markdown, terminal};
+use crate::document::Document;
+
+/// The formats a command prints a document in (`compare --format`,
+/// `history --format`): one enum for every command that offers the choice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Terminal,
+    Markdown,
+    Csv,
+}
+
+impl Format {
+    /// `doc` as this format prints it on the terminal.
+    pub fn text(self, doc: &Document) -> Result<String> {
+        Ok(match self {
+            Format::Terminal => terminal::document(doc),
+            Format::Markdown => {
+                String::from_utf8_lossy(&markdown::Markdown.render(doc)?).into_owned()
+            }
+            Format::Csv => String::from_utf8_lossy(&csv::Csv.render(doc)?).into_owned(),
+        })
+    }
+}

@@ -1,0 +1,317 @@
+//! `run`'s cells through the spawner: the [`CellExecutor`] of a measuring
+//! session. A cell is set up when it is first chosen (what `--resume`
+//! keeps of it, its toolchain, caches and `prepare`), each run is measured
+//! ([`crate::cell::Cell::measure`]) under the progress line with the time
+//! left, and every record is appended to the store (the derived files
+//! rewritten) as it is made.
+
+use std::collections::BTreeMap;
+
+use anyhow::Result;
+
+use crate::bench::Bench;
+use crate::cell::{Cell, Program};
+use crate::config::Variant;
+use crate::document::thousands;
+use crate::estimate::{Estimator, Figure};
+use crate::progress::Progress;
+use crate::record::{RunRecord, Status, VariantInfo};
+use crate::resume::{self, Held};
+use crate::schedule::{CellExecutor, Ready};
+use crate::signals::interrupted;
+use crate::spawn::Spawner;
+use crate::store::Store;
+
+use super::options::Options;
+
+/// What the cells after each one are expected to cost, for the time left:
+/// sums from each cell to the last, of the cells whose figures are known
+/// (fixed for the session) and of the runs of those without (they cost the
+/// median, which changes as cells finish).
+pub(super) struct Ahead {
+    known: Vec<f64>,
+    /// Runs, per benchmark (in [`Bench::ALL`] order).
+    median_runs: Vec<[f64; 4]>,
+}
+
+fn bench_index(b: Bench) -> usize {
+    Bench::ALL.iter().position(|x| *x == b).unwrap_or(0)
+}
+
+impl Ahead {
+    pub(super) fn new(
+        cells: &[(usize, Bench)],
+        variants: &[&Variant],
+        info: &BTreeMap<usize, &VariantInfo>,
+        held: &BTreeMap<(String, Bench), Held>,
+        est: &Estimator,
+    ) -> Ahead {
+        let mut known = vec![0.0; cells.len() + 1];
+        let mut median_runs = vec![[0.0; 4]; cells.len() + 1];
+        for (j, &(i, b)) in cells.iter().enumerate().rev() {
+            known[j] = known[j + 1];
+            median_runs[j] = median_runs[j + 1];
+            let id = &variants[i].id;
+            let kept = match held.get(&(id.clone(), b)) {
+                Some(Held::Complete) => continue,
+                Some(Held::Partial { runs, .. }) => runs.len() as u32,
+                _ => 0,
+            };
+            if !info.get(&i).is_some_and(|v| v.installed) {
+                continue;
+            }
+            match est.figure(id, b) {
+                Some(e) => known[j] += e.per_run_s * e.runs.saturating_sub(kept) as f64,
+                None => {
+                    median_runs[j][bench_index(b)] += est.fresh_runs().saturating_sub(kept) as f64
+                }
+            }
+        }
+        Ahead { known, median_runs }
+    }
+
+    /// Seconds expected after cell `k` (`None`: nothing is known).
+    fn after(&self, k: usize, est: &Estimator) -> Option<f64> {
+        if !est.knows_anything() {
+            return None;
+        }
+        let j = (k + 1).min(self.known.len() - 1);
+        let mut s = self.known[j];
+        for (bi, b) in Bench::ALL.iter().enumerate() {
+            let runs = self.median_runs[j][bi];
+            if runs > 0.0 {
+                s += runs * est.median(*b)?;
+            }
+        }
+        Some(s)
+    }
+}
+
+/// A suite in progress: what every cell shares, and the cells set up.
+pub(super) struct Suite<'a> {
+    pub(super) spawner: &'a Spawner,
+    pub(super) opts: &'a Options,
+    pub(super) store: &'a Store,
+    pub(super) progress: &'a Progress,
+    pub(super) session: &'a str,
+    pub(super) variants: &'a [&'a Variant],
+    /// Every cell of the suite, in order: (its variant's index, benchmark).
+    pub(super) cells: &'a [(usize, Bench)],
+    /// The probed variants' toolchains, by index.
+    pub(super) info: &'a BTreeMap<usize, &'a VariantInfo>,
+    /// `--resume`: what the results directory holds of each cell.
+    pub(super) held: BTreeMap<(String, Bench), Held>,
+    /// What each cell is expected to cost, updated as cells finish.
+    pub(super) estimator: Estimator,
+    /// The cells that run: indexes into `cells` (those probed and not
+    /// complete), numbered as the schedule numbers them.
+    pub(super) todo: Vec<usize>,
+    pub(super) ahead: Ahead,
+    /// The cells set up, by their number in `todo`.
+    pub(super) ready: BTreeMap<usize, Cell<'a>>,
+}
+
+/// The cells that run, of `cells`: those of probed variants (`info`)
+/// that `--resume` does not hold complete.
+pub(super) fn to_run(
+    cells: &[(usize, Bench)],
+    variants: &[&Variant],
+    info: &BTreeMap<usize, &VariantInfo>,
+    held: &BTreeMap<(String, Bench), Held>,
+) -> Vec<usize> {
+    (0..cells.len())
+        .filter(|&k| {
+            let (i, bench) = cells[k];
+            let complete = matches!(
+                held.get(&(variants[i].id.clone(), bench)),
+                Some(Held::Complete)
+            );
+            info.contains_key(&i) && !complete
+        })
+        .collect()
+}
+
+impl<'a> Suite<'a> {
+    /// How many cells run.
+    pub(super) fn len(&self) -> usize {
+        self.todo.len()
+    }
+
+    /// Cell `j` of the schedule: its index among every cell, its variant's
+    /// and its benchmark.
+    fn cell(&self, j: usize) -> (usize, &'a Variant, Bench) {
+        let k = self.todo[j];
+        let (i, bench) = self.cells[k];
+        (k, self.variants[i], bench)
+    }
+
+    /// `[3/40] c-gcc · assoc N=1,000`: the `k`-th cell of the suite.
+    fn label(&self, j: usize) -> String {
+        let (k, variant, bench) = self.cell(j);
+        format!(
+            "[{}/{}] {} · {bench} N={}",
+            k + 1,
+            self.cells.len(),
+            variant.id,
+            thousands(self.opts.size.n(bench))
+        )
+    }
+
+    /// With `--resume`, the cell's finished runs it keeps (then it
+    /// continues their session), or why it runs again from run 1.
+    fn kept(&self, cell: &mut Cell, label: &str) -> Vec<RunRecord> {
+        let key = (cell.program.variant.id.clone(), cell.program.bench);
+        match self.held.get(&key) {
+            Some(Held::Partial { runs, session }) if cell.info.installed => {
+                match resume::keeps(runs, &cell.info.version, cell.identity().as_ref()) {
+                    Ok(()) => {
+                        self.progress.say(format!(
+                            "{label}: keeps its {} finished run{} (session {session}) and runs the rest",
+                            runs.len(),
+                            if runs.len() == 1 { "" } else { "s" }
+                        ));
+                        cell.continues = Some(session.clone());
+                        return runs.clone();
+                    }
+                    Err(why) => self
+                        .progress
+                        .say(format!("{label}: runs again from run 1: {why}")),
+                }
+            }
+            Some(Held::Rerun(why)) => self
+                .progress
+                .say(format!("{label}: runs again from run 1: {why}")),
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    /// Sets the cell's program up: its caches, then its `prepare`
+    /// commands. `None` when it is set up, else the record of a cell that
+    /// cannot run (or Ctrl-C).
+    fn set_up(&self, cell: &mut Cell, label: &str) -> Option<Ready> {
+        let info = cell.info;
+        if !info.installed {
+            let (missing, hint) = (info.missing.join(", "), &info.install_hint);
+            self.progress.say(format!(
+                "{label}: not installed (missing {missing}; {hint})"
+            ));
+            let detail = format!("missing {missing} on PATH; install: {hint}");
+            let rec = cell.record(0, Status::NotInstalled, Some(detail));
+            return Some(Ready::Cannot(Box::new(rec)));
+        }
+        let mut prepared = cell
+            .program
+            .set_caches(&info.version, self.opts.cold_caches);
+        if prepared.is_ok() && cell.program.needs_prepare() {
+            self.progress.set_message(format!("{label} · prepare"));
+            prepared = cell.program.prepare(self.opts.timeout);
+            if prepared.is_err() && interrupted() {
+                return Some(Ready::Interrupted);
+            }
+        }
+        let e = prepared.err()?;
+        self.progress.say(format!("{label}: {e}"));
+        let rec = cell.record(0, Status::Failed, Some(e.to_string()));
+        Some(Ready::Cannot(Box::new(rec)))
+    }
+
+    /// What run `run` of cell `j` is expected to take (the mean of the
+    /// cell's finished runs, else its estimate) and what is expected after
+    /// it: the cell's remaining runs and every cell after it.
+    fn expected(&self, j: usize, run: u32, done: &[RunRecord]) -> (Option<f64>, Option<f64>) {
+        let (k, variant, bench) = self.cell(j);
+        let walls: Vec<f64> = done
+            .iter()
+            .filter(|r| r.status.has_figures())
+            .map(|r| r.wall_s)
+            .collect();
+        let e = self.estimator.cell(&variant.id, bench);
+        let per_run = if !walls.is_empty() {
+            Some(walls.iter().sum::<f64>() / walls.len() as f64)
+        } else {
+            e.known().then_some(e.per_run_s)
+        };
+        let more = e.runs.saturating_sub(run) as f64;
+        let rest = self
+            .ahead
+            .after(k, &self.estimator)
+            .map(|a| a + per_run.unwrap_or(0.0) * more);
+        (per_run, rest)
+    }
+}
+
+impl CellExecutor for Suite<'_> {
+    /// With `--resume`, its finished runs kept or why not; one record when
+    /// its toolchain is missing or its caches or `prepare` fail.
+    fn ready(&mut self, j: usize) -> Result<Ready> {
+        let (_, variant, bench) = self.cell(j);
+        let label = self.label(j);
+        let (i, _) = self.cells[self.todo[j]];
+        let mut cell = Cell {
+            program: Program {
+                cpus: self.opts.cpus.as_deref(),
+                ..Program::new(self.spawner, variant, bench)
+            },
+            info: self.info[&i],
+            size: self.opts.size,
+            session: self.session,
+            continues: None,
+        };
+        let kept = self.kept(&mut cell, &label);
+        if let Some(not) = self.set_up(&mut cell, &label) {
+            return Ok(not);
+        }
+        self.ready.insert(j, cell);
+        Ok(Ready::Runs(kept))
+    }
+
+    /// One run of the cell, measured and shown; `None` after Ctrl-C (the
+    /// run is discarded).
+    fn attempt(&mut self, j: usize, run: u32, done: &[RunRecord]) -> Result<Option<RunRecord>> {
+        let label = self.label(j);
+        let what = format!("{label} · {}", self.opts.runs.nth(run));
+        let (expected, rest) = self.expected(j, run, done);
+        self.progress
+            .start_run(what.clone(), self.opts.timeout, expected, rest);
+        let rec = self.ready[&j].measure(run, self.opts.timeout);
+        self.progress.end_run();
+        let rec = rec?;
+        if interrupted() {
+            self.progress
+                .say(format!("{label}: interrupted; run {run} discarded"));
+            return Ok(None);
+        }
+        let mut line = format!(
+            "{what}: {:>8.3} s {:>12} KB  {}",
+            rec.wall_s,
+            thousands(rec.max_rss_kb),
+            rec.status
+        );
+        if let Some(d) = &rec.detail {
+            line.push_str(&format!(" ({})", d.lines().next().unwrap_or("")));
+        }
+        self.progress.say(line);
+        Ok(Some(rec))
+    }
+
+    fn not_made(&self, j: usize, run: u32, status: Status, detail: String) -> RunRecord {
+        self.ready[&j].record(run, status, Some(detail))
+    }
+
+    /// Stores a record and rewrites the derived files.
+    fn save(&mut self, rec: RunRecord) -> Result<()> {
+        self.store.append_run(&rec)?;
+        crate::derived::write_all_with(self.store, self.opts.view.clone())?;
+        Ok(())
+    }
+
+    /// The cell's figure counts for the time left.
+    fn finished(&mut self, j: usize, done: &[RunRecord]) {
+        let (_, variant, bench) = self.cell(j);
+        if let Some(f) = Figure::of(done) {
+            self.estimator.finished(&variant.id, bench, f);
+        }
+        self.ready.remove(&j);
+    }
+}

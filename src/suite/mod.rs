@@ -1,0 +1,305 @@
+//! `langbench run`: the CPU suite. Every selected variant × benchmark (a
+//! cell) gets N runs, each measured through the spawner, verified and
+//! stored as it finishes. It reads top down as the plan: `command` (this
+//! shard's variants, the CPU suite, then ws-echo) → `benchmark` (the
+//! session: `--resume` decides from the records, the session record, the
+//! expected outputs, then the cells) → [`crate::schedule::run`] (which cell
+//! next, best of N or `--runs auto`, skip after a failure, Ctrl-C) through
+//! [`cells::Suite`] (a cell set up: resume, not installed, caches,
+//! prepare; one run measured under the progress line, and stored) →
+//! [`crate::cell`] (one run: its steps, the verdict, the record). [`plan`]
+//! holds the estimates and `run --plan`: the same selection, nothing run.
+
+mod cells;
+mod options;
+mod plan;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+
+pub use options::{Options, default_out};
+pub use plan::{Estimates, estimates, plan_command};
+
+use crate::bench::Bench;
+use crate::config::Variant;
+use crate::derived::finish;
+use crate::document::thousands;
+use crate::estimate::Estimator;
+use crate::export;
+use crate::progress::Progress;
+use crate::record::VariantInfo;
+use crate::resume::{self, Held};
+use crate::schedule::{self, CellByCell};
+use crate::session::{SessionParams, begin_session};
+use crate::signals::{install_interrupt_handler, interrupted};
+use crate::spawn::Spawner;
+use crate::store::Store;
+use crate::summary::Summary;
+use crate::verify;
+
+/// `langbench run`: this shard's variants (with `--shard`), the CPU
+/// benchmarks of those that have one ([`benchmark`]), their table fitted
+/// to the terminal with the machine's warnings under it, then ws-echo if
+/// it was selected and no Ctrl-C came, and where the results are. `ws`
+/// holds ws-echo's options, checked before anything runs (a bad
+/// `--connections` must not wait for the CPU benchmarks to end); only
+/// ws-echo reads them.
+pub fn command(
+    spawner: &Spawner,
+    variants: &[&Variant],
+    opts: &Options,
+    ws: &crate::ws::Options,
+) -> Result<std::process::ExitCode> {
+    install_interrupt_handler();
+    let est = estimates(opts)?;
+    let variants = match opts.shard {
+        Some(s) => plan::this_shard(variants, opts, s, &est),
+        None => variants.to_vec(),
+    };
+    let cpu_variants: Vec<&Variant> = variants
+        .iter()
+        .copied()
+        .filter(|v| {
+            opts.benches
+                .iter()
+                .any(|b| b.is_cpu() && v.programs.contains_key(b))
+        })
+        .collect();
+    if !cpu_variants.is_empty() {
+        let (summary, warnings) = benchmark(spawner, &cpu_variants, opts, est.progress)?;
+        let width = export::terminal::width(opts.wide);
+        println!(
+            "{}",
+            export::terminal::document_fit(&summary.document(), width)
+        );
+        for w in &warnings {
+            eprintln!("warning: {}", crate::inert::text(w));
+        }
+    }
+    if opts.benches.contains(&Bench::WsEcho) && !interrupted() {
+        let records = crate::ws::benchmark(spawner, &variants, ws)?;
+        crate::ws::summary::print(&records);
+    }
+    Ok(finish(&opts.out))
+}
+
+/// Benchmarks every cell (variant × benchmark): with `--resume` what the
+/// records hold first (complete cells are skipped, their variants never
+/// probed), then a session, then each cell's runs in order. Every run is
+/// appended to the store (and the derived files rewritten) as soon as it
+/// finishes. Returns the table and the machine's warnings (to repeat under
+/// it).
+pub fn benchmark(
+    spawner: &Spawner,
+    variants: &[&Variant],
+    opts: &Options,
+    estimator: Estimator,
+) -> Result<(Summary, Vec<String>)> {
+    let store = open(&opts.out)?;
+    let _lock = store.lock()?;
+    let stale = crate::scratch::clean_stale();
+    if stale > 0 {
+        eprintln!("removed {stale} build directories a killed langbench left behind");
+    }
+    check_sizes(&store, opts)?;
+    let held = if opts.resume {
+        held(&store, spawner, variants, opts)?
+    } else {
+        BTreeMap::new()
+    };
+    let cells = cells(variants, opts);
+    let Some(probe) = to_probe(&store, variants, &cells, &held) else {
+        return Ok((summary(&store, opts)?, Vec::new()));
+    };
+    let progress = Progress::new();
+    let probed: Vec<&Variant> = probe.iter().map(|&i| variants[i]).collect();
+    let (session, infos) = begin_session(
+        &store,
+        spawner,
+        &probed,
+        progress.bar(),
+        session_params(opts),
+    )?;
+    let info: BTreeMap<usize, &VariantInfo> = probe.iter().copied().zip(infos.iter()).collect();
+    compute_expected_outputs(opts, &progress)?;
+    let mut suite = cells::Suite {
+        spawner,
+        opts,
+        store: &store,
+        progress: &progress,
+        session: &session,
+        variants,
+        cells: &cells,
+        info: &info,
+        todo: cells::to_run(&cells, variants, &info, &held),
+        ahead: cells::Ahead::new(&cells, variants, &info, &held, &estimator),
+        held,
+        estimator,
+        ready: BTreeMap::new(),
+    };
+    // After Ctrl-C (`Break`): the table of what was kept, and how to
+    // continue (`summary`).
+    let _ = schedule::run(suite.len(), opts.runs, &mut CellByCell, &mut suite)?;
+    progress.finish_and_clear();
+    let warnings = store
+        .load()?
+        .sessions
+        .iter()
+        .find(|s| s.session == session)
+        .and_then(|s| s.hygiene.as_ref())
+        .map(|h| h.warnings.clone())
+        .unwrap_or_default();
+    Ok((summary(&store, opts)?, warnings))
+}
+
+/// The results directory's store, said so when it is new.
+fn open(out: &Path) -> Result<Store> {
+    let created = !out.exists();
+    let store = Store::open(out)?;
+    if created {
+        let near = crate::store::similar_results_dir(out)
+            .map(|d| format!("; did you mean {d}?"))
+            .unwrap_or_default();
+        eprintln!("created {} (a new results directory{near})", out.display());
+    }
+    Ok(store)
+}
+
+/// `--resume`: what the records hold of each cell, and the cells whose
+/// program changed, to run again complete or not.
+fn held(
+    store: &Store,
+    spawner: &Spawner,
+    variants: &[&Variant],
+    opts: &Options,
+) -> Result<BTreeMap<(String, Bench), Held>> {
+    let now = resume::Now {
+        size: opts.size,
+        runs: opts.runs,
+        containment: spawner.containment.describe(),
+        cpus: opts.cpus.clone(),
+        machine: crate::machine::Machine::detect(),
+    };
+    let stored = store.load()?;
+    let mut held = resume::held(&stored, &now);
+    // A cell whose program changed runs again, complete or not.
+    for (k, why) in resume::program_changes(&stored, variants, opts.size) {
+        held.insert(k, Held::Rerun(why));
+    }
+    Ok(held)
+}
+
+/// The variants to probe (by index): those with a cell `--resume` does not
+/// hold complete, the complete ones said; `None` when none is left.
+fn to_probe(
+    store: &Store,
+    variants: &[&Variant],
+    cells: &[(usize, Bench)],
+    held: &BTreeMap<(String, Bench), Held>,
+) -> Option<Vec<usize>> {
+    let complete = |&(i, b): &(usize, Bench)| {
+        matches!(held.get(&(variants[i].id.clone(), b)), Some(Held::Complete))
+    };
+    let mut probe: Vec<usize> = cells.iter().filter(|c| !complete(c)).map(|c| c.0).collect();
+    probe.dedup();
+    let skipped = cells.iter().filter(|c| complete(c)).count();
+    let dir = store.dir().display().to_string();
+    if skipped > 0 {
+        eprintln!(
+            "--resume: {skipped} of {} cells already complete in {dir}: skipped",
+            cells.len()
+        );
+    }
+    if probe.is_empty() {
+        eprintln!("nothing left to run: every selected cell is complete in {dir}");
+        return None;
+    }
+    Some(probe)
+}
+
+/// What the session record says about this suite.
+fn session_params(opts: &Options) -> SessionParams<'_> {
+    SessionParams {
+        size: opts.size.label(),
+        runs: opts.runs,
+        timeout_s: opts.timeout.as_secs_f64(),
+        command_line: &opts.command_line,
+        suffix: "",
+        shard: opts.shard.map(|s| s.to_string()),
+        cpus: opts.cpus.clone(),
+        schedule: None,
+    }
+}
+
+/// Every expected output before the first run: computing one (a minute
+/// and 2 GB for assoc at 12,000,000) can then never cost a finished run.
+fn compute_expected_outputs(opts: &Options, progress: &Progress) -> Result<()> {
+    for b in opts.benches.iter().filter(|b| b.is_cpu()) {
+        if interrupted() {
+            break;
+        }
+        progress.set_message(format!(
+            "expected output of {b} N={} (cached for later sessions)",
+            thousands(opts.size.n(*b))
+        ));
+        verify::expected(*b, opts.size.n(*b))
+            .with_context(|| format!("{b} has no expected output"))?;
+    }
+    Ok(())
+}
+
+/// The cells in the order they run: each variant (by its index in
+/// `variants`) with each selected CPU benchmark it has a program for.
+fn cells(variants: &[&Variant], opts: &Options) -> Vec<(usize, Bench)> {
+    variants
+        .iter()
+        .enumerate()
+        .flat_map(|(i, v)| {
+            opts.benches
+                .iter()
+                .filter(|b| b.is_cpu() && v.programs.contains_key(b))
+                .map(move |b| (i, *b))
+        })
+        .collect()
+}
+
+/// The derived files once more after the last run (their warnings shown),
+/// and the table of what the directory holds; after Ctrl-C, the command
+/// that continues.
+fn summary(store: &Store, opts: &Options) -> Result<Summary> {
+    let derived = crate::derived::write_all_with(store, opts.view.clone())?;
+    for w in &derived.warnings {
+        eprintln!("warning: {}", crate::inert::text(w));
+    }
+    let summary = derived
+        .summary
+        .context("the results directory holds no run")?;
+    if interrupted() {
+        eprintln!(
+            "interrupted: finished runs are kept in {} (runs.jsonl); to continue where it stopped:\n  {}",
+            store.dir().display(),
+            shell_words::join(&opts.resume_command)
+        );
+    }
+    Ok(summary)
+}
+
+/// Refuses to mix sizes in one results directory: a table has one N per
+/// benchmark.
+fn check_sizes(store: &Store, opts: &Options) -> Result<()> {
+    let stored = store.load()?;
+    for b in &opts.benches {
+        let n = opts.size.n(*b);
+        if let Some(r) = stored.runs.iter().find(|r| r.bench == *b && r.n != n) {
+            bail!(
+                "{} already holds {b} runs at N={} and this run asks for N={n}: \
+                 choose another --out (one table has one size per benchmark)",
+                store.dir().display(),
+                r.n
+            );
+        }
+    }
+    Ok(())
+}

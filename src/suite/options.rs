@@ -1,0 +1,51 @@
+//! What `langbench run` was asked to do, and where its results go by
+//! default.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::bench::{Bench, Size};
+use crate::noise::Runs;
+use crate::shard::Shard;
+
+/// What `langbench run` was asked to do.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub benches: Vec<Bench>,
+    pub size: Size,
+    pub runs: Runs,
+    pub timeout: Duration,
+    pub out: PathBuf,
+    pub command_line: Vec<String>,
+    /// Skip cells that the results directory already holds complete, and
+    /// carry on after the finished runs of cells cut short.
+    pub resume: bool,
+    /// How the tables are rendered (spread column, noise threshold).
+    pub view: crate::summary::View,
+    /// `--shard K/N` (recorded in the session).
+    pub shard: Option<Shard>,
+    /// `--balance-from`: the results directory whose records estimate what
+    /// each cell costs (shards, plan, time left).
+    pub balance_from: Option<PathBuf>,
+    /// Pin every measured process to these CPUs.
+    pub cpus: Option<Vec<usize>>,
+    /// Every run from empty toolchain caches (`--cold-caches`): builds
+    /// from scratch, instead of a person's warm second run.
+    pub cold_caches: bool,
+    /// The command that continues this run after a Ctrl-C: its own
+    /// command line with `--resume` (and `--out`).
+    pub resume_command: Vec<String>,
+    /// `--wide`: every column of the terminal table, however wide.
+    pub wide: bool,
+}
+
+/// The default results directory: `results/<year>` for the edition size,
+/// `results/<year>-<size>` for any other.
+pub fn default_out(size: Size) -> PathBuf {
+    let year = chrono::Utc::now().format("%Y").to_string();
+    if size == Size::default() {
+        PathBuf::from("results").join(year)
+    } else {
+        PathBuf::from("results").join(format!("{year}-{}", size.label()))
+    }
+}
