@@ -96,7 +96,7 @@ impl<'a> Program<'a> {
     /// Runs the variant's untimed `prepare` commands for the benchmark, in
     /// its private copy of the program's directory (brought up to date
     /// with the checkout first); the error says which one failed and why.
-    pub fn prepare(&self, timeout: Duration) -> Result<(), NotReady> {
+    pub fn prepare(&mut self, timeout: Duration) -> Result<(), NotReady> {
         if !self.needs_prepare() {
             return Ok(());
         }
@@ -105,10 +105,10 @@ impl<'a> Program<'a> {
             .map_or(Ok(()), |why| Err(NotReady::CachesFull(why)))
     }
 
-    fn prepare_steps(&self, timeout: Duration) -> Result<(), String> {
+    fn prepare_steps(&mut self, timeout: Duration) -> Result<(), String> {
         let (spawner, variant) = (self.spawner, self.variant);
         let dir = crate::scratch::dir("prepare").map_err(|e| format!("{e:#}"))?;
-        let copy = self.copy.as_deref().ok_or("no program")?;
+        let copy = self.copy.clone().ok_or("no program")?;
         let checkout = variant
             .programs
             .get(&self.bench)
@@ -116,8 +116,17 @@ impl<'a> Program<'a> {
             .ok_or("no program")?;
         let c = &spawner.containment;
         let sandboxed = c.namespaces && c.isolate;
-        crate::state::sync_copy(checkout, copy, c.limits.ids.filter(|_| sandboxed))
+        crate::state::sync_copy(checkout, &copy, c.limits.ids.filter(|_| sandboxed))
             .map_err(|e| format!("cannot copy {} for prepare: {e:#}", checkout.display()))?;
+        // The copy by the path the sandbox binds it at: its parent (the
+        // state directory's, which may lie behind a link of the
+        // maintainer's and exists only now) canonical, so that `{dir}` in
+        // the steps and the runs names the directory the command sees.
+        let copy = match (copy.parent().map(Path::canonicalize), copy.file_name()) {
+            (Some(Ok(parent)), Some(name)) => parent.join(name),
+            _ => copy,
+        };
+        self.copy = Some(copy.clone());
         // Root's sandboxed prepare steps reach the registries through the
         // proxy only; without root none can be made (the step keeps the
         // host's network, as the session's containment says).
@@ -136,7 +145,7 @@ impl<'a> Program<'a> {
                 timeout,
                 cpus: None,
                 scratch: dir.path(),
-                program_copy: Some(copy),
+                program_copy: Some(&copy),
                 prepare: Some(proxy.as_ref()),
                 caches: self.caches.as_ref(),
             }
