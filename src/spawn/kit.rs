@@ -34,7 +34,7 @@ pub(crate) fn events_to(fd: i32) {
 /// by langbench ([`Args::to_argv`], after `__spawn`) and read by the agent
 /// ([`parse`]) here, in one place, so the two sides cannot drift apart
 /// (the round trip is tested over every field).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Args {
     pub cpus: Vec<usize>,
     pub timeout_ms: u64,
@@ -560,33 +560,8 @@ mod tests {
         assert_eq!(parse(&every.to_argv()).unwrap(), every);
         // The fewest: no containment, no bounds, the defaults.
         let least = Args {
-            cpus: Vec::new(),
-            contain: false,
-            isolate: false,
-            net: false,
-            rw: Vec::new(),
-            ro: Vec::new(),
-            hide: Vec::new(),
-            masks: Vec::new(),
-            home: None,
-            real_home: None,
-            home_dir: None,
-            cwd: None,
-            mem_kb: 0,
-            cgroup_procs: None,
-            setenv: Vec::new(),
-            ids: None,
-            tmpfs_kb: 0,
-            binds: Vec::new(),
-            ro_binds: Vec::new(),
-            max_procs: 0,
-            disk_kb: 0,
-            watch: Vec::new(),
-            netns: None,
-            timeout_ms: 0,
-            grace_ms: 0,
-            parent: 0,
-            ..every.clone()
+            argv: every.argv.clone(),
+            ..Args::default()
         };
         assert_eq!(parse(&least.to_argv()).unwrap(), least);
     }

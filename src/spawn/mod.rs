@@ -575,18 +575,6 @@ fn agent_args(
             .map(|s| cstring(s.as_bytes()))
             .collect::<Result<_, _>>()?,
         contain: c.namespaces,
-        isolate: false,
-        net: false,
-        rw: Vec::new(),
-        ro: Vec::new(),
-        hide: Vec::new(),
-        masks: Vec::new(),
-        home: None,
-        real_home: None,
-        home_dir: None,
-        cwd: None,
-        mem_kb: 0,
-        cgroup_procs: None,
         // Only the command gets the entry's environment, not the agent
         // or init.
         setenv: match c.namespaces {
@@ -597,15 +585,7 @@ fn agent_args(
                 .collect::<Result<_, _>>()?,
             false => Vec::new(),
         },
-        here: false,
-        ids: None,
-        tmpfs_kb: 0,
-        binds: Vec::new(),
-        ro_binds: Vec::new(),
-        max_procs: 0,
-        disk_kb: 0,
-        watch: Vec::new(),
-        netns: None,
+        ..kit::Args::default()
     };
     if c.namespaces {
         a.cgroup_procs = cgroup_procs.map(Path::to_path_buf);
