@@ -565,6 +565,10 @@ pub struct CheckArgs {
     /// Seconds a build + run may take.
     #[arg(long, default_value_t = 300.0)]
     pub timeout: f64,
+    /// The seed of the second size, drawn at random (default: from the
+    /// clock); check prints the one it used, so `--seed` repeats a check.
+    #[arg(long, value_name = "SEED")]
+    pub seed: Option<u64>,
 }
 
 impl CheckArgs {
@@ -573,6 +577,7 @@ impl CheckArgs {
             ids: self.ids.clone(),
             changed_since: self.changed_since.clone(),
             timeout: seconds(self.timeout)?,
+            seed: self.seed,
         })
     }
 }

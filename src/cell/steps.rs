@@ -101,6 +101,11 @@ pub struct Totals {
 }
 
 impl Totals {
+    /// The steps' wall time, summed (build steps and run): the figure's.
+    pub fn wall(&self) -> Duration {
+        self.wall
+    }
+
     pub fn add(&mut self, o: &Outcome) {
         self.wall += o.done.wall;
         self.user += o.done.user;

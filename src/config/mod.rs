@@ -481,6 +481,26 @@ install = { apt = ["gcc"] }
         assert!(e.message.contains("must pass {n}"), "{e}");
     }
 
+    /// `prepare` runs untimed: the size is never handed to it, and a file
+    /// that tries says so at the line, naming what is expected there.
+    #[test]
+    fn prepare_is_never_given_the_size() {
+        let d = dir_with(&["programs/assoc/assoc.c"]);
+        let text = GOOD.replace(
+            "run = \"{exe} {n}\"",
+            "run = \"{exe} {n}\"\nprepare = \"sh -c 'echo {n} > {dir}/answer'\"",
+        );
+        let e = parse(&text, &d).unwrap_err();
+        assert_eq!(e.line, 9, "{e}");
+        assert!(
+            e.message
+                .contains("`prepare` uses {n}, the size a run is measured at")
+                && e.message
+                    .contains("expected only {src} {dir} {build} {exe} in `prepare`"),
+            "{e}"
+        );
+    }
+
     #[test]
     fn unknown_benchmark_and_syntax_errors() {
         let d = dir_with(&["programs/assoc/assoc.c"]);

@@ -296,9 +296,23 @@ pub(super) fn check_placeholders(
         let allowed = bench.placeholders();
         for (t, span, what) in all {
             for p in t.placeholders() {
-                let ok = allowed.contains(&p.as_str())
-                    && !(*what == "prepare" && ["n", "port"].contains(&p.as_str()));
-                if !ok {
+                // `prepare` runs untimed, before the runs, and is never
+                // given the size (or port) a run is measured at: with it,
+                // it could compute the answer the timed run then prints
+                // (issue #37, row 5).
+                if *what == "prepare" && ["n", "port"].contains(&p.as_str()) {
+                    return Err(ctx.err(
+                        *span,
+                        Some(id),
+                        format!(
+                            "`prepare` uses {{{p}}}, the size a run is measured at: `prepare` \
+                             runs untimed before the runs and is never given it (work that \
+                             depends on it belongs in `build` or `run`, which are timed); \
+                             expected only {{src}} {{dir}} {{build}} {{exe}} in `prepare`"
+                        ),
+                    ));
+                }
+                if !allowed.contains(&p.as_str()) {
                     let list: Vec<String> = allowed.iter().map(|a| format!("{{{a}}}")).collect();
                     return Err(ctx.err(
                         *span,

@@ -19,6 +19,9 @@ impl Summary {
         };
         if c.status.is_ok() {
             let mut says = Vec::new();
+            if let Some(n) = c.beats_cold_note() {
+                says.push(n);
+            }
             if let Some((ran, asked)) = c.partial_runs() {
                 says.push(format!(
                     "{ran} of {asked} runs: its session stopped before the rest; the figure is \
