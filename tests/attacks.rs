@@ -2119,3 +2119,151 @@ if open_ or waited > 10 or refused == 0:
         "langbench ran {most} threads while the connections were open"
     );
 }
+
+/// `langbench check ARGS` with its state directory `state` and HOME `home`.
+fn r3_check(args: &[&str], state: &Path, home: &Path) -> std::process::Output {
+    Command::new(bin())
+        .arg("check")
+        .args(args)
+        .env("LANGBENCH_STATE", state)
+        .env("HOME", home)
+        .env_remove("XDG_CACHE_HOME")
+        .output()
+        .expect("langbench check runs")
+}
+
+/// Row 5 (a): an untimed `prepare` precomputes the answers for the sizes
+/// it can guess (`check`'s were fixed: 1,000 and 12,345; the editions'
+/// are published), and the program prints them without work. `check`'s
+/// second size is drawn at random: the program has no answer there, and
+/// it fails, naming the size.
+#[test]
+fn r3_row05_prepare_cannot_precompute_the_answers_check_asks_for() {
+    let (_, m) = marker("r5p");
+    let (state, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let answer = |n: &str| {
+        let o = langbench(&["expected", "assoc", "--size", n]);
+        assert!(o.status.success(), "{}", text(&o));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let known = format!(
+        "{{{:?}: {:?}, {:?}: {:?}}}",
+        "1000",
+        answer("1000"),
+        "12345",
+        answer("12345")
+    );
+    // The untimed step writes the answers beside the program; the program
+    // prints the one for N, or nothing right where it has none.
+    let prep = format!(
+        "import json, os\njson.dump({known}, open(os.path.join(os.path.dirname(__file__), 'answers.json'), 'w'))\n"
+    );
+    let program = "import json, os, sys\n\
+        a = json.load(open(os.path.join(os.path.dirname(__file__), 'answers.json')))\n\
+        print(a.get(sys.argv[1], '0 0 0\\n0 0 0\\n'), end='')\n";
+    let toml = format!(
+        "[[variant]]\nid = \"r5p\"\nlanguage = \"R5p\"\nflags = \"python3 r5p\"\n\
+         needs = [\"python3\"]\nversion = \"python3 --version\"\nrun = \"python3 {{src}} {{n}}\"\n\
+         prepare = \"python3 {{dir}}/prep.py\"\nenv = {{ LANGBENCH_TEST_MARKER = \"{m}\" }}\n\
+         programs = {{ assoc = \"programs/r5p/assoc.py\" }}\ninstall = {{ apt = [\"python3\"] }}\n"
+    );
+    let f = Fixture::new(
+        &toml,
+        &[
+            ("programs/r5p/assoc.py", program),
+            ("programs/r5p/prep.py", &prep),
+        ],
+    );
+    let o = r3_check(&["--languages", &f.languages()], state.path(), home.path());
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let drawn = out
+        .split("drawn at random with seed ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("the seed is printed: {out}"));
+    assert!(
+        out.contains("r5p: assoc at N=")
+            && out.contains("wrong-output, though right at N=1000")
+            && !out.contains("assoc at N=1000: wrong"),
+        "{out}"
+    );
+    // The size is printed, and the seed repeats it.
+    let seed: String = drawn.chars().take_while(char::is_ascii_digit).collect();
+    let again = r3_check(
+        &["--languages", &f.languages(), "--seed", &seed],
+        state.path(),
+        home.path(),
+    );
+    let again = String::from_utf8_lossy(&again.stdout).into_owned();
+    let size_of = |s: &str| {
+        s.split("right at N=1000 and N=")
+            .nth(1)
+            .map(|t| t.chars().take_while(char::is_ascii_digit).collect::<String>())
+    };
+    assert_eq!(size_of(&out), size_of(&again), "{out}\n{again}");
+    assert_nothing_left(&m);
+}
+
+/// Row 5 (b): a declared cache remembers each N's answer, so every run
+/// after the first at a size skips the work (here a second's sleep).
+/// `check` runs each size twice and fails the second run at its random
+/// size; in an edition whose caches were warm from an earlier session,
+/// the cell whose later runs beat its first gets a note no reviewer
+/// misses.
+#[test]
+fn r3_row05_a_cache_that_remembers_answers_is_flagged_by_check_and_in_the_edition() {
+    let (_, m) = marker("r5c");
+    let (state, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let program = "import os, sys, time\n\
+        p = os.path.expanduser('~/.cache/ans/' + sys.argv[1])\n\
+        if os.path.exists(p):\n    print(open(p).read(), end='')\n\
+        else:\n    time.sleep(1.5)\n    a = '0 1 %s\\n' % sys.argv[1]\n    \
+        open(p, 'w').write(a)\n    print(a, end='')\n";
+    let f = Fixture::new(
+        &r3_entry(&m, "r5c", "caches = [\"~/.cache/ans\"]\ninstall = { apt = [\"python3\"] }"),
+        &[("programs/r5c.py", program)],
+    );
+    let o = r3_check(&["--languages", &f.languages()], state.path(), home.path());
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        out.contains("r5c: num-comb at N=")
+            && out.contains("(drawn at random): its second run took")
+            && out.contains("more than the 4× a toolchain's cache explains"),
+        "{out}"
+    );
+    assert!(!out.contains("ok: r5c"), "{out}");
+
+    // The edition: an earlier session left the caches warm (another size),
+    // then the measured one's first run computes and the others remember.
+    let run = |size: &str, runs: &str, out: &Path| {
+        let args: Vec<String> = [
+            "run",
+            "--languages",
+            &f.languages(),
+            "--size",
+            size,
+            "--runs",
+            runs,
+            "--out",
+            &out.display().to_string(),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let o = r3_run(&args, state.path(), home.path());
+        assert!(o.status.success(), "{}", text(&o));
+    };
+    let results = tempfile::tempdir().unwrap();
+    run("2000", "1", &results.path().join("before"));
+    let edition = results.path().join("edition");
+    run("3000", "3", &edition);
+    let summary = std::fs::read_to_string(edition.join("summary.md")).unwrap();
+    assert!(
+        summary.contains("REMEMBERED?")
+            && summary.contains("REMEMBERED ANSWER? run 1 took")
+            && summary.contains("more than the 4× a toolchain's cache explains"),
+        "{summary}"
+    );
+    assert_nothing_left(&m);
+}
