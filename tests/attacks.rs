@@ -2163,7 +2163,7 @@ fn r3_row05_prepare_cannot_precompute_the_answers_check_asks_for() {
         print(a.get(sys.argv[1], '0 0 0\\n0 0 0\\n'), end='')\n";
     let toml = format!(
         "[[variant]]\nid = \"r5p\"\nlanguage = \"R5p\"\nflags = \"python3 r5p\"\n\
-         needs = [\"python3\"]\nversion = \"python3 --version\"\nrun = \"python3 {{src}} {{n}}\"\n\
+         run = \"python3 {{src}} {{n}}\"\n\
          prepare = \"python3 {{dir}}/prep.py\"\nenv = {{ LANGBENCH_TEST_MARKER = \"{m}\" }}\n\
          programs = {{ assoc = \"programs/r5p/assoc.py\" }}\ninstall = {{ apt = [\"python3\"] }}\n"
     );
@@ -2184,7 +2184,9 @@ fn r3_row05_prepare_cannot_precompute_the_answers_check_asks_for() {
     assert!(
         out.contains("r5p: assoc at N=")
             && out.contains("wrong-output, though right at N=1000")
-            && !out.contains("assoc at N=1000: wrong"),
+            && !out.contains("assoc at N=1000: wrong")
+            && !out.contains("ok: r5p")
+            && out.contains("check: 1 problem(s)"),
         "{out}"
     );
     // The size is printed, and the seed repeats it.
@@ -2196,9 +2198,11 @@ fn r3_row05_prepare_cannot_precompute_the_answers_check_asks_for() {
     );
     let again = String::from_utf8_lossy(&again.stdout).into_owned();
     let size_of = |s: &str| {
-        s.split("right at N=1000 and N=")
-            .nth(1)
-            .map(|t| t.chars().take_while(char::is_ascii_digit).collect::<String>())
+        s.split("right at N=1000 and N=").nth(1).map(|t| {
+            t.chars()
+                .take_while(char::is_ascii_digit)
+                .collect::<String>()
+        })
     };
     assert_eq!(size_of(&out), size_of(&again), "{out}\n{again}");
     assert_nothing_left(&m);
@@ -2219,17 +2223,21 @@ fn r3_row05_a_cache_that_remembers_answers_is_flagged_by_check_and_in_the_editio
         if os.path.exists(p):\n    print(open(p).read(), end='')\n\
         else:\n    time.sleep(1.5)\n    a = '0 1 %s\\n' % sys.argv[1]\n    \
         open(p, 'w').write(a)\n    print(a, end='')\n";
-    let f = Fixture::new(
-        &r3_entry(&m, "r5c", "caches = [\"~/.cache/ans\"]\ninstall = { apt = [\"python3\"] }"),
-        &[("programs/r5c.py", program)],
+    let toml = format!(
+        "[[variant]]\nid = \"r5c\"\nlanguage = \"R5c\"\nflags = \"python3 r5c\"\n\
+         run = \"python3 {{src}} {{n}}\"\nenv = {{ LANGBENCH_TEST_MARKER = \"{m}\" }}\n\
+         programs = {{ num-comb = \"programs/r5c.py\" }}\ncaches = [\"~/.cache/ans\"]\n\
+         install = {{ apt = [\"python3\"] }}\n"
     );
+    let f = Fixture::new(&toml, &[("programs/r5c.py", program)]);
     let o = r3_check(&["--languages", &f.languages()], state.path(), home.path());
     let out = String::from_utf8_lossy(&o.stdout).into_owned();
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(
         out.contains("r5c: num-comb at N=")
             && out.contains("(drawn at random): its second run took")
-            && out.contains("more than the 4× a toolchain's cache explains"),
+            && out.contains("more than the 4× a toolchain's cache explains")
+            && out.contains("check: 1 problem(s)"),
         "{out}"
     );
     assert!(!out.contains("ok: r5c"), "{out}");
