@@ -281,6 +281,16 @@ mod tests {
         assert!(!Runs::Fixed(3).enough(2, &warm3));
     }
 
+    /// A later run is taken for a remembered answer past 4× and 0.2 s.
+    #[test]
+    fn beats_cold_needs_the_factor_and_the_floor() {
+        assert!(beats_cold(1.0, 0.2));
+        assert!(!beats_cold(1.0, 0.3), "3.3×: a toolchain's cache explains it");
+        assert!(!beats_cold(0.1, 0.001), "100×, but 0.1 s: noise");
+        assert!(beats_cold(0.3, 0.01));
+        assert!(!beats_cold(0.5, 0.6));
+    }
+
     /// A session record holds the policy it ran with, and gives back the
     /// same one.
     #[test]

@@ -59,6 +59,53 @@ fn best_of_n_and_failures_stay_visible() {
     assert_eq!(s.notes().len(), 3);
 }
 
+/// Issue #37, row 5: later runs that beat a first run, which did not start
+/// on empty caches, by more than a toolchain's cache explains make the
+/// cell's time say so and the note start in capitals; a first run on empty
+/// caches (a `go run` building its runtime), a gain of milliseconds, and
+/// an ordinary spread say nothing.
+#[test]
+fn warm_runs_far_faster_than_a_warm_first_run_are_flagged() {
+    use crate::record::CacheStart::{Cold, Warm};
+    let with = |runs: &[(f64, Option<crate::record::CacheStart>)]| {
+        let runs = runs
+            .iter()
+            .enumerate()
+            .map(|(i, &(wall, cache))| {
+                let mut r = rec("go", Bench::NumComb, i as u32 + 1, wall, Status::Ok);
+                r.cache = cache;
+                r
+            })
+            .collect();
+        let s = Summary::from_stored(&Stored {
+            runs,
+            ..Default::default()
+        })
+        .view(&View {
+            noise_cv: 10.0,
+            ..Default::default()
+        });
+        let c = &s.rows[0].cells[&Bench::NumComb];
+        (c.time_text(), s.cell_note(&s.rows[0], Bench::NumComb))
+    };
+    let (time, note) = with(&[(1.5, Some(Warm)), (0.03, Some(Warm)), (0.03, Some(Warm))]);
+    let note = note.unwrap();
+    assert_eq!(time, "0.03 REMEMBERED?");
+    assert!(
+        note.starts_with("REMEMBERED ANSWER? run 1 took 1.500 s and run 2 0.030 s at the same size, 50× faster: more than the 4× a toolchain's cache explains"),
+        "{note}"
+    );
+    // Without caches recorded, the same.
+    assert!(with(&[(1.5, None), (0.03, None)]).0.ends_with("REMEMBERED?"));
+    // A first run on empty caches: the toolchain's build, not judged.
+    let (time, note) = with(&[(19.8, Some(Cold)), (0.14, Some(Warm)), (0.14, Some(Warm))]);
+    assert_eq!(time, "0.14");
+    assert!(!note.unwrap().contains("REMEMBERED"));
+    // Milliseconds, and an ordinary spread.
+    assert_eq!(with(&[(0.029, None), (0.006, None)]).0, "0.01");
+    assert_eq!(with(&[(1.5, Some(Warm)), (1.0, Some(Warm))]).0, "1.00");
+}
+
 /// A figure that is a cold run says so; a warm one says nothing.
 #[test]
 fn a_cold_figure_says_so() {
