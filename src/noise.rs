@@ -285,7 +285,10 @@ mod tests {
     #[test]
     fn beats_cold_needs_the_factor_and_the_floor() {
         assert!(beats_cold(1.0, 0.2));
-        assert!(!beats_cold(1.0, 0.3), "3.3×: a toolchain's cache explains it");
+        assert!(
+            !beats_cold(1.0, 0.3),
+            "3.3×: a toolchain's cache explains it"
+        );
         assert!(!beats_cold(0.1, 0.001), "100×, but 0.1 s: noise");
         assert!(beats_cold(0.3, 0.01));
         assert!(!beats_cold(0.5, 0.6));

@@ -96,7 +96,11 @@ fn warm_runs_far_faster_than_a_warm_first_run_are_flagged() {
         "{note}"
     );
     // Without caches recorded, the same.
-    assert!(with(&[(1.5, None), (0.03, None)]).0.ends_with("REMEMBERED?"));
+    assert!(
+        with(&[(1.5, None), (0.03, None)])
+            .0
+            .ends_with("REMEMBERED?")
+    );
     // A first run on empty caches: the toolchain's build, not judged.
     let (time, note) = with(&[(19.8, Some(Cold)), (0.14, Some(Warm)), (0.14, Some(Warm))]);
     assert_eq!(time, "0.14");
