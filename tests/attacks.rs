@@ -2209,7 +2209,8 @@ fn r3_row05_prepare_cannot_precompute_the_answers_check_asks_for() {
 }
 
 /// Row 5 (b): a declared cache remembers each N's answer, so every run
-/// after the first at a size skips the work (here a second's sleep).
+/// after the first at a size skips the work (here four seconds of sleep,
+/// far more than a loaded machine adds to a run's start).
 /// `check` runs each size twice and fails the second run at its random
 /// size; in an edition whose caches were warm from an earlier session,
 /// the cell whose later runs beat its first gets a note no reviewer
@@ -2221,7 +2222,7 @@ fn r3_row05_a_cache_that_remembers_answers_is_flagged_by_check_and_in_the_editio
     let program = "import os, sys, time\n\
         p = os.path.expanduser('~/.cache/ans/' + sys.argv[1])\n\
         if os.path.exists(p):\n    print(open(p).read(), end='')\n\
-        else:\n    time.sleep(1.5)\n    a = '0 1 %s\\n' % sys.argv[1]\n    \
+        else:\n    time.sleep(4)\n    a = '0 1 %s\\n' % sys.argv[1]\n    \
         open(p, 'w').write(a)\n    print(a, end='')\n";
     let toml = format!(
         "[[variant]]\nid = \"r5c\"\nlanguage = \"R5c\"\nflags = \"python3 r5c\"\n\
