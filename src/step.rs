@@ -106,6 +106,29 @@ pub fn stderr_tail(o: &Outcome) -> String {
     }
 }
 
+/// What to say when a build step failed where the sandbox would refuse
+/// its writes: its stderr names a read-only file system or a refused
+/// permission (EROFS, EACCES), or it said nothing at all (a compiler that
+/// exits 70 without a word when it cannot write its output beside its
+/// source). Program directories are read-only in every run; a build
+/// writes in `{build}`.
+pub fn read_only_hint(o: &Outcome) -> Option<&'static str> {
+    let text = o.stderr.text().to_ascii_lowercase();
+    let refused = [
+        "read-only file system",
+        "permission denied",
+        "erofs",
+        "eacces",
+    ]
+    .iter()
+    .any(|w| text.contains(w));
+    (refused || text.trim().is_empty()).then_some(
+        "program directories are read-only (the checkout's and a prepared copy's alike): \
+         a build writes its outputs in {build}, the run's working directory \
+         (e.g. `-o {exe}`, `-d {build}`, or a cache option pointing at {build})",
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,6 +156,26 @@ mod tests {
         assert!(t.ends_with("at d (node:internal/x:3:3)"), "{t}");
         assert_eq!(stderr_tail(&outcome("")), "no stderr");
         assert_eq!(stderr_tail(&outcome("one line\n")), "stderr: one line");
+    }
+
+    #[test]
+    fn a_build_refused_its_write_or_silent_is_told_where_to_build() {
+        for stderr in [
+            "",
+            "\n",
+            "cc1: fatal error: cannot open x.o: Read-only file system\n",
+            "error: Permission denied (os error 13)\n",
+        ] {
+            let hint = read_only_hint(&outcome(stderr));
+            assert!(
+                hint.is_some_and(|h| h.contains("read-only") && h.contains("{build}")),
+                "{stderr:?}: {hint:?}"
+            );
+        }
+        assert_eq!(
+            read_only_hint(&outcome("x.c:3: error: expected ';'\n")),
+            None
+        );
     }
 
     #[test]
