@@ -406,16 +406,19 @@ impl RunArgs {
         // which will not write over a results file without --append, `run`
         // adds to it only when --out names it or --resume continues it.
         let cpu = self.bench.is_empty() || self.bench.iter().any(|b| b.is_cpu());
-        if self.out.is_none() && !self.resume && !self.plan && cpu {
-            if let Some(held) = suite::holds(&out)? {
-                let shown = out.display();
-                anyhow::bail!(
-                    "{shown} already holds {held}, and `run` adds to a results directory only when asked \
+        if self.out.is_none()
+            && !self.resume
+            && !self.plan
+            && cpu
+            && let Some(held) = suite::holds(&out)?
+        {
+            let shown = out.display();
+            anyhow::bail!(
+                "{shown} already holds {held}, and `run` adds to a results directory only when asked \
                      (its cells would show this session's runs instead). Measure into a directory of its own: \
                      --out DIR (e.g. --out results/local); or finish what it holds: --resume; \
                      or add to it, new runs superseding their cells: --out {shown}. Nothing was written"
-                );
-            }
+            );
         }
         if self.resume && !out.exists() {
             let near = crate::store::similar_results_dir(&out)
