@@ -124,6 +124,24 @@ impl FromStr for Size {
             "tiny" => Ok(Size::Tiny),
             "2020" => Ok(Size::Ed2020),
             "2021" => Ok(Size::Ed2021),
+            // A year other than the two that name sizes is far more often
+            // an edition meant than that N: a 2,022-element run of every
+            // variant is not what `--size 2022` asks for. Written with a
+            // separator (2_022), it is that N.
+            _ if s.len() == 4
+                && s.chars().all(|c| c.is_ascii_digit())
+                && (1990..=2099).contains(&s.parse::<u32>().unwrap_or(0)) =>
+            {
+                Err(format!(
+                    "{s} looks like a year, but only 2020 and 2021 name sizes (the 2020 edition's, \
+                     and the 2021 edition's, which every edition since uses): did you mean 2021, \
+                     with `--out results/{s}` for that edition's directory? For N = {},{} write {}_{}",
+                    &s[..1],
+                    &s[1..],
+                    &s[..1],
+                    &s[1..]
+                ))
+            }
             _ => match s.replace(['_', ','], "").parse::<u64>() {
                 Ok(n) if (1..=MAX_N).contains(&n) => Ok(Size::Explicit(n)),
                 _ => Err(format!(
@@ -149,6 +167,15 @@ mod tests {
         assert_eq!("1_000".parse::<Size>(), Ok(Size::Explicit(1000)));
         assert!("zero".parse::<Size>().is_err());
         assert!("0".parse::<Size>().is_err());
+        // A year that names no size is asked about, not taken as N.
+        let e = "2022".parse::<Size>().unwrap_err();
+        assert!(
+            e.contains("did you mean 2021, with `--out results/2022`")
+                && e.contains("For N = 2,022 write 2_022"),
+            "{e}"
+        );
+        assert_eq!("2_022".parse::<Size>(), Ok(Size::Explicit(2022)));
+        assert_eq!("1989".parse::<Size>(), Ok(Size::Explicit(1989)));
     }
 
     #[test]

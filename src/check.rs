@@ -564,26 +564,32 @@ fn wrong(
                 format!("compare with `langbench expected {bench} --size {n}` and the spec"),
             ),
         },
-        Status::Escaped => (
-            format!("{said} ({d})"),
-            format!(
-                "run it by hand: `langbench run --lang {} --bench {bench} --size {n} --runs 1`",
-                v.id
-            ),
-        ),
+        Status::Escaped => (format!("{said} ({d})"), by_hand(v, bench, n)),
         // It did not finish cleanly: as declared, or a problem.
         _ if v.fails.is_some() => {
             return Wrong::Declared(format!("{said} ({})", d.lines().next().unwrap_or("")));
         }
-        _ => (
+        _ if d.contains("program directories are read-only") => (
             format!("{said} ({d})"),
             format!(
-                "run it by hand: `langbench run --lang {} --bench {bench} --size {n} --runs 1`",
-                v.id
+                "make the build write nothing beside its source: its outputs in {{build}} (CONTRIBUTING.md, \"The languages file\"); then {}",
+                by_hand(v, bench, n)
             ),
         ),
+        _ => (format!("{said} ({d})"), by_hand(v, bench, n)),
     };
     Wrong::Run { what, todo }
+}
+
+/// The command that runs one program as `run` does, to see it fail in
+/// full: into a results directory of its own under the system's temporary
+/// directory, never the checkout's `results/` (a `run` without `--out`
+/// writes `results/<year>-<size>` there).
+fn by_hand(v: &Variant, bench: Bench, n: u64) -> String {
+    format!(
+        "run it by hand: `langbench run --lang {} --bench {bench} --size {n} --runs 1 --out \"$(mktemp -d)\"`",
+        shell_words::quote(&v.id)
+    )
 }
 
 /// The shape of the spec's output for `bench`: plain integers.

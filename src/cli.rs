@@ -387,6 +387,39 @@ impl RunArgs {
             .out
             .clone()
             .unwrap_or_else(|| suite::default_out(self.size));
+        // Before anything is created: an --out that does not exist, beside
+        // a results directory of a near name, is a typo more often than a
+        // new edition (the run would start one and say so only after).
+        if let Some(given) = self.out.as_ref().filter(|o| !o.exists() && !self.resume)
+            && let Some(near) = crate::store::similar_results_dir(given)
+        {
+            anyhow::bail!(
+                "--out {}: no such directory, and {near} is a results directory: did you mean {near}? \
+                 Nothing was created (to start {} anyway, create it first: mkdir {})",
+                given.display(),
+                given.display(),
+                shell_words::quote(&given.display().to_string())
+            );
+        }
+        // Never added to unasked: the default directory (results/<year>)
+        // may hold an edition, in a clone the published one. Like pyperf,
+        // which will not write over a results file without --append, `run`
+        // adds to it only when --out names it or --resume continues it.
+        let cpu = self.bench.is_empty() || self.bench.iter().any(|b| b.is_cpu());
+        if self.out.is_none()
+            && !self.resume
+            && !self.plan
+            && cpu
+            && let Some(held) = suite::holds(&out)?
+        {
+            let shown = out.display();
+            anyhow::bail!(
+                "{shown} already holds {held}, and `run` adds to a results directory only when asked \
+                     (its cells would show this session's runs instead). Measure into a directory of its own: \
+                     --out DIR (e.g. --out results/local); or finish what it holds: --resume; \
+                     or add to it, new runs superseding their cells: --out {shown}. Nothing was written"
+            );
+        }
         if self.resume && !out.exists() {
             let near = crate::store::similar_results_dir(&out)
                 .map(|d| format!(": did you mean {d}?"))

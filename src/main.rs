@@ -34,9 +34,14 @@ fn main() -> ExitCode {
             }
         };
     }
-    match real_main() {
-        Ok(code) => code,
-        Err(e) => {
+    // A reader gone (`run | head`): quiet, every guard dropped, exit 141.
+    langbench::signals::quiet_on_closed_output();
+    let closed = ExitCode::from(141);
+    match std::panic::catch_unwind(real_main) {
+        Err(_) if langbench::signals::output_closed() => closed,
+        Err(panic) => std::panic::resume_unwind(panic),
+        Ok(Ok(code)) => code,
+        Ok(Err(e)) => {
             // Errors quote what they refused (a record, a field): inert.
             eprintln!(
                 "error: {}",

@@ -32,6 +32,44 @@ pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
 
+/// Set when a print found its reader gone (`langbench run | head`).
+static OUTPUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// A closed stdout or stderr (the reader of a pipe exited: `run | head`)
+/// ends langbench quietly, as it ends `cat`: `println!` panics on the
+/// broken pipe (Rust ignores SIGPIPE), and this hook recognises that
+/// panic, prints nothing and lets it unwind, so every guard on the way is
+/// dropped (the results directory's lock, scratch directories, the running
+/// command's agent); `main` then exits 141, as a shell reports a command
+/// SIGPIPE ended ([`output_closed`]). SIGPIPE itself stays ignored:
+/// langbench writes to pipes of its own (its commands' agents), where a
+/// reader gone is an error to report, not a reason to die. Any other panic
+/// goes to the hook there was.
+pub fn quiet_on_closed_output() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        let printing = message.starts_with("failed printing to stdout")
+            || message.starts_with("failed printing to stderr");
+        if printing && message.contains(&std::io::Error::from_raw_os_error(libc::EPIPE).to_string())
+        {
+            OUTPUT_CLOSED.store(true, Ordering::SeqCst);
+        } else {
+            previous(info);
+        }
+    }));
+}
+
+/// Whether a print found its reader gone (see [`quiet_on_closed_output`]).
+pub fn output_closed() -> bool {
+    OUTPUT_CLOSED.load(Ordering::SeqCst)
+}
+
 /// Calls `wait` (waiting for a spawned command) while a watcher thread
 /// forwards an interrupt to the command's agent as SIGTERM (the agent stops
 /// its group); the watcher ends with `wait`.

@@ -99,11 +99,60 @@ pub fn stderr_tail(o: &Outcome) -> String {
         Some(h) => format!("{} … {tail}", h.chars().take(200).collect::<String>()),
         None => tail,
     };
+    let text = without_local_paths(
+        &text,
+        std::env::current_dir().ok().as_deref(),
+        std::env::var_os("HOME")
+            .map(std::path::PathBuf::from)
+            .as_deref(),
+    );
     if text.is_empty() {
         "no stderr".into()
     } else {
         format!("stderr: {text}")
     }
+}
+
+/// `text` (a note for the records, which are published) without the
+/// measuring machine's own paths: the checkout langbench runs in (`cwd`)
+/// as a relative path (`/home/ann/langbench/programs/assoc/assoc.js` →
+/// `programs/assoc/assoc.js`), and its home as `~`.
+fn without_local_paths(text: &str, cwd: Option<&Path>, home: Option<&Path>) -> String {
+    let mut out = text.to_string();
+    let prefix = |p: &Path| {
+        let s = p.display().to_string();
+        (s.len() > 1).then(|| format!("{}/", s.trim_end_matches('/')))
+    };
+    if let Some(c) = cwd.and_then(prefix) {
+        out = out.replace(&c, "");
+    }
+    if let Some(h) = home.and_then(prefix) {
+        out = out.replace(&h, "~/");
+    }
+    out
+}
+
+/// What to say when a build step failed where the sandbox would refuse
+/// its writes: its stderr names a read-only file system or a refused
+/// permission (EROFS, EACCES), or it said nothing at all (a compiler that
+/// exits 70 without a word when it cannot write its output beside its
+/// source). Program directories are read-only in every run; a build
+/// writes in `{build}`.
+pub fn read_only_hint(o: &Outcome) -> Option<&'static str> {
+    let text = o.stderr.text().to_ascii_lowercase();
+    let refused = [
+        "read-only file system",
+        "permission denied",
+        "erofs",
+        "eacces",
+    ]
+    .iter()
+    .any(|w| text.contains(w));
+    (refused || text.trim().is_empty()).then_some(
+        "program directories are read-only (the checkout's and a prepared copy's alike): \
+         a build writes its outputs in {build}, the run's working directory \
+         (e.g. `-o {exe}`, `-d {build}`, or a cache option pointing at {build})",
+    )
 }
 
 #[cfg(test)]
@@ -133,6 +182,44 @@ mod tests {
         assert!(t.ends_with("at d (node:internal/x:3:3)"), "{t}");
         assert_eq!(stderr_tail(&outcome("")), "no stderr");
         assert_eq!(stderr_tail(&outcome("one line\n")), "stderr: one line");
+    }
+
+    #[test]
+    fn notes_carry_no_path_of_the_measuring_machine() {
+        let note =
+            "file:///work/main/programs/assoc/assoc.js:3 at /work/main/x.js; /root/.cache/deno/y";
+        assert_eq!(
+            without_local_paths(
+                note,
+                Some(Path::new("/work/main")),
+                Some(Path::new("/root"))
+            ),
+            "file://programs/assoc/assoc.js:3 at x.js; ~/.cache/deno/y"
+        );
+        assert_eq!(
+            without_local_paths("/a/b", Some(Path::new("/")), None),
+            "/a/b"
+        );
+    }
+
+    #[test]
+    fn a_build_refused_its_write_or_silent_is_told_where_to_build() {
+        for stderr in [
+            "",
+            "\n",
+            "cc1: fatal error: cannot open x.o: Read-only file system\n",
+            "error: Permission denied (os error 13)\n",
+        ] {
+            let hint = read_only_hint(&outcome(stderr));
+            assert!(
+                hint.is_some_and(|h| h.contains("read-only") && h.contains("{build}")),
+                "{stderr:?}: {hint:?}"
+            );
+        }
+        assert_eq!(
+            read_only_hint(&outcome("x.c:3: error: expected ';'\n")),
+            None
+        );
     }
 
     #[test]

@@ -5,15 +5,28 @@
 use std::path::Path;
 
 /// The known names closest to `given`: within one edit per three letters
-/// (at least one), case ignored, the closest first (at most three).
+/// (at least one), case ignored, the closest first (at most three). Failing
+/// those, the names that contain it (`gcc` for `c-gcc` and `go-gccgo`; at
+/// least two letters), the shortest first (at most three).
 pub fn closest<'a>(given: &str, known: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
     let g = given.to_lowercase();
     let limit = (g.chars().count() / 3).max(1);
+    let known: Vec<&str> = known.into_iter().collect();
     let mut near: Vec<(usize, &str)> = known
-        .into_iter()
-        .map(|k| (strsim::damerau_levenshtein(&g, &k.to_lowercase()), k))
+        .iter()
+        .map(|k| (strsim::damerau_levenshtein(&g, &k.to_lowercase()), *k))
         .filter(|(d, _)| *d <= limit)
         .collect();
+    if near.is_empty() && g.chars().count() >= 2 {
+        near = known
+            .iter()
+            .filter(|k| k.to_lowercase().contains(&g))
+            .map(|k| (k.len(), *k))
+            .collect();
+        near.sort();
+        near.dedup();
+        return near.into_iter().take(3).map(|(_, k)| k).collect();
+    }
     near.sort();
     near.dedup();
     let best = near.first().map(|(d, _)| *d);
@@ -58,6 +71,17 @@ mod tests {
         assert_eq!(closest("pyhton3", ids), ["python3"], "a swap is one edit");
         assert_eq!(closest("c-xcc", ids), ["c-gcc", "c-tcc"]);
         assert!(closest("rust", ids).is_empty());
+        // No near spelling: the names that contain it.
+        let ids2 = ["c-gcc", "go-gccgo", "c-tcc", "go"];
+        assert_eq!(closest("gcc", ids2), ["c-gcc", "go-gccgo"]);
+        assert_eq!(
+            did_you_mean("GCC", ids2).as_deref(),
+            Some("did you mean c-gcc or go-gccgo?")
+        );
+        assert!(
+            closest("g", ["go-gccgo"]).is_empty(),
+            "one letter is no hint"
+        );
         assert_eq!(
             did_you_mean("c-xcc", ids).as_deref(),
             Some("did you mean c-gcc or c-tcc?")

@@ -27,6 +27,18 @@ const STR_COMB_OK: &str = r#"n=$1; best=$n; d=9; while [ "$d" -lt "$n" ]; do if 
 echo "0 1 $best"
 "#;
 
+/// A correct assoc in sh: the checkout's awk program, without its
+/// comments (one has an apostrophe), run by awk.
+fn assoc_ok() -> String {
+    let awk: Vec<&str> = include_str!("../programs/assoc/assoc.awk")
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .collect();
+    let awk = awk.join("\n");
+    assert!(!awk.contains('\''), "{awk}");
+    format!("exec awk '{awk}' \"$1\"\n")
+}
+
 /// A shell variant with the programs `programs` (of `fixture`'s files),
 /// installable and with a version: what `check` passes when they are right.
 fn shell(id: &str, programs: &[(&str, &str)]) -> Variant {
@@ -273,20 +285,13 @@ fn new_then_check_fails_on_the_stub_and_passes_when_implemented() {
     // The stubs print the right shape: what fails is the answer, not the format.
     assert!(out.contains("sh-new: assoc at N=1000: wrong-output (expected \"554 554 251\\n5441 4814 1641\\n\", got \"0 0 0\\n0 0 0\\n\")"), "{}", text(&o));
 
-    // Implemented (num-comb and str-comb for real; assoc answered from the
-    // reference, which is what langbench itself computes, keeping its
-    // expected outputs in the sandbox's /tmp rather than its HOME, which
-    // check would name) and installable:
+    // Implemented, all three for real (assoc by the checkout's own awk
+    // program, which needs nothing the sandbox hides: a clone under HOME
+    // or /tmp has its langbench binary there, out of the program's
+    // sight) and installable:
     std::fs::write(f.path().join("programs/num-comb/num_comb.sh"), NUM_COMB_OK).unwrap();
     std::fs::write(f.path().join("programs/str-comb/str_comb.sh"), STR_COMB_OK).unwrap();
-    std::fs::write(
-        f.path().join("programs/assoc/assoc.sh"),
-        format!(
-            "LANGBENCH_CACHE=/tmp/expected exec {} expected assoc --size \"$1\"\n",
-            bin().display()
-        ),
-    )
-    .unwrap();
+    std::fs::write(f.path().join("programs/assoc/assoc.sh"), assoc_ok()).unwrap();
     std::fs::write(
         f.languages(),
         format!("{toml}install = {{ apt = [\"dash\"] }}\nversion = \"sh -c 'echo 1.0'\"\n"),
@@ -635,15 +640,25 @@ fn new_on_an_extension_another_language_uses_writes_its_own_programs() {
         .set("run", "sh {src} {n}")
         .set("version", "sh -c 'echo 1.0'")
         .apt(&["dash"]);
-    let working = "; Guile's working program\n";
+    // Guile's programs work (sh programs under .scm names, so that check
+    // can run them here): a `check` of the new variant that ran them would
+    // pass on the stubs' first day.
+    let assoc = assoc_ok();
+    let theirs_text = |bench: &str| match bench {
+        "assoc" => assoc.clone(),
+        "num-comb" => NUM_COMB_OK.to_string(),
+        _ => STR_COMB_OK.to_string(),
+    };
     let f = fixture_with(
         &[guile],
         &[
-            ("programs/assoc/assoc.scm", working),
-            ("programs/num-comb/num_comb.scm", working),
-            ("programs/str-comb/str_comb.scm", working),
+            ("programs/assoc/assoc.scm", assoc.as_str()),
+            ("programs/num-comb/num_comb.scm", NUM_COMB_OK),
+            ("programs/str-comb/str_comb.scm", STR_COMB_OK),
         ],
     );
+    let o = run_in(f.path(), &["check", "guile"]);
+    assert!(o.status.success(), "{}", text(&o));
     let o = run_in(
         f.path(),
         &[
@@ -654,7 +669,7 @@ fn new_on_an_extension_another_language_uses_writes_its_own_programs() {
             "--ext",
             "scm",
             "--run",
-            "guile {src} {n}",
+            "sh {src} {n}",
         ],
     );
     assert!(o.status.success(), "{}", text(&o));
@@ -663,13 +678,17 @@ fn new_on_an_extension_another_language_uses_writes_its_own_programs() {
         !out.contains("kept existing") && !out.contains("the files above hold only"),
         "{out}"
     );
-    for (bench, stem) in [
+    let benches = [
         ("assoc", "assoc"),
         ("num-comb", "num_comb"),
         ("str-comb", "str_comb"),
-    ] {
+    ];
+    for (bench, stem) in benches {
         let theirs = f.path().join(format!("programs/{bench}/{stem}.scm"));
-        assert_eq!(std::fs::read_to_string(&theirs).unwrap(), working);
+        assert_eq!(
+            std::fs::read_to_string(&theirs).unwrap(),
+            theirs_text(bench)
+        );
         let own = format!("programs/{bench}/{stem}_my_scheme.scm");
         let stub = std::fs::read_to_string(f.path().join(&own)).unwrap();
         assert!(stub.contains("TODO(langbench): implement"), "{stub}");
@@ -695,6 +714,48 @@ fn new_on_an_extension_another_language_uses_writes_its_own_programs() {
         "{}",
         text(&o)
     );
+    // check judges the new variant by its own files: it fails on its
+    // stubs although Guile's programs beside them are right, naming only
+    // its own files ...
+    let o = run_in(f.path(), &["check", "my-scheme"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let out = stdout(&o);
+    for (bench, stem) in benches {
+        assert!(
+            out.contains(&format!(
+                "programs/{bench}/{stem}_my_scheme.scm:1: my-scheme: {bench} is still the stub"
+            )),
+            "{}",
+            text(&o)
+        );
+        assert!(!out.contains(&format!("{stem}.scm:")), "{}", text(&o));
+    }
+    // ... and passes once they are implemented, Guile's untouched and
+    // still passing.
+    for (bench, stem) in benches {
+        let own = f
+            .path()
+            .join(format!("programs/{bench}/{stem}_my_scheme.scm"));
+        std::fs::write(own, theirs_text(bench)).unwrap();
+    }
+    let toml = std::fs::read_to_string(f.languages()).unwrap();
+    std::fs::write(
+        f.languages(),
+        format!("{toml}install = {{ apt = [\"dash\"] }}\nversion = \"sh -c 'echo 1.0'\"\n"),
+    )
+    .unwrap();
+    let o = run_in(f.path(), &["check", "my-scheme"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(stdout(&o).contains("ok: my-scheme"), "{}", text(&o));
+    let o = run_in(f.path(), &["check", "guile"]);
+    assert!(o.status.success(), "{}", text(&o));
+    for (bench, stem) in benches {
+        let theirs = f.path().join(format!("programs/{bench}/{stem}.scm"));
+        assert_eq!(
+            std::fs::read_to_string(&theirs).unwrap(),
+            theirs_text(bench)
+        );
+    }
 }
 
 /// Without --flags, `new` reads the Command Flags from the commands (never
@@ -1010,4 +1071,57 @@ fn writes_outside_the_declared_caches_are_a_problem_with_the_fix() {
     let o = check();
     assert!(o.status.success(), "{}", text(&o));
     assert!(stdout(&o).contains("ok: undeclared"), "{}", text(&o));
+}
+
+/// Issue #40, row 4: a compiler that writes its output beside its source
+/// meets a read-only program directory and may say nothing (`exit 70; no
+/// stderr`). `check` says the directory is read-only and that a build
+/// writes in `{build}`; the command it offers to see the failure in full
+/// writes nothing into the checkout (it used to create
+/// `results/<year>-1000/` there).
+#[test]
+fn a_build_writing_beside_its_source_is_told_program_directories_are_read_only() {
+    let beside = shell("sh-beside", &[("num-comb", "programs/num-comb/beside.sh")]).set(
+        "build",
+        "sh -c 'exec 2>/dev/null; touch {src}.o || exit 70'",
+    );
+    let f = fixture_with(&[beside], &[("programs/num-comb/beside.sh", NUM_COMB_OK)]);
+    let o = run_in(f.path(), &["check", "sh-beside"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("exit 70; no stderr; program directories are read-only")
+            && out.contains("a build writes its outputs in {build}")
+            && out.contains("make the build write nothing beside its source"),
+        "{}",
+        text(&o)
+    );
+    assert!(!f.path().join("programs/num-comb/beside.sh.o").exists());
+    let hint = regex::Regex::new(r"run it by hand: `langbench (run [^`]*)`")
+        .unwrap()
+        .captures(&out)
+        .unwrap_or_else(|| panic!("{}", text(&o)))[1]
+        .to_string();
+    let tmp = tempfile::tempdir().unwrap();
+    let ran = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{} {hint}", bin().display()))
+        .current_dir(f.path())
+        .env("TMPDIR", tmp.path())
+        .env_remove("LANGBENCH_LANGUAGES")
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&ran.stdout).contains("program directories are read-only"),
+        "{}",
+        text(&ran)
+    );
+    let left: Vec<_> = std::fs::read_dir(f.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(
+        !f.path().join("results").exists(),
+        "the hint wrote into the checkout: {left:?}"
+    );
 }

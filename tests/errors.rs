@@ -119,7 +119,9 @@ fn outside_a_checkout_the_languages_option_and_variable_are_named() {
 }
 
 /// A --out that does not exist yet is created, and said; one whose name is
-/// near an existing results directory's says which one was perhaps meant;
+/// near an existing results directory's is refused before anything is
+/// created, naming the one perhaps meant (#40: `--out x80b` asked "did you
+/// mean x80?" after creating x80b), and taken once it exists;
 /// `--resume` into one that does not exist refuses.
 #[test]
 fn a_new_out_is_created_with_a_line_saying_so() {
@@ -138,27 +140,33 @@ fn a_new_out_is_created_with_a_line_saying_so() {
     let again = f.run(&[]);
     assert!(!stderr(&again).contains("created"), "{}", text(&again));
     let typo = f.path().join("resluts");
-    let o = langbench(&[
-        "run",
-        "--languages",
-        &f.languages(),
-        "--size",
-        "tiny",
-        "--runs",
-        "1",
-        "--out",
-        typo.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", text(&o));
-    assert!(
-        stderr(&o).contains(&format!(
-            "created {} (a new results directory; did you mean {}?)",
+    let run_into = |out: &std::path::Path| {
+        langbench(&[
+            "run",
+            "--languages",
+            &f.languages(),
+            "--size",
+            "tiny",
+            "--runs",
+            "1",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
+    refused(
+        &run_into(&typo),
+        &format!(
+            "--out {}: no such directory, and {} is a results directory: did you mean {}? Nothing was created",
             typo.display(),
+            f.out(),
             f.out()
-        )),
-        "{}",
-        text(&o)
+        ),
     );
+    assert!(!typo.exists(), "asked before creating anything");
+    std::fs::create_dir(&typo).unwrap();
+    let o = run_into(&typo);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(typo.join("runs.jsonl").is_file());
     let gone = f.path().join("gone");
     let o = langbench(&[
         "run",
@@ -170,4 +178,25 @@ fn a_new_out_is_created_with_a_line_saying_so() {
     ]);
     refused(&o, "does not exist, so there is nothing to resume");
     assert!(!gone.exists());
+}
+
+/// #40: `--size 2022` is not taken as N = 2,022 (every variant run at a
+/// size nobody meant): a year that names no size asks which was meant,
+/// and N written with a separator is that N. `list gcc` names the ids
+/// that contain it.
+#[test]
+fn a_size_that_looks_like_a_year_and_a_part_of_an_id_get_a_did_you_mean() {
+    let err = refused(
+        &in_repo(&["run", "--size", "2022", "--plan"]),
+        "2022 looks like a year, but only 2020 and 2021 name sizes",
+    );
+    assert!(
+        err.contains("did you mean 2021, with `--out results/2022`")
+            && err.contains("For N = 2,022 write 2_022"),
+        "{err}"
+    );
+    let o = in_repo(&["run", "--size", "2_022", "--plan", "--lang", "c-gcc"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let err = refused(&in_repo(&["list", "gcc"]), "unknown variant \"gcc\"");
+    assert!(err.contains("did you mean c-gcc or go-gccgo?"), "{err}");
 }

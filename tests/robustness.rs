@@ -214,3 +214,111 @@ programs = { num-comb = "programs/num-comb/ok.sh" }
         "{r}"
     );
 }
+
+/// Issue #40: `run ... | head` and `list | head`: the reader gone, langbench
+/// ends quietly (no panic, no backtrace) with 141, as a command SIGPIPE
+/// ended, and the results directory's lock is released (another run
+/// takes it at once).
+#[test]
+fn a_closed_stdout_ends_quietly_and_releases_the_lock() {
+    use std::process::{Command, Stdio};
+    let f = fixture();
+    let closed = |args: &[String]| {
+        let mut child = Command::new(bin())
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The reader exits before langbench prints its first line.
+        drop(child.stdout.take());
+        child.wait_with_output().unwrap()
+    };
+    let o = closed(&f.run_args_with_runs("1", &[]));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(141), "{err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("backtrace"),
+        "{err}"
+    );
+    // The run itself finished and was stored.
+    assert!(f.path().join("results/runs.jsonl").is_file(), "{err}");
+    let o = f.run(&["--resume"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        !text(&o).contains("in use by another langbench"),
+        "{}",
+        text(&o)
+    );
+    let o = closed(&["list".into(), "--languages".into(), f.languages()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(141), "{err}");
+    assert!(err.is_empty(), "{err}");
+}
+
+/// Issue #40: `run` without `--out` never adds to the default results
+/// directory silently once it holds runs (in a clone, `results/<year>`
+/// holds the published edition): it refuses before anything is written,
+/// saying what the directory holds and the choices; `--resume` continues
+/// it, and an `--out` that names it adds to it, saying so first.
+#[test]
+fn run_without_out_never_adds_to_a_directory_that_holds_runs() {
+    use std::process::Command;
+    let f = fixture();
+    let default = langbench::suite::default_out(langbench::bench::Size::Tiny);
+    let run = |extra: &[&str]| {
+        Command::new(bin())
+            .args([
+                "run",
+                "--languages",
+                &f.languages(),
+                "--size",
+                "tiny",
+                "--runs",
+                "1",
+            ])
+            .args(extra)
+            .current_dir(f.path())
+            .output()
+            .unwrap()
+    };
+    let o = run(&[]);
+    assert!(o.status.success(), "{}", text(&o));
+    let dir = f.path().join(&default);
+    let runs = dir.join("runs.jsonl");
+    let before = std::fs::read(&runs).unwrap();
+    let sessions = std::fs::read(dir.join("sessions.jsonl")).unwrap();
+    let o = run(&[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    for part in [
+        &format!(
+            "{} already holds 1 run of 1 variant, in 1 session, the newest started ",
+            default.display()
+        ),
+        "--out DIR",
+        "--resume",
+        &format!("--out {}", default.display()),
+        "Nothing was written",
+    ] {
+        assert!(err.contains(part), "{part:?} in {err}");
+    }
+    assert_eq!(std::fs::read(&runs).unwrap(), before);
+    assert_eq!(std::fs::read(dir.join("sessions.jsonl")).unwrap(), sessions);
+    // --resume: nothing left to run, nothing added.
+    let o = run(&["--resume"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(std::fs::read(&runs).unwrap(), before);
+    // Named, it is added to, and said before the first run.
+    let o = run(&["--out", default.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains(&format!(
+            "{} already holds 1 run of 1 variant, in 1 session",
+            default.display()
+        )),
+        "{}",
+        text(&o)
+    );
+    assert!(std::fs::read(&runs).unwrap().len() > before.len());
+}

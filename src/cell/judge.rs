@@ -9,7 +9,7 @@ use std::time::Duration;
 use crate::document::thousands;
 use crate::record::{RunRecord, Status};
 use crate::spawn::{Exit, Limits, Outcome, escape};
-use crate::step::stderr_tail;
+use crate::step::{read_only_hint, stderr_tail};
 
 use super::steps::{Ended, Totals};
 
@@ -53,7 +53,11 @@ pub fn verdict(
             outcome: o,
         } => {
             let status = classify(o, false);
-            let detail = format!("build `{command}`: {}; {}", o.done.exit, stderr_tail(o));
+            let mut detail = format!("build `{command}`: {}; {}", o.done.exit, stderr_tail(o));
+            if let Some(hint) = read_only_hint(o).filter(|_| matches!(o.done.exit, Exit::Exited(_)))
+            {
+                detail = format!("{detail}; {hint}");
+            }
             Verdict {
                 status,
                 detail: Some(if status == Status::Oom {

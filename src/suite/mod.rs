@@ -19,7 +19,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
-pub use options::{Options, default_out};
+pub use options::{Options, default_out, holds};
 pub use plan::{Estimates, estimates, plan_command};
 
 use crate::bench::Bench;
@@ -97,7 +97,7 @@ pub fn benchmark(
     opts: &Options,
     estimator: Estimator,
 ) -> Result<(Summary, Vec<String>)> {
-    let store = open(&opts.out)?;
+    let store = open(&opts.out, opts.resume)?;
     let _lock = store.lock()?;
     let stale = crate::scratch::clean_stale();
     if stale > 0 {
@@ -154,9 +154,17 @@ pub fn benchmark(
     Ok((summary(&store, opts)?, warnings))
 }
 
-/// The results directory's store, said so when it is new.
-fn open(out: &Path) -> Result<Store> {
+/// The results directory's store, said so when it is new, and what it
+/// holds already when this session adds to it (not resuming): its cells'
+/// figures change.
+fn open(out: &Path, resume: bool) -> Result<Store> {
     let created = !out.exists();
+    if !resume && let Some(held) = holds(out)? {
+        eprintln!(
+            "{} already holds {held}: this session adds to it, and the cells it runs show its runs instead",
+            out.display()
+        );
+    }
     let store = Store::open(out)?;
     if created {
         let near = crate::store::similar_results_dir(out)

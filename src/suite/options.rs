@@ -1,8 +1,11 @@
 //! What `langbench run` was asked to do, and where its results go by
 //! default.
 
-use std::path::PathBuf;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+use anyhow::Result;
 
 use crate::bench::{Bench, Size};
 use crate::noise::Runs;
@@ -48,4 +51,32 @@ pub fn default_out(size: Size) -> PathBuf {
     } else {
         PathBuf::from("results").join(format!("{year}-{}", size.label()))
     }
+}
+
+/// What the results directory `dir` holds of CPU runs, in words ("684 runs
+/// of 65 variants, in 3 sessions, the newest started 2026-11-30"), or
+/// `None` when it holds none: what `run` says before it adds to it.
+pub fn holds(dir: &Path) -> Result<Option<String>> {
+    if !dir.join(crate::store::RUNS).is_file() {
+        return Ok(None);
+    }
+    let stored = crate::store::Store::open(dir)?.load()?;
+    if stored.runs.is_empty() {
+        return Ok(None);
+    }
+    let variants: BTreeSet<&str> = stored.runs.iter().map(|r| r.variant.as_str()).collect();
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    let mut text = format!(
+        "{} of {}",
+        plural(stored.runs.len(), "run"),
+        plural(variants.len(), "variant")
+    );
+    if let Some(newest) = stored.sessions.iter().map(|s| s.started_at.as_str()).max() {
+        text.push_str(&format!(
+            ", in {}, the newest started {}",
+            plural(stored.sessions.len(), "session"),
+            newest.get(..10).unwrap_or(newest)
+        ));
+    }
+    Ok(Some(text))
 }
