@@ -286,14 +286,15 @@ fn write(
 ) -> Result<Derived> {
     let store = Store::open(out)?;
     let _lock = store.lock()?;
-    for s in sessions {
-        store.append_session(s)?;
+    // Each file synced once, after its last record (Store::append_all).
+    if !sessions.is_empty() {
+        store.append_all(crate::store::SESSIONS, sessions)?;
     }
-    for r in runs {
-        store.append_run(r)?;
+    if !runs.is_empty() {
+        store.append_all(crate::store::RUNS, runs.iter().copied())?;
     }
-    for r in ws {
-        store.append(WS_RECORDS, r)?;
+    if !ws.is_empty() {
+        store.append_all(WS_RECORDS, ws.iter().copied())?;
     }
     crate::derived::write_all(&store)
 }

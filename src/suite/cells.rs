@@ -2,10 +2,12 @@
 //! session. A cell is set up when it is first chosen (what `--resume`
 //! keeps of it, its toolchain, caches and `prepare`), each run is measured
 //! ([`crate::cell::Cell::measure`]) under the progress line with the time
-//! left, and every record is appended to the store (the derived files
-//! rewritten) as it is made.
+//! left, and every record is appended to the store as it is made; the
+//! derived files are rewritten at most every [`REWRITE_EVERY`] (see
+//! [`Rewrite`]).
 
 use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
@@ -87,6 +89,30 @@ impl Ahead {
     }
 }
 
+/// How often a session rewrites the derived files while it runs: every
+/// record is appended as it is made, but rewriting every derived file of
+/// a large directory costs seconds (issue #41), so after each record they
+/// are rewritten only when this long has passed since the last rewrite.
+pub(super) const REWRITE_EVERY: Duration = Duration::from_secs(5);
+
+/// When the derived files were last rewritten, and whether a record is
+/// stored that they do not show yet. Whoever ends the session rewrites
+/// them: `run`'s summary on its way out ([`Suite::leave_rewrite`]), else,
+/// on an error or a panic, the suite's `Drop`.
+pub(super) struct Rewrite {
+    at: Instant,
+    pending: bool,
+}
+
+impl Default for Rewrite {
+    fn default() -> Rewrite {
+        Rewrite {
+            at: Instant::now(),
+            pending: false,
+        }
+    }
+}
+
 /// A suite in progress: what every cell shares, and the cells set up.
 pub(super) struct Suite<'a> {
     pub(super) spawner: &'a Spawner,
@@ -109,6 +135,8 @@ pub(super) struct Suite<'a> {
     pub(super) ahead: Ahead,
     /// The cells set up, by their number in `todo`.
     pub(super) ready: BTreeMap<usize, Cell<'a>>,
+    /// The derived files' last rewrite.
+    pub(super) rewrite: Rewrite,
 }
 
 /// The cells that run, of `cells`: those of probed variants (`info`)
@@ -132,6 +160,19 @@ pub(super) fn to_run(
 }
 
 impl<'a> Suite<'a> {
+    /// Rewrites the derived files (from every stored record).
+    fn rewrite(&mut self) -> Result<()> {
+        crate::derived::write_all_with(self.store, self.opts.view.clone())?;
+        self.rewrite = Rewrite::default();
+        Ok(())
+    }
+
+    /// The caller rewrites the derived files from here on (the session
+    /// ended without an error): the suite's `Drop` leaves them.
+    pub(super) fn leave_rewrite(&mut self) {
+        self.rewrite.pending = false;
+    }
+
     /// How many cells run.
     pub(super) fn len(&self) -> usize {
         self.todo.len()
@@ -299,10 +340,15 @@ impl CellExecutor for Suite<'_> {
         self.ready[&j].record(run, status, Some(detail))
     }
 
-    /// Stores a record and rewrites the derived files.
+    /// Stores a record (appended and synced: the truth, at once) and
+    /// rewrites the derived files when [`REWRITE_EVERY`] has passed since
+    /// they last were.
     fn save(&mut self, rec: RunRecord) -> Result<()> {
         self.store.append_run(&rec)?;
-        crate::derived::write_all_with(self.store, self.opts.view.clone())?;
+        self.rewrite.pending = true;
+        if self.rewrite.at.elapsed() >= REWRITE_EVERY {
+            self.rewrite()?;
+        }
         Ok(())
     }
 
@@ -313,5 +359,22 @@ impl CellExecutor for Suite<'_> {
             self.estimator.finished(&variant.id, bench, f);
         }
         self.ready.remove(&j);
+    }
+}
+
+/// A session that ends on an error (or a panic) rewrites the derived files
+/// here when a stored record is not in them yet; a session that ends
+/// normally or after Ctrl-C leaves it to `run`'s summary.
+impl Drop for Suite<'_> {
+    fn drop(&mut self) {
+        if self.rewrite.pending
+            && let Err(e) = self.rewrite()
+        {
+            eprintln!(
+                "warning: the derived files of {} were not rewritten ({e:#}): `langbench report {}` rewrites them from the records",
+                self.store.dir().display(),
+                self.store.dir().display()
+            );
+        }
     }
 }

@@ -138,9 +138,11 @@ pub fn benchmark(
         held,
         estimator,
         ready: BTreeMap::new(),
+        rewrite: Default::default(),
     };
     // After Ctrl-C (`Break`): the table of what was kept, and how to
-    // continue (`summary`).
+    // continue (`summary`, which rewrites the derived files; on an error
+    // the suite's drop does).
     let _ = schedule::run(suite.len(), opts.runs, &mut CellByCell, &mut suite)?;
     progress.finish_and_clear();
     let warnings = store
@@ -151,6 +153,7 @@ pub fn benchmark(
         .and_then(|s| s.hygiene.as_ref())
         .map(|h| h.warnings.clone())
         .unwrap_or_default();
+    suite.leave_rewrite();
     Ok((summary(&store, opts)?, warnings))
 }
 
