@@ -417,12 +417,12 @@ impl RunArgs {
         } else {
             self.references.clone()
         };
-        let references = langs
-            .select(&ids)?
-            .into_iter()
-            .filter(|_| !ids.is_empty())
-            .cloned()
-            .collect();
+        // `select` of no ids is every variant: no ids, no references.
+        let references = if ids.is_empty() {
+            Vec::new()
+        } else {
+            langs.select(&ids)?.into_iter().cloned().collect()
+        };
         Ok(Some(suite::RoundsOptions {
             seed: self.seed.unwrap_or_else(crate::rounds::Rounds::fresh_seed),
             references,
