@@ -346,6 +346,31 @@ pub struct RunArgs {
     /// Seconds before a run's process group is killed.
     #[arg(long, default_value_t = 1000.0, help_heading = MEASUREMENT)]
     pub timeout: f64,
+    /// Each cell's runs one after another, no reference passes (by default
+    /// run 1 of every cell, then run 2, ..., each round in a shuffled
+    /// order, the reference set measured in every block).
+    #[arg(long, conflicts_with_all = ["seed", "references", "no_references", "block_minutes", "wait_quiet"], help_heading = MEASUREMENT)]
+    pub in_a_row: bool,
+    /// The seed of the rounds' shuffled order (default: from the clock;
+    /// recorded in the session either way).
+    #[arg(long, help_heading = MEASUREMENT)]
+    pub seed: Option<u64>,
+    /// The reference set measured in every block (repeatable; default:
+    /// `[edition] references` of the languages file, c-gcc and c-tcc).
+    #[arg(long = "references", value_name = "ID", conflicts_with = "no_references", help_heading = MEASUREMENT)]
+    pub references: Vec<String>,
+    /// No reference passes: figures are then judged in seconds only (not
+    /// against the host's speed around them).
+    #[arg(long, help_heading = MEASUREMENT)]
+    pub no_references: bool,
+    /// Minutes of measuring between two reference passes.
+    #[arg(long, default_value_t = 15.0, help_heading = MEASUREMENT)]
+    pub block_minutes: f64,
+    /// Before each reference pass, wait up to this many minutes for the
+    /// host to be otherwise idle (under 10 % of its CPU time busy over 5
+    /// seconds), instead of a shell loop around langbench.
+    #[arg(long, value_name = "MINUTES", help_heading = MEASUREMENT)]
+    pub wait_quiet: Option<f64>,
     /// Pin every measured process to these CPUs (e.g. 1 or 0-1,3).
     #[arg(long, value_parser = parse_cpus, help_heading = MEASUREMENT)]
     pub cpus: Option<CpuList>,
@@ -368,10 +393,48 @@ impl RunArgs {
         langs.select(&self.lang)
     }
 
+    /// In rounds (unless `--in-a-row`): the seed, the reference set
+    /// (`--references`, else the languages file's; none with
+    /// `--no-references`), the block's length.
+    fn rounds(&self, langs: &Languages) -> Result<Option<suite::RoundsOptions>> {
+        if self.in_a_row {
+            return Ok(None);
+        }
+        anyhow::ensure!(
+            self.block_minutes.is_finite() && self.block_minutes > 0.0,
+            "--block-minutes takes a number of minutes above 0, got {}",
+            self.block_minutes
+        );
+        let wait_quiet = match self.wait_quiet {
+            None => None,
+            Some(m) if m.is_finite() && m > 0.0 => Some(Duration::from_secs_f64(m * 60.0)),
+            Some(m) => anyhow::bail!("--wait-quiet takes a number of minutes above 0, got {m}"),
+        };
+        let ids: Vec<String> = if self.no_references {
+            Vec::new()
+        } else if self.references.is_empty() {
+            langs.references.clone()
+        } else {
+            self.references.clone()
+        };
+        // `select` of no ids is every variant: no ids, no references.
+        let references = if ids.is_empty() {
+            Vec::new()
+        } else {
+            langs.select(&ids)?.into_iter().cloned().collect()
+        };
+        Ok(Some(suite::RoundsOptions {
+            seed: self.seed.unwrap_or_else(crate::rounds::Rounds::fresh_seed),
+            references,
+            block_s: self.block_minutes * 60.0,
+            wait_quiet,
+        }))
+    }
+
     /// The CPU benchmarks' options (ws-echo's are [`WsArgs::options`]).
     /// `--balance-from` must be a results directory, `--resume` needs
     /// --out to exist.
-    pub fn options(&self) -> Result<suite::Options> {
+    pub fn options(&self, langs: &Languages) -> Result<suite::Options> {
         let benches = if self.bench.is_empty() {
             Bench::CPU.to_vec()
         } else {
@@ -451,6 +514,7 @@ impl RunArgs {
             cpus: self.cpus.as_ref().map(|c| c.0.clone()),
             cold_caches: self.cold_caches,
             wide: self.wide,
+            rounds: self.rounds(langs)?,
         })
     }
 }

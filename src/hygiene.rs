@@ -146,6 +146,49 @@ fn steal_ticks() -> Option<(u64, u64)> {
     Some((t.steal.unwrap_or(0), total))
 }
 
+/// (busy, total) ticks of every CPU: busy is everything but idle and
+/// iowait (steal counts as busy: another guest has the CPU).
+fn busy_ticks() -> Option<(u64, u64)> {
+    let stat = procfs::KernelStats::current().ok()?;
+    let t = stat.total;
+    let idle = t.idle + t.iowait.unwrap_or(0);
+    let (_, total) = steal_ticks()?;
+    Some((total.saturating_sub(idle), total))
+}
+
+/// The share of every CPU's time that was busy over `window` (0–1), while
+/// langbench itself waits: what else runs on the host. `None` where
+/// `/proc/stat` cannot be read.
+pub fn busy_share(window: Duration) -> Option<f64> {
+    let (b0, t0) = busy_ticks()?;
+    std::thread::sleep(window);
+    let (b1, t1) = busy_ticks()?;
+    (t1 > t0).then(|| b1.saturating_sub(b0) as f64 / (t1 - t0) as f64)
+}
+
+/// The host counts as quiet when at most this share of its CPU time is
+/// busy over [`QUIET_WINDOW`]: on 2 cores, a tenth is a fifth of one core
+/// (a shell, an editor, the kernel's own threads stay well under it; a
+/// build or another benchmark does not).
+pub const QUIET_SHARE: f64 = 0.10;
+/// How long each look at the host's CPU time lasts.
+pub const QUIET_WINDOW: Duration = Duration::from_secs(5);
+
+/// `--wait-quiet`: waits until the host is quiet (one window of at most
+/// [`QUIET_SHARE`] busy), at most `limit`, or until `stop` says so
+/// (Ctrl-C). Returns the last busy share seen and how long it waited.
+pub fn wait_quiet(limit: Duration, stop: impl Fn() -> bool) -> (Option<f64>, Duration) {
+    let start = std::time::Instant::now();
+    let mut last = None;
+    while !stop() {
+        last = busy_share(QUIET_WINDOW);
+        if last.is_none_or(|b| b <= QUIET_SHARE) || start.elapsed() >= limit {
+            break;
+        }
+    }
+    (last, start.elapsed())
+}
+
 /// How busy the host was around one run (issue #39's quality gates),
 /// stored in its record (`RunRecord::host`).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]

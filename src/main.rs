@@ -59,7 +59,7 @@ fn real_main() -> Result<ExitCode> {
         Command::Run(a) => {
             let langs = a.languages.load()?;
             let variants = a.variants(&langs)?;
-            let opts = a.options()?;
+            let opts = a.options(&langs)?;
             // Checked now, not when the CPU benchmarks are done.
             let ws_opts = a.ws.options(opts.out.clone())?;
             if a.plan {

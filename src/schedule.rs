@@ -9,16 +9,22 @@
 //!   or not made (auto);
 //! - one attempt of a cell, measured and judged: a [`CellExecutor`] (the
 //!   spawner in `run`; a script of outcomes in the tests, as hyperfine
-//!   tests its benchmark loop on a mock executor).
+//!   tests its benchmark loop on a mock executor);
+//! - when the host itself is measured: with [`Blocks`], a reference pass
+//!   ([`CellExecutor::reference_pass`]) before the first run, after every
+//!   block of measuring and after the last run, each run's record
+//!   carrying its block (issue #39).
 //!
 //! The cells are numbered `0..n`; the executor knows what each one is.
 
 use std::ops::ControlFlow;
+use std::time::Instant;
 
 use anyhow::Result;
 
 use crate::noise::Runs;
 use crate::record::{RunRecord, Status};
+pub use crate::rounds::{Blocks, Rounds};
 
 /// Sets cells up, makes one run of a cell at a time and keeps the records.
 pub trait CellExecutor {
@@ -35,6 +41,13 @@ pub trait CellExecutor {
     fn save(&mut self, rec: RunRecord) -> Result<()>;
     /// Cell `k` has every run it gets (`done`), or Ctrl-C ended it.
     fn finished(&mut self, k: usize, done: &[RunRecord]);
+    /// Measures the reference set once: pass `pass` (0 before block 1,
+    /// k after block k), its runs kept apart from the cells'; `Break`
+    /// when Ctrl-C came. Only asked of a session measured in blocks.
+    fn reference_pass(&mut self, pass: u32) -> Result<ControlFlow<()>> {
+        let _ = pass;
+        Ok(ControlFlow::Continue(()))
+    }
 }
 
 /// A cell set up ([`CellExecutor::ready`]).
@@ -119,13 +132,63 @@ impl Order for CellByCell {
     }
 }
 
+/// Run 1 of every cell, then run 2 of every cell, ... (a cell's round is
+/// its next run's number), each round in its own shuffled order
+/// ([`Rounds::order`]): a cell's runs then come from different states of
+/// the host, minutes or hours apart, instead of from the same few
+/// minutes. A cell `--resume` kept runs of takes its next run in the
+/// first round it is chosen, then follows the rounds.
+pub struct InRounds {
+    rounds: Rounds,
+    round: u32,
+    order: Vec<usize>,
+    at: usize,
+}
+
+impl InRounds {
+    pub fn new(rounds: Rounds) -> InRounds {
+        InRounds {
+            rounds,
+            round: 0,
+            order: Vec::new(),
+            at: 0,
+        }
+    }
+}
+
+impl Order for InRounds {
+    fn next(&mut self, cells: &[Tally]) -> Option<usize> {
+        loop {
+            while let Some(&k) = self.order.get(self.at) {
+                let c = &cells[k];
+                // Chosen again until it has this round's run (or has
+                // every run it gets): the loop gives it one per choice.
+                if c.finished || (c.started && c.done.len() >= self.round as usize) {
+                    self.at += 1;
+                } else {
+                    return Some(k);
+                }
+            }
+            if cells.iter().all(|c| c.finished) {
+                return None;
+            }
+            self.round += 1;
+            self.order = self.rounds.order(self.round, cells.len());
+            self.at = 0;
+        }
+    }
+}
+
 /// Runs `cells` cells through `exec`, in `order`, each until `runs` says
-/// it has enough; every record is saved as it is made. `Break` after
-/// Ctrl-C.
+/// it has enough; every record is saved as it is made. With `blocks`, a
+/// reference pass before the first run, whenever a block is full and
+/// after the last run, and each run's record carries its block. `Break`
+/// after Ctrl-C (no closing pass then).
 pub fn run(
     cells: usize,
     runs: Runs,
     order: &mut impl Order,
+    mut blocks: Option<&mut Blocks>,
     exec: &mut impl CellExecutor,
 ) -> Result<ControlFlow<()>> {
     let mut tallies: Vec<Tally> = (0..cells).map(|_| Tally::default()).collect();
@@ -155,17 +218,35 @@ pub fn run(
                 t.done.push(rec.clone());
                 exec.save(rec)?;
             }
-            Next::Attempt(run) => match exec.attempt(k, run, &t.done)? {
-                Some(rec) => {
-                    t.done.push(rec.clone());
-                    exec.save(rec)?;
-                }
-                None => {
+            Next::Attempt(run) => {
+                if let Some(b) = blocks.as_deref_mut().filter(|b| b.due())
+                    && exec.reference_pass(b.passed())?.is_break()
+                {
                     exec.finished(k, &t.done);
                     return Ok(ControlFlow::Break(()));
                 }
-            },
+                let start = Instant::now();
+                match exec.attempt(k, run, &t.done)? {
+                    Some(mut rec) => {
+                        if let Some(b) = blocks.as_deref_mut() {
+                            // The attempt's time (its build steps too);
+                            // never less than its record's wall time.
+                            b.measured(start.elapsed().as_secs_f64().max(rec.wall_s));
+                            rec.block = Some(b.current());
+                        }
+                        t.done.push(rec.clone());
+                        exec.save(rec)?;
+                    }
+                    None => {
+                        exec.finished(k, &t.done);
+                        return Ok(ControlFlow::Break(()));
+                    }
+                }
+            }
         }
+    }
+    if let Some(b) = blocks.filter(|b| b.open()) {
+        return exec.reference_pass(b.passed());
     }
     Ok(ControlFlow::Continue(()))
 }
@@ -264,7 +345,7 @@ mod tests {
     /// Runs every scripted cell, cell by cell; `Break` after Ctrl-C.
     fn run_until(runs: Runs, exec: &mut Scripted) -> ControlFlow<()> {
         let n = exec.cells.len();
-        run(n, runs, &mut CellByCell, exec).unwrap()
+        run(n, runs, &mut CellByCell, None, exec).unwrap()
     }
 
     fn run_all(runs: Runs, exec: &mut Scripted) {
@@ -435,40 +516,157 @@ mod tests {
         assert!(exec.saved.is_empty());
     }
 
-    /// Which cell runs next is the order's alone: one that takes the cells
-    /// in rounds (run 1 of every cell, then run 2, ...) gets the same runs
-    /// of each cell, interleaved, each cell set up at its first run.
+    /// Which cell runs next is the order's alone: in rounds, run 1 of
+    /// every cell (each set up at its first run), then run 2, each round
+    /// in its seeded order; a cell that settled gets its skipped runs in
+    /// the later rounds, and the same seed gives the same session.
     #[test]
-    fn the_order_is_a_policy_of_its_own() {
-        struct Rounds;
-        impl Order for Rounds {
-            fn next(&mut self, cells: &[Tally]) -> Option<usize> {
-                let open = cells.iter().enumerate().filter(|(_, c)| !c.finished());
-                open.min_by_key(|(_, c)| (c.started(), c.runs().len()))
-                    .map(|(k, _)| k)
+    fn in_rounds_every_cell_gets_run_r_before_any_gets_run_r_plus_1() {
+        let script = || {
+            Scripted::new(vec![
+                ok(&[1.0, 1.0, 1.0]),
+                cell(&[(Status::Timeout, 0.0)]),
+                ok(&[1.0, 1.0, 1.0]),
+                ok(&[1.0, 1.0, 1.0]),
+            ])
+        };
+        let mut exec = script();
+        let mut order = InRounds::new(Rounds { seed: 7 });
+        let flow = run(4, Runs::Fixed(3), &mut order, None, &mut exec).unwrap();
+        assert!(flow.is_continue());
+        let saved = exec.saved();
+        assert_eq!(saved.len(), 12);
+        for (i, round) in saved.chunks(4).enumerate() {
+            let mut cells: Vec<&str> = round.iter().map(|s| &s[..2]).collect();
+            cells.sort();
+            assert_eq!(
+                cells,
+                ["c0", "c1", "c2", "c3"],
+                "round {}: {round:?}",
+                i + 1
+            );
+            assert!(round.iter().all(|s| s.contains(&format!("#{} ", i + 1))));
+        }
+        assert!(saved.iter().any(|s| s == "c1#1 timeout"));
+        assert!(saved.iter().any(|s| s == "c1#3 skipped"));
+        let orders: Vec<Vec<String>> = saved.chunks(4).map(|r| r.to_vec()).collect();
+        let firsts: Vec<&str> = orders.iter().map(|r| &r[0][..2]).collect();
+        let mut again = script();
+        let _ = run(
+            4,
+            Runs::Fixed(3),
+            &mut InRounds::new(Rounds { seed: 7 }),
+            None,
+            &mut again,
+        )
+        .unwrap();
+        assert_eq!(again.saved(), saved, "the same seed, the same order");
+        // Rounds are shuffled each: over 12 seeds the first cell of round
+        // 1 is not always the same.
+        let starts: std::collections::BTreeSet<String> = (0..12)
+            .map(|seed| {
+                let mut e = script();
+                let _ = run(
+                    4,
+                    Runs::Fixed(3),
+                    &mut InRounds::new(Rounds { seed }),
+                    None,
+                    &mut e,
+                )
+                .unwrap();
+                e.saved()[0][..2].to_string()
+            })
+            .collect();
+        assert!(starts.len() > 1, "{starts:?} {firsts:?}");
+    }
+
+    /// Blocks: a reference pass before the first run, one whenever a block
+    /// is full, one after the last run; every record carries its block.
+    /// Ctrl-C: no closing pass.
+    #[test]
+    fn reference_passes_frame_every_block() {
+        struct Passing(Scripted);
+        impl CellExecutor for Passing {
+            fn ready(&mut self, k: usize) -> Result<Ready> {
+                self.0.ready(k)
+            }
+            fn attempt(
+                &mut self,
+                k: usize,
+                run: u32,
+                done: &[RunRecord],
+            ) -> Result<Option<RunRecord>> {
+                self.0.attempt(k, run, done)
+            }
+            fn not_made(&self, k: usize, run: u32, status: Status, detail: String) -> RunRecord {
+                self.0.not_made(k, run, status, detail)
+            }
+            fn save(&mut self, rec: RunRecord) -> Result<()> {
+                self.0.save(rec)
+            }
+            fn finished(&mut self, k: usize, done: &[RunRecord]) {
+                self.0.finished(k, done)
+            }
+            fn reference_pass(&mut self, pass: u32) -> Result<ControlFlow<()>> {
+                self.0.asked.push(format!("pass {pass}"));
+                Ok(ControlFlow::Continue(()))
             }
         }
-        let mut exec = Scripted::new(vec![
-            ok(&[1.0, 1.0]),
-            cell(&[(Status::Timeout, 0.0)]),
-            ok(&[1.0, 1.0]),
-        ]);
-        let flow = run(3, Runs::Fixed(2), &mut Rounds, &mut exec).unwrap();
+        // Runs of 1 s in blocks of 1.5 s: a pass after every second run.
+        let mut exec = Passing(Scripted::new(vec![ok(&[1.0; 2]), ok(&[1.0; 2])]));
+        let mut blocks = Blocks::new(1.5);
+        let flow = run(
+            2,
+            Runs::Fixed(2),
+            &mut CellByCell,
+            Some(&mut blocks),
+            &mut exec,
+        )
+        .unwrap();
         assert!(flow.is_continue());
+        let asked: Vec<&str> = exec.0.asked.iter().map(String::as_str).collect();
         assert_eq!(
-            exec.saved(),
+            asked,
             [
-                "c0#1 ok",
-                "c1#1 timeout",
-                "c2#1 ok",
-                "c0#2 ok",
-                "c1#2 skipped",
-                "c2#2 ok"
+                "ready 0",
+                "pass 0",
+                "run 0#1",
+                "run 0#2",
+                "finished 0 (2 runs)",
+                "ready 1",
+                "pass 1",
+                "run 1#1",
+                "run 1#2",
+                "finished 1 (2 runs)",
+                "pass 2"
             ]
         );
+        let blocks_of: Vec<Option<u32>> = exec.0.saved.iter().map(|r| r.block).collect();
+        assert_eq!(blocks_of, [Some(1), Some(1), Some(2), Some(2)]);
+
+        // Ctrl-C during a run: no closing pass.
+        let mut cut = ok(&[1.0]);
+        cut.attempts.push_back(None);
+        let mut exec = Passing(Scripted::new(vec![cut]));
+        let mut blocks = Blocks::new(1000.0);
+        let flow = run(
+            1,
+            Runs::Fixed(3),
+            &mut CellByCell,
+            Some(&mut blocks),
+            &mut exec,
+        )
+        .unwrap();
+        assert!(flow.is_break());
         assert_eq!(
-            exec.asked[..4],
-            ["ready 0", "run 0#1", "ready 1", "run 1#1"]
+            exec.0.asked,
+            [
+                "ready 0",
+                "pass 0",
+                "run 0#1",
+                "run 0#2",
+                "finished 0 (1 runs)"
+            ]
         );
     }
 }

@@ -88,7 +88,9 @@ impl Cell<'_> {
             // --cold-caches: a fresh HOME every run.
             rec.cache = Some(CacheStart::Cold);
         }
+        let host = crate::hygiene::LoadWatch::start();
         let attempt = self.program.attempt(self.n(), build_dir.path(), timeout)?;
+        rec.host = Some(host.end());
         attempt.totals.fill(&mut rec);
         attempt.verdict.fill(&mut rec);
         if let Some(why) = self.program.caches_past_limit() {

@@ -7,6 +7,7 @@
 //! [`Rewrite`]).
 
 use std::collections::BTreeMap;
+use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
@@ -137,6 +138,16 @@ pub(super) struct Suite<'a> {
     pub(super) ready: BTreeMap<usize, Cell<'a>>,
     /// The derived files' last rewrite.
     pub(super) rewrite: Rewrite,
+    /// In rounds: the runs each cell of `todo` has (kept ones too), for
+    /// the time left; `None` in a row (then [`Ahead`] says it).
+    pub(super) made: Option<Vec<u32>>,
+    /// The reference set and its probed toolchains (empty: no passes).
+    pub(super) references: Vec<(&'a Variant, &'a VariantInfo)>,
+    /// The reference cells, set up at the first pass (`None`: it cannot
+    /// run; said once).
+    pub(super) reference_cells: BTreeMap<(usize, Bench), Option<Cell<'a>>>,
+    /// How long the last reference pass took, for the time left.
+    pub(super) last_pass_s: Option<f64>,
 }
 
 /// The cells that run, of `cells`: those of probed variants (`info`)
@@ -274,11 +285,114 @@ impl<'a> Suite<'a> {
             e.known().then_some(e.per_run_s)
         };
         let more = e.runs.saturating_sub(run) as f64;
-        let rest = self
-            .ahead
-            .after(k, &self.estimator)
-            .map(|a| a + per_run.unwrap_or(0.0) * more);
-        (per_run, rest)
+        let rest = match &self.made {
+            Some(made) => self.rest_in_rounds(made, j),
+            None => self
+                .ahead
+                .after(k, &self.estimator)
+                .map(|a| a + per_run.unwrap_or(0.0) * more),
+        };
+        (per_run, rest.map(|r| r + self.passes_left(r)))
+    }
+
+    /// In rounds, what every cell's remaining runs are expected to take
+    /// after the run of cell `now` about to start: each cell's runs it
+    /// does not have yet, at its estimate (the benchmark's median where it
+    /// has none). Linear in the cells, once per run.
+    fn rest_in_rounds(&self, made: &[u32], now: usize) -> Option<f64> {
+        if !self.estimator.knows_anything() {
+            return None;
+        }
+        let mut s = 0.0;
+        for (j, &m) in made.iter().enumerate() {
+            let (_, variant, bench) = self.cell(j);
+            let e = self.estimator.cell(&variant.id, bench);
+            let left = e.runs.saturating_sub(m.saturating_add(u32::from(j == now)));
+            if left == 0 {
+                continue;
+            }
+            let per_run = if e.known() {
+                e.per_run_s
+            } else {
+                self.estimator.median(bench).unwrap_or(0.0)
+            };
+            s += per_run * f64::from(left);
+        }
+        Some(s)
+    }
+
+    /// The reference passes still to come in `rest` seconds of measuring:
+    /// one per block and the closing one, at the last pass's cost (or the
+    /// references' estimates before the first).
+    fn passes_left(&self, rest: f64) -> f64 {
+        let Some(rounds) = self
+            .opts
+            .rounds
+            .as_ref()
+            .filter(|_| !self.references.is_empty())
+        else {
+            return 0.0;
+        };
+        let pass = self.last_pass_s.unwrap_or_else(|| {
+            self.reference_cells_todo()
+                .map(|(v, b)| {
+                    let e = self.estimator.cell(&v.id, b);
+                    if e.known() { e.per_run_s } else { 0.0 }
+                })
+                .sum()
+        });
+        ((rest / rounds.block_s).floor() + 1.0) * pass
+    }
+
+    /// Every reference × benchmark a pass measures: the session's CPU
+    /// benchmarks the reference has a program for.
+    fn reference_cells_todo(&self) -> impl Iterator<Item = (&'a Variant, Bench)> + '_ {
+        self.references.iter().flat_map(|&(v, _)| {
+            self.opts
+                .benches
+                .iter()
+                .filter(move |b| b.is_cpu() && v.programs.contains_key(b))
+                .map(move |&b| (v, b))
+        })
+    }
+
+    /// Reference `r` measuring `bench`, set up at its first pass: `None`
+    /// (said once) when it cannot run.
+    fn reference_cell(&mut self, r: usize, bench: Bench) -> Option<&Cell<'a>> {
+        if !self.reference_cells.contains_key(&(r, bench)) {
+            let (variant, info) = self.references[r];
+            let mut cell = Cell {
+                program: Program {
+                    cpus: self.opts.cpus.as_deref(),
+                    ..Program::new(self.spawner, variant, bench)
+                },
+                info,
+                size: self.opts.size,
+                session: self.session,
+                continues: None,
+            };
+            let label = format!("reference {} · {bench}", variant.id);
+            let usable = match self.set_up(&mut cell, &label) {
+                None => Some(cell),
+                Some(_) => {
+                    self.progress.say(format!(
+                        "{label}: left out of the reference passes (figures of {bench} are then judged against the other references)"
+                    ));
+                    None
+                }
+            };
+            self.reference_cells.insert((r, bench), usable);
+        }
+        self.reference_cells[&(r, bench)].as_ref()
+    }
+}
+
+impl Suite<'_> {
+    /// In rounds, cell `j` has `runs` runs (`u32::MAX`: no more to come).
+    fn made_runs(&mut self, j: usize, runs: u32) {
+        if let Some(made) = &mut self.made {
+            made[j] = runs;
+        }
     }
 }
 
@@ -301,8 +415,10 @@ impl CellExecutor for Suite<'_> {
         };
         let kept = self.kept(&mut cell, &label);
         if let Some(not) = self.set_up(&mut cell, &label) {
+            self.made_runs(j, u32::MAX);
             return Ok(not);
         }
+        self.made_runs(j, kept.len() as u32);
         self.ready.insert(j, cell);
         Ok(Ready::Runs(kept))
     }
@@ -312,6 +428,7 @@ impl CellExecutor for Suite<'_> {
     fn attempt(&mut self, j: usize, run: u32, done: &[RunRecord]) -> Result<Option<RunRecord>> {
         let label = self.label(j);
         let what = format!("{label} · {}", self.opts.runs.nth(run));
+        self.made_runs(j, run - 1);
         let (expected, rest) = self.expected(j, run, done);
         self.progress
             .start_run(what.clone(), self.opts.timeout, expected, rest);
@@ -333,6 +450,15 @@ impl CellExecutor for Suite<'_> {
             line.push_str(&format!(" ({})", d.lines().next().unwrap_or("")));
         }
         self.progress.say(line);
+        // A run that settles the cell: its other runs are not measured.
+        self.made_runs(
+            j,
+            if rec.status.settles_cell() {
+                u32::MAX
+            } else {
+                run
+            },
+        );
         Ok(Some(rec))
     }
 
@@ -358,7 +484,70 @@ impl CellExecutor for Suite<'_> {
         if let Some(f) = Figure::of(done) {
             self.estimator.finished(&variant.id, bench, f);
         }
+        self.made_runs(j, u32::MAX);
         self.ready.remove(&j);
+    }
+
+    /// A reference pass: each reference's program for each of the
+    /// session's benchmarks, one run, stored in `references.jsonl` with
+    /// the pass's block (never among the cells' runs). With
+    /// `--wait-quiet`, first a wait for an otherwise idle host.
+    fn reference_pass(&mut self, pass: u32) -> Result<ControlFlow<()>> {
+        let Some(rounds) = self.opts.rounds.as_ref() else {
+            return Ok(ControlFlow::Continue(()));
+        };
+        if let Some(limit) = rounds.wait_quiet {
+            self.progress
+                .set_message(format!("reference pass {pass}: waiting for a quiet host"));
+            let (busy, waited) = crate::hygiene::wait_quiet(limit, interrupted);
+            if let Some(b) = busy.filter(|&b| b > crate::hygiene::QUIET_SHARE) {
+                self.progress.say(format!(
+                    "reference pass {pass}: the host stayed busy ({:.0} % of its CPU time) for {:.0} s; measuring anyway",
+                    b * 100.0,
+                    waited.as_secs_f64()
+                ));
+            }
+        }
+        let start = std::time::Instant::now();
+        let todo: Vec<(usize, Bench)> = self
+            .reference_cells_todo()
+            .map(|(v, b)| {
+                (
+                    self.references
+                        .iter()
+                        .position(|(r, _)| r.id == v.id)
+                        .unwrap_or(0),
+                    b,
+                )
+            })
+            .collect();
+        let timeout = self.opts.timeout;
+        for (r, bench) in todo {
+            if interrupted() {
+                return Ok(ControlFlow::Break(()));
+            }
+            let progress = self.progress;
+            let Some(cell) = self.reference_cell(r, bench) else {
+                continue;
+            };
+            let what = format!(
+                "reference pass {pass} · {} · {bench}",
+                cell.program.variant.id
+            );
+            progress.start_run(what.clone(), timeout, None, None);
+            let rec = cell.measure(pass + 1, timeout);
+            progress.end_run();
+            let mut rec = rec?;
+            if interrupted() {
+                return Ok(ControlFlow::Break(()));
+            }
+            rec.block = Some(pass);
+            self.store.append_reference(&rec)?;
+            self.progress
+                .say(format!("{what}: {:>8.3} s  {}", rec.wall_s, rec.status));
+        }
+        self.last_pass_s = Some(start.elapsed().as_secs_f64());
+        Ok(ControlFlow::Continue(()))
     }
 }
 

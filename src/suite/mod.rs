@@ -19,7 +19,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
-pub use options::{Options, default_out, holds};
+pub use options::{Options, RoundsOptions, default_out, holds};
 pub use plan::{Estimates, estimates, plan_command};
 
 use crate::bench::Bench;
@@ -31,7 +31,7 @@ use crate::export;
 use crate::progress::Progress;
 use crate::record::VariantInfo;
 use crate::resume::{self, Held};
-use crate::schedule::{self, CellByCell};
+use crate::schedule::{self, Blocks, CellByCell, InRounds, Rounds};
 use crate::session::{SessionParams, begin_session};
 use crate::signals::{install_interrupt_handler, interrupted};
 use crate::spawn::Spawner;
@@ -122,8 +122,16 @@ pub fn benchmark(
         progress.bar(),
         session_params(opts),
     )?;
+    let reference_variants: Vec<&Variant> = opts
+        .rounds
+        .iter()
+        .flat_map(|r| r.references.iter())
+        .collect();
+    let reference_infos = reference_infos(spawner, &reference_variants, &probed, &infos)?;
     let info: BTreeMap<usize, &VariantInfo> = probe.iter().copied().zip(infos.iter()).collect();
     compute_expected_outputs(opts, &progress)?;
+    let todo = cells::to_run(&cells, variants, &info, &held);
+    let todo_len = todo.len();
     let mut suite = cells::Suite {
         spawner,
         opts,
@@ -133,17 +141,34 @@ pub fn benchmark(
         variants,
         cells: &cells,
         info: &info,
-        todo: cells::to_run(&cells, variants, &info, &held),
+        todo,
         ahead: cells::Ahead::new(&cells, variants, &info, &held, &estimator),
         held,
         estimator,
         ready: BTreeMap::new(),
         rewrite: Default::default(),
+        made: opts.rounds.as_ref().map(|_| vec![0; todo_len]),
+        references: reference_variants
+            .iter()
+            .copied()
+            .zip(reference_infos.iter())
+            .collect(),
+        reference_cells: BTreeMap::new(),
+        last_pass_s: None,
     };
     // After Ctrl-C (`Break`): the table of what was kept, and how to
     // continue (`summary`, which rewrites the derived files; on an error
     // the suite's drop does).
-    let _ = schedule::run(suite.len(), opts.runs, &mut CellByCell, &mut suite)?;
+    let n = suite.len();
+    let _ = match &opts.rounds {
+        None => schedule::run(n, opts.runs, &mut CellByCell, None, &mut suite)?,
+        Some(r) => {
+            let mut order = InRounds::new(Rounds { seed: r.seed });
+            let mut blocks = Blocks::new(r.block_s);
+            let blocks = (!r.references.is_empty()).then_some(&mut blocks);
+            schedule::run(n, opts.runs, &mut order, blocks, &mut suite)?
+        }
+    };
     progress.finish_and_clear();
     let warnings = store
         .load()?
@@ -240,8 +265,43 @@ fn session_params(opts: &Options) -> SessionParams<'_> {
         suffix: "",
         shard: opts.shard.map(|s| s.to_string()),
         cpus: opts.cpus.clone(),
-        schedule: None,
+        schedule: opts.rounds.as_ref().map(|r| crate::record::Schedule {
+            seed: r.seed,
+            references: r.references.iter().map(|v| v.id.clone()).collect(),
+            block_s: r.block_s,
+        }),
     }
+}
+
+/// The reference variants' toolchains: those the session probed already
+/// (a reference that is also measured), the others probed now. A
+/// reference not installed is left out of the passes when its first pass
+/// comes (said then).
+fn reference_infos(
+    spawner: &Spawner,
+    references: &[&Variant],
+    probed: &[&Variant],
+    infos: &[VariantInfo],
+) -> Result<Vec<VariantInfo>> {
+    let others: Vec<&Variant> = references
+        .iter()
+        .copied()
+        .filter(|r| !probed.iter().any(|p| p.id == r.id))
+        .collect();
+    let mut fresh = if others.is_empty() {
+        Vec::new()
+    } else {
+        crate::toolchain::inspect_all(spawner, &others, &|_, _| {})
+            .context("interrupted while checking the reference set's toolchains")?
+    }
+    .into_iter();
+    Ok(references
+        .iter()
+        .map(|r| match probed.iter().position(|p| p.id == r.id) {
+            Some(i) => infos[i].clone(),
+            None => fresh.next().unwrap_or_default(),
+        })
+        .collect())
 }
 
 /// Every expected output before the first run: computing one (a minute

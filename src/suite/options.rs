@@ -40,6 +40,26 @@ pub struct Options {
     pub resume_command: Vec<String>,
     /// `--wide`: every column of the terminal table, however wide.
     pub wide: bool,
+    /// In rounds (the default) or, with `--in-a-row`, each cell's runs one
+    /// after another (`None`).
+    pub rounds: Option<RoundsOptions>,
+}
+
+/// How a session in rounds orders its cells and follows the host (issue
+/// #39, docs/measurement.md "Rounds and references").
+#[derive(Debug, Clone)]
+pub struct RoundsOptions {
+    /// Round r's order is shuffled with `seed + r` (`--seed`; recorded).
+    pub seed: u64,
+    /// The reference set measured in every block (`[edition] references`
+    /// or `--references`; empty with `--no-references`).
+    pub references: Vec<crate::config::Variant>,
+    /// Seconds of measuring between two reference passes
+    /// (`--block-minutes`).
+    pub block_s: f64,
+    /// `--wait-quiet`: before each reference pass, wait (at most this
+    /// long) for a host that is otherwise idle.
+    pub wait_quiet: Option<Duration>,
 }
 
 /// The default results directory: `results/<year>` for the edition size,
