@@ -452,9 +452,17 @@ impl RunArgs {
             .unwrap_or_else(|| suite::default_out(self.size));
         // Before anything is created: an --out that does not exist, beside
         // a results directory of a near name, is a typo more often than a
-        // new edition (the run would start one and say so only after).
+        // new edition (the run would start one and say so only after); a
+        // numbered sibling (shard2 beside shard1, 2027 beside 2026) is not.
         if let Some(given) = self.out.as_ref().filter(|o| !o.exists() && !self.resume)
             && let Some(near) = crate::store::similar_results_dir(given)
+            && !crate::suggest::numbered_siblings(
+                &given.file_name().unwrap_or_default().to_string_lossy(),
+                &Path::new(&near)
+                    .file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy(),
+            )
         {
             anyhow::bail!(
                 "--out {}: no such directory, and {near} is a results directory: did you mean {near}? \

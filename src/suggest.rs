@@ -37,6 +37,18 @@ pub fn closest<'a>(given: &str, known: impl IntoIterator<Item = &'a str>) -> Vec
         .collect()
 }
 
+/// Whether `a` and `b` differ only in their digits (`shard1` and
+/// `shard2`, `2026` and `2027`): numbered siblings, named so on purpose,
+/// never a typo of each other.
+pub fn numbered_siblings(a: &str, b: &str) -> bool {
+    let letters = |s: &str| {
+        s.chars()
+            .filter(|c| !c.is_ascii_digit())
+            .collect::<String>()
+    };
+    a != b && letters(a) == letters(b)
+}
+
 /// `did you mean a?` / `did you mean a or b?`, or nothing.
 pub fn did_you_mean<'a>(given: &str, known: impl IntoIterator<Item = &'a str>) -> Option<String> {
     let near = closest(given, known);
@@ -91,5 +103,14 @@ mod tests {
             e,
             "unknown variant \"c-gc\" in languages.toml: did you mean c-gcc? (`langbench list` shows all 6)"
         );
+    }
+
+    #[test]
+    fn numbered_siblings_differ_only_in_digits() {
+        assert!(numbered_siblings("shard1", "shard2"));
+        assert!(numbered_siblings("2027", "2026"));
+        assert!(!numbered_siblings("resluts", "results"));
+        assert!(!numbered_siblings("2026", "2026"));
+        assert!(!numbered_siblings("2026b", "2026"));
     }
 }

@@ -2264,7 +2264,7 @@ fn r3_row05_a_cache_that_remembers_answers_is_flagged_by_check_and_in_the_editio
         assert!(o.status.success(), "{}", text(&o));
     };
     let results = tempfile::tempdir().unwrap();
-    run("2000", "1", &results.path().join("before"));
+    run("2_000", "1", &results.path().join("before"));
     let edition = results.path().join("edition");
     run("3000", "3", &edition);
     let summary = std::fs::read_to_string(edition.join("summary.md")).unwrap();
@@ -2273,6 +2273,123 @@ fn r3_row05_a_cache_that_remembers_answers_is_flagged_by_check_and_in_the_editio
             && summary.contains("REMEMBERED ANSWER? run 1 took")
             && summary.contains("more than the 4× a toolchain's cache explains"),
         "{summary}"
+    );
+    assert_nothing_left(&m);
+}
+
+/// Issue #39: a reference variant (`[edition] references`, contributed
+/// like any entry) runs in every block of a run in rounds, outside the
+/// cells, so it gets the same sandbox and the same timeout as a cell: the
+/// program of `evil` tries to write into the checkout's programs, the
+/// results directory and a world-writable host directory, and to read a
+/// host secret; `sleeper` never ends. Every pass records `evil` as `ok`
+/// (every attempt failed) and `sleeper` as a timeout, nothing is written,
+/// and the cell of `plain` is measured and kept.
+#[test]
+fn r3_rounds_a_hostile_reference_is_contained_like_any_cell() {
+    let (_, m) = marker("aref");
+    let mut created = Created(Vec::new());
+    let secret = PathBuf::from(format!("/var/tmp/langbench-{m}.secret"));
+    created.file(&secret, "token", 0o600);
+    let open_dir = PathBuf::from(format!("/var/tmp/langbench-{m}.open"));
+    std::fs::create_dir(&open_dir).unwrap();
+    std::fs::set_permissions(&open_dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+    created.0.push(open_dir.clone());
+    let f_dir = tempfile::tempdir().unwrap();
+    let root_dir = f_dir.path();
+    let targets = [
+        root_dir.join("programs/pwned"),
+        root_dir.join("results/pwned"),
+        open_dir.join("pwned"),
+    ];
+    let evil = attack(&format!(
+        r#"
+for p in {targets:?}:
+    try:
+        open(p, 'w').close()
+        won.append('wrote ' + p)
+    except OSError:
+        pass
+try:
+    if open({secret:?}, 'rb').read(1):
+        won.append('read the secret')
+except OSError:
+    pass
+"#,
+        secret = secret.display().to_string(),
+    ));
+    let entry = |id: &str, programs: &str| {
+        format!(
+            "[[variant]]\nid = \"{id}\"\nlanguage = \"{id}\"\nflags = \"python3 {id}\"\n\
+             needs = [\"python3\"]\nversion = \"python3 --version\"\nrun = \"python3 {{src}} {{n}}\"\n\
+             env = {{ LANGBENCH_TEST_MARKER = \"{m}\" }}\nprograms = {{ {programs} }}\n\n"
+        )
+    };
+    let every = |p: &str| format!("assoc = \"{p}\", num-comb = \"{p}\", str-comb = \"{p}\"");
+    let toml = format!(
+        "[edition]\nreferences = [\"evil\", \"sleeper\"]\n\n{}{}{}",
+        entry("plain", "num-comb = \"programs/plain.py\""),
+        entry("evil", &every("programs/evil.py")),
+        entry("sleeper", &every("programs/sleeper.py")),
+    );
+    std::fs::create_dir_all(root_dir.join("programs")).unwrap();
+    std::fs::write(root_dir.join("languages.toml"), toml).unwrap();
+    std::fs::write(root_dir.join("programs/plain.py"), format!("{RIGHT}\n")).unwrap();
+    std::fs::write(root_dir.join("programs/evil.py"), evil).unwrap();
+    std::fs::write(
+        root_dir.join("programs/sleeper.py"),
+        "import time\nwhile True:\n    time.sleep(1)\n",
+    )
+    .unwrap();
+    let languages = root_dir.join("languages.toml").display().to_string();
+    let out = root_dir.join("results").display().to_string();
+    let o = langbench(&[
+        "run",
+        "--languages",
+        &languages,
+        "--lang",
+        "plain",
+        "--bench",
+        "num-comb",
+        "--size",
+        "tiny",
+        "--runs",
+        "2",
+        "--timeout",
+        "3",
+        "--out",
+        &out,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let refs: Vec<serde_json::Value> =
+        std::fs::read_to_string(root_dir.join("results/references.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+    let of = |id: &str| -> Vec<&serde_json::Value> {
+        refs.iter().filter(|r| r["variant"] == id).collect()
+    };
+    assert!(of("evil").len() >= 2, "a pass before and after: {refs:?}");
+    for r in of("evil") {
+        assert_eq!(r["status"], "ok", "evil: {r}");
+    }
+    assert_eq!(of("sleeper").len(), of("evil").len(), "{refs:?}");
+    for r in of("sleeper") {
+        assert_eq!(r["status"], "timeout", "sleeper: {r}");
+    }
+    for t in &targets {
+        assert!(!t.exists(), "{} was written", t.display());
+    }
+    let recs: Vec<serde_json::Value> = std::fs::read_to_string(root_dir.join("results/runs.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(recs.len(), 2, "{recs:?}");
+    assert!(
+        recs.iter()
+            .all(|r| r["variant"] == "plain" && r["status"] == "ok")
     );
     assert_nothing_left(&m);
 }

@@ -106,7 +106,15 @@ fn the_line_shows_each_run_against_its_timeout_and_the_time_left() {
     let o = run(
         &f,
         "1",
-        &["--runs", "2", "--timeout", "30", "--balance-from", from],
+        &[
+            "--in-a-row",
+            "--runs",
+            "2",
+            "--timeout",
+            "30",
+            "--balance-from",
+            from,
+        ],
     );
     assert!(o.status.success(), "{}", text(&o));
     let err = String::from_utf8_lossy(&o.stderr).into_owned();

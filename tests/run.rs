@@ -286,7 +286,15 @@ fn interrupting_a_run_keeps_the_finished_runs() {
             ("programs/num-comb/fails.sh", ""),
         ],
     );
-    let three = ["--lang", "wrong", "--lang", "badexit", "--lang", "hang"];
+    let three = [
+        "--in-a-row",
+        "--lang",
+        "wrong",
+        "--lang",
+        "badexit",
+        "--lang",
+        "hang",
+    ];
     let mut child = std::process::Command::new(bin())
         .args(f.run_args(&three))
         .stdout(std::process::Stdio::null())
