@@ -133,27 +133,36 @@ pub struct LoadWatch {
 
 /// (steal, total) ticks of every CPU, from `/proc/stat`'s `cpu` line.
 fn steal_ticks() -> Option<(u64, u64)> {
-    let stat = procfs::KernelStats::current().ok()?;
-    let t = stat.total;
-    let total = t.user
-        + t.nice
-        + t.system
-        + t.idle
-        + t.iowait.unwrap_or(0)
-        + t.irq.unwrap_or(0)
-        + t.softirq.unwrap_or(0)
-        + t.steal.unwrap_or(0);
-    Some((t.steal.unwrap_or(0), total))
+    let t = Ticks::now()?;
+    Some((t.steal, t.total))
 }
 
 /// (busy, total) ticks of every CPU: busy is everything but idle and
 /// iowait (steal counts as busy: another guest has the CPU).
 fn busy_ticks() -> Option<(u64, u64)> {
-    let stat = procfs::KernelStats::current().ok()?;
-    let t = stat.total;
-    let idle = t.idle + t.iowait.unwrap_or(0);
-    let (_, total) = steal_ticks()?;
-    Some((total.saturating_sub(idle), total))
+    let t = Ticks::now()?;
+    Some((t.total.saturating_sub(t.idle), t.total))
+}
+
+/// Every CPU's ticks so far, from one read of `/proc/stat`.
+struct Ticks {
+    /// All of them (user, nice, system, idle, iowait, irq, softirq, steal).
+    total: u64,
+    /// Idle and iowait.
+    idle: u64,
+    /// Stolen by the hypervisor for other guests.
+    steal: u64,
+}
+
+impl Ticks {
+    fn now() -> Option<Ticks> {
+        let t = procfs::KernelStats::current().ok()?.total;
+        let steal = t.steal.unwrap_or(0);
+        let idle = t.idle + t.iowait.unwrap_or(0);
+        let total =
+            t.user + t.nice + t.system + idle + t.irq.unwrap_or(0) + t.softirq.unwrap_or(0) + steal;
+        Some(Ticks { total, idle, steal })
+    }
 }
 
 /// The share of every CPU's time that was busy over `window` (0–1), while
@@ -267,5 +276,32 @@ mod tests {
         assert!(h.busy.iter().any(|b| b.contains(" sh ")), "{h:?}");
         assert!(h.warnings.iter().any(|w| w.contains("busy processes")));
         assert!(h.aslr.is_some());
+    }
+
+    /// `--wait-quiet`'s measure: one core kept busy by another process is
+    /// at least a quarter of a 2-core host's CPU time (half of it, less
+    /// the scheduler's share to others), and waiting for a quiet host
+    /// gives up at its limit while the loop runs.
+    #[test]
+    fn busy_share_sees_another_process_and_wait_quiet_gives_up_at_its_limit() {
+        use std::os::unix::process::CommandExt;
+        let mut child = std::process::Command::new("sh")
+            .args([
+                "-c",
+                "nice -n -19 sh -c 'while :; do :; done' 2>/dev/null & wait",
+            ])
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+        let share = busy_share(std::time::Duration::from_millis(500));
+        let (last, waited) = wait_quiet(std::time::Duration::ZERO, || false);
+        // SAFETY: the group of the child we started.
+        unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+        child.wait().unwrap();
+        let share = share.expect("/proc/stat is readable");
+        assert!(share >= 0.5 / cpus && share <= 1.0, "{share}");
+        assert!(last.is_some_and(|b| b > QUIET_SHARE), "{last:?}");
+        assert!(waited >= QUIET_WINDOW, "{waited:?}");
     }
 }
