@@ -53,10 +53,17 @@ pub fn command(
     ws: &crate::ws::Options,
 ) -> Result<std::process::ExitCode> {
     install_interrupt_handler();
-    let est = estimates(opts)?;
-    let variants = match opts.shard {
-        Some(s) => plan::this_shard(variants, opts, s, &est),
-        None => variants.to_vec(),
+    // The estimates read the results directory's records (and
+    // --balance-from's): needed first only to deal the shards; else only
+    // once `benchmark` finds something to run (a --resume with nothing
+    // left reads the records once, issue #41).
+    let mut est = match opts.shard {
+        Some(_) => Some(estimates(opts)?),
+        None => None,
+    };
+    let variants = match (opts.shard, &est) {
+        (Some(s), Some(est)) => plan::this_shard(variants, opts, s, est),
+        _ => variants.to_vec(),
     };
     let cpu_variants: Vec<&Variant> = variants
         .iter()
@@ -68,7 +75,11 @@ pub fn command(
         })
         .collect();
     if !cpu_variants.is_empty() {
-        let (summary, warnings) = benchmark(spawner, &cpu_variants, opts, est.progress)?;
+        let estimator = || match est.take() {
+            Some(e) => Ok(e.progress),
+            None => Ok(estimates(opts)?.progress),
+        };
+        let (summary, warnings) = benchmark(spawner, &cpu_variants, opts, estimator)?;
         let width = export::terminal::width(opts.wide);
         println!(
             "{}",
@@ -89,13 +100,13 @@ pub fn command(
 /// records hold first (complete cells are skipped, their variants never
 /// probed), then a session, then each cell's runs in order. Every run is
 /// appended to the store (and the derived files rewritten) as soon as it
-/// finishes. Returns the table and the machine's warnings (to repeat under
-/// it).
+/// finishes. `estimator` is called once there is something to run.
+/// Returns the table and the machine's warnings (to repeat under it).
 pub fn benchmark(
     spawner: &Spawner,
     variants: &[&Variant],
     opts: &Options,
-    estimator: Estimator,
+    estimator: impl FnOnce() -> Result<Estimator>,
 ) -> Result<(Summary, Vec<String>)> {
     let store = open(&opts.out, opts.resume)?;
     let _lock = store.lock()?;
@@ -117,6 +128,7 @@ pub fn benchmark(
         return Ok((nothing_left(&store, stored, opts)?, Vec::new()));
     };
     drop(stored);
+    let estimator = estimator()?;
     let progress = Progress::new();
     let probed: Vec<&Variant> = probe.iter().map(|&i| variants[i]).collect();
     let (session, infos) = begin_session(
@@ -222,12 +234,8 @@ fn held(
         cpus: opts.cpus.clone(),
         machine: crate::machine::Machine::detect(),
     };
-    let mut held = resume::held(stored, &now);
     // A cell whose program changed runs again, complete or not.
-    for (k, why) in resume::program_changes(stored, variants, opts.size) {
-        held.insert(k, Held::Rerun(why));
-    }
-    held
+    resume::held_now(stored, &now, variants)
 }
 
 /// The variants to probe (by index): those with a cell `--resume` does not
