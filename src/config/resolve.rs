@@ -886,8 +886,8 @@ pub(super) fn resolve_regex(
     if let Some(re) = ctx.regexes.get(&text) {
         return Ok(Some(re.clone()));
     }
-    let re = Regex::new(&text)
-        .map_err(|e| ctx.err(at, Some(id), format!("bad version_regex: {e}")))?;
+    let re =
+        Regex::new(&text).map_err(|e| ctx.err(at, Some(id), format!("bad version_regex: {e}")))?;
     ctx.regexes.insert(text, re.clone());
     Ok(Some(re))
 }

@@ -56,8 +56,9 @@ pub fn write_all_with(store: &Store, view: View) -> Result<Derived> {
     // all held at once: at 6,500 variants they are 300 MB (issue #41).
     // The store creates charts/ as it writes the first chart, and never
     // through a link (src/store.rs).
-    let derived = render_each(store, &view, false, &mut |name, bytes| {
-        store.write_derived(&name, &bytes)
+    let derived = render_each(store, &view, false, &mut |name, body| match body {
+        Body::Bytes(bytes) => store.write_derived(&name, &bytes),
+        Body::Stream(write) => store.write_derived_with(&name, write),
     })?;
     provenance::Provenance::results(store.dir())?.write(store.dir())?;
     Ok(derived)
@@ -68,11 +69,26 @@ pub fn write_all_with(store: &Store, view: View) -> Result<Derived> {
 /// `report --check` compares (no HTML, spreadsheet, JSON or charts).
 pub fn render_all(store: &Store, view: &View, data_only: bool) -> Result<(Files, Derived)> {
     let mut files: Files = Vec::new();
-    let derived = render_each(store, view, data_only, &mut |name, bytes| {
+    let derived = render_each(store, view, data_only, &mut |name, body| {
+        let bytes = match body {
+            Body::Bytes(bytes) => bytes,
+            Body::Stream(write) => {
+                let mut bytes = Vec::new();
+                write(&mut bytes)?;
+                bytes
+            }
+        };
         files.push((name, bytes));
         Ok(())
     })?;
     Ok((files, derived))
+}
+
+/// A derived file's contents as [`render_each`] hands them on: rendered,
+/// or written to the file as they are serialized (results.json).
+enum Body<'b> {
+    Bytes(Vec<u8>),
+    Stream(&'b mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>),
 }
 
 /// [`render_all`], each file handed to `emit` (name in the directory,
@@ -81,7 +97,7 @@ fn render_each(
     store: &Store,
     view: &View,
     data_only: bool,
-    emit: &mut dyn FnMut(String, Vec<u8>) -> Result<()>,
+    emit: &mut dyn FnMut(String, Body) -> Result<()>,
 ) -> Result<Derived> {
     let stored = store.load()?;
     let (ws_records, ws_warnings) = ws_summary::load(store)?;
@@ -111,12 +127,16 @@ fn render_each(
             };
             doc.measured = measured::sections(s, langs.as_ref().map_err(String::as_str));
         }
-        emit(SUMMARY_MD.into(), markdown::Markdown.render(&doc)?)?;
-        emit(SUMMARY_CSV.into(), csv::Csv.render(&doc)?)?;
+        emit(
+            SUMMARY_MD.into(),
+            Body::Bytes(markdown::Markdown.render(&doc)?),
+        )?;
+        emit(SUMMARY_CSV.into(), Body::Bytes(csv::Csv.render(&doc)?))?;
         let runs = runs::table(&stored, s);
-        emit(RUNS_CSV.into(), csv::table(&runs)?)?;
+        emit(RUNS_CSV.into(), Body::Bytes(csv::table(&runs)?))?;
         if !data_only {
-            emit(RESULTS_JSON.into(), json::results(&stored, s)?)?;
+            let mut write = |w: &mut dyn std::io::Write| json::write_results(&stored, s, w);
+            emit(RESULTS_JSON.into(), Body::Stream(&mut write))?;
         }
         whole.title = doc.title;
         whole.meta.extend(doc.meta);
@@ -137,12 +157,12 @@ fn render_each(
         if let Some(t) = doc.tables.first_mut() {
             t.notes.extend(prov.notes);
         }
-        emit(WS_MD.into(), markdown::Markdown.render(&doc)?)?;
-        emit(WS_CSV.into(), csv::Csv.render(&doc)?)?;
+        emit(WS_MD.into(), Body::Bytes(markdown::Markdown.render(&doc)?))?;
+        emit(WS_CSV.into(), Body::Bytes(csv::Csv.render(&doc)?))?;
         if !data_only {
             let mut json = serde_json::to_vec_pretty(&ws_records)?;
             json.push(b'\n');
-            emit(WS_JSON.into(), json)?;
+            emit(WS_JSON.into(), Body::Bytes(json))?;
         }
         if summary.is_none() {
             whole.title = doc.title.clone();
@@ -158,11 +178,11 @@ fn render_each(
     }
     if !data_only {
         for (name, bytes) in chart_files(&whole) {
-            emit(name, bytes)?;
+            emit(name, Body::Bytes(bytes))?;
         }
         if !whole.tables.is_empty() {
-            emit(html::FILE.into(), html::Html.render(&whole)?)?;
-            emit(XLSX.into(), xlsx::Xlsx.render(&whole)?)?;
+            emit(html::FILE.into(), Body::Bytes(html::Html.render(&whole)?))?;
+            emit(XLSX.into(), Body::Bytes(xlsx::Xlsx.render(&whole)?))?;
         }
     }
     Ok(Derived {

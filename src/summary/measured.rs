@@ -47,7 +47,13 @@ pub fn sections(s: &Summary, langs: Result<&Languages, &str>) -> Vec<Measured> {
     // Each row's variant by id, not a scan of the file per row (issue #41).
     let by_id: std::collections::HashMap<&str, &Variant> = langs
         .ok()
-        .map(|l| l.variants.iter().rev().map(|v| (v.id.as_str(), v)).collect())
+        .map(|l| {
+            l.variants
+                .iter()
+                .rev()
+                .map(|v| (v.id.as_str(), v))
+                .collect()
+        })
         .unwrap_or_default();
     s.rows
         .iter()
