@@ -12,9 +12,11 @@ interleaved run by run, and the table shows both.
 
 The commands: `report DIR`, `report --check DIR` (after a report), `merge`
 of 10 shards, `run --resume` with every cell done (nothing to run; each
-time on a fresh copy), `compare A B`, `history` of 3 editions. No timing is
-asserted: CI runs it at --sizes 80 --repeat 1 as a smoke (every command
-succeeds on a generated directory).
+time on a fresh copy: of the records and their derived files, as a
+finished run leaves them, and of the records alone, which it rewrites),
+`compare A B`, `history` of 3 editions. No timing is asserted: CI runs it
+at --sizes 80 --repeat 1 as a smoke (every command succeeds on a generated
+directory).
 """
 import argparse
 import math
@@ -34,6 +36,8 @@ COMMANDS = [
      "merge"),
     ("run --resume (done)", ["run", "--resume", "--size", "2021", "--out", "results/resume"],
      "resume"),
+    ("run --resume (done, no derived)", ["run", "--resume", "--size", "2021", "--out",
+                                         "results/resume"], "resume-records"),
     ("compare A B", ["compare", "results/2021", "results/2026"], None),
     ("history (3)", ["history", "results/2020", "results/2021", "results/2026"], None),
 ]
@@ -44,6 +48,14 @@ def prepare(d, what):
     if what == "merge":
         shutil.rmtree(f"{d}/results/merged", ignore_errors=True)
     elif what == "resume":
+        # As a finished run leaves it: the records and their derived files
+        # (written by the untimed `report` of 2026 below).
+        shutil.rmtree(f"{d}/results/resume", ignore_errors=True)
+        shutil.copytree(f"{d}/results/2026", f"{d}/results/resume",
+                        ignore=shutil.ignore_patterns(".lock"))
+    elif what == "resume-records":
+        # The records alone (a directory whose derived files were deleted
+        # or never written): the run rewrites them.
         shutil.rmtree(f"{d}/results/resume", ignore_errors=True)
         os.makedirs(f"{d}/results/resume")
         for f in ("runs.jsonl", "sessions.jsonl"):

@@ -14,15 +14,43 @@ use crate::record::Identity;
 /// The identity of `variant`'s `bench` program at `n` on toolchain
 /// `version`; `None` if it has no program for `bench`.
 pub fn of(variant: &Variant, bench: Bench, n: u64, version: &str) -> Option<Identity> {
+    of_with(variant, bench, n, version, &mut Digests::default())
+}
+
+/// The program digests one command has computed, by path (a file, or a
+/// directory for a variant that [uses its directory](Variant::uses_dir)):
+/// variants that share a program read and hash it once. For a command
+/// that computes many identities at once (`run --resume`'s check of every
+/// cell: 19,500 reads of the same few hundred files at 6,500 variants,
+/// issue #41); the files do not change under it.
+#[derive(Default)]
+pub struct Digests(std::collections::HashMap<(std::path::PathBuf, bool), String>);
+
+/// [`of`], with the program digests `digests` holds already.
+pub fn of_with(
+    variant: &Variant,
+    bench: Bench,
+    n: u64,
+    version: &str,
+    digests: &mut Digests,
+) -> Option<Identity> {
     let src = variant.programs.get(&bench)?;
     let root = variant.root();
     let rel = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
     let dir = src.parent().unwrap_or(root);
-    let program = if variant.uses_dir() {
-        digest_dir(dir)
-    } else {
-        digest_file(src)
-    };
+    let uses_dir = variant.uses_dir();
+    let at = if uses_dir { dir } else { src.as_path() };
+    let program = digests
+        .0
+        .entry((at.to_path_buf(), uses_dir))
+        .or_insert_with(|| {
+            if uses_dir {
+                digest_dir(dir)
+            } else {
+                digest_file(src)
+            }
+        })
+        .clone();
     // The run's scratch directory is a new one each time: written as its
     // placeholder; paths of the checkout relative to it.
     let vars = Vars {

@@ -118,24 +118,47 @@ fn differs(s: &SessionRecord, now: &Now) -> Option<String> {
 /// What the results directory holds of each cell it has runs of. Cells it
 /// does not name hold nothing.
 pub fn held(stored: &Stored, now: &Now) -> BTreeMap<(String, Bench), Held> {
+    held_of(stored, &cells(stored), now)
+}
+
+/// [`held`], and the cells whose program changed ([`program_changes`])
+/// marked to run again: both from one grouping of the records by cell.
+pub fn held_now(
+    stored: &Stored,
+    now: &Now,
+    variants: &[&crate::config::Variant],
+) -> BTreeMap<(String, Bench), Held> {
+    let cells = cells(stored);
+    let mut held = held_of(stored, &cells, now);
+    for (k, why) in changes(&cells, variants, now.size) {
+        held.insert(k, Held::Rerun(why));
+    }
+    held
+}
+
+fn held_of(
+    stored: &Stored,
+    cells: &BTreeMap<(String, Bench), Vec<&RunRecord>>,
+    now: &Now,
+) -> BTreeMap<(String, Bench), Held> {
     let sessions: BTreeMap<&str, &SessionRecord> = stored
         .sessions
         .iter()
         .map(|s| (s.session.as_str(), s))
         .collect();
-    cells(stored)
-        .into_iter()
+    cells
+        .iter()
         .map(|(key, cell)| {
-            let held = if complete(&cell, now.runs) {
+            let held = if complete(cell, now.runs) {
                 Held::Complete
             } else if cell.iter().all(|r| r.attempt == 0) {
                 // A cell-level record (not installed, prepare failed):
                 // nothing was measured.
                 Held::Nothing
             } else {
-                partial(&cell, key.1, &sessions, now)
+                partial(cell, key.1, &sessions, now)
             };
-            (key, held)
+            (key.clone(), held)
         })
         .collect()
 }
@@ -196,12 +219,26 @@ pub fn program_changes(
     variants: &[&crate::config::Variant],
     size: Size,
 ) -> BTreeMap<(String, Bench), String> {
+    changes(&cells(stored), variants, size)
+}
+
+fn changes(
+    cells: &BTreeMap<(String, Bench), Vec<&RunRecord>>,
+    variants: &[&crate::config::Variant],
+    size: Size,
+) -> BTreeMap<(String, Bench), String> {
     let mut out = BTreeMap::new();
-    for ((id, bench), cell) in cells(stored) {
-        let Some(v) = variants.iter().find(|v| v.id == id) else {
+    // By id, not a scan of the variants per cell (quadratic: 6,500
+    // variants × 19,500 cells, issue #41).
+    let by_id: std::collections::HashMap<&str, &crate::config::Variant> =
+        variants.iter().map(|v| (v.id.as_str(), *v)).collect();
+    let mut digests = crate::identity::Digests::default();
+    for ((id, bench), cell) in cells {
+        let bench = *bench;
+        let Some(v) = by_id.get(id.as_str()) else {
             continue;
         };
-        let Some(now) = crate::identity::of(v, bench, size.n(bench), "") else {
+        let Some(now) = crate::identity::of_with(v, bench, size.n(bench), "", &mut digests) else {
             continue;
         };
         let why = cell
@@ -221,7 +258,7 @@ pub fn program_changes(
                 }
             });
         if let Some(why) = why {
-            out.insert((id, bench), why);
+            out.insert((id.clone(), bench), why);
         }
     }
     out

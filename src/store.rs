@@ -390,6 +390,17 @@ impl Store {
     /// the results directory (`charts/x.svg`), created if missing and
     /// opened without following a link.
     pub fn write_derived(&self, name: &str, bytes: &[u8]) -> Result<()> {
+        self.write_derived_with(name, &mut |w| w.write_all(bytes))
+    }
+
+    /// [`Store::write_derived`] of what `body` writes (buffered), for a
+    /// file too large to hold in memory first (results.json: 164 MB at
+    /// 6,500 variants, issue #41).
+    pub fn write_derived_with(
+        &self,
+        name: &str,
+        body: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>,
+    ) -> Result<()> {
         let path = self.dir.join(name);
         let rel = Path::new(name);
         let (Some(file), Some(parent)) = (rel.file_name(), rel.parent()) else {
@@ -415,7 +426,8 @@ impl Store {
                 path.display()
             ))
         })?;
-        let written = f.write_all(bytes).and_then(|_| {
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, &mut f);
+        let written = body(&mut w).and_then(|_| w.flush()).and_then(|_| {
             rustix::fs::renameat(dir, tmp.as_os_str(), dir, file).map_err(std::io::Error::from)
         });
         if let Err(e) = written {

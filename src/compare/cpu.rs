@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 
 use super::cells::{opt_num, version_columns};
 use super::edition::Options;
-use super::edition::{Edition, Matched, Pair, key};
+use super::edition::{Edition, Keys, Matched, Pair};
 use super::significance::{Change, Verdict, significance};
 use crate::bench::Bench;
 use crate::config::Languages;
@@ -166,10 +166,11 @@ pub(super) fn ratio(old: &Fig, new: &Fig, pick: impl Fn(&Fig) -> Option<f64>) ->
 
 /// The rows with figures, each with the variant it stands for.
 pub(super) fn installed<'a>(langs: &Languages, s: &'a Summary) -> Vec<(String, &'a Row)> {
+    let keys = Keys::new(langs);
     s.rows
         .iter()
         .filter(|r| r.installed() && r.started)
-        .map(|r| (key(langs, &r.variant, &r.language, &r.flags), r))
+        .map(|r| (keys.key(&r.variant, &r.language, &r.flags), r))
         .collect()
 }
 

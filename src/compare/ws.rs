@@ -3,7 +3,7 @@
 //! as notes.
 
 use super::cells::{arrow, opt_num, version_columns};
-use super::edition::{Edition, Matched, Pair, key};
+use super::edition::{Edition, Keys, Matched, Pair};
 use crate::config::Languages;
 use crate::document::columns::{Columns, col};
 use crate::document::{Entry, Kind, Mark, Note, Table};
@@ -124,8 +124,9 @@ pub(super) fn ws_library(r: &WsRecord) -> String {
 
 /// An edition's ws servers, each with the variant it stands for.
 pub(super) fn ws_servers<'a>(langs: &Languages, e: &'a Edition) -> Vec<(String, &'a WsRecord)> {
+    let keys = Keys::new(langs);
     e.ws.iter()
-        .map(|r| (key(langs, &r.variant, &r.language, &ws_library(r)), r))
+        .map(|r| (keys.key(&r.variant, &r.language, &ws_library(r)), r))
         .collect()
 }
 

@@ -75,6 +75,7 @@ impl Languages {
             lines: LineIndex::new(text),
             root: PathBuf::new(),
             lints: Vec::new(),
+            regexes: Default::default(),
         };
         check_lengths(&ctx)?;
         let raw: RawFile = toml::from_str(text).map_err(|e| {

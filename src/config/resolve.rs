@@ -883,9 +883,13 @@ pub(super) fn resolve_regex(
             None => return Ok(None),
         },
     };
-    Regex::new(&text)
-        .map(Some)
-        .map_err(|e| ctx.err(at, Some(id), format!("bad version_regex: {e}")))
+    if let Some(re) = ctx.regexes.get(&text) {
+        return Ok(Some(re.clone()));
+    }
+    let re =
+        Regex::new(&text).map_err(|e| ctx.err(at, Some(id), format!("bad version_regex: {e}")))?;
+    ctx.regexes.insert(text, re.clone());
+    Ok(Some(re))
 }
 
 /// The install table: the variant's, else the toolchain's; the hint is

@@ -52,12 +52,14 @@ pub type Files = Vec<(String, Vec<u8>)>;
 /// [`write_all`] with rendering options (`--spread`, `--noise-threshold`,
 /// the languages file), and the directory's `provenance.json`.
 pub fn write_all_with(store: &Store, view: View) -> Result<Derived> {
-    let (files, derived) = render_all(store, &view, false)?;
-    // The store creates charts/ as it writes the first chart, and
-    // never through a link (src/store.rs).
-    for (name, bytes) in &files {
-        store.write_derived(name, bytes)?;
-    }
+    // Each file written as soon as it is rendered and then dropped, not
+    // all held at once: at 6,500 variants they are 300 MB (issue #41).
+    // The store creates charts/ as it writes the first chart, and never
+    // through a link (src/store.rs).
+    let derived = render_each(store, &view, false, &mut |name, body| match body {
+        Body::Bytes(bytes) => store.write_derived(&name, &bytes),
+        Body::Stream(write) => store.write_derived_with(&name, write),
+    })?;
     provenance::Provenance::results(store.dir())?.write(store.dir())?;
     Ok(derived)
 }
@@ -66,11 +68,41 @@ pub fn write_all_with(store: &Store, view: View) -> Result<Derived> {
 /// writing; `data_only`: only the deterministic text files that
 /// `report --check` compares (no HTML, spreadsheet, JSON or charts).
 pub fn render_all(store: &Store, view: &View, data_only: bool) -> Result<(Files, Derived)> {
+    let mut files: Files = Vec::new();
+    let derived = render_each(store, view, data_only, &mut |name, body| {
+        let bytes = match body {
+            Body::Bytes(bytes) => bytes,
+            Body::Stream(write) => {
+                let mut bytes = Vec::new();
+                write(&mut bytes)?;
+                bytes
+            }
+        };
+        files.push((name, bytes));
+        Ok(())
+    })?;
+    Ok((files, derived))
+}
+
+/// A derived file's contents as [`render_each`] hands them on: rendered,
+/// or written to the file as they are serialized (results.json).
+enum Body<'b> {
+    Bytes(Vec<u8>),
+    Stream(&'b mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>),
+}
+
+/// [`render_all`], each file handed to `emit` (name in the directory,
+/// bytes) as it is rendered, in the order `render_all` lists them.
+fn render_each(
+    store: &Store,
+    view: &View,
+    data_only: bool,
+    emit: &mut dyn FnMut(String, Body) -> Result<()>,
+) -> Result<Derived> {
     let stored = store.load()?;
     let (ws_records, ws_warnings) = ws_summary::load(store)?;
     let mut warnings = stored.warnings.clone();
     warnings.extend(ws_warnings);
-    let mut files: Files = Vec::new();
     let mut whole = Document {
         title: "langbench results".into(),
         ..Default::default()
@@ -95,12 +127,16 @@ pub fn render_all(store: &Store, view: &View, data_only: bool) -> Result<(Files,
             };
             doc.measured = measured::sections(s, langs.as_ref().map_err(String::as_str));
         }
-        files.push((SUMMARY_MD.into(), markdown::Markdown.render(&doc)?));
-        files.push((SUMMARY_CSV.into(), csv::Csv.render(&doc)?));
+        emit(
+            SUMMARY_MD.into(),
+            Body::Bytes(markdown::Markdown.render(&doc)?),
+        )?;
+        emit(SUMMARY_CSV.into(), Body::Bytes(csv::Csv.render(&doc)?))?;
         let runs = runs::table(&stored, s);
-        files.push((RUNS_CSV.into(), csv::table(&runs)?));
+        emit(RUNS_CSV.into(), Body::Bytes(csv::table(&runs)?))?;
         if !data_only {
-            files.push((RESULTS_JSON.into(), json::results(&stored, s)?));
+            let mut write = |w: &mut dyn std::io::Write| json::write_results(&stored, s, w);
+            emit(RESULTS_JSON.into(), Body::Stream(&mut write))?;
         }
         whole.title = doc.title;
         whole.meta.extend(doc.meta);
@@ -121,12 +157,12 @@ pub fn render_all(store: &Store, view: &View, data_only: bool) -> Result<(Files,
         if let Some(t) = doc.tables.first_mut() {
             t.notes.extend(prov.notes);
         }
-        files.push((WS_MD.into(), markdown::Markdown.render(&doc)?));
-        files.push((WS_CSV.into(), csv::Csv.render(&doc)?));
+        emit(WS_MD.into(), Body::Bytes(markdown::Markdown.render(&doc)?))?;
+        emit(WS_CSV.into(), Body::Bytes(csv::Csv.render(&doc)?))?;
         if !data_only {
             let mut json = serde_json::to_vec_pretty(&ws_records)?;
             json.push(b'\n');
-            files.push((WS_JSON.into(), json));
+            emit(WS_JSON.into(), Body::Bytes(json))?;
         }
         if summary.is_none() {
             whole.title = doc.title.clone();
@@ -141,20 +177,19 @@ pub fn render_all(store: &Store, view: &View, data_only: bool) -> Result<(Files,
         whole.charts.extend(doc.charts);
     }
     if !data_only {
-        files.extend(chart_files(&whole));
+        for (name, bytes) in chart_files(&whole) {
+            emit(name, Body::Bytes(bytes))?;
+        }
         if !whole.tables.is_empty() {
-            files.push((html::FILE.into(), html::Html.render(&whole)?));
-            files.push((XLSX.into(), xlsx::Xlsx.render(&whole)?));
+            emit(html::FILE.into(), Body::Bytes(html::Html.render(&whole)?))?;
+            emit(XLSX.into(), Body::Bytes(xlsx::Xlsx.render(&whole)?))?;
         }
     }
-    Ok((
-        files,
-        Derived {
-            summary,
-            document: whole,
-            warnings,
-        },
-    ))
+    Ok(Derived {
+        summary,
+        document: whole,
+        warnings,
+    })
 }
 
 /// `charts/<id>.svg` of every chart of `doc`.

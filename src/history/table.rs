@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use anyhow::{Context, Result, ensure};
 
-use crate::compare::edition::{Edition, key};
+use crate::compare::edition::{Edition, Keys};
 use crate::config::Languages;
 use crate::document::columns::{Columns, col};
 use crate::document::{
@@ -263,8 +263,9 @@ impl<'a> History<'a> {
 /// An edition's started, installed rows by variant.
 fn by_variant<'a>(langs: &Languages, s: &'a Summary) -> BTreeMap<String, Vec<&'a Row>> {
     let mut m: BTreeMap<String, Vec<&Row>> = BTreeMap::new();
+    let keys = Keys::new(langs);
     for r in s.rows.iter().filter(|r| r.started && r.installed()) {
-        m.entry(key(langs, &r.variant, &r.language, &r.flags))
+        m.entry(keys.key(&r.variant, &r.language, &r.flags))
             .or_default()
             .push(r);
     }

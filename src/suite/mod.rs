@@ -53,10 +53,17 @@ pub fn command(
     ws: &crate::ws::Options,
 ) -> Result<std::process::ExitCode> {
     install_interrupt_handler();
-    let est = estimates(opts)?;
-    let variants = match opts.shard {
-        Some(s) => plan::this_shard(variants, opts, s, &est),
-        None => variants.to_vec(),
+    // The estimates read the results directory's records (and
+    // --balance-from's): needed first only to deal the shards; else only
+    // once `benchmark` finds something to run (a --resume with nothing
+    // left reads the records once, issue #41).
+    let mut est = match opts.shard {
+        Some(_) => Some(estimates(opts)?),
+        None => None,
+    };
+    let variants = match (opts.shard, &est) {
+        (Some(s), Some(est)) => plan::this_shard(variants, opts, s, est),
+        _ => variants.to_vec(),
     };
     let cpu_variants: Vec<&Variant> = variants
         .iter()
@@ -68,7 +75,11 @@ pub fn command(
         })
         .collect();
     if !cpu_variants.is_empty() {
-        let (summary, warnings) = benchmark(spawner, &cpu_variants, opts, est.progress)?;
+        let estimator = || match est.take() {
+            Some(e) => Ok(e.progress),
+            None => Ok(estimates(opts)?.progress),
+        };
+        let (summary, warnings) = benchmark(spawner, &cpu_variants, opts, estimator)?;
         let width = export::terminal::width(opts.wide);
         println!(
             "{}",
@@ -89,13 +100,13 @@ pub fn command(
 /// records hold first (complete cells are skipped, their variants never
 /// probed), then a session, then each cell's runs in order. Every run is
 /// appended to the store (and the derived files rewritten) as soon as it
-/// finishes. Returns the table and the machine's warnings (to repeat under
-/// it).
+/// finishes. `estimator` is called once there is something to run.
+/// Returns the table and the machine's warnings (to repeat under it).
 pub fn benchmark(
     spawner: &Spawner,
     variants: &[&Variant],
     opts: &Options,
-    estimator: Estimator,
+    estimator: impl FnOnce() -> Result<Estimator>,
 ) -> Result<(Summary, Vec<String>)> {
     let store = open(&opts.out, opts.resume)?;
     let _lock = store.lock()?;
@@ -103,16 +114,21 @@ pub fn benchmark(
     if stale > 0 {
         eprintln!("removed {stale} build directories a killed langbench left behind");
     }
-    check_sizes(&store, opts)?;
+    // The records, read once for the checks and `--resume` (a results
+    // directory of 6,500 variants holds 40 MB of them).
+    let stored = store.load()?;
+    check_sizes(&store, &stored, opts)?;
     let held = if opts.resume {
-        held(&store, spawner, variants, opts)?
+        held(&stored, spawner, variants, opts)
     } else {
         BTreeMap::new()
     };
     let cells = cells(variants, opts);
     let Some(probe) = to_probe(&store, variants, &cells, &held) else {
-        return Ok((summary(&store, opts)?, Vec::new()));
+        return Ok((nothing_left(&store, stored, opts)?, Vec::new()));
     };
+    drop(stored);
+    let estimator = estimator()?;
     let progress = Progress::new();
     let probed: Vec<&Variant> = probe.iter().map(|&i| variants[i]).collect();
     let (session, infos) = begin_session(
@@ -206,11 +222,11 @@ fn open(out: &Path, resume: bool) -> Result<Store> {
 /// `--resume`: what the records hold of each cell, and the cells whose
 /// program changed, to run again complete or not.
 fn held(
-    store: &Store,
+    stored: &crate::store::Stored,
     spawner: &Spawner,
     variants: &[&Variant],
     opts: &Options,
-) -> Result<BTreeMap<(String, Bench), Held>> {
+) -> BTreeMap<(String, Bench), Held> {
     let now = resume::Now {
         size: opts.size,
         runs: opts.runs,
@@ -218,13 +234,8 @@ fn held(
         cpus: opts.cpus.clone(),
         machine: crate::machine::Machine::detect(),
     };
-    let stored = store.load()?;
-    let mut held = resume::held(&stored, &now);
     // A cell whose program changed runs again, complete or not.
-    for (k, why) in resume::program_changes(&stored, variants, opts.size) {
-        held.insert(k, Held::Rerun(why));
-    }
-    Ok(held)
+    resume::held_now(stored, &now, variants)
 }
 
 /// The variants to probe (by index): those with a cell `--resume` does not
@@ -357,10 +368,34 @@ fn summary(store: &Store, opts: &Options) -> Result<Summary> {
     Ok(summary)
 }
 
+/// `--resume` with every selected cell complete: nothing was stored, so
+/// derived files that match the records (their `provenance.json` names
+/// these records and this langbench, as `report --check` does) are left
+/// as they are, and only the table is built; otherwise (missing, stale or
+/// of another langbench) they are rewritten as after a run. Rewriting
+/// them is most of the cost at scale (300 MB at 6,500 variants, issue
+/// #41).
+fn nothing_left(store: &Store, stored: crate::store::Stored, opts: &Options) -> Result<Summary> {
+    let current = crate::derived::provenance::Provenance::read(store.dir())
+        .ok()
+        .flatten()
+        .is_some_and(|p| {
+            p.kind == crate::derived::provenance::Kind::Results
+                && p.langbench == env!("CARGO_PKG_VERSION")
+                && p.changed(store.dir()).is_empty()
+        });
+    if !current || stored.runs.is_empty() {
+        return summary(store, opts);
+    }
+    for w in &stored.warnings {
+        eprintln!("warning: {}", crate::inert::text(w));
+    }
+    Ok(Summary::from_stored(&stored).view(&opts.view))
+}
+
 /// Refuses to mix sizes in one results directory: a table has one N per
 /// benchmark.
-fn check_sizes(store: &Store, opts: &Options) -> Result<()> {
-    let stored = store.load()?;
+fn check_sizes(store: &Store, stored: &crate::store::Stored, opts: &Options) -> Result<()> {
     for b in &opts.benches {
         let n = opts.size.n(*b);
         if let Some(r) = stored.runs.iter().find(|r| r.bench == *b && r.n != n) {

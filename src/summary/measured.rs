@@ -44,16 +44,24 @@ pub fn sections(s: &Summary, langs: Result<&Languages, &str>) -> Vec<Measured> {
     if s.published {
         return Vec::new();
     }
+    // Each row's variant by id, not a scan of the file per row (issue #41).
+    let by_id: std::collections::HashMap<&str, &Variant> = langs
+        .ok()
+        .map(|l| {
+            l.variants
+                .iter()
+                .rev()
+                .map(|v| (v.id.as_str(), v))
+                .collect()
+        })
+        .unwrap_or_default();
     s.rows
         .iter()
         .filter(|r| r.started && r.installed())
         .map(|r| {
-            let variant = langs.ok().and_then(|l| {
-                l.variants
-                    .iter()
-                    .find(|v| v.id == r.variant)
-                    .map(|v| (l, v))
-            });
+            let variant = langs
+                .ok()
+                .and_then(|l| by_id.get(r.variant.as_str()).map(|v| (l, *v)));
             section(r, variant, langs.err())
         })
         .collect()
