@@ -105,13 +105,8 @@ fn reproduce_remeasures_a_seeded_sample_and_compares_its_ratios() {
             "{line}"
         );
     }
-    assert_eq!(
-        json["sentence"]
-            .as_str()
-            .unwrap()
-            .contains("of 18 re-measured rows"),
-        true
-    );
+    let sentence = json["sentence"].as_str().unwrap();
+    assert!(sentence.contains("of 18 re-measured rows"), "{sentence}");
     // The re-measuring session ran in rounds with its own reference passes.
     assert!(out.join("references.jsonl").is_file());
     // Never written into the edition unasked.
