@@ -141,6 +141,7 @@ impl Command {
             Command::Run(a) => !a.plan,
             Command::Ws(a) => a.action.is_none() && a.target.is_none(),
             Command::Measure(_) | Command::List(_) | Command::Check(_) => true,
+            Command::Reproduce(_) => true,
             Command::Toolchains {
                 action: ToolchainsAction::Install(a),
             } => !a.dry_run,
@@ -155,6 +156,7 @@ impl Command {
             Command::Ws(a) => &a.languages,
             Command::List(a) => &a.languages,
             Command::Check(a) => &a.languages,
+            Command::Reproduce(a) => &a.languages,
             Command::Toolchains {
                 action: ToolchainsAction::Install(a),
             } => &a.languages,
@@ -275,6 +277,11 @@ pub enum Command {
     /// Combine shard directories (`run --shard K/N` on N machines) into one
     /// results directory, with every derived file.
     Merge(MergeArgs),
+    /// Re-measure a random sample of an edition's installed variants (in
+    /// rounds, with references, at its sizes) and say how well its ratios
+    /// reproduce: per row the edition's ratio, the re-measured one, the
+    /// difference, and the share within 5 %.
+    Reproduce(ReproduceArgs),
     /// Rewrite every derived file of results directories (tables, CSV, JSON,
     /// spreadsheet, charts, HTML report) from their stored records, and
     /// rebuild the comparisons built from them whose inputs changed; runs
@@ -957,6 +964,64 @@ impl ReportArgs {
         let mut view = self.view.view()?;
         view.languages = Some(self.languages.languages.clone());
         Ok(view)
+    }
+}
+
+/// `langbench reproduce`.
+#[derive(clap::Args)]
+pub struct ReproduceArgs {
+    #[command(flatten)]
+    pub languages: LanguagesArg,
+    /// The edition's results directory (e.g. results/2026).
+    pub edition: PathBuf,
+    /// A new directory for the re-measured runs and reproduced.json.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Percent of the edition's installed variants to re-measure (at least
+    /// 6, or all there are).
+    #[arg(long, default_value_t = 10.0)]
+    pub sample: f64,
+    /// The sample's and the rounds' seed (default: from the clock; printed).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Also store the result beside the edition, as
+    /// EDITION/reproduced/DATE-MACHINE.json (never without it).
+    #[arg(long)]
+    pub store: bool,
+    /// Runs per cell (rounds).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    pub runs: u32,
+    /// Seconds before a run's process group is killed.
+    #[arg(long, default_value_t = 1000.0)]
+    pub timeout: f64,
+    /// Minutes of measuring between two reference passes.
+    #[arg(long, default_value_t = 15.0)]
+    pub block_minutes: f64,
+    #[command(flatten)]
+    pub view: ViewArgs,
+}
+
+impl ReproduceArgs {
+    pub fn options(&self) -> Result<crate::reproduce::Options> {
+        anyhow::ensure!(
+            self.block_minutes.is_finite() && self.block_minutes > 0.0,
+            "--block-minutes takes a number of minutes above 0, got {}",
+            self.block_minutes
+        );
+        let mut view = self.view.view()?;
+        view.languages = Some(self.languages.languages.clone());
+        Ok(crate::reproduce::Options {
+            edition: self.edition.clone(),
+            out: self.out.clone(),
+            sample_pct: self.sample,
+            seed: self.seed,
+            store: self.store,
+            runs: crate::noise::Runs::Fixed(self.runs),
+            timeout: timeout_seconds(self.timeout)?,
+            block_s: self.block_minutes * 60.0,
+            view,
+            command_line: std::env::args().collect(),
+        })
     }
 }
 

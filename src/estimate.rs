@@ -57,7 +57,9 @@ impl Figure {
 pub struct Figures(BTreeMap<String, BTreeMap<Bench, Figure>>);
 
 impl Figures {
-    /// The figures of every cell `stored` shows (its newest runs).
+    /// The figures of every cell `stored` shows (its newest runs), and of
+    /// every reference cell it has passes of but no runs (what a pass
+    /// costs: `run --plan` and the time left count the passes, #39).
     pub fn of(stored: &Stored) -> Figures {
         let mut cells: BTreeMap<(&str, Bench), Vec<&RunRecord>> = BTreeMap::new();
         for r in stored.newest_runs() {
@@ -65,6 +67,15 @@ impl Figures {
                 .entry((r.variant.as_str(), r.bench))
                 .or_default()
                 .push(r);
+        }
+        let measured: std::collections::BTreeSet<(&str, Bench)> = cells.keys().copied().collect();
+        for r in &stored.references {
+            if !measured.contains(&(r.variant.as_str(), r.bench)) {
+                cells
+                    .entry((r.variant.as_str(), r.bench))
+                    .or_default()
+                    .push(r);
+            }
         }
         let mut f = Figures::default();
         for ((variant, bench), runs) in cells {

@@ -27,6 +27,7 @@ pub mod noise;
 pub mod progress;
 pub mod record;
 pub mod reference;
+pub mod reproduce;
 pub mod reproduced;
 pub mod resume;
 pub mod rounds;

@@ -8,7 +8,9 @@ use anyhow::Result;
 use clap::Parser;
 
 use langbench::cli::{Cli, Command, ToolchainsAction, WsAction, WsCommandArgs};
-use langbench::{check, compare, history, import, list, measure, merge, scaffold, suite};
+use langbench::{
+    check, compare, history, import, list, measure, merge, reproduce, scaffold, suite,
+};
 use langbench::{toolchain, verify, ws};
 
 fn main() -> ExitCode {
@@ -125,6 +127,10 @@ fn real_main() -> Result<ExitCode> {
             langbench::store::results_dir(&a.new, "compare: NEW")?;
             let (langs, out) = (a.languages.load()?, a.out.as_deref());
             compare::command(&langs, &a.old, &a.new, &a.options(), a.format, out)
+        }
+        Command::Reproduce(a) => {
+            let langs = a.languages.load()?;
+            reproduce::command(&spawner, &langs, &a.options()?)
         }
         Command::Merge(a) => {
             for d in &a.dirs {

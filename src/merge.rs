@@ -1,7 +1,10 @@
 //! `langbench merge OUT DIR...`: shard directories (`run --shard K/N` on N
 //! machines) into one results directory: every session, run and ws record,
 //! then every derived file. A cell (variant × benchmark) held by two
-//! directories is refused unless `--prefer DIR` says which wins; different
+//! directories is refused unless `--prefer DIR` says which wins; every
+//! shard's reference passes (`references.jsonl`, issue #39) are kept, each
+//! under its own session, so the merged directory judges each run against
+//! the references of its own shard's blocks; different
 //! N for one benchmark is refused; different hardware is kept and flagged
 //! in the table (its Machine column) and its header.
 
@@ -14,7 +17,7 @@ use anyhow::{Context, Result, bail, ensure};
 use crate::bench::Bench;
 use crate::derived::Derived;
 use crate::record::{RunRecord, SessionRecord};
-use crate::store::{RUNS, Store};
+use crate::store::{REFERENCES, RUNS, Store};
 use crate::ws::record::{WS_RECORDS, WsRecord};
 
 /// What a merge did.
@@ -23,6 +26,8 @@ pub struct Merged {
     pub sessions: usize,
     pub runs: usize,
     pub ws: usize,
+    /// Reference runs (every shard's passes).
+    pub references: usize,
     /// Cells dropped in favour of `--prefer`.
     pub overridden: Vec<String>,
     pub machines: usize,
@@ -33,6 +38,8 @@ struct Source {
     dir: PathBuf,
     sessions: Vec<SessionRecord>,
     runs: Vec<RunRecord>,
+    /// The reference passes' runs (`references.jsonl`).
+    references: Vec<RunRecord>,
     ws: Vec<WsRecord>,
 }
 
@@ -45,7 +52,10 @@ pub fn merge(out: &Path, dirs: &[PathBuf], prefer: Option<&Path>) -> Result<Merg
         !dirs.is_empty(),
         "nothing to merge: name the shard directories"
     );
-    if out.join(RUNS).exists() || out.join(WS_RECORDS).exists() {
+    if [RUNS, WS_RECORDS, REFERENCES]
+        .iter()
+        .any(|f| out.join(f).exists())
+    {
         bail!(
             "{} already holds records: merge into a new directory (nothing was changed)",
             out.display()
@@ -57,12 +67,22 @@ pub fn merge(out: &Path, dirs: &[PathBuf], prefer: Option<&Path>) -> Result<Merg
     let kept = keep(&sources, &Holders::of(&sources)?, preferred)?;
     let sessions = sessions(&sources);
     let (runs, ws) = (kept.runs(&sources), kept.ws(&sources));
-    let derived = write(out, &sessions, &runs, &ws)?;
+    let references = references(&sources);
+    let derived = write(
+        out,
+        &Records {
+            sessions: &sessions,
+            runs: &runs,
+            references: &references,
+            ws: &ws,
+        },
+    )?;
     warnings.extend(derived.warnings);
     Ok(Merged {
         sessions: sessions.len(),
         runs: runs.len(),
         ws: ws.len(),
+        references: references.len(),
         overridden: kept.overridden,
         machines: derived.summary.map_or(0, |s| s.machines.len()),
         warnings,
@@ -84,6 +104,7 @@ fn read(dirs: &[PathBuf], warnings: &mut Vec<String>) -> Result<Vec<Source>> {
             dir: d.clone(),
             sessions: stored.sessions,
             runs: stored.runs,
+            references: stored.references,
             ws,
         });
     }
@@ -276,25 +297,53 @@ fn sessions(sources: &[Source]) -> Vec<SessionRecord> {
     sessions
 }
 
+/// Every reference run of every source, each once (a session that two
+/// directories hold, one copied from the other, gives its passes once):
+/// the references are the host's speed during each session, not a cell,
+/// so `--prefer` drops none of them.
+fn references(sources: &[Source]) -> Vec<&RunRecord> {
+    let mut seen = BTreeSet::new();
+    sources
+        .iter()
+        .flat_map(|s| &s.references)
+        .filter(|r| {
+            seen.insert((
+                r.session.clone(),
+                r.variant.clone(),
+                r.bench,
+                r.block,
+                r.attempt,
+                r.finished_at.clone(),
+            ))
+        })
+        .collect()
+}
+
+/// What a merge writes.
+struct Records<'a> {
+    sessions: &'a [SessionRecord],
+    runs: &'a [&'a RunRecord],
+    references: &'a [&'a RunRecord],
+    ws: &'a [&'a WsRecord],
+}
+
 /// Appends the records to `out` (under its lock), then writes every file
 /// derived from them.
-fn write(
-    out: &Path,
-    sessions: &[SessionRecord],
-    runs: &[&RunRecord],
-    ws: &[&WsRecord],
-) -> Result<Derived> {
+fn write(out: &Path, records: &Records) -> Result<Derived> {
     let store = Store::open(out)?;
     let _lock = store.lock()?;
     // Each file synced once, after its last record (Store::append_all).
-    if !sessions.is_empty() {
-        store.append_all(crate::store::SESSIONS, sessions)?;
+    if !records.sessions.is_empty() {
+        store.append_all(crate::store::SESSIONS, records.sessions)?;
     }
-    if !runs.is_empty() {
-        store.append_all(crate::store::RUNS, runs.iter().copied())?;
+    if !records.runs.is_empty() {
+        store.append_all(RUNS, records.runs.iter().copied())?;
     }
-    if !ws.is_empty() {
-        store.append_all(WS_RECORDS, ws.iter().copied())?;
+    if !records.references.is_empty() {
+        store.append_all(REFERENCES, records.references.iter().copied())?;
+    }
+    if !records.ws.is_empty() {
+        store.append_all(WS_RECORDS, records.ws.iter().copied())?;
     }
     crate::derived::write_all(&store)
 }
@@ -323,9 +372,10 @@ pub fn command(out: &Path, dirs: &[PathBuf], prefer: Option<&Path>) -> Result<Ex
         );
     }
     println!(
-        "Merged {} sessions, {} runs and {} ws records into {}",
+        "Merged {} sessions, {} runs, {} reference runs and {} ws records into {}",
         m.sessions,
         m.runs,
+        m.references,
         m.ws,
         out.display()
     );

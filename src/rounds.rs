@@ -94,9 +94,44 @@ impl Blocks {
     }
 }
 
+/// The reference passes still due in `rest_s` seconds of measuring, in
+/// blocks of `block_s`: one after every block that ends within it and the
+/// closing one. The time left during a run counts with this (the pass
+/// before the first block is behind it then), and so does `run --plan`
+/// ([`passes`]), so the two agree.
+pub fn passes_after(rest_s: f64, block_s: f64) -> u32 {
+    if rest_s <= 0.0 || block_s <= 0.0 || !rest_s.is_finite() {
+        return 0;
+    }
+    (rest_s / block_s).floor() as u32 + 1
+}
+
+/// Every reference pass of a session that measures `measure_s` seconds:
+/// the one before the first block and [`passes_after`] (none when there is
+/// nothing to measure).
+pub fn passes(measure_s: f64, block_s: f64) -> u32 {
+    match passes_after(measure_s, block_s) {
+        0 => 0,
+        n => n + 1,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An hour in blocks of 15 minutes: a pass first, one after each of the
+    /// four blocks, and the closing one after the part-block the floor
+    /// leaves (the runs loop closes a block after the run that passes 15
+    /// minutes, so an exact multiple still ends with a pass).
+    #[test]
+    fn passes_count_the_first_one_and_one_per_block() {
+        assert_eq!(passes(0.0, 900.0), 0);
+        assert_eq!(passes(10.0, 900.0), 2);
+        assert_eq!(passes(3000.0, 900.0), 5);
+        assert_eq!(passes_after(3000.0, 900.0), 4);
+        assert_eq!(passes(3600.0, 900.0), 6);
+    }
 
     /// Each round is a permutation of the cells, rounds differ, and the
     /// same seed gives the same orders (the session's record tells them).

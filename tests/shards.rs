@@ -458,3 +458,156 @@ fn the_shipped_definitions_shard_and_merge_consistently() {
     }
     assert!(langbench(&["merge", "--help"]).status.success());
 }
+
+/// (session, variant, bench, block) of every reference run of a directory.
+fn reference_passes(dir: &Path) -> BTreeSet<(String, String, String, u64)> {
+    std::fs::read_to_string(dir.join("references.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            (
+                v["session"].as_str().unwrap().to_string(),
+                v["variant"].as_str().unwrap().to_string(),
+                v["bench"].as_str().unwrap().to_string(),
+                v["block"].as_u64().expect("a reference run has its block"),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn merged_shards_keep_every_shards_reference_passes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut shards = Vec::new();
+    let mut every = BTreeSet::new();
+    for k in 1..=2 {
+        let d = tmp.path().join(format!("shard{k}"));
+        std::fs::create_dir(&d).unwrap();
+        let o = tiny_run(
+            &d,
+            &["--shard", &format!("{k}/2"), "--block-minutes", "0.05"],
+        );
+        assert!(o.status.success(), "{}", text(&o));
+        let passes = reference_passes(&d);
+        // A pass before the first block and at least one after.
+        let blocks: BTreeSet<u64> = passes.iter().map(|p| p.3).collect();
+        assert!(blocks.contains(&0) && blocks.len() >= 2, "{passes:?}");
+        assert!(passes.iter().any(|p| p.1 == "c-gcc"), "{passes:?}");
+        assert!(passes.iter().any(|p| p.1 == "c-tcc"), "{passes:?}");
+        assert!(every.is_disjoint(&passes), "two shards share a session");
+        every.extend(passes);
+        shards.push(d);
+    }
+    let merged = tmp.path().join("merged");
+    let mut args = vec!["merge", merged.to_str().unwrap()];
+    args.extend(shards.iter().map(|d| d.to_str().unwrap()));
+    let o = langbench(&args);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("reference runs"), "{}", text(&o));
+    // Both shards' passes, each under its own session, none lost, none twice.
+    let lines = std::fs::read_to_string(merged.join("references.jsonl"))
+        .unwrap()
+        .lines()
+        .count();
+    let shard_lines: usize = shards
+        .iter()
+        .map(|d| {
+            std::fs::read_to_string(d.join("references.jsonl"))
+                .unwrap()
+                .lines()
+                .count()
+        })
+        .sum();
+    assert_eq!(lines, shard_lines);
+    assert_eq!(reference_passes(&merged), every);
+    let sessions: BTreeSet<String> = every.iter().map(|p| p.0.clone()).collect();
+    assert_eq!(sessions.len(), 2);
+
+    // A directory holding only references is not a new directory.
+    let o = langbench(&[
+        "merge",
+        shards[0].to_str().unwrap(),
+        shards[1].to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+
+    // --resume keeps the passes it finds and adds its own session's.
+    let before = reference_passes(&shards[0]);
+    let o = tiny_run(
+        &shards[0],
+        &["--shard", "1/2", "--block-minutes", "0.05", "--resume"],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(reference_passes(&shards[0]).is_superset(&before));
+}
+
+/// `run --plan` in rounds counts the reference passes: from a directory
+/// that ran with references, a pass's cost is known, the passes follow the
+/// block length, their share of the time is said, and a second run makes
+/// about as many passes as planned.
+#[test]
+fn the_plan_counts_the_reference_passes_and_their_share() {
+    let tmp = tempfile::tempdir().unwrap();
+    let first = tmp.path().join("first");
+    std::fs::create_dir(&first).unwrap();
+    let o = tiny_run(&first, &["--block-minutes", "0.05"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let second = tmp.path().join("second");
+    let planned = |json: bool| {
+        let mut args = vec![
+            "--plan",
+            "--balance-from",
+            first.to_str().unwrap(),
+            "--block-minutes",
+            "0.05",
+        ];
+        if json {
+            args.push("--json");
+        }
+        tiny_run(&second, &args)
+    };
+    let o = planned(true);
+    assert!(o.status.success(), "{}", text(&o));
+    let plan: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let refs = &plan["references"];
+    assert_eq!(refs["ids"], serde_json::json!(["c-gcc", "c-tcc"]), "{plan}");
+    assert_eq!(refs["block_s"].as_f64().unwrap(), 3.0);
+    // Every reference cell costed from the first directory's passes.
+    assert_eq!(refs["guessed"], serde_json::json!([]), "{refs}");
+    let per_pass = refs["per_pass_s"].as_f64().unwrap();
+    assert!(per_pass > 0.0, "{refs}");
+    let shard = &refs["shards"][0];
+    let measure = shard["measure_s"].as_f64().unwrap();
+    let passes = shard["passes"].as_u64().unwrap();
+    assert!(measure > 0.0, "{refs}");
+    // The first pass, one after each whole block, the closing one.
+    assert_eq!(passes, (measure / 3.0).floor() as u64 + 2, "{refs}");
+    let refs_s = shard["references_s"].as_f64().unwrap();
+    assert!((refs_s - passes as f64 * per_pass).abs() < 1e-9, "{refs}");
+    let share = shard["share"].as_f64().unwrap();
+    assert!((share - refs_s / (refs_s + measure)).abs() < 1e-9, "{refs}");
+    let o = planned(false);
+    assert!(o.status.success(), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("References: c-gcc, c-tcc"), "{t}");
+    assert!(t.contains(&format!("All: {passes} passes")), "{t}");
+    assert!(t.contains("% of the time"), "{t}");
+    // Nothing was made by the plan; a run like it makes about as many
+    // passes as it said (blocks end after the run that passes 3 s).
+    assert!(!second.exists());
+    std::fs::create_dir(&second).unwrap();
+    let o = tiny_run(&second, &["--block-minutes", "0.05"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let made: BTreeSet<u64> = reference_passes(&second).iter().map(|p| p.3).collect();
+    let made = made.len() as u64;
+    assert!(
+        made.abs_diff(passes) <= 2,
+        "planned {passes}, made {made}: {refs}"
+    );
+
+    // Without references, no reference line.
+    let o = tiny_run(&second, &["--plan", "--no-references"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(!text(&o).contains("References:"), "{}", text(&o));
+}

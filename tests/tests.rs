@@ -20,6 +20,7 @@ mod maven;
 mod measure;
 mod pages;
 mod progress;
+mod reproduce;
 mod resume;
 mod robustness;
 mod run;

@@ -341,7 +341,7 @@ impl<'a> Suite<'a> {
                 })
                 .sum()
         });
-        ((rest / rounds.block_s).floor() + 1.0) * pass
+        f64::from(crate::rounds::passes_after(rest, rounds.block_s)) * pass
     }
 
     /// Every reference × benchmark a pass measures: the session's CPU

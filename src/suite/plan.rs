@@ -139,8 +139,13 @@ pub fn plan_command(
     };
     let mut plan = Plan::new(variants, &opts.benches, &est.balance, opts.shard, &done);
     plan.sources = est.balance_sources.clone();
+    let refs = references(opts, &est.progress, &plan);
     if json {
-        println!("{}", serde_json::to_string_pretty(&plan.json())?);
+        let mut value = plan.json();
+        if let (Some(r), Some(obj)) = (&refs, value.as_object_mut()) {
+            obj.insert("references".to_string(), r.json());
+        }
+        println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
         let sizes: Vec<String> = opts
             .benches
@@ -157,6 +162,133 @@ pub fn plan_command(
             opts.out.display()
         );
         print!("{}", plan.text());
+        if let Some(r) = &refs {
+            print!("{}", r.text());
+        }
     }
     Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// The references' aim: at most this share of a session's time (#39).
+pub const REFERENCES_AIM: f64 = 0.12;
+
+/// What the reference passes add to a plan in rounds (issue #39): per
+/// shard, the passes its measuring time needs and their cost.
+struct ReferenceCost {
+    ids: Vec<String>,
+    block_s: f64,
+    /// One pass: each reference's program for each CPU benchmark, one run.
+    per_pass_s: f64,
+    /// The reference cells without a figure of their own (costed at their
+    /// benchmark's median, or not at all).
+    guessed: Vec<String>,
+    /// Per shard: (measuring seconds left, passes, their seconds).
+    shards: Vec<(f64, u32, f64)>,
+}
+
+/// The reference passes of `plan` (`None`: not in rounds, or no
+/// references).
+fn references(opts: &Options, est: &Estimator, plan: &Plan) -> Option<ReferenceCost> {
+    let rounds = opts.rounds.as_ref().filter(|r| !r.references.is_empty())?;
+    let mut per_pass_s = 0.0;
+    let mut guessed = Vec::new();
+    for v in &rounds.references {
+        for b in opts
+            .benches
+            .iter()
+            .filter(|b| b.is_cpu() && v.programs.contains_key(b))
+        {
+            let e = est.cell(&v.id, *b);
+            if !matches!(e.basis, Basis::Here | Basis::BalanceFrom) {
+                guessed.push(format!("{} {b}", v.id));
+            }
+            per_pass_s += e.per_run_s;
+        }
+    }
+    let shards = plan
+        .shards
+        .iter()
+        .map(|shard| {
+            let left: f64 = shard.iter().map(|p| p.seconds()).sum();
+            let passes = crate::rounds::passes(left, rounds.block_s);
+            (left, passes, f64::from(passes) * per_pass_s)
+        })
+        .collect();
+    Some(ReferenceCost {
+        ids: rounds.references.iter().map(|v| v.id.clone()).collect(),
+        block_s: rounds.block_s,
+        per_pass_s,
+        guessed,
+        shards,
+    })
+}
+
+impl ReferenceCost {
+    /// The references' share of a shard's time (measuring and passes).
+    fn share(left: f64, refs: f64) -> f64 {
+        if left + refs > 0.0 {
+            refs / (left + refs)
+        } else {
+            0.0
+        }
+    }
+
+    fn text(&self) -> String {
+        let mut out = format!(
+            "References: {} measured before the first block and after every ~{} block of measuring, ~{} a pass",
+            self.ids.join(", "),
+            duration(self.block_s),
+            duration(self.per_pass_s)
+        );
+        if !self.guessed.is_empty() {
+            out.push_str(&format!(
+                " ({} without a figure of their own: {})",
+                crate::shard::count(self.guessed.len(), "cell"),
+                self.guessed.join(", ")
+            ));
+        }
+        out.push('\n');
+        let n = self.shards.len();
+        for (i, (left, passes, refs)) in self.shards.iter().enumerate() {
+            let name = if n == 1 {
+                "All".to_string()
+            } else {
+                format!("Shard {}/{n}", i + 1)
+            };
+            let share = Self::share(*left, *refs);
+            let over = if share > REFERENCES_AIM {
+                format!(
+                    " (over the aim of {:.0} %: longer blocks, --block-minutes, make it less)",
+                    REFERENCES_AIM * 100.0
+                )
+            } else {
+                String::new()
+            };
+            out.push_str(&format!(
+                "  {name}: {passes} passes, ~{} of ~{} with them: {:.1} % of the time{over}\n",
+                duration(*refs),
+                duration(left + refs),
+                share * 100.0
+            ));
+        }
+        out
+    }
+
+    fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "ids": self.ids,
+            "block_s": self.block_s,
+            "per_pass_s": self.per_pass_s,
+            "guessed": self.guessed,
+            "aim_share": REFERENCES_AIM,
+            "shards": self.shards.iter().enumerate().map(|(i, (left, passes, refs))| serde_json::json!({
+                "shard": i + 1,
+                "measure_s": left,
+                "passes": passes,
+                "references_s": refs,
+                "total_s": left + refs,
+                "share": Self::share(*left, *refs),
+            })).collect::<Vec<_>>(),
+        })
+    }
 }

@@ -1,0 +1,471 @@
+//! `langbench reproduce EDITION_DIR --out DIR`: the built-in
+//! reproducibility check (issue #39). A seeded random sample of the
+//! edition's variants that are installed here (`--sample` percent, at
+//! least [`MIN_SAMPLE`]) is measured again by `run`'s own machinery
+//! ([`crate::suite::benchmark`]: in rounds, the reference set in every
+//! block) at the edition's sizes, into `--out`; then each re-measured
+//! cell's ratio to the references is set against the edition's
+//! ([`crate::reproduced::Agreement`]). The result is `reproduced.json` in
+//! `--out`, and beside the edition (`EDITION/reproduced/DATE-MACHINE.json`)
+//! only with `--store`: an edition is never written to unasked.
+//!
+//! Ratios, both sides: a run's wall time over the references' interpolated
+//! to its time ([`HostSpeed`]), a cell's the geometric mean of its counted
+//! runs'. An edition measured before references were stored has no passes:
+//! its ratio is then its cell's best over its own reference variants'
+//! cells as measured (one state of the host each), and the output says so.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail, ensure};
+
+use crate::bench::{Bench, Size};
+use crate::config::{Languages, Variant};
+use crate::record::RunRecord;
+use crate::reference::{HostSpeed, Normalised};
+use crate::reproduced::{Agreement, WITHIN};
+use crate::spawn::Spawner;
+use crate::store::{Store, Stored};
+
+/// The fewest variants a check re-measures (or all there are).
+pub const MIN_SAMPLE: usize = 6;
+
+/// What `langbench reproduce` was asked.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub edition: PathBuf,
+    pub out: PathBuf,
+    /// Percent of the edition's installed variants re-measured.
+    pub sample_pct: f64,
+    /// The sample's seed (default: from the clock; printed either way).
+    pub seed: Option<u64>,
+    /// Also write the result beside the edition.
+    pub store: bool,
+    pub runs: crate::noise::Runs,
+    pub timeout: Duration,
+    pub block_s: f64,
+    pub view: crate::summary::View,
+    pub command_line: Vec<String>,
+}
+
+/// How the edition's ratios were computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EditionBasis {
+    /// Against its references interpolated to each run's time.
+    ReferencePasses,
+    /// Against its reference variants' cells as measured (an edition
+    /// without `references.jsonl`).
+    ReferenceCells,
+}
+
+/// What `reproduced.json` holds.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Reproduction {
+    pub edition: String,
+    pub seed: u64,
+    pub sample_pct: f64,
+    /// The re-measured variants.
+    pub sample: Vec<String>,
+    pub references: Vec<String>,
+    pub edition_basis: EditionBasis,
+    pub within: f64,
+    pub agreeing: usize,
+    pub sentence: String,
+    #[serde(flatten)]
+    pub agreement: Agreement,
+}
+
+/// The sample: `pct` % of `ids` (rounded up), at least [`MIN_SAMPLE`] or
+/// all of them, shuffled by `seed` (the same seed, the same sample).
+pub fn sample(ids: &[String], pct: f64, seed: u64) -> Vec<String> {
+    let want = ((ids.len() as f64 * pct / 100.0).ceil() as usize)
+        .max(MIN_SAMPLE)
+        .min(ids.len());
+    let mut shuffled = ids.to_vec();
+    fastrand::Rng::with_seed(seed).shuffle(&mut shuffled);
+    shuffled.truncate(want);
+    shuffled.sort();
+    shuffled
+}
+
+/// The size the edition ran at: the named size whose N is the edition's
+/// for every benchmark it ran, or its one N.
+fn edition_size(stored: &Stored, dir: &Path) -> Result<(Size, Vec<Bench>)> {
+    let mut ns: BTreeMap<Bench, u64> = BTreeMap::new();
+    for r in &stored.runs {
+        if r.bench.is_cpu() {
+            ns.insert(r.bench, r.n);
+        }
+    }
+    ensure!(
+        !ns.is_empty(),
+        "{}: no CPU runs to re-measure (a results directory of `run` or `import` holds them in runs.jsonl)",
+        dir.display()
+    );
+    let benches: Vec<Bench> = ns.keys().copied().collect();
+    let mut candidates = vec![Size::Tiny, Size::Ed2020, Size::Ed2021];
+    if let Some(n) = ns.values().next() {
+        candidates.push(Size::Explicit(*n));
+    }
+    match candidates
+        .into_iter()
+        .find(|s| ns.iter().all(|(b, n)| s.n(*b) == *n))
+    {
+        Some(s) => Ok((s, benches)),
+        None => bail!(
+            "{}: its benchmarks ran at sizes no one --size gives ({}): re-measure it by hand with run --size N per benchmark",
+            dir.display(),
+            ns.iter()
+                .map(|(b, n)| format!("{b} N={n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// The newest runs of each (variant, benchmark) cell of `stored`.
+fn cells(stored: &Stored) -> BTreeMap<(String, Bench), Vec<&RunRecord>> {
+    let mut cells: BTreeMap<(String, Bench), Vec<&RunRecord>> = BTreeMap::new();
+    for r in stored.newest_runs() {
+        cells
+            .entry((r.variant.clone(), r.bench))
+            .or_default()
+            .push(r);
+    }
+    cells
+}
+
+/// The row's key: "variant bench".
+fn key(variant: &str, bench: Bench) -> String {
+    format!("{variant} {bench}")
+}
+
+/// Each cell's ratio to the references interpolated to its runs' times
+/// (`None` for a cell that cannot be: no figure, no pass around it).
+fn ratios_by_passes(
+    stored: &Stored,
+    host: &HostSpeed,
+    only: &dyn Fn(&str) -> bool,
+) -> BTreeMap<String, Option<Normalised>> {
+    cells(stored)
+        .into_iter()
+        .filter(|((v, _), _)| only(v))
+        .map(|((v, b), runs)| {
+            let n = host.level(b).and_then(|level| {
+                Normalised::of(host, runs.iter().copied()).map(|n| n.over(level))
+            });
+            (key(&v, b), n)
+        })
+        .collect()
+}
+
+/// An old edition's ratios: each cell's best over the geometric mean of
+/// its reference variants' bests for the benchmark, as measured.
+fn ratios_by_cells(
+    stored: &Stored,
+    references: &[String],
+    only: &dyn Fn(&str) -> bool,
+) -> Result<BTreeMap<String, Option<Normalised>>> {
+    let best = |runs: &[&RunRecord]| {
+        runs.iter()
+            .filter(|r| r.status.has_figures() && r.wall_s > 0.0)
+            .map(|r| r.wall_s)
+            .fold(None, |a: Option<f64>, w| Some(a.map_or(w, |a| a.min(w))))
+    };
+    let cells = cells(stored);
+    let mut level: BTreeMap<Bench, f64> = BTreeMap::new();
+    for b in Bench::CPU {
+        let walls: Vec<f64> = references
+            .iter()
+            .filter_map(|v| cells.get(&(v.clone(), b)).and_then(|r| best(r)))
+            .collect();
+        if !walls.is_empty() {
+            let g = (walls.iter().map(|w| w.ln()).sum::<f64>() / walls.len() as f64).exp();
+            level.insert(b, g);
+        }
+    }
+    ensure!(
+        !level.is_empty(),
+        "the edition has no reference passes (references.jsonl) and none of its references ({}) has a figure: there is nothing to take its ratios against",
+        references.join(", ")
+    );
+    Ok(cells
+        .iter()
+        .filter(|((v, _), _)| only(v))
+        .map(|((v, b), runs)| {
+            let n = match (best(runs), level.get(b)) {
+                (Some(w), Some(l)) => Some(Normalised {
+                    mean: w / l,
+                    lo: w / l,
+                    hi: w / l,
+                    runs: runs.len(),
+                }),
+                _ => None,
+            };
+            (key(v, *b), n)
+        })
+        .collect())
+}
+
+/// `langbench reproduce`: the sample measured again, its ratios against
+/// the edition's, the table and the sentence printed, the result stored.
+pub fn command(spawner: &Spawner, langs: &Languages, opts: &Options) -> Result<ExitCode> {
+    crate::store::results_dir(&opts.edition, "reproduce")?;
+    ensure!(
+        opts.sample_pct.is_finite() && opts.sample_pct > 0.0 && opts.sample_pct <= 100.0,
+        "--sample is a percentage above 0 and at most 100, got {}",
+        opts.sample_pct
+    );
+    ensure!(
+        !same_dir(&opts.edition, &opts.out),
+        "--out {} is the edition itself: the re-measured runs go into a directory of their own",
+        opts.out.display()
+    );
+    let edition = Store::open(&opts.edition)?.load()?;
+    let (size, benches) = edition_size(&edition, &opts.edition)?;
+    let mut ids: Vec<String> = Vec::new();
+    for r in &edition.runs {
+        if r.bench.is_cpu() && !ids.contains(&r.variant) {
+            ids.push(r.variant.clone());
+        }
+    }
+    let known: Vec<&Variant> = ids
+        .iter()
+        .filter_map(|id| langs.variants.iter().find(|v| &v.id == id))
+        .collect();
+    crate::signals::install_interrupt_handler();
+    eprintln!(
+        "checking which of the edition's {} variants are installed here...",
+        ids.len()
+    );
+    let infos = crate::toolchain::inspect_all(spawner, &known, &|_, _| {})
+        .context("interrupted while checking the toolchains")?;
+    let installed: Vec<String> = known
+        .iter()
+        .zip(&infos)
+        .filter(|(_, i)| i.installed)
+        .map(|(v, _)| v.id.clone())
+        .collect();
+    if installed.is_empty() {
+        bail!(
+            "none of the {} variants of {} is installed here (and in {}): install some with `langbench toolchains install`; nothing was measured",
+            ids.len(),
+            opts.edition.display(),
+            langs.path.display()
+        );
+    }
+    let seed = opts.seed.unwrap_or_else(crate::rounds::Rounds::fresh_seed);
+    let chosen = sample(&installed, opts.sample_pct, seed);
+    println!(
+        "Re-measuring {} of the {} installed variants of {} (sample {} %, at least {MIN_SAMPLE}; --seed {seed}): {}",
+        chosen.len(),
+        installed.len(),
+        opts.edition.display(),
+        opts.sample_pct,
+        chosen.join(" ")
+    );
+    let references: Vec<Variant> = if langs.references.is_empty() {
+        Vec::new()
+    } else {
+        langs
+            .select(&langs.references)?
+            .into_iter()
+            .cloned()
+            .collect()
+    };
+    ensure!(
+        !references.is_empty(),
+        "{} names no reference set ([edition] references): the ratios need one",
+        langs.path.display()
+    );
+    let ref_ids: Vec<String> = references.iter().map(|v| v.id.clone()).collect();
+    let variants: Vec<&Variant> = langs
+        .variants
+        .iter()
+        .filter(|v| chosen.contains(&v.id))
+        .collect();
+    if opts.out.join(crate::store::RUNS).exists() {
+        bail!(
+            "{} already holds runs: re-measure into a new directory (nothing was changed)",
+            opts.out.display()
+        );
+    }
+    let run = crate::suite::Options {
+        benches,
+        size,
+        runs: opts.runs,
+        timeout: opts.timeout,
+        out: opts.out.clone(),
+        command_line: opts.command_line.clone(),
+        resume: false,
+        view: opts.view.clone(),
+        shard: None,
+        balance_from: Some(opts.edition.clone()),
+        cpus: None,
+        cold_caches: false,
+        resume_command: Vec::new(),
+        wide: false,
+        rounds: Some(crate::suite::RoundsOptions {
+            seed,
+            references,
+            block_s: opts.block_s,
+            wait_quiet: None,
+        }),
+    };
+    let est = crate::suite::estimates(&run)?;
+    let (_, warnings) = crate::suite::benchmark(spawner, &variants, &run, est.progress)?;
+    for w in warnings {
+        eprintln!("warning: {}", crate::inert::text(&w));
+    }
+    if crate::signals::interrupted() {
+        bail!(
+            "interrupted: the runs so far are in {}; nothing was compared",
+            opts.out.display()
+        );
+    }
+    let remeasured = Store::open(&opts.out)?.load()?;
+    let Some(host) = HostSpeed::of(&remeasured, Some(&ref_ids)) else {
+        bail!(
+            "the re-measuring session in {} has no reference pass that ran ok ({}): no ratios to compare",
+            opts.out.display(),
+            ref_ids.join(", ")
+        );
+    };
+    let in_sample = |v: &str| chosen.iter().any(|c| c == v);
+    let check = ratios_by_passes(&remeasured, &host, &in_sample);
+    let (edition_ratios, basis) = match HostSpeed::of(&edition, None) {
+        Some(h) => (
+            ratios_by_passes(&edition, &h, &in_sample),
+            EditionBasis::ReferencePasses,
+        ),
+        None => (
+            ratios_by_cells(&edition, &ref_ids, &in_sample)?,
+            EditionBasis::ReferenceCells,
+        ),
+    };
+    let edition_map: BTreeMap<String, Normalised> = edition_ratios
+        .into_iter()
+        .filter_map(|(k, v)| Some((k, v?)))
+        .collect();
+    let machine = remeasured
+        .sessions
+        .last()
+        .map(|s| s.machine.short())
+        .unwrap_or_else(|| crate::machine::Machine::detect().short());
+    let date = crate::record::now_rfc3339();
+    let agreement = Agreement::of(date.clone(), machine.clone(), &edition_map, &check);
+    let result = Reproduction {
+        edition: opts.edition.display().to_string(),
+        seed,
+        sample_pct: opts.sample_pct,
+        sample: chosen.clone(),
+        references: ref_ids.clone(),
+        edition_basis: basis,
+        within: WITHIN,
+        agreeing: agreement.agreeing(WITHIN),
+        sentence: agreement.sentence(),
+        agreement,
+    };
+    print!("{}", table(&result));
+    if basis == EditionBasis::ReferenceCells {
+        println!(
+            "The edition has no reference passes (references.jsonl): its ratios are against its own reference cells ({}) as measured, each in one state of the host.",
+            ref_ids.join(", ")
+        );
+    }
+    println!("{}", crate::inert::text(&result.sentence));
+    let json = serde_json::to_vec_pretty(&result)?;
+    let out = Store::open(&opts.out)?;
+    out.write_derived("reproduced.json", &json)?;
+    println!("Written {}", opts.out.join("reproduced.json").display());
+    if opts.store {
+        let name = format!(
+            "reproduced/{}-{}.json",
+            date.get(..10).unwrap_or(&date),
+            slug(&machine)
+        );
+        Store::open(&opts.edition)?.write_derived(&name, &json)?;
+        println!("Stored {}", opts.edition.join(name).display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn same_dir(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+/// A machine's name as a file name's part: letters, digits and dashes.
+fn slug(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    let out = out.trim_matches('-').to_string();
+    if out.is_empty() {
+        "machine".to_string()
+    } else {
+        out
+    }
+}
+
+/// The per-row table: variant, benchmark, the edition's ratio, the
+/// re-measured one, the difference; then the rows that could not be
+/// compared.
+fn table(r: &Reproduction) -> String {
+    let mut out = format!(
+        "{:<28} {:<9} {:>12} {:>12} {:>10}\n",
+        "variant", "bench", "edition", "re-measured", "difference"
+    );
+    for row in &r.agreement.rows {
+        let (v, b) = row.variant.rsplit_once(' ').unwrap_or((&row.variant, ""));
+        let mark = if row.within(WITHIN) { "" } else { "  *" };
+        out.push_str(&format!(
+            "{:<28} {:<9} {:>12.4} {:>12.4} {:>+9.1} %{mark}\n",
+            crate::inert::text(v),
+            b,
+            row.edition,
+            row.remeasured,
+            row.difference() * 100.0
+        ));
+    }
+    if !r.agreement.unmatched.is_empty() {
+        out.push_str(&format!(
+            "not compared (no ratio on one side: failed, not run, or no reference around it): {}\n",
+            crate::inert::text(&r.agreement.unmatched.join(", "))
+        ));
+    }
+    out.push_str(&format!(
+        "ratios are × the references ({}); * more than {:.0} % apart\n",
+        r.references.join(", "),
+        WITHIN * 100.0
+    ));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 10 % of 20 is 2, raised to 6; 10 % of 100 is 10; never more than
+    /// there are; the same seed the same sample.
+    #[test]
+    fn the_sample_is_a_seeded_tenth_at_least_six() {
+        let ids = |n: usize| (0..n).map(|i| format!("v{i:03}")).collect::<Vec<_>>();
+        assert_eq!(sample(&ids(20), 10.0, 1).len(), 6);
+        assert_eq!(sample(&ids(100), 10.0, 1).len(), 10);
+        assert_eq!(sample(&ids(4), 10.0, 1).len(), 4);
+        assert_eq!(sample(&ids(100), 10.0, 7), sample(&ids(100), 10.0, 7));
+        assert_ne!(sample(&ids(100), 10.0, 7), sample(&ids(100), 10.0, 8));
+    }
+}
