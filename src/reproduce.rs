@@ -316,8 +316,9 @@ pub fn command(spawner: &Spawner, langs: &Languages, opts: &Options) -> Result<E
             wait_quiet: None,
         }),
     };
-    let est = crate::suite::estimates(&run)?;
-    let (_, warnings) = crate::suite::benchmark(spawner, &variants, &run, est.progress)?;
+    let (_, warnings) = crate::suite::benchmark(spawner, &variants, &run, || {
+        Ok(crate::suite::estimates(&run)?.progress)
+    })?;
     for w in warnings {
         eprintln!("warning: {}", crate::inert::text(&w));
     }
