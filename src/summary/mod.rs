@@ -19,6 +19,8 @@ pub mod precision;
 pub mod runs;
 pub mod table;
 #[cfg(test)]
+mod normalised_tests;
+#[cfg(test)]
 mod tests;
 
 use std::collections::BTreeMap;
