@@ -397,12 +397,28 @@ fn a_run_with_references_publishes_normalised_figures_and_its_precision() {
             programs.join(", ")
         ));
     }
-    let files: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
     let f = Fixture::new(&toml, &files);
-    let o = f.run_with_runs("3", &["--block-minutes", "0.05", "--lang", "py-a", "--lang", "py-b"]);
+    let o = f.run_with_runs(
+        "3",
+        &[
+            "--block-minutes",
+            "0.05",
+            "--lang",
+            "py-a",
+            "--lang",
+            "py-b",
+        ],
+    );
     assert!(o.status.success(), "{}", text(&o));
     let references = std::fs::read_to_string(f.path().join("results/references.jsonl")).unwrap();
-    assert!(references.lines().count() >= 6, "two passes of 3 benchmarks: {references}");
+    assert!(
+        references.lines().count() >= 6,
+        "two passes of 3 benchmarks: {references}"
+    );
     let md = std::fs::read_to_string(f.path().join("results/summary.md")).unwrap();
     assert!(md.contains("Normalised total (s)"), "{md}");
     assert!(md.contains("assoc normalised (s)"), "{md}");
@@ -415,6 +431,9 @@ fn a_run_with_references_publishes_normalised_figures_and_its_precision() {
     assert!(md.contains("Precision"), "{md}");
     assert!(md.contains("the reference set (py-ref) ran in"), "{md}");
     assert!(md.contains("over 1 session (sittings)"), "{md}");
-    assert!(md.contains("by normalised total among complete rows"), "{md}");
+    assert!(
+        md.contains("by normalised total among complete rows"),
+        "{md}"
+    );
     assert!(md.contains("Normalised"), "{md}");
 }

@@ -8,8 +8,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::{Cell, Row, SessionInfo, Summary, View};
 use crate::bench::Bench;
 use crate::machine::Machine;
-use crate::reference::HostSpeed;
 use crate::record::{Origin, RunRecord, SessionRecord, Status};
+use crate::reference::HostSpeed;
 use crate::store::Stored;
 
 impl Summary {
@@ -71,11 +71,8 @@ impl Summary {
         }
         let complete = self.rows.iter().take_while(|r| r.complete()).count();
         let mean = |r: &Row| r.normalised_total().map_or(f64::INFINITY, |n| n.mean);
-        self.rows[..complete].sort_by(|a, b| {
-            mean(a)
-                .total_cmp(&mean(b))
-                .then(a.variant.cmp(&b.variant))
-        });
+        self.rows[..complete]
+            .sort_by(|a, b| mean(a).total_cmp(&mean(b)).then(a.variant.cmp(&b.variant)));
     }
 }
 

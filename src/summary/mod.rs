@@ -14,12 +14,12 @@ mod gather;
 pub mod json;
 pub mod measured;
 mod meta;
+#[cfg(test)]
+mod normalised_tests;
 mod notes;
 pub mod precision;
 pub mod runs;
 pub mod table;
-#[cfg(test)]
-mod normalised_tests;
 #[cfg(test)]
 mod tests;
 
@@ -31,8 +31,8 @@ use crate::bench::Bench;
 use crate::document::{Flag, thousands};
 use crate::machine::Machine;
 use crate::noise::{NoiseSample, Spread};
-use crate::reference::{HostSpeed, Normalised};
 use crate::record::{Origin, RunRecord, Status};
+use crate::reference::{HostSpeed, Normalised};
 use crate::spawn::{Exit, signal_name};
 
 /// A run left out of its cell's spread: it started on cold caches.

@@ -79,7 +79,10 @@ fn rows_whose_normalised_intervals_overlap_share_a_rank() {
         runs: runs.clone(),
         ..Default::default()
     });
-    assert_eq!((rank(&without, "a"), rank(&without, "b")), ("1".into(), "2".into()));
+    assert_eq!(
+        (rank(&without, "a"), rank(&without, "b")),
+        ("1".into(), "2".into())
+    );
     let s = Summary::from_stored(&Stored {
         runs: std::mem::take(&mut runs),
         references: passes(),
@@ -114,7 +117,10 @@ fn rows_whose_normalised_intervals_do_not_overlap_do_not_share_a_rank() {
         runs: runs.clone(),
         ..Default::default()
     });
-    assert_eq!((rank(&without, "a"), rank(&without, "b")), ("=1".into(), "=1".into()));
+    assert_eq!(
+        (rank(&without, "a"), rank(&without, "b")),
+        ("=1".into(), "=1".into())
+    );
     let s = Summary::from_stored(&Stored {
         runs,
         references: passes(),
@@ -144,7 +150,11 @@ fn a_row_without_references_around_it_keeps_the_ranks_of_seconds() {
     assert!(!s.ranks_normalised());
     assert_eq!((rank(&s, "a"), rank(&s, "b")), ("1".into(), "2".into()));
     assert_eq!(entry(&s, "b", "total_normalised_s").text, "-");
-    let note = s.notes().into_iter().find(|n| n.key == "Normalised").unwrap();
+    let note = s
+        .notes()
+        .into_iter()
+        .find(|n| n.key == "Normalised")
+        .unwrap();
     assert!(note.text.contains("ranked by its seconds"), "{}", note.text);
 }
 
@@ -173,7 +183,10 @@ fn the_precision_fact_states_drift_flagged_passes_sessions_and_passes() {
     assert_eq!(precision::passes_and_sessions(host), (7, 2));
     let doc = s.document();
     let (_, text) = doc.meta.iter().find(|(k, _)| k == "Precision").unwrap();
-    assert!(text.contains("(c-gcc) ran in 7 passes over 2 sessions"), "{text}");
+    assert!(
+        text.contains("(c-gcc) ran in 7 passes over 2 sessions"),
+        "{text}"
+    );
     assert!(text.contains("assoc ×1.30, num-comb ×1.00"), "{text}");
     assert!(
         text.contains("flagged: 1 — session s1 block 2 assoc (×1.30"),
@@ -185,6 +198,12 @@ fn the_precision_fact_states_drift_flagged_passes_sessions_and_passes() {
         ..Default::default()
     });
     assert!(plain.document().meta.iter().all(|(k, _)| k != "Precision"));
-    assert!(plain.table().columns.iter().all(|c| !c.key.contains("normalised")));
+    assert!(
+        plain
+            .table()
+            .columns
+            .iter()
+            .all(|c| !c.key.contains("normalised"))
+    );
     assert!(plain.notes().iter().all(|n| n.key != "Normalised"));
 }

@@ -122,14 +122,16 @@ impl Summary {
         }
         for &(b, _) in &self.benches {
             let k = key_of(b);
-            let norm = col(format!("{b} normalised (s)"), format!("{k}_normalised_s"), S3);
-            c.add(norm.detail(), move |l| {
-                match l.row.cells.get(&b) {
-                    Some(c) if c.status.is_ok() && c.wall_s().is_some() => {
-                        normalised_entry(c.normalised)
-                    }
-                    _ => Entry::empty(""),
+            let norm = col(
+                format!("{b} normalised (s)"),
+                format!("{k}_normalised_s"),
+                S3,
+            );
+            c.add(norm.detail(), move |l| match l.row.cells.get(&b) {
+                Some(c) if c.status.is_ok() && c.wall_s().is_some() => {
+                    normalised_entry(c.normalised)
                 }
+                _ => Entry::empty(""),
             });
         }
         let total = col("Normalised total (s)", "total_normalised_s", S3)
