@@ -423,7 +423,10 @@ fn a_run_with_references_publishes_normalised_figures_and_its_precision() {
     assert!(md.contains("Normalised total (s)"), "{md}");
     assert!(md.contains("assoc normalised (s)"), "{md}");
     // Each row's normalised total as `mean ±x%`.
-    let rows: Vec<&str> = md.lines().filter(|l| l.contains("python3 py-")).collect();
+    let rows: Vec<&str> = md
+        .lines()
+        .filter(|l| l.starts_with("| Python | python3 py-"))
+        .collect();
     assert_eq!(rows.len(), 2, "{md}");
     for row in rows {
         assert!(row.contains(" ±"), "{row}");
