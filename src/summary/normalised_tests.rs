@@ -132,6 +132,11 @@ fn rows_whose_normalised_intervals_do_not_overlap_do_not_share_a_rank() {
     let a = entry(&s, "a", "assoc_normalised_s");
     assert_eq!(a.text, "0.92 ±22%");
     assert_eq!(a.interval, Some((0.75, 1.125)));
+    assert_eq!(entry(&s, "a", "assoc_normalised_lo_s").as_f64(), Some(0.75));
+    assert_eq!(
+        entry(&s, "a", "total_normalised_hi_s").as_f64(),
+        Some(1.125)
+    );
     // The seconds stay best of N as measured.
     assert_eq!(entry(&s, "b", "assoc_s").as_f64(), Some(1.2));
 }

@@ -126,8 +126,8 @@ impl Summary {
              passes before and after it, interpolated per benchmark) and multiplied by the \
              references' median over the directory: seconds as the host runs at its median \
              state. A cell's normalised figure is the geometric mean of its counted (warm) \
-             runs' with ±: the farther of its fastest and slowest from it (the interval in \
-             the data files). The geometric mean, not the best: after normalising a run's \
+             runs' with ±: the farther of its fastest and slowest from it (both ends in \
+             the data files: `…_normalised_lo_s`, `…_normalised_hi_s`). The geometric mean, not the best: after normalising a run's \
              error is two-sided (a reference measured slow makes the runs around it look \
              fast), so the best would pick the luckiest reference, while the mean over \
              rounds, each from another state of the host, is what rounds are for. The \

@@ -140,6 +140,25 @@ impl Summary {
             Some(_) => normalised_entry(l.row.normalised_total()),
             None => Entry::empty(""),
         });
+        // The intervals as plain data: each end its own column.
+        for &(b, _) in &self.benches {
+            let k = key_of(b);
+            for (end, name, pick) in ENDS {
+                let key = format!("{k}_normalised_{name}_s");
+                let end = col(format!("{b} normalised {end} (s)"), key, S3);
+                c.add(end.data(), move |l| {
+                    let n = l.row.cells.get(&b).and_then(|c| c.normalised);
+                    secs(n.map(pick))
+                });
+            }
+        }
+        for (end, name, pick) in ENDS {
+            let key = format!("total_normalised_{name}_s");
+            let end = col(format!("Normalised total {end} (s)"), key, S3);
+            c.add(end.data(), move |l| {
+                secs(l.row.normalised_total().map(pick))
+            });
+        }
     }
 
     /// Secondary: CPU seconds per benchmark and in total, the total over
@@ -482,6 +501,14 @@ fn total_ram_entry(row: &Row) -> Entry {
         None => Entry::empty("-"),
     }
 }
+
+/// The ends of a normalised interval: header word, key word, value.
+type End = (
+    &'static str,
+    &'static str,
+    fn(crate::reference::Normalised) -> f64,
+);
+const ENDS: [End; 2] = [("fastest", "lo", |n| n.lo), ("slowest", "hi", |n| n.hi)];
 
 /// A normalised figure: `12.34 ±8%`, its interval the fastest to the
 /// slowest normalised run; `-` (noted) where a run has no reference pass
