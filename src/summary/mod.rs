@@ -111,12 +111,11 @@ impl Cell {
     /// cell measured here (a published cell is one record of another
     /// machine: no references ran around it).
     fn normalise(&mut self, host: &HostSpeed) {
-        self.normalised = (self.status.is_ok() && self.wall_s().is_some() && !self.published())
-            .then(|| {
-                let runs = self.runs.iter().filter(|r| r.status == self.status);
-                Normalised::of(host, runs)
-            })
-            .flatten();
+        self.normalised = if self.status.is_ok() && self.wall_s().is_some() && !self.published() {
+            Normalised::of(host, self.runs.iter().filter(|r| r.status == self.status))
+        } else {
+            None
+        };
     }
 
     /// Whether `r` is one of the runs the spread columns count (a shown
