@@ -36,6 +36,17 @@ use crate::store::Stored;
 /// (about 100 s a pass at the 2021 sizes) cost about a tenth of the time.
 pub const DEFAULT_BLOCK_S: f64 = 15.0 * 60.0;
 
+/// The quality gate's limit ([`HostSpeed::moved`]): a reference pass
+/// whose speed is more than 10 % off both its neighbours' is flagged.
+/// Twice the 5 % a cell's runs may spread before the table marks it noisy:
+/// a pass is one run of each reference, so it may be off by about that
+/// much on its own; more than twice that against both passes around it
+/// is the host changing within a block (the runs on either side are then
+/// judged against a speed that did not hold), not a pass measured
+/// noisily. The drift the issue measured between sittings (1.41× over 8,
+/// about 5 % from one to the next) stays below it.
+pub const MOVED_LIMIT: f64 = 0.10;
+
 /// When a run ran: the middle of its wall time, in seconds since the
 /// epoch (`finished_at` less half its wall time); `None` if its time does
 /// not parse.

@@ -374,3 +374,77 @@ fn graalvm_rows_run_jit_compiled_in_the_sandbox() {
         );
     }
 }
+
+/// Issue #39: `run` in rounds with a reference variant in every block of
+/// 3 s (`--block-minutes 0.05`) publishes, in summary.md, each cell's
+/// figure normalised against the references around its runs, ranks from
+/// those intervals, and the precision fact (the passes, the sessions, the
+/// drift per benchmark, the flagged passes).
+#[test]
+fn a_run_with_references_publishes_normalised_figures_and_its_precision() {
+    let mut toml = String::from("[edition]\nreferences = [\"py-ref\"]\n\n");
+    let mut files = Vec::new();
+    for id in ["py-ref", "py-a", "py-b"] {
+        let programs: Vec<String> = [
+            ("assoc", "assoc.py"),
+            ("num-comb", "num_comb.py"),
+            ("str-comb", "str_comb.py"),
+        ]
+        .iter()
+        .map(|(b, f)| {
+            let path = format!("programs/{id}/{f}");
+            let body = std::fs::read_to_string(repo().join("programs").join(b).join(f)).unwrap();
+            files.push((path.clone(), body));
+            format!("{b} = \"{path}\"")
+        })
+        .collect();
+        toml.push_str(&format!(
+            "[[variant]]\nid = \"{id}\"\nlanguage = \"Python\"\nflags = \"python3 {id}\"\n\
+             needs = [\"python3\"]\nversion = \"python3 --version\"\nrun = \"python3 {{src}} {{n}}\"\n\
+             programs = {{ {} }}\n\n",
+            programs.join(", ")
+        ));
+    }
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let f = Fixture::new(&toml, &files);
+    let o = f.run_with_runs(
+        "3",
+        &[
+            "--block-minutes",
+            "0.05",
+            "--lang",
+            "py-a",
+            "--lang",
+            "py-b",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let references = std::fs::read_to_string(f.path().join("results/references.jsonl")).unwrap();
+    assert!(
+        references.lines().count() >= 6,
+        "two passes of 3 benchmarks: {references}"
+    );
+    let md = std::fs::read_to_string(f.path().join("results/summary.md")).unwrap();
+    assert!(md.contains("Normalised total (s)"), "{md}");
+    assert!(md.contains("assoc normalised (s)"), "{md}");
+    // Each row's normalised total as `mean ±x%`.
+    let rows: Vec<&str> = md
+        .lines()
+        .filter(|l| l.starts_with("| Python | python3 py-"))
+        .collect();
+    assert_eq!(rows.len(), 2, "{md}");
+    for row in rows {
+        assert!(row.contains(" ±"), "{row}");
+    }
+    assert!(md.contains("Precision"), "{md}");
+    assert!(md.contains("the reference set (py-ref) ran in"), "{md}");
+    assert!(md.contains("over 1 session (sittings)"), "{md}");
+    assert!(
+        md.contains("by normalised total among complete rows"),
+        "{md}"
+    );
+    assert!(md.contains("Normalised"), "{md}");
+}

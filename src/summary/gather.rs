@@ -9,6 +9,7 @@ use super::{Cell, Row, SessionInfo, Summary, View};
 use crate::bench::Bench;
 use crate::machine::Machine;
 use crate::record::{Origin, RunRecord, SessionRecord, Status};
+use crate::reference::HostSpeed;
 use crate::store::Stored;
 
 impl Summary {
@@ -28,7 +29,13 @@ impl Summary {
         let main_machine = place_rows(&mut rows, &session_machine, machines.len());
         let infos = session_infos(stored, &rows, &session_machine);
         let when = Provenance::of(stored, &shown, &infos, &shown_sessions);
-        Summary {
+        let host = HostSpeed::of(stored, None);
+        if let Some(host) = &host {
+            for c in rows.iter_mut().flat_map(|r| r.cells.values_mut()) {
+                c.normalise(host);
+            }
+        }
+        let mut summary = Summary {
             benches: benches.into_iter().collect(),
             size: stored
                 .runs
@@ -49,7 +56,23 @@ impl Summary {
             langbench: when.langbench,
             source: when.source,
             published_runs: when.published_runs,
+            host,
+        };
+        summary.order_by_normalised();
+        summary
+    }
+
+    /// Where the ranks are the normalised totals', the complete rows (the
+    /// first ones) in the order of their normalised means, so that ranks
+    /// go down the table.
+    fn order_by_normalised(&mut self) {
+        if !self.ranks_normalised() {
+            return;
         }
+        let complete = self.rows.iter().take_while(|r| r.complete()).count();
+        let mean = |r: &Row| r.normalised_total().map_or(f64::INFINITY, |n| n.mean);
+        self.rows[..complete]
+            .sort_by(|a, b| mean(a).total_cmp(&mean(b)).then(a.variant.cmp(&b.variant)));
     }
 }
 

@@ -53,6 +53,7 @@ impl Summary {
         let mut meta = self.edition_facts();
         meta.extend(self.machine_facts());
         meta.extend(self.reading_facts());
+        meta.extend(self.precision_facts());
         meta
     }
 
@@ -219,10 +220,18 @@ impl Summary {
         ));
         meta.push((
             "Rank".into(),
-            "by total time among complete rows; rows whose totals lie within each other's \
-             range of runs share a rank (=): these runs do not tell them apart. Rows with a \
-             failed, timed-out or missing cell have no total (\"partial\") and no rank"
-                .into(),
+            if self.ranks_normalised() {
+                "by normalised total among complete rows; rows whose normalised totals' \
+                 intervals (the sums of their cells' fastest and slowest normalised runs) \
+                 overlap share a rank (=): judged against the references around them, these \
+                 runs do not tell them apart. Rows with a failed, timed-out or missing cell \
+                 have no total (\"partial\") and no rank"
+            } else {
+                "by total time among complete rows; rows whose totals lie within each other's \
+                 range of runs share a rank (=): these runs do not tell them apart. Rows with a \
+                 failed, timed-out or missing cell have no total (\"partial\") and no rank"
+            }
+            .into(),
         ));
         if !self.published {
             meta.push(("Noise".into(), self.noise_text()));

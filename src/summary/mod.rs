@@ -14,7 +14,10 @@ mod gather;
 pub mod json;
 pub mod measured;
 mod meta;
+#[cfg(test)]
+mod normalised_tests;
 mod notes;
+pub mod precision;
 pub mod runs;
 pub mod table;
 #[cfg(test)]
@@ -29,6 +32,7 @@ use crate::document::{Flag, thousands};
 use crate::machine::Machine;
 use crate::noise::{NoiseSample, Spread};
 use crate::record::{Origin, RunRecord, Status};
+use crate::reference::{HostSpeed, Normalised};
 use crate::spawn::{Exit, signal_name};
 
 /// A run left out of its cell's spread: it started on cold caches.
@@ -56,6 +60,12 @@ pub struct Cell {
     /// The runs its session asked for (best of N; with `--runs auto` the
     /// minimum, 3); `None` when the session is not known.
     pub asked: Option<u32>,
+    /// Its runs against the reference passes around them (issue #39): the
+    /// geometric mean of its counted runs' normalised times and their
+    /// fastest and slowest; `None` without references around every one of
+    /// them, or for a cell that is not ok.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub normalised: Option<Normalised>,
 }
 
 impl Cell {
@@ -93,7 +103,19 @@ impl Cell {
             cold_left_out,
             runs,
             asked,
+            normalised: None,
         }
+    }
+
+    /// Its normalised figure from `host`'s reference passes, for an ok
+    /// cell measured here (a published cell is one record of another
+    /// machine: no references ran around it).
+    fn normalise(&mut self, host: &HostSpeed) {
+        self.normalised = if self.status.is_ok() && self.wall_s().is_some() && !self.published() {
+            Normalised::of(host, self.runs.iter().filter(|r| r.status == self.status))
+        } else {
+            None
+        };
     }
 
     /// Whether `r` is one of the runs the spread columns count (a shown
@@ -410,6 +432,15 @@ impl Row {
         Some((lo, hi))
     }
 
+    /// The normalised total: the sum of its cells' normalised figures
+    /// (means, fastest and slowest), for a complete row whose every cell
+    /// has one.
+    pub fn normalised_total(&self) -> Option<Normalised> {
+        self.total_s()?;
+        let cells: Option<Vec<Normalised>> = self.cells.values().map(|c| c.normalised).collect();
+        Normalised::sum(cells?)
+    }
+
     /// CPU seconds of the shown runs, summed, when every cell has them.
     pub fn total_cpu_s(&self) -> Option<f64> {
         self.total_s()?;
@@ -570,6 +601,11 @@ pub struct Summary {
     pub source: Option<String>,
     /// A published edition's N of best of N.
     pub published_runs: Option<u32>,
+    /// The host's speed as the directory's reference passes show it
+    /// (`references.jsonl`); `None` without any (old editions, `--in-a-row`,
+    /// `--no-references`): the table is then exactly as before them.
+    #[serde(skip)]
+    pub host: Option<HostSpeed>,
 }
 
 /// How a summary is rendered: `--spread`, `--noise-threshold`, and the
@@ -603,9 +639,40 @@ impl Summary {
         self
     }
 
-    /// The rank of each row (in row order), by total among complete rows.
+    /// The rank of each row (in row order), by total among complete rows:
+    /// by normalised total where [`Summary::ranks_normalised`] (rows share
+    /// a rank where their normalised intervals overlap), else by the
+    /// seconds (rows share a rank where a total is within the leader's
+    /// range of runs).
     pub fn ranks(&self) -> Vec<Option<Rank>> {
+        if self.ranks_normalised() {
+            // `ranks` joins a row to its leader's group when its first
+            // figure is no more than the leader's second: with (fastest,
+            // slowest) of rows in order of their means, that is where the
+            // intervals overlap (the leader's fastest is below its mean,
+            // so below the row's slowest).
+            let intervals: Vec<Option<(f64, f64)>> = self
+                .rows
+                .iter()
+                .map(|r| r.normalised_total().map(|n| (n.lo, n.hi)))
+                .collect();
+            return ranks(&intervals);
+        }
         let totals: Vec<Option<(f64, f64)>> = self.rows.iter().map(Row::total_range).collect();
         ranks(&totals)
+    }
+
+    /// Whether the ranks are the normalised totals': the directory has
+    /// reference passes and every complete row has a normalised total (a
+    /// complete row measured without references around it would have no
+    /// rank; then every row is ranked by its seconds, as before).
+    pub fn ranks_normalised(&self) -> bool {
+        self.host.is_some()
+            && self.rows.iter().any(Row::complete)
+            && self
+                .rows
+                .iter()
+                .filter(|r| r.complete())
+                .all(|r| r.normalised_total().is_some())
     }
 }

@@ -105,7 +105,60 @@ impl Summary {
         c.add(total_ram.sum_of(self.keys("_rss_kb")), |l| {
             total_ram_entry(l.row)
         });
-        c.add(col("Rank", "rank", Kind::Count), |l| rank_entry(l.rank));
+        self.normalised_columns(c);
+        let normalised = self.ranks_normalised();
+        c.add(col("Rank", "rank", Kind::Count), move |l| {
+            rank_entry(l.rank, normalised)
+        });
+    }
+
+    /// With reference passes (issue #39): each benchmark's normalised
+    /// figure and the row's normalised total, as `mean ±x%` with the
+    /// interval fastest–slowest. Not declared without references, so a
+    /// table of an old edition is as it was.
+    fn normalised_columns<'s>(&'s self, c: &mut SummaryColumns<'s>) {
+        if self.host.is_none() {
+            return;
+        }
+        for &(b, _) in &self.benches {
+            let k = key_of(b);
+            let norm = col(
+                format!("{b} normalised (s)"),
+                format!("{k}_normalised_s"),
+                S3,
+            );
+            c.add(norm.detail(), move |l| match l.row.cells.get(&b) {
+                Some(c) if c.status.is_ok() && c.wall_s().is_some() => {
+                    normalised_entry(c.normalised)
+                }
+                _ => Entry::empty(""),
+            });
+        }
+        let total = col("Normalised total (s)", "total_normalised_s", S3)
+            .sum_of(self.keys("_normalised_s"));
+        c.add(total, |l| match l.row.total_s() {
+            Some(_) => normalised_entry(l.row.normalised_total()),
+            None => Entry::empty(""),
+        });
+        // The intervals as plain data: each end its own column.
+        for &(b, _) in &self.benches {
+            let k = key_of(b);
+            for (end, name, pick) in ENDS {
+                let key = format!("{k}_normalised_{name}_s");
+                let end = col(format!("{b} normalised {end} (s)"), key, S3);
+                c.add(end.data(), move |l| {
+                    let n = l.row.cells.get(&b).and_then(|c| c.normalised);
+                    secs(n.map(pick))
+                });
+            }
+        }
+        for (end, name, pick) in ENDS {
+            let key = format!("total_normalised_{name}_s");
+            let end = col(format!("Normalised total {end} (s)"), key, S3);
+            c.add(end.data(), move |l| {
+                secs(l.row.normalised_total().map(pick))
+            });
+        }
     }
 
     /// Secondary: CPU seconds per benchmark and in total, the total over
@@ -449,8 +502,38 @@ fn total_ram_entry(row: &Row) -> Entry {
     }
 }
 
-/// The rank, noted where it is shared.
-fn rank_entry(rank: Option<Rank>) -> Entry {
+/// The ends of a normalised interval: header word, key word, value.
+type End = (
+    &'static str,
+    &'static str,
+    fn(crate::reference::Normalised) -> f64,
+);
+const ENDS: [End; 2] = [("fastest", "lo", |n| n.lo), ("slowest", "hi", |n| n.hi)];
+
+/// A normalised figure: `12.34 ±8%`, its interval the fastest to the
+/// slowest normalised run; `-` (noted) where a run has no reference pass
+/// of its session around it.
+fn normalised_entry(n: Option<crate::reference::Normalised>) -> Entry {
+    match n {
+        Some(n) => Entry::number(
+            n.mean,
+            format!("{:.2} ±{:.0}%", n.mean, n.plus_minus() * 100.0),
+        )
+        .with_interval(Some((n.lo, n.hi))),
+        None => Entry::empty("-").marked(
+            Mark::Plain,
+            Some(
+                "no normalised figure: a run of it has no reference pass of its session \
+                 around it"
+                    .into(),
+            ),
+        ),
+    }
+}
+
+/// The rank, noted where it is shared (`normalised`: the ranks are the
+/// normalised totals').
+fn rank_entry(rank: Option<Rank>, normalised: bool) -> Entry {
     let Some(r) = rank else {
         return Entry::empty("");
     };
@@ -458,13 +541,15 @@ fn rank_entry(rank: Option<Rank>) -> Entry {
     if !r.shared {
         return cell;
     }
+    let why = if normalised {
+        "whose normalised totals' intervals overlap its own: these runs, judged against the \
+         references around them, do not tell them apart"
+    } else {
+        "whose totals are within the range of its runs: these runs do not tell them apart"
+    };
     cell.marked(
         Mark::Plain,
-        Some(format!(
-            "shares rank {} with rows whose totals are within the range of its runs: these \
-             runs do not tell them apart",
-            r.place
-        )),
+        Some(format!("shares rank {} with rows {why}", r.place)),
     )
 }
 
