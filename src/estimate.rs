@@ -111,6 +111,7 @@ impl Figures {
                 .collect(),
             references: Vec::new(),
             warnings: Vec::new(),
+            reproductions: Vec::new(),
         };
         Figures::of(&earlier)
     }

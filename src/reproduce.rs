@@ -385,7 +385,8 @@ pub fn command(spawner: &Spawner, langs: &Languages, opts: &Options) -> Result<E
     println!("Written {}", opts.out.join("reproduced.json").display());
     if opts.store {
         let name = format!(
-            "reproduced/{}-{}.json",
+            "{}/{}-{}.json",
+            crate::store::REPRODUCED,
             date.get(..10).unwrap_or(&date),
             slug(&machine)
         );

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::reference::Normalised;
 
@@ -15,7 +15,7 @@ use crate::reference::Normalised;
 pub const WITHIN: f64 = 0.05;
 
 /// One row measured again.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Row {
     pub variant: String,
     /// Its total's ratio to the references in the edition.
@@ -39,7 +39,7 @@ impl Row {
 }
 
 /// A reproducibility check's result.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Agreement {
     /// When the check ran (its first session's start, RFC 3339).
     pub date: String,

@@ -45,6 +45,10 @@ pub const RUNS: &str = "runs.jsonl";
 /// `block`). Kept apart from `runs.jsonl`, so that they are never counted
 /// as their variant's own runs, by this langbench or an older one.
 pub const REFERENCES: &str = "references.jsonl";
+/// The directory of stored reproducibility checks (`reproduce --store`).
+pub const REPRODUCED: &str = "reproduced";
+/// At most this many reproducibility checks are read.
+pub const MAX_REPRODUCTIONS: usize = 64;
 
 /// Everything stored in one results directory.
 #[derive(Debug, Default, Clone)]
@@ -57,6 +61,10 @@ pub struct Stored {
     pub references: Vec<RunRecord>,
     /// Problems that were tolerated (a torn last line after a crash).
     pub warnings: Vec<String>,
+    /// The reproducibility checks stored beside the records
+    /// (`reproduced/*.json`, written by `reproduce --store`), by file
+    /// name, unparsed: the layer above reads them.
+    pub reproductions: Vec<(String, Vec<u8>)>,
 }
 
 impl Stored {
@@ -372,6 +380,7 @@ impl Store {
         stored.sessions = self.read_lines(SESSIONS, &mut stored.warnings)?;
         stored.runs = self.read_lines(RUNS, &mut stored.warnings)?;
         stored.references = self.read_lines(REFERENCES, &mut stored.warnings)?;
+        stored.reproductions = self.reproductions(&mut stored.warnings)?;
         for r in stored.runs.iter().chain(&stored.references) {
             if r.schema > SCHEMA {
                 bail!(
@@ -382,6 +391,62 @@ impl Store {
             }
         }
         Ok(stored)
+    }
+
+    /// The files of `reproduced/` (regular `.json` files, name order), each
+    /// read through no link, at most [`MAX_REPRODUCTIONS`] of at most
+    /// [`MAX_LINE`] bytes: they come with a results directory, from
+    /// whoever made it. Others are skipped with a warning.
+    fn reproductions(&self, warnings: &mut Vec<String>) -> Result<Vec<(String, Vec<u8>)>> {
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let sub = match rustix::fs::openat(self.fd.as_fd(), REPRODUCED, flags, Mode::empty()) {
+            Ok(fd) => fd,
+            Err(Errno::NOENT) => return Ok(Vec::new()),
+            Err(e) => return Err(self.at_error(Path::new(REPRODUCED), e)),
+        };
+        let shown = self.dir.join(REPRODUCED);
+        let mut names: Vec<(PathBuf, FileType)> = entries(sub.as_fd(), &shown)?;
+        names.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut out = Vec::new();
+        for (name, kind) in names {
+            let path = shown.join(&name);
+            let json = name.extension().is_some_and(|e| e == "json");
+            if kind != FileType::RegularFile || !json {
+                warnings.push(format!(
+                    "{}: not a reproducibility check's .json file; skipped",
+                    path.display()
+                ));
+                continue;
+            }
+            if out.len() == MAX_REPRODUCTIONS {
+                warnings.push(format!(
+                    "{}: more than {MAX_REPRODUCTIONS} reproducibility checks; the rest skipped",
+                    shown.display()
+                ));
+                break;
+            }
+            let fd = rustix::fs::openat(
+                sub.as_fd(),
+                name.as_os_str(),
+                OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NONBLOCK,
+                Mode::empty(),
+            )
+            .with_context(|| format!("cannot open {}", path.display()))?;
+            let mut bytes = Vec::new();
+            File::from(fd)
+                .take(MAX_LINE as u64 + 1)
+                .read_to_end(&mut bytes)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            if bytes.len() > MAX_LINE {
+                warnings.push(format!(
+                    "{}: over {MAX_LINE} bytes, not a reproducibility check; skipped",
+                    path.display()
+                ));
+                continue;
+            }
+            out.push((name.to_string_lossy().into_owned(), bytes));
+        }
+        Ok(out)
     }
 
     /// Writes a derived file atomically: to a temporary file of its own

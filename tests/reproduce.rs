@@ -126,6 +126,39 @@ fn reproduce_remeasures_a_seeded_sample_and_compares_its_ratios() {
         .collect();
     assert_eq!(stored.len(), 1, "{stored:?}");
     assert!(stored[0].ends_with(".json"), "{stored:?}");
+    // The edition's tables state the stored check: its sentence, as
+    // computed from its rows.
+    let report = |dir: &std::path::Path| {
+        let o = langbench(&["report", dir.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", text(&o));
+        std::fs::read_to_string(dir.join("summary.md")).unwrap()
+    };
+    let md = report(&edition);
+    let said = json2["sentence"].as_str().unwrap();
+    assert!(
+        md.contains("Reproduced") && md.contains(said),
+        "{said}\n{md}"
+    );
+    // A stored check comes with the directory, from whoever made it: its
+    // text is printed inert, and its sentence is computed from its rows
+    // (one of one within 5 %), never the one it carries.
+    let hostile = serde_json::json!({
+        "date": "2026-12-04T00:00:00Z",
+        "machine": "evil\u{1b}]52;c;cm0gLXJmIH4=\u{7}box",
+        "rows": [{"variant": "x num-comb", "edition": 1.0, "remeasured": 1.01}],
+        "unmatched": [],
+        "sentence": "ratios reproduce within 5 % for 99 of 99 re-measured rows",
+    });
+    std::fs::write(
+        edition.join("reproduced/zz-hostile.json"),
+        hostile.to_string(),
+    )
+    .unwrap();
+    let md = report(&edition);
+    assert!(!md.contains('\u{1b}') && !md.contains('\u{7}'), "{md}");
+    assert!(!md.contains("99 of 99"), "{md}");
+    assert!(md.contains("for 1 of 1 re-measured rows"), "{md}");
+    std::fs::remove_file(edition.join("reproduced/zz-hostile.json")).unwrap();
 
     // An old edition, without reference passes: its own reference cells.
     let old = f.path().join("old");

@@ -57,6 +57,11 @@ impl Summary {
             source: when.source,
             published_runs: when.published_runs,
             host,
+            reproduced: stored
+                .reproductions
+                .iter()
+                .filter_map(|(_, json)| serde_json::from_slice(json).ok())
+                .collect(),
         };
         summary.order_by_normalised();
         summary

@@ -606,6 +606,10 @@ pub struct Summary {
     /// `--no-references`): the table is then exactly as before them.
     #[serde(skip)]
     pub host: Option<HostSpeed>,
+    /// The reproducibility checks stored beside the records
+    /// (`reproduced/*.json`), oldest first by file name.
+    #[serde(skip)]
+    pub reproduced: Vec<crate::reproduced::Agreement>,
 }
 
 /// How a summary is rendered: `--spread`, `--noise-threshold`, and the

@@ -13,10 +13,24 @@ use crate::reference::{HostSpeed, MOVED_LIMIT};
 impl Summary {
     /// The precision fact, or none without reference passes.
     pub fn precision_facts(&self) -> Vec<(String, String)> {
-        match &self.host {
+        let mut facts = match &self.host {
             Some(host) => vec![("Precision".into(), precision_text(host))],
             None => Vec::new(),
-        }
+        };
+        facts.extend(self.reproduced_facts());
+        facts
+    }
+
+    /// One "Reproduced" fact per stored reproducibility check
+    /// (`reproduce --store`): its sentence, computed here from its rows
+    /// (never a sentence the file carries), its date and machine made
+    /// inert (the file comes with the directory, from whoever made it).
+    pub fn reproduced_facts(&self) -> Vec<(String, String)> {
+        self.reproduced
+            .iter()
+            .filter(|a| !a.rows.is_empty())
+            .map(|a| ("Reproduced".into(), crate::inert::text(&a.sentence())))
+            .collect()
     }
 }
 
