@@ -300,28 +300,7 @@ pub fn new(languages: &Path, opts: &Options) -> Result<Done> {
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    // Which variants use each program file (by its real path).
-    let mut users: BTreeMap<PathBuf, Vec<String>> = BTreeMap::new();
-    let text = if languages.exists() {
-        let langs = Languages::load(languages)?;
-        if let Some(v) = langs.variants.iter().find(|v| v.id == opts.id) {
-            bail!(
-                "{}:{}: variant {:?} exists already",
-                languages.display(),
-                v.line,
-                opts.id
-            );
-        }
-        for v in &langs.variants {
-            for p in v.programs.values() {
-                let real = p.canonicalize().unwrap_or_else(|_| p.clone());
-                users.entry(real).or_default().push(v.id.clone());
-            }
-        }
-        std::fs::read_to_string(languages)?
-    } else {
-        String::new()
-    };
+    let (text, users) = existing(languages, opts)?;
     let used_by = |p: &Path| -> Vec<String> {
         p.canonicalize()
             .ok()
@@ -354,6 +333,58 @@ pub fn new(languages: &Path, opts: &Options) -> Result<Done> {
         taken: Vec::new(),
         no_stub_for_ext: syntax.is_none(),
     };
+    let (explicit, to_write) = plan_programs(root, opts, &used_by, &mut done)?;
+    let entry = entry_text(opts, &flags, &explicit);
+    done.entry = entry.clone();
+    write_stubs(opts, syntax.as_ref(), to_write, &mut done)?;
+    let mut new_text = text;
+    if !new_text.is_empty() && !new_text.ends_with('\n') {
+        new_text.push('\n');
+    }
+    new_text.push_str(&entry);
+    std::fs::write(languages, new_text)
+        .with_context(|| format!("cannot write {}", languages.display()))?;
+    Ok(done)
+}
+
+/// The languages file's text (empty if there is none yet) and which
+/// variants use each program file (by its real path); an existing
+/// variant of the id is refused.
+fn existing(languages: &Path, opts: &Options) -> Result<(String, BTreeMap<PathBuf, Vec<String>>)> {
+    let mut users: BTreeMap<PathBuf, Vec<String>> = BTreeMap::new();
+    let text = if languages.exists() {
+        let langs = Languages::load(languages)?;
+        if let Some(v) = langs.variants.iter().find(|v| v.id == opts.id) {
+            bail!(
+                "{}:{}: variant {:?} exists already",
+                languages.display(),
+                v.line,
+                opts.id
+            );
+        }
+        for v in &langs.variants {
+            for p in v.programs.values() {
+                let real = p.canonicalize().unwrap_or_else(|_| p.clone());
+                users.entry(real).or_default().push(v.id.clone());
+            }
+        }
+        std::fs::read_to_string(languages)?
+    } else {
+        String::new()
+    };
+    Ok((text, users))
+}
+
+/// The programs named in `programs` (id-own files) and the files to write.
+type Plan = (Vec<(Bench, String)>, Vec<(Bench, PathBuf)>);
+
+/// Where each program goes, with what is taken and kept recorded in `done`.
+fn plan_programs(
+    root: &Path,
+    opts: &Options,
+    used_by: &dyn Fn(&Path) -> Vec<String>,
+    done: &mut Done,
+) -> Result<Plan> {
     // Where each program goes: the conventional file where there is none
     // yet; else one of its own beside it, named in `programs`. Never a
     // file that is already there (another language's working program,
@@ -389,6 +420,12 @@ pub fn new(languages: &Path, opts: &Options) -> Result<Done> {
             to_write.push((bench, own_path));
         }
     }
+    Ok((explicit, to_write))
+}
+
+/// The `[variant.ID]` entry appended to the languages file: only what
+/// differs from the conventions.
+fn entry_text(opts: &Options, flags: &str, explicit: &[(Bench, String)]) -> String {
     let mut entry = format!("\n[variant.{}]\n", toml_key(&opts.id));
     let _ = writeln!(entry, "language = {}", toml_str(&opts.language));
     if flags != opts.id {
@@ -408,12 +445,21 @@ pub fn new(languages: &Path, opts: &Options) -> Result<Done> {
     if opts.run != format!("{flags} {{src}} {{n}}") {
         let _ = writeln!(entry, "run = {}", toml_str(&opts.run));
     }
-    done.entry = entry.clone();
+    entry
+}
+
+/// The program stubs, each created new (never over a file).
+fn write_stubs(
+    opts: &Options,
+    syntax: Option<&Syntax>,
+    to_write: Vec<(Bench, PathBuf)>,
+    done: &mut Done,
+) -> Result<()> {
     for (bench, path) in to_write {
         // Without a template for the language, a placeholder that holds
         // only the TODO lines: the entry then loads (every command needs
         // its program files to exist) and `check` says what to write.
-        let text = match &syntax {
+        let text = match syntax {
             Some(syntax) => stub(bench, &opts.language, &opts.id, syntax),
             None => stub(bench, &opts.language, &opts.id, &PLACEHOLDER),
         };
@@ -428,14 +474,7 @@ pub fn new(languages: &Path, opts: &Options) -> Result<Done> {
             .with_context(|| format!("cannot write {}", path.display()))?;
         done.written.push(path);
     }
-    let mut new_text = text;
-    if !new_text.is_empty() && !new_text.ends_with('\n') {
-        new_text.push('\n');
-    }
-    new_text.push_str(&entry);
-    std::fs::write(languages, new_text)
-        .with_context(|| format!("cannot write {}", languages.display()))?;
-    Ok(done)
+    Ok(())
 }
 
 fn toml_key(id: &str) -> String {

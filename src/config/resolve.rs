@@ -359,15 +359,7 @@ pub(super) fn resolve_variant(
     shared: &Shared,
 ) -> Result<Variant, ConfigError> {
     let programs = programs(ctx, &id, &v, shared, entry)?;
-    let flags = match &v.flags {
-        Some(f) => {
-            if *f.get_ref() == id {
-                ctx.delete_line(f.span().start, &id, "flags", "is the default (the id)");
-            }
-            f.get_ref().clone()
-        }
-        None => id.clone(),
-    };
+    let flags = resolve_flags(ctx, &id, &v);
     let (run, run_at) = resolve_run(ctx, &id, &flags, &v, &programs, entry)?;
     let language = resolve_language(ctx, &id, &v, shared, entry)?;
     let RawVariant {
@@ -412,79 +404,19 @@ pub(super) fn resolve_variant(
     }
     check_placeholders(ctx, &id, &programs, (&run, run_at), &all)?;
 
-    // needs: the variant's, else the toolchain's, else what the commands start.
-    let default_needs = match shared.needs {
-        Some(n) => n.clone(),
-        None => derived_needs(
-            build
-                .iter()
-                .map(|(t, _)| t)
-                .chain(prepare.iter().map(|(t, _)| t))
-                .chain([&run]),
-        ),
-    };
-    let needs = match raw_needs {
-        Some(n) => {
-            if *n.get_ref() == default_needs {
-                let why = if shared.needs.is_some() {
-                    "equals the toolchain's"
-                } else {
-                    "equals the programs the commands start"
-                };
-                ctx.delete_line(n.span().start, &id, "needs", why);
-            }
-            n.into_inner()
-        }
-        None => default_needs,
-    };
-
-    if let Some(rel) = home_dirs.iter().find(|rel| !home_allowed(rel, &needs)) {
-        let list: Vec<String> = HOME_TOOLCHAIN_DIRS
-            .iter()
-            .map(|d| format!("~/{d}"))
-            .collect();
-        return Err(ctx.err(
-            home_at.unwrap_or(entry),
-            Some(&id),
-            format!(
-                "`home` entry \"~/{}\" is not on HOME's allowlist: a sandboxed command reads what it names, and a \
-                 home holds tokens no list of secrets knows. Allowed: a toolchain manager's directory ({}), or \
-                 inside one, or a directory where a `needs` tool or a PATH entry lies on this machine",
-                rel.display(),
-                list.join(", ")
-            ),
-        ));
-    }
+    let commands = build
+        .iter()
+        .map(|(t, _)| t)
+        .chain(prepare.iter().map(|(t, _)| t))
+        .chain([&run]);
+    let needs = resolve_needs(ctx, &id, raw_needs, shared, commands);
+    check_home_allowed(ctx, &id, &home_dirs, &needs, home_at.unwrap_or(entry))?;
 
     let version = resolve_version(ctx, &id, raw_version, shared, &needs, &run, entry)?;
     let version_regex = resolve_regex(ctx, &id, raw_regex, shared)?;
 
-    let mut env = shared.env.cloned().unwrap_or_default();
-    for (k, val) in raw_env {
-        if env.get(&k) == Some(val.get_ref()) {
-            ctx.delete_line(
-                val.span().start,
-                &id,
-                &format!("env.{k}"),
-                "equals the toolchain's",
-            );
-        }
-        env.insert(k, val.into_inner());
-    }
-
-    let default_cwd = programs
-        .contains_key(&Bench::WsEcho)
-        .then(|| "{dir}".to_string());
-    let cwd = match raw_cwd {
-        Some(c) => {
-            let d = default_cwd.as_deref().unwrap_or("{build}");
-            if c.get_ref() == d {
-                ctx.delete_line(c.span().start, &id, "cwd", "is the default");
-            }
-            Some(c.into_inner()).filter(|c| c != "{build}")
-        }
-        None => default_cwd,
-    };
+    let env = merge_env(ctx, &id, raw_env, shared);
+    let cwd = resolve_cwd(ctx, &id, raw_cwd, &programs);
 
     let install = resolve_install(ctx, &id, raw_install, shared)?;
     let maven_home = crate::maven::home(install.maven_spec(&ctx.root));
@@ -519,6 +451,119 @@ pub(super) fn resolve_variant(
         line: ctx.lines.position(ctx.text, entry).0,
         root: ctx.root.clone(),
     })
+}
+
+/// `flags`: the variant's, else its id (a `flags` equal to the id is linted away).
+fn resolve_flags(ctx: &mut Ctx, id: &str, v: &RawVariant) -> String {
+    match &v.flags {
+        Some(f) => {
+            if *f.get_ref() == id {
+                ctx.delete_line(f.span().start, id, "flags", "is the default (the id)");
+            }
+            f.get_ref().clone()
+        }
+        None => id.to_string(),
+    }
+}
+
+/// `needs`: the variant's, else the toolchain's, else what the commands start.
+fn resolve_needs<'t>(
+    ctx: &mut Ctx,
+    id: &str,
+    raw_needs: Option<Spanned<Vec<String>>>,
+    shared: &Shared,
+    commands: impl Iterator<Item = &'t Template>,
+) -> Vec<String> {
+    let default_needs = match shared.needs {
+        Some(n) => n.clone(),
+        None => derived_needs(commands),
+    };
+    match raw_needs {
+        Some(n) => {
+            if *n.get_ref() == default_needs {
+                let why = if shared.needs.is_some() {
+                    "equals the toolchain's"
+                } else {
+                    "equals the programs the commands start"
+                };
+                ctx.delete_line(n.span().start, id, "needs", why);
+            }
+            n.into_inner()
+        }
+        None => default_needs,
+    }
+}
+
+/// Every `home` entry must be on HOME's allowlist (see `home_allowed`).
+fn check_home_allowed(
+    ctx: &Ctx,
+    id: &str,
+    home_dirs: &[PathBuf],
+    needs: &[String],
+    at: usize,
+) -> Result<(), ConfigError> {
+    if let Some(rel) = home_dirs.iter().find(|rel| !home_allowed(rel, needs)) {
+        let list: Vec<String> = HOME_TOOLCHAIN_DIRS
+            .iter()
+            .map(|d| format!("~/{d}"))
+            .collect();
+        return Err(ctx.err(
+            at,
+            Some(id),
+            format!(
+                "`home` entry \"~/{}\" is not on HOME's allowlist: a sandboxed command reads what it names, and a \
+                 home holds tokens no list of secrets knows. Allowed: a toolchain manager's directory ({}), or \
+                 inside one, or a directory where a `needs` tool or a PATH entry lies on this machine",
+                rel.display(),
+                list.join(", ")
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `env`: the toolchain's, overridden by the variant's (a repeated value is linted away).
+fn merge_env(
+    ctx: &mut Ctx,
+    id: &str,
+    raw_env: BTreeMap<String, Spanned<String>>,
+    shared: &Shared,
+) -> BTreeMap<String, String> {
+    let mut env = shared.env.cloned().unwrap_or_default();
+    for (k, val) in raw_env {
+        if env.get(&k) == Some(val.get_ref()) {
+            ctx.delete_line(
+                val.span().start,
+                id,
+                &format!("env.{k}"),
+                "equals the toolchain's",
+            );
+        }
+        env.insert(k, val.into_inner());
+    }
+    env
+}
+
+/// `cwd`: `{dir}` for a WebSocket server, else the build directory (`None`).
+fn resolve_cwd(
+    ctx: &mut Ctx,
+    id: &str,
+    raw_cwd: Option<Spanned<String>>,
+    programs: &BTreeMap<Bench, PathBuf>,
+) -> Option<String> {
+    let default_cwd = programs
+        .contains_key(&Bench::WsEcho)
+        .then(|| "{dir}".to_string());
+    match raw_cwd {
+        Some(c) => {
+            let d = default_cwd.as_deref().unwrap_or("{build}");
+            if c.get_ref() == d {
+                ctx.delete_line(c.span().start, id, "cwd", "is the default");
+            }
+            Some(c.into_inner()).filter(|c| c != "{build}")
+        }
+        None => default_cwd,
+    }
 }
 
 /// Directories of a home a sandboxed command may not be given: keys,

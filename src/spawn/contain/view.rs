@@ -534,37 +534,7 @@ fn build_view(args: &Args) -> Result<(), String> {
         {
             return Err(failed("make private", Path::new("/")));
         }
-        // What is about to be covered (/tmp, the homes) but must stay
-        // visible: held by fd, bound back from there.
-        let mut held = Vec::new();
-        for w in &args.rw {
-            held.push(Held::open_nofollow(w, w, true, None)?);
-        }
-        for r in args.ro.iter().chain(&home_keeps(&masks)) {
-            held.extend(Held::open(r, r, false));
-        }
-        // Caches and the real home's toolchain directories, bound into
-        // HOME at the end.
-        let mut into_home = Vec::new();
-        if let (Some(dir), Some(home)) = (&args.home_dir, &args.home) {
-            // The run's HOME first, then what is bound into it. It lies in
-            // the build directory, which the run's earlier steps could
-            // write: opened without following a link.
-            let create = match args.ids {
-                Some((uid, gid)) => Create::OwnedBy(uid, gid),
-                None => Create::Yes,
-            };
-            into_home.push(Held::open_nofollow(dir, home, true, Some(create))?);
-        }
-        for (src, dst) in &args.binds {
-            into_home.push(Held::open_nofollow(src, dst, true, None)?);
-        }
-        for (src, dst) in &args.ro_binds {
-            into_home.extend(Held::open(src, dst, false));
-        }
-        // Parents before what lies in them: a read-only directory bound
-        // after a writable one inside it would cover it.
-        held.sort_by_key(|h| h.path.components().count());
+        let (held, into_home) = hold(args, &masks)?;
         if set_readonly(Path::new("/"), true, true) != 0 {
             return Err(failed("make read-only", Path::new("/")));
         }
@@ -590,13 +560,77 @@ fn build_view(args: &Args) -> Result<(), String> {
         for m in masks.iter().filter(|m| !m.starts_with("/tmp")) {
             cover(m, "size=64k,mode=0755", true, &held)?;
         }
+        bind_home(args, &into_home)?;
+        cover_again(&protect, &hidden, &held, &into_home)?;
+        for h in held.iter().chain(&into_home) {
+            libc::close(h.fd);
+        }
+        cover_credentials(args, &masks);
+        if let Some(home) = &args.home {
+            passwd_with_home(args, home)?;
+        }
+        cover_run_and_hidden(args)?;
+        fresh_proc()?;
+        // Resolve the working directory again through the new mounts (the
+        // old handle points into the now covered /tmp).
+        if libc::chdir(cstr(&cwd).as_ptr()) != 0 {
+            return Err(failed("chdir", &cwd));
+        }
+    }
+    Ok(())
+}
+
+/// What is about to be covered but must stay visible, held by fd
+/// (parents first), and what is bound into HOME at the end.
+fn hold(args: &Args, masks: &[PathBuf]) -> Result<(Vec<Held>, Vec<Held>), String> {
+    // What is about to be covered (/tmp, the homes) but must stay
+    // visible: held by fd, bound back from there.
+    let mut held = Vec::new();
+    for w in &args.rw {
+        held.push(Held::open_nofollow(w, w, true, None)?);
+    }
+    for r in args.ro.iter().chain(&home_keeps(&masks)) {
+        held.extend(Held::open(r, r, false));
+    }
+    // Caches and the real home's toolchain directories, bound into
+    // HOME at the end.
+    let mut into_home = Vec::new();
+    if let (Some(dir), Some(home)) = (&args.home_dir, &args.home) {
+        // The run's HOME first, then what is bound into it. It lies in
+        // the build directory, which the run's earlier steps could
+        // write: opened without following a link.
+        let create = match args.ids {
+            Some((uid, gid)) => Create::OwnedBy(uid, gid),
+            None => Create::Yes,
+        };
+        into_home.push(Held::open_nofollow(dir, home, true, Some(create))?);
+    }
+    for (src, dst) in &args.binds {
+        into_home.push(Held::open_nofollow(src, dst, true, None)?);
+    }
+    for (src, dst) in &args.ro_binds {
+        into_home.extend(Held::open(src, dst, false));
+    }
+    // Parents before what lies in them: a read-only directory bound
+    // after a writable one inside it would cover it.
+    held.sort_by_key(|h| h.path.components().count());
+    Ok((held, into_home))
+}
+
+/// HOME (a fresh mount point in the private /tmp), then what goes in it.
+///
+/// # Safety
+/// Changes the mounts of the calling process's namespace.
+unsafe fn bind_home(args: &Args, into_home: &[Held]) -> Result<(), String> {
+    // SAFETY: bind(2) calls of held fds, as build_view makes them.
+    unsafe {
         if let Some(home) = &args.home {
             mkdir_owned(home, args.ids);
             // HOME first (a fresh mount point in the private /tmp), then
             // what goes in it, beneath it without following a link: its
             // content is what the run's earlier steps left.
             let mut home_fd = None;
-            for h in &into_home {
+            for h in into_home {
                 match (&home_fd, h.path.strip_prefix(home)) {
                     (Some(under), Ok(rel)) if !rel.as_os_str().is_empty() => {
                         h.bind_beneath(std::os::fd::AsFd::as_fd(under), rel, args.ids)?
@@ -611,14 +645,18 @@ fn build_view(args: &Args) -> Result<(), String> {
                 }
             }
         }
-        cover_again(&protect, &hidden, &held, &into_home)?;
-        for h in held.iter().chain(&into_home) {
-            libc::close(h.fd);
-        }
-        cover_credentials(args, &masks);
-        if let Some(home) = &args.home {
-            passwd_with_home(args, home)?;
-        }
+    }
+    Ok(())
+}
+
+/// /run (so /var/run) covered: no host service's unix socket; the hidden
+/// paths (the results directory) covered.
+///
+/// # Safety
+/// Changes the mounts of the calling process's namespace.
+unsafe fn cover_run_and_hidden(args: &Args) -> Result<(), String> {
+    // SAFETY: mount(2) calls with valid arguments.
+    unsafe {
         for run in [Path::new("/run"), Path::new("/var/run")] {
             if run.is_dir() && !run.is_symlink() {
                 cover(run, "size=4k,mode=0755", true, &[])?;
@@ -637,12 +675,6 @@ fn build_view(args: &Args) -> Result<(), String> {
                 // A file (a worktree's `.git`): empty, as /dev/null reads.
                 let _ = mount("/dev/null", h, "", libc::MS_BIND, "");
             }
-        }
-        fresh_proc()?;
-        // Resolve the working directory again through the new mounts (the
-        // old handle points into the now covered /tmp).
-        if libc::chdir(cstr(&cwd).as_ptr()) != 0 {
-            return Err(failed("chdir", &cwd));
         }
     }
     Ok(())
