@@ -429,7 +429,7 @@ fn entry_text(opts: &Options, flags: &str, explicit: &[(Bench, String)]) -> Stri
     let mut entry = format!("\n[variant.{}]\n", toml_key(&opts.id));
     let _ = writeln!(entry, "language = {}", toml_str(&opts.language));
     if flags != opts.id {
-        let _ = writeln!(entry, "flags = {}", toml_str(&flags));
+        let _ = writeln!(entry, "flags = {}", toml_str(flags));
     }
     let _ = writeln!(entry, "ext = {}", toml_str(&opts.ext));
     if !explicit.is_empty() {

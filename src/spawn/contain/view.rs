@@ -589,7 +589,7 @@ fn hold(args: &Args, masks: &[PathBuf]) -> Result<(Vec<Held>, Vec<Held>), String
     for w in &args.rw {
         held.push(Held::open_nofollow(w, w, true, None)?);
     }
-    for r in args.ro.iter().chain(&home_keeps(&masks)) {
+    for r in args.ro.iter().chain(&home_keeps(masks)) {
         held.extend(Held::open(r, r, false));
     }
     // Caches and the real home's toolchain directories, bound into
