@@ -252,27 +252,37 @@ mod tests {
         assert!(steal_ticks().is_some_and(|(s, t)| s <= t && t > 0));
     }
 
-    #[test]
-    fn sees_a_busy_process() {
-        // A real busy loop in another process (a grandchild: langbench's
-        // own children are its measured commands, not "other" work). At
-        // nice -19 where allowed (root), so that it passes the 10% bar on
-        // a machine loaded by the rest of the test suite too (`nice` runs
-        // it at the usual priority, with a warning, where not).
+    /// A real busy loop in another process (a grandchild), in a group of
+    /// its own, at nice -19 where allowed (root), so that it is busy on a
+    /// machine loaded by the rest of the test suite too (`nice` runs it at
+    /// the usual priority, with a warning, where not).
+    fn busy_loop() -> std::process::Child {
         use std::os::unix::process::CommandExt;
-        let mut child = std::process::Command::new("sh")
+        std::process::Command::new("sh")
             .args([
                 "-c",
                 "nice -n -19 sh -c 'while :; do :; done' 2>/dev/null & wait",
             ])
             .process_group(0)
             .spawn()
-            .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(300));
-        let h = super::check();
+            .unwrap()
+    }
+
+    /// Kills [`busy_loop`]'s group and reaps it.
+    fn stop(child: &mut std::process::Child) {
         // SAFETY: the group of the child we started.
         unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
         child.wait().unwrap();
+    }
+
+    #[test]
+    fn sees_a_busy_process() {
+        // A grandchild: langbench's own children are its measured
+        // commands, not "other" work.
+        let mut child = busy_loop();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let h = super::check();
+        stop(&mut child);
         assert!(h.busy.iter().any(|b| b.contains(" sh ")), "{h:?}");
         assert!(h.warnings.iter().any(|w| w.contains("busy processes")));
         assert!(h.aslr.is_some());
@@ -284,21 +294,11 @@ mod tests {
     /// gives up at its limit while the loop runs.
     #[test]
     fn busy_share_sees_another_process_and_wait_quiet_gives_up_at_its_limit() {
-        use std::os::unix::process::CommandExt;
-        let mut child = std::process::Command::new("sh")
-            .args([
-                "-c",
-                "nice -n -19 sh -c 'while :; do :; done' 2>/dev/null & wait",
-            ])
-            .process_group(0)
-            .spawn()
-            .unwrap();
+        let mut child = busy_loop();
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
         let share = busy_share(std::time::Duration::from_millis(500));
         let (last, waited) = wait_quiet(std::time::Duration::ZERO, || false);
-        // SAFETY: the group of the child we started.
-        unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
-        child.wait().unwrap();
+        stop(&mut child);
         let share = share.expect("/proc/stat is readable");
         assert!(share >= 0.5 / cpus && share <= 1.0, "{share}");
         assert!(last.is_some_and(|b| b > QUIET_SHARE), "{last:?}");

@@ -127,18 +127,6 @@ fn edition_size(stored: &Stored, dir: &Path) -> Result<(Size, Vec<Bench>)> {
     }
 }
 
-/// The newest runs of each (variant, benchmark) cell of `stored`.
-fn cells(stored: &Stored) -> BTreeMap<(String, Bench), Vec<&RunRecord>> {
-    let mut cells: BTreeMap<(String, Bench), Vec<&RunRecord>> = BTreeMap::new();
-    for r in stored.newest_runs() {
-        cells
-            .entry((r.variant.clone(), r.bench))
-            .or_default()
-            .push(r);
-    }
-    cells
-}
-
 /// The row's key: "variant bench".
 fn key(variant: &str, bench: Bench) -> String {
     format!("{variant} {bench}")
@@ -151,7 +139,8 @@ fn ratios_by_passes(
     host: &HostSpeed,
     only: &dyn Fn(&str) -> bool,
 ) -> BTreeMap<String, Option<Normalised>> {
-    cells(stored)
+    stored
+        .newest_cells()
         .into_iter()
         .filter(|((v, _), _)| only(v))
         .map(|((v, b), runs)| {
@@ -176,7 +165,7 @@ fn ratios_by_cells(
             .map(|r| r.wall_s)
             .fold(None, |a: Option<f64>, w| Some(a.map_or(w, |a| a.min(w))))
     };
-    let cells = cells(stored);
+    let cells = stored.newest_cells();
     let mut level: BTreeMap<Bench, f64> = BTreeMap::new();
     for b in Bench::CPU {
         let walls: Vec<f64> = references

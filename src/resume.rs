@@ -48,13 +48,7 @@ pub enum Held {
 /// The stored runs of each cell (newest session, with what it continues),
 /// sorted by attempt.
 fn cells(stored: &Stored) -> BTreeMap<(String, Bench), Vec<&RunRecord>> {
-    let mut cells: BTreeMap<(String, Bench), Vec<&RunRecord>> = BTreeMap::new();
-    for r in stored.newest_runs() {
-        cells
-            .entry((r.variant.clone(), r.bench))
-            .or_default()
-            .push(r);
-    }
+    let mut cells = stored.newest_cells();
     for runs in cells.values_mut() {
         runs.sort_by_key(|r| r.attempt);
     }

@@ -68,6 +68,18 @@ pub struct Stored {
 }
 
 impl Stored {
+    /// [`Stored::newest_runs`] by cell (variant, benchmark), in file order.
+    pub fn newest_cells(&self) -> BTreeMap<(String, crate::bench::Bench), Vec<&RunRecord>> {
+        let mut cells: BTreeMap<(String, crate::bench::Bench), Vec<&RunRecord>> = BTreeMap::new();
+        for r in self.newest_runs() {
+            cells
+                .entry((r.variant.clone(), r.bench))
+                .or_default()
+                .push(r);
+        }
+        cells
+    }
+
     /// Each cell's runs from the newest session that ran it (a variant ×
     /// benchmark re-run later shows only its later runs), with the runs of
     /// the sessions its runs [`continue`](RunRecord::continues) (a cell
