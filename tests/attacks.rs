@@ -2361,12 +2361,7 @@ except OSError:
         &out,
     ]);
     assert!(o.status.success(), "{}", text(&o));
-    let refs: Vec<serde_json::Value> =
-        std::fs::read_to_string(root_dir.join("results/references.jsonl"))
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
+    let refs = jsonl(&root_dir.join("results/references.jsonl"));
     let of = |id: &str| -> Vec<&serde_json::Value> {
         refs.iter().filter(|r| r["variant"] == id).collect()
     };
@@ -2381,11 +2376,7 @@ except OSError:
     for t in &targets {
         assert!(!t.exists(), "{} was written", t.display());
     }
-    let recs: Vec<serde_json::Value> = std::fs::read_to_string(root_dir.join("results/runs.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let recs = jsonl(&root_dir.join("results/runs.jsonl"));
     assert_eq!(recs.len(), 2, "{recs:?}");
     assert!(
         recs.iter()

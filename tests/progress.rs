@@ -27,11 +27,7 @@ fn fixture() -> Fixture {
 
 /// `dir`'s runs.jsonl as JSON values.
 fn records(dir: &Path) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(dir.join("runs.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    jsonl(&dir.join("runs.jsonl"))
 }
 
 /// A previous edition that says quick takes 1 s a run and slow 4 s (its

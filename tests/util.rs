@@ -420,6 +420,16 @@ pub fn python_fixture(marker: &str, programs: &[(&str, String)]) -> Fixture {
     Fixture::new(&toml, &files)
 }
 
+/// A JSON-lines file (runs.jsonl, references.jsonl, sessions.jsonl) as
+/// JSON values, in file order.
+pub fn jsonl(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 pub fn records(f: &Fixture) -> HashMap<String, serde_json::Value> {
     std::fs::read_to_string(f.path().join("results/runs.jsonl"))
         .unwrap()
