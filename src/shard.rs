@@ -256,6 +256,50 @@ impl<'a> Plan<'a> {
             .collect()
     }
 
+    /// Whether no cell left to run has an estimate.
+    fn nothing_known(&self) -> bool {
+        self.all()
+            .flat_map(|p| &p.cells)
+            .filter(|c| !c.done)
+            .all(|c| !c.estimate.known())
+    }
+
+    /// A sum of estimates, `?` when nothing is estimated.
+    fn shown(&self, seconds: f64) -> String {
+        if self.nothing_known() {
+            "?".to_string()
+        } else {
+            duration(seconds)
+        }
+    }
+
+    /// What the total leaves out: cells with no figure anywhere count 0 s,
+    /// so a plan with nothing to go by would say "~0s" (`--plan` into a new
+    /// directory without `--balance-from`).
+    fn unknown_text(&self) -> String {
+        let unknown = self
+            .all()
+            .flat_map(|p| &p.cells)
+            .filter(|c| !c.done && !c.estimate.known())
+            .count();
+        let all: usize = self.all().map(|p| p.cells.len()).sum();
+        if unknown == 0 {
+            return String::new();
+        }
+        let what = if unknown == all {
+            "no cell has an estimate, so this total says nothing".to_string()
+        } else {
+            format!(
+                "without the {} that have no estimate",
+                count(unknown, "cell")
+            )
+        };
+        format!(
+            " ({what}: no records of them here; `--balance-from DIR` estimates from a results \
+             directory that measured them, e.g. the last edition's)"
+        )
+    }
+
     /// How many cells' estimates came from each basis.
     fn bases(&self) -> BTreeMap<Basis, (usize, bool)> {
         let mut n: BTreeMap<Basis, (usize, bool)> = BTreeMap::new();
@@ -307,7 +351,7 @@ impl<'a> Plan<'a> {
                 "{name}: {}, {}, ~{}{done}\n",
                 count(shard.len(), "variant"),
                 count(cells, "cell"),
-                duration(loads[i])
+                self.shown(loads[i])
             ));
             for p in shard {
                 let cells: Vec<String> = p
@@ -320,13 +364,18 @@ impl<'a> Plan<'a> {
                             (_, Basis::Unknown) => " (unknown)",
                             _ => "",
                         };
-                        format!("{} {}{mark}", c.bench, duration(c.estimate.seconds()))
+                        format!("{} {}{mark}", c.bench, estimated(c))
                     })
                     .collect();
+                let cost = if p.cells.iter().all(|c| !c.done && !c.estimate.known()) {
+                    "?".to_string()
+                } else {
+                    duration(p.cost())
+                };
                 out.push_str(&format!(
                     "  {:<26} {:>8}  {}\n",
                     p.variant.id,
-                    duration(p.cost()),
+                    cost,
                     cells.join(", ")
                 ));
             }
@@ -335,8 +384,9 @@ impl<'a> Plan<'a> {
         out.push_str(&format!(
             "Total: {}, ~{}",
             count(self.all().map(|p| p.cells.len()).sum(), "cell"),
-            duration(self.total())
+            self.shown(self.total())
         ));
+        out.push_str(&self.unknown_text());
         if self.shards.len() > 1 {
             out.push_str(&format!(
                 "; a shard's fair share ~{}, the longest shard ~{}",
@@ -386,6 +436,16 @@ impl<'a> Plan<'a> {
             "ws_echo_not_estimated": self.ws_echo,
             "warnings": self.warnings(),
         })
+    }
+}
+
+/// A cell's estimate as the plan prints it: `?` where nothing estimates it
+/// (never `0s`, which reads as "nothing to do").
+fn estimated(c: &PlannedCell) -> String {
+    if !c.done && !c.estimate.known() {
+        "?".to_string()
+    } else {
+        duration(c.estimate.seconds())
     }
 }
 

@@ -611,3 +611,25 @@ fn the_plan_counts_the_reference_passes_and_their_share() {
     assert!(o.status.success(), "{}", text(&o));
     assert!(!text(&o).contains("References:"), "{}", text(&o));
 }
+
+/// `run --plan` into a new directory with nothing to estimate from says
+/// so, and never "~0s" (issue #40): each cell is `?`, the total says it
+/// says nothing, and `--balance-from` is named.
+#[test]
+fn a_plan_with_nothing_to_go_by_says_so_not_zero_seconds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = tiny_run(&tmp.path().join("new"), &["--plan"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let t = text(&o);
+    assert!(!t.contains("~0s"), "{t}");
+    assert!(
+        t.contains("python3") && t.contains("assoc ? (unknown)"),
+        "{t}"
+    );
+    assert!(
+        t.contains("no cell has an estimate, so this total says nothing")
+            && t.contains("`--balance-from DIR`"),
+        "{t}"
+    );
+    assert!(t.contains("~? a pass"), "{t}");
+}

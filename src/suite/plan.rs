@@ -238,7 +238,11 @@ impl ReferenceCost {
             "References: {} measured before the first block and after every ~{} block of measuring, ~{} a pass",
             self.ids.join(", "),
             duration(self.block_s),
-            duration(self.per_pass_s)
+            if self.per_pass_s > 0.0 {
+                duration(self.per_pass_s)
+            } else {
+                "?".to_string()
+            }
         );
         if !self.guessed.is_empty() {
             out.push_str(&format!(
@@ -264,6 +268,12 @@ impl ReferenceCost {
             } else {
                 String::new()
             };
+            if self.per_pass_s <= 0.0 {
+                out.push_str(&format!(
+                    "  {name}: passes not estimated (no reference has a figure)\n"
+                ));
+                continue;
+            }
             out.push_str(&format!(
                 "  {name}: {passes} passes, ~{} of ~{} with them: {:.1} % of the time{over}\n",
                 duration(*refs),

@@ -172,11 +172,13 @@ impl Summary {
         }
         let total = col("Total CPU (s)", "total_cpu_s", S3).sum_of(self.keys("_cpu_s"));
         c.add(total.extra(), |l| secs(l.row.total_cpu_s()));
-        let (fastest, _) = self.fastest();
+        let (fastest, per) = self.fastest();
         c.add(
             col("× fastest", "total_relative", Kind::Ratio).extra(),
             move |l| ratio(l.row.total_s(), fastest),
         );
+        let geomean = col("Geometric mean × fastest", "geomean_relative", Kind::Ratio);
+        c.add(geomean.extra(), move |l| geomean_ratio(l.row, &per));
     }
 
     /// Plain data for scripts: where the figures come from, each
@@ -480,6 +482,27 @@ fn secs(x: Option<f64>) -> Entry {
 fn ratio(x: Option<f64>, by: Option<f64>) -> Entry {
     match (x, by) {
         (Some(x), Some(by)) if by > 0.0 => Entry::number(x / by, format!("×{:.2}", x / by)),
+        _ => Entry::empty(""),
+    }
+}
+
+/// The geometric mean of a row's ratios to each benchmark's fastest, as
+/// the Benchmarks Game summarises: every benchmark weighs the same however
+/// long it runs (the total is mostly the longest benchmark's). Only for a
+/// row with a time in every benchmark that has one anywhere.
+fn geomean_ratio(row: &Row, fastest: &BTreeMap<Bench, f64>) -> Entry {
+    let ratios: Option<Vec<f64>> = fastest
+        .iter()
+        .map(|(b, by)| {
+            let ok = row.cells.get(b).filter(|c| c.status.is_ok());
+            ok.and_then(Cell::wall_s).map(|w| w / by)
+        })
+        .collect();
+    match ratios {
+        Some(r) if !r.is_empty() && r.iter().all(|x| x.is_finite() && *x > 0.0) => {
+            let g = (r.iter().map(|x| x.ln()).sum::<f64>() / r.len() as f64).exp();
+            Entry::number(g, format!("×{g:.2}"))
+        }
         _ => Entry::empty(""),
     }
 }

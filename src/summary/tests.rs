@@ -504,3 +504,40 @@ fn interrupted_cells_and_variants_never_started_say_so() {
             .contains("to do: 1 cell(s) not run and 1 with fewer runs")
     );
 }
+
+/// The geometric mean of a row's ratios to each benchmark's fastest: the
+/// Benchmarks Game's summary, where a long benchmark weighs no more than a
+/// short one (issue #40, "the Total column"). Computed here by hand.
+#[test]
+fn the_geometric_mean_weighs_every_benchmark_the_same() {
+    let ok = Status::Ok;
+    let stored = Stored {
+        runs: vec![
+            // a: fastest at assoc (10 s), 4x the fastest at num_comb.
+            rec("a", Bench::Assoc, 1, 10.0, ok),
+            rec("a", Bench::NumComb, 1, 0.4, ok),
+            // b: 2x at assoc (its total is the larger), fastest at num_comb.
+            rec("b", Bench::Assoc, 1, 20.0, ok),
+            rec("b", Bench::NumComb, 1, 0.1, ok),
+            // c: no num_comb time: no mean.
+            rec("c", Bench::Assoc, 1, 10.0, ok),
+            rec("c", Bench::NumComb, 1, 1.0, Status::Crashed),
+        ],
+        ..Default::default()
+    };
+    let s = Summary::from_stored(&stored);
+    let table = s.table();
+    let col = |key: &str| table.columns.iter().position(|c| c.key == key).unwrap();
+    let mean = |variant: &str| {
+        let row = table
+            .rows
+            .iter()
+            .find(|r| r[col("variant")].text == variant)
+            .unwrap();
+        row[col("geomean_relative")].clone()
+    };
+    // a: sqrt(1 * 4) = 2; b: sqrt(2 * 1) = 1.41; the totals rank a first.
+    assert_eq!(mean("a").text, "×2.00");
+    assert_eq!(mean("b").text, "×1.41");
+    assert_eq!(mean("c").text, "");
+}
