@@ -1675,6 +1675,22 @@ mod tests {
         for w in ticks.windows(2) {
             assert!(w[0].1 + 4.0 <= w[1].0, "tick labels collide: {ticks:?}");
         }
+        // A narrower plot, where the old one-per-40-px rule kept all nine
+        // of 10 MB .. 5 GB and 100 MB and 200 MB overlapped by 1.6 px.
+        let scale = Scale::new(&c);
+        let (x, plot_w) = (|v: f64| scale.fraction(v).unwrap() * 380.0, 380.0);
+        let spans: Vec<(f64, f64, String)> = scale
+            .ticks(plot_w, Unit::Kb)
+            .into_iter()
+            .map(|(v, l)| {
+                let w = text_width(&l, SMALL_FONT);
+                (x(v) - w / 2.0, x(v) + w / 2.0, l)
+            })
+            .collect();
+        assert!(spans.len() >= 3, "{spans:?}");
+        for w in spans.windows(2) {
+            assert!(w[0].1 + 4.0 <= w[1].0, "tick labels collide: {spans:?}");
+        }
         assert_eq!(format_unit(1020.0 * 1024.0, Unit::Kb), "1020 MB");
         assert_eq!(format_unit(1024.0 * 1024.0, Unit::Kb), "1 GB");
         assert_eq!(format_unit(512.0 * 1024.0, Unit::Kb), "512 MB");
