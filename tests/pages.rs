@@ -160,6 +160,46 @@ fn printed(page: &Path) -> String {
     String::from_utf8(o.stdout).unwrap()
 }
 
+/// `page` printed to PDF by Chromium: the PDF's bytes.
+fn pdf(page: &Path) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let pdf = dir.path().join("page.pdf");
+    chromium(
+        dir.path(),
+        &[
+            "--no-pdf-header-footer",
+            &format!("--print-to-pdf={}", pdf.display()),
+        ],
+        &format!("file://{}", page.display()),
+    );
+    std::fs::read(&pdf).unwrap()
+}
+
+/// The pages of a PDF: its `/Type /Page` objects (not the `/Pages` tree
+/// nodes that group them).
+fn pages(pdf: &[u8]) -> usize {
+    let key = b"/Type /Page";
+    pdf.windows(key.len() + 1)
+        .filter(|w| &w[..key.len()] == key && !w[key.len()].is_ascii_alphanumeric())
+        .count()
+}
+
+/// One printed page of a PDF as text (poppler's pdftotext, layout kept).
+fn page_text(pdf: &[u8], page: usize) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("page.pdf");
+    std::fs::write(&path, pdf).unwrap();
+    let n = page.to_string();
+    let o = Command::new("pdftotext")
+        .args(["-layout", "-f", &n, "-l", &n])
+        .arg(&path)
+        .arg("-")
+        .output()
+        .expect("pdftotext is needed: apt-get install poppler-utils");
+    assert!(o.status.success(), "{}", text(&o));
+    String::from_utf8(o.stdout).unwrap()
+}
+
 /// The 2026 report and the 2021 → 2026 comparison, rendered from the
 /// committed records into a temporary directory.
 fn render(tmp: &Path) -> (PathBuf, PathBuf) {
@@ -307,4 +347,62 @@ fn the_report_and_the_comparison_at_1400_px_on_a_phone_and_in_print() {
         }
     }
     assert!(marked > 0, "no compared row from the other machine");
+}
+
+/// Printed, the 2026 report is the table, its notes, the charts and "What
+/// was measured" as a compact appendix: 87 pages on main (65 of them "What
+/// was measured", the notes four), 19 here; and the header row Chromium
+/// repeats on each page of the table holds its labels (it was blank: a
+/// repeated header paints no `<button>`).
+#[test]
+fn the_printed_report_is_a_few_pages_and_repeats_its_header_row() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (report, _) = render(tmp.path());
+    let pdf = pdf(&report);
+    let n = pages(&pdf);
+    assert!(n <= 30, "the printed report has {n} pages");
+    let second = page_text(&pdf, 2);
+    let head = second.lines().take(4).collect::<Vec<_>>().join("\n");
+    assert!(
+        head.contains("Language") && head.contains("Total (s)"),
+        "page 2 does not start with the header row:\n{second}"
+    );
+    let all: String = (1..=n).map(|p| page_text(&pdf, p)).collect();
+    for part in ["What was measured", "Time per benchmark", "Noisy ("] {
+        assert!(all.contains(part), "{part} is not printed");
+    }
+}
+
+/// The ws-echo edition at 1400 px: every column of its seventeen in view
+/// (the table was 1,558 px wide in a 1,350 px box, Client cores and Notes
+/// cut), and its facts named as they are ("Measured", not "ws-echo
+/// Measured": there is no CPU table beside them).
+#[test]
+fn the_ws_edition_fits_1400_px_and_names_its_facts_plainly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("2026-ws");
+    std::fs::create_dir(&dir).unwrap();
+    for f in ["ws.jsonl", "sessions.jsonl"] {
+        std::fs::copy(repo().join("results/2026-ws").join(f), dir.join(f)).unwrap();
+    }
+    let languages = repo().join("languages.toml");
+    let o = langbench(&[
+        "report",
+        "--languages",
+        languages.to_str().unwrap(),
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let page = dir.join("report.html");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("<dt>Measured</dt>"), "no Measured fact");
+    assert!(!html.contains("ws-echo Measured"), "ws-echo Measured");
+
+    let wide = probe(&page, 1400);
+    assert_eq!(wide["page"], 1400, "the page scrolls sideways: {wide}");
+    let heads = headers(&wide["tables"][0]);
+    assert_eq!(heads.len(), 17, "{heads:?}");
+    assert_eq!(heads.last().unwrap().0, "Notes", "{heads:?}");
+    let cut: Vec<&String> = heads.iter().filter(|h| h.1).map(|h| &h.0).collect();
+    assert!(cut.is_empty(), "columns cut at 1400 px: {cut:?}");
 }

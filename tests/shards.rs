@@ -261,7 +261,7 @@ fn runs_auto_stops_on_quiet_cells_and_flags_noisy_ones() {
     assert_eq!(count("noisy"), 5, "{runs:?}");
     let md = std::fs::read_to_string(f.path().join("results/summary.md")).unwrap();
     assert!(
-        md.contains("noisy / num-comb: noisy: 5 runs spread"),
+        md.contains("Noisy (1 of 2 cells)") && md.contains("spread more than 10.0%"),
         "{md}"
     );
     assert!(

@@ -167,10 +167,14 @@ fn render_each(
         if summary.is_none() {
             whole.title = doc.title.clone();
         }
+        // Prefixed only beside the CPU summary's own facts of the same
+        // names ("ws-echo Measured" on a page of ws figures alone said
+        // nothing the title does not).
+        let prefix = if summary.is_some() { "ws-echo " } else { "" };
         whole.meta.extend(
             doc.meta
                 .into_iter()
-                .map(|(k, v)| (format!("ws-echo {k}"), v)),
+                .map(|(k, v)| (format!("{prefix}{k}"), v)),
         );
         whole.details.extend(doc.details);
         whole.tables.extend(doc.tables);

@@ -440,7 +440,7 @@ fn chart(c: &BarChart) -> Markup {
             figure {
                 // The SVG renderer's output is trusted markup (it escapes its
                 // own labels); inlined so the page needs no other file.
-                div.wide { (PreEscaped(strip_prolog(&wide))) }
+                div.wide.tall[tall(&wide)] { (PreEscaped(strip_prolog(&wide))) }
                 div.narrow { (PreEscaped(strip_prolog(&narrow))) }
                 @if !c.caption.is_empty() {
                     figcaption { (text(&c.caption)) }
@@ -448,6 +448,18 @@ fn chart(c: &BarChart) -> Markup {
             }
         }
     }
+}
+
+/// Whether an SVG is more than twice as tall as wide (the bars of every
+/// variant and benchmark): printed, it keeps a readable width over
+/// several pages rather than shrinking to one.
+fn tall(svg: &str) -> bool {
+    let attr = |name: &str| -> Option<f64> {
+        let head = &svg[..svg.find('>')?];
+        let at = head.find(&format!(" {name}=\""))? + name.len() + 3;
+        head[at..].split('"').next()?.parse().ok()
+    };
+    matches!((attr("width"), attr("height")), (Some(w), Some(h)) if h > 2.0 * w)
 }
 
 /// "What was measured": a section per variant, linked from its rows.
@@ -469,7 +481,7 @@ fn measured(all: &[Measured]) -> Markup {
                         @if let Some(n) = &m.note {
                             dt { "Note" } dd { (text(n)) }
                         }
-                        dt { "From" } dd { (text(&m.source_of)) }
+                        dt.from { "From" } dd.from { (text(&m.source_of)) }
                     }
                     @for b in &m.benches {
                         div.bench {
@@ -579,7 +591,15 @@ th + th, td + td { border-left: 1px solid var(--line); }
 /* Longer texts wrap (a long version or command line must not widen the
    table off the page); figures and short texts ("2.50 → 2.10") do not. */
 td.wrap { white-space: normal; max-width: 15em; overflow-wrap: break-word; }
-td.long { white-space: normal; min-width: 14em; max-width: 28em; overflow-wrap: anywhere; }
+td.long { white-space: normal; min-width: 11em; max-width: 28em; overflow-wrap: anywhere; }
+/* A mark word in a figure's column ("NOT-INSTALLED") may fold at its
+   hyphen rather than widen the column. */
+td.num.failed { white-space: normal; }
+/* The ws table has seventeen columns: its texts (server, runtime,
+   library) wrap within a narrow column, so it fits 1400 px (it was
+   1,558 px wide in a 1,350 px box). */
+table[data-table="ws-summary"] td:not(.num):not(.long) { white-space: normal; min-width: 7em;
+  max-width: 10em; overflow-wrap: anywhere; }
 /* Cells that may fold when the table is short of room (see `td` in
    html.rs), each part in one piece. */
 td.fold { white-space: normal; }
@@ -693,13 +713,42 @@ footer { margin-top: 2em; font-size: 12px; color: var(--muted); }
   th, td { padding: 1px 3px; }
   td.wrap, td.long { max-width: 12em; min-width: 0; }
   thead th, th.label, td.label { position: static; }
-  thead th { min-width: 0; }
-  thead th button { padding: 2px 3px; }
+  thead th { min-width: 0; padding: 2px 3px; font-weight: 600; }
+  thead th.num { text-align: right; }
+  /* Chromium paints no form control in a header row it repeats on a
+     later page (the repeated rows were blank): printed, the sort button
+     is only its text, laid out as the header cell's own. */
+  thead th button { display: contents; }
   thead th button::after { content: none; }
   thead { display: table-header-group; }
-  tr, figure, .bench { break-inside: avoid; }
+  tr, .bench { break-inside: avoid; }
   tbody tr:hover td { background: inherit; }
-  section.variant pre { white-space: pre-wrap; font-size: 8px; }
+  /* A chart on one page with its title and caption; a tall one (a bar
+     per variant and benchmark) at a readable width over several. */
+  section.chart h2 { break-after: avoid; }
+  section.chart:not(:has(.tall)) { break-inside: avoid; }
+  figure .wide svg { width: auto; max-width: 100%; max-height: 165mm; }
+  figure .wide.tall svg { width: 75%; max-height: none; }
+  /* Chromium pushes an SVG taller than the page to the next one, which
+     left a tall chart's title alone on a page: the title goes beside the
+     chart's top, in the quarter of the width the chart leaves. */
+  section.chart:has(.tall) { break-before: page; position: relative; }
+  section.chart:has(.tall) h2 { position: absolute; top: 0; right: 0; margin: 0;
+    max-width: 24%; }
+  /* "What was measured" as a compact appendix in three columns: per
+     benchmark its time, toolchain, identity and commands; the sources
+     (on the page behind a click) and the per-variant provenance line are
+     left out. */
+  section.measured { break-before: page; font-size: 7px; columns: 3; column-gap: 5mm; }
+  section.measured > h2, section.measured > p.lead { column-span: all; }
+  section.variant { margin-top: 0.4em; }
+  section.variant h3 { font-size: 8px; margin: 0.3em 0 0; break-after: avoid; }
+  section.variant dl.meta { font-size: inherit; margin: 0; gap: 0 6px; }
+  section.variant .from, details.source, .bench dd > span.muted { display: none; }
+  .bench { display: grid; grid-template-columns: 5.5em minmax(0, 1fr); }
+  .bench h4 { margin: 0; font-size: inherit; }
+  section.variant pre { white-space: pre-wrap; font-size: 7px; padding: 0; border: 0;
+    background: none; margin: 0; }
 }
 "#;
 

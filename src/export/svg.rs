@@ -50,6 +50,8 @@ const GROUP_GAP_SINGLE: f64 = 5.0;
 const GROUP_GAP_MULTI: f64 = 8.0;
 /// Gap between a bar's end and its value text.
 const TEXT_PAD: f64 = 4.0;
+/// The least room between two tick labels.
+const TICK_GAP: f64 = 8.0;
 /// Plots taller than this repeat the tick labels on top.
 const TALL: f64 = 500.0;
 
@@ -177,8 +179,30 @@ impl Scale {
         Some(f.clamp(0.0, 1.0))
     }
 
-    /// Labelled ticks, as (value, label), in `unit`.
+    /// Labelled ticks, as (value, label), in `unit`, none of whose labels
+    /// comes closer than `TICK_GAP` to the one before it: a log axis's
+    /// 1-2-5 ticks are not evenly spaced, and "50 MB100 MB200 MB" ran
+    /// together where a rule of one per 40 px let them through.
     fn ticks(&self, plot_w: f64, unit: Unit) -> Vec<(f64, String)> {
+        let mut kept: Vec<(f64, String)> = Vec::new();
+        let mut right = f64::NEG_INFINITY;
+        for (v, label) in self.candidate_ticks(plot_w, unit) {
+            let Some(f) = self.fraction(v) else {
+                continue;
+            };
+            let (x, w) = (f * plot_w, text_width(&label, SMALL_FONT));
+            // As drawn: centred, or from the plot's start for the first.
+            let left = (x - w / 2.0).max(0.0);
+            if left >= right + TICK_GAP {
+                right = left + w;
+                kept.push((v, label));
+            }
+        }
+        kept
+    }
+
+    /// The ticks an axis could label, before [`Scale::ticks`] spaces them.
+    fn candidate_ticks(&self, plot_w: f64, unit: Unit) -> Vec<(f64, String)> {
         if let (Scale::Log { lo, top, .. }, Unit::Kb) = (*self, unit) {
             // KB, MB, GB: ticks at 1, 2, 5, 10, ... of each (binary units,
             // as RSS is counted), not at decimal powers of KB; thinned to
@@ -319,7 +343,12 @@ pub fn format_unit(v: f64, unit: Unit) -> String {
             } else {
                 (v, "KB")
             };
-            format!("{} {name}", format_value(scaled))
+            // 1020 MB, not "1.02k MB": below 1024 of a unit, whole ones.
+            if round_sig(scaled, 3) >= 1000.0 {
+                format!("{scaled:.0} {name}")
+            } else {
+                format!("{} {name}", format_value(scaled))
+            }
         }
     }
 }
@@ -1662,6 +1691,61 @@ mod tests {
             ys.windows(2).all(|w| w[1] - w[0] >= SMALL_FONT),
             "value texts collide"
         );
+    }
+
+    /// No two tick labels of a RAM axis run together (issue #40: "50
+    /// MB100 MB200 MB" on the 2026 page's RAM chart, whose RSS ran from
+    /// 10 MB to 6 GB), and a figure just under 1024 MB is whole MB, not
+    /// "1.02k MB".
+    #[test]
+    fn ram_tick_labels_keep_apart_and_mb_stay_whole() {
+        let rows = vec![
+            ("small", vec![bar(10_300.0)]),
+            ("mid", vec![bar(300_000.0)]),
+            ("big", vec![bar(6_260_000.0)]),
+        ];
+        let mut c = chart(true, &[], rows);
+        c.unit = Unit::Kb;
+        let svg = render(&c);
+        let doc = Document::parse(&svg).unwrap();
+        let ticks: Vec<(f64, f64, String)> = with_class(&doc, "tick")
+            .iter()
+            .filter(|t| !has_class(t, "top"))
+            .map(|t| {
+                let label = text_of(t);
+                let w = text_width(&label, SMALL_FONT);
+                let x = num(t, "x");
+                let left = match t.attribute("text-anchor") {
+                    Some("start") => x,
+                    Some("end") => x - w,
+                    _ => x - w / 2.0,
+                };
+                (left, left + w, label)
+            })
+            .collect();
+        assert!(ticks.len() >= 4, "{ticks:?}");
+        for w in ticks.windows(2) {
+            assert!(w[0].1 + 4.0 <= w[1].0, "tick labels collide: {ticks:?}");
+        }
+        // A narrower plot, where the old one-per-40-px rule kept all nine
+        // of 10 MB .. 5 GB and 100 MB and 200 MB overlapped by 1.6 px.
+        let scale = Scale::new(&c);
+        let (x, plot_w) = (|v: f64| scale.fraction(v).unwrap() * 380.0, 380.0);
+        let spans: Vec<(f64, f64, String)> = scale
+            .ticks(plot_w, Unit::Kb)
+            .into_iter()
+            .map(|(v, l)| {
+                let w = text_width(&l, SMALL_FONT);
+                (x(v) - w / 2.0, x(v) + w / 2.0, l)
+            })
+            .collect();
+        assert!(spans.len() >= 3, "{spans:?}");
+        for w in spans.windows(2) {
+            assert!(w[0].1 + 4.0 <= w[1].0, "tick labels collide: {spans:?}");
+        }
+        assert_eq!(format_unit(1020.0 * 1024.0, Unit::Kb), "1020 MB");
+        assert_eq!(format_unit(1024.0 * 1024.0, Unit::Kb), "1 GB");
+        assert_eq!(format_unit(512.0 * 1024.0, Unit::Kb), "512 MB");
     }
 
     #[test]

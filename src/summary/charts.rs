@@ -65,7 +65,8 @@ fn total_bar(row: &Row, ram: bool) -> Bar {
             value: None,
             mark: Mark::Failed,
             label: Some(format!(
-                "partial ({} of {})",
+                // Benchmarks: the terminal's "(2 of 3 runs)" counts runs.
+                "partial ({} of {} benchmarks)",
                 row.cells.values().filter(|c| c.wall_s().is_some()).count(),
                 row.cells.len() + row.missing.len() + row.no_program.len()
             )),
@@ -83,6 +84,10 @@ fn total_bar(row: &Row, ram: bool) -> Bar {
 fn row_label(row: &Row) -> String {
     format!("{} · {}", row.language, row.flags)
 }
+
+/// The RAM charts' axis: the tables' unit (KB, as rusage counts RSS) and
+/// the binary steps the chart's labels take from it.
+const RSS_AXIS: &str = "peak RSS (log scale; KB as in the tables, MB = 1024 KB, GB = 1024 MB)";
 
 const MARKS: &str = "Whiskers: the fastest to the slowest run. Marked bars are not plain correct \
                      figures (a non-zero exit, a wrong output, escaped work); labelled gaps have \
@@ -143,23 +148,13 @@ pub fn summary(s: &Summary) -> Vec<BarChart> {
             "seconds (log scale)",
             false,
         ),
-        total(
-            "total-ram",
-            "Total peak RAM per variant",
-            "peak RSS (log scale)",
-            true,
-        ),
+        total("total-ram", "Total peak RAM per variant", RSS_AXIS, true),
         by_bench(
             "time-by-benchmark",
             "Time per benchmark (s)",
             "seconds (log scale)",
             false,
         ),
-        by_bench(
-            "ram-by-benchmark",
-            "Peak RAM per benchmark",
-            "peak RSS (log scale)",
-            true,
-        ),
+        by_bench("ram-by-benchmark", "Peak RAM per benchmark", RSS_AXIS, true),
     ]
 }

@@ -2,7 +2,7 @@
 //! (why a cell is not a plain correct figure, the sessions' machine state)
 //! and, for the terminal only, what the maintainer could do about them.
 
-use super::{Row, Summary};
+use super::{Cell, Row, Summary};
 use crate::bench::Bench;
 use crate::document::Note;
 use crate::record::{RunRecord, Status};
@@ -18,35 +18,7 @@ impl Summary {
             return Some("not run: this results directory holds no run of it".into());
         };
         if c.status.is_ok() {
-            let mut says = Vec::new();
-            if let Some(n) = c.beats_cold_note() {
-                says.push(n);
-            }
-            if let Some((ran, asked)) = c.partial_runs() {
-                says.push(format!(
-                    "{ran} of {asked} runs: its session stopped before the rest; the figure is \
-                     the best of {ran}"
-                ));
-            } else if let Some(s) = c.noisy(self.noise_cv) {
-                says.push(format!(
-                    "noisy: {} {}runs spread {:.1}% (coefficient of variation; flagged above \
-                     {:.1}%): {:.3}–{:.3} s, mean {:.3} s",
-                    s.runs,
-                    if c.cold_left_out.is_empty() {
-                        ""
-                    } else {
-                        "warm "
-                    },
-                    s.cv * 100.0,
-                    self.noise_cv * 100.0,
-                    s.min,
-                    s.max,
-                    s.mean,
-                ));
-            }
-            if let Some(cold) = c.cold_figure() {
-                says.push(cold);
-            }
+            let says = self.measured_says(c, true);
             return (!says.is_empty()).then(|| says.join("; "));
         }
         let detail = c
@@ -74,6 +46,97 @@ impl Summary {
             c.status,
             // Records stored before stderr notes were cleaned.
             strip_ansi_escapes::strip_str(detail).replace('\n', " ")
+        ))
+    }
+
+    /// What a measured (correct) cell's note says: a cold figure, fewer
+    /// runs than asked, and with `noise` its runs' spread where it is
+    /// noisy (the notes under the table tell the noise in one line of its
+    /// own: [`Summary::noise_note`]).
+    fn measured_says(&self, c: &Cell, noise: bool) -> Vec<String> {
+        let mut says = Vec::new();
+        if let Some(n) = c.beats_cold_note() {
+            says.push(n);
+        }
+        if let Some((ran, asked)) = c.partial_runs() {
+            says.push(format!(
+                "{ran} of {asked} runs: its session stopped before the rest; the figure is \
+                 the best of {ran}"
+            ));
+        } else if let Some(s) = c.noisy(self.noise_cv).filter(|_| noise) {
+            says.push(format!(
+                "noisy: {} {}runs spread {:.1}% (coefficient of variation; flagged above \
+                 {:.1}%): {:.3}–{:.3} s, mean {:.3} s",
+                s.runs,
+                if c.cold_left_out.is_empty() {
+                    ""
+                } else {
+                    "warm "
+                },
+                s.cv * 100.0,
+                self.noise_cv * 100.0,
+                s.min,
+                s.max,
+                s.mean,
+            ));
+        }
+        if let Some(cold) = c.cold_figure() {
+            says.push(cold);
+        }
+        says
+    }
+
+    /// One line for every noisy cell of the table: how many, how much,
+    /// where; the machine's noise when it is most of the table's cells
+    /// (it was 95 notes of 118, three screens before the first chart,
+    /// and hid a program's own problems among them). Each cell still
+    /// shows its spread (`±N%`) and its note as its tooltip.
+    fn noise_note(&self) -> Option<Note> {
+        let measured: Vec<(Bench, &Cell)> = self
+            .rows
+            .iter()
+            .flat_map(|r| r.cells.iter().map(|(b, c)| (*b, c)))
+            .filter(|(_, c)| c.status.is_ok() && c.partial_runs().is_none())
+            .collect();
+        let mut cvs: Vec<(Bench, f64)> = measured
+            .iter()
+            .filter_map(|(b, c)| Some((*b, c.noisy(self.noise_cv)?.cv)))
+            .collect();
+        if cvs.is_empty() {
+            return None;
+        }
+        cvs.sort_by(|a, b| a.1.total_cmp(&b.1));
+        let n = cvs.len();
+        let median = if n % 2 == 1 {
+            cvs[n / 2].1
+        } else {
+            (cvs[n / 2 - 1].1 + cvs[n / 2].1) / 2.0
+        };
+        let per_bench: Vec<String> = self
+            .benches
+            .iter()
+            .filter_map(|(b, _)| {
+                let k = cvs.iter().filter(|(x, _)| x == b).count();
+                (k > 0).then(|| format!("{b} {k}"))
+            })
+            .collect();
+        let whose = if 4 * n > measured.len() {
+            "so many at once that it is the machine's noise while they ran more than the \
+             programs'"
+        } else {
+            "the machine's noise or the program's"
+        };
+        Some(Note::new(
+            format!("Noisy ({n} of {} cells)", measured.len()),
+            format!(
+                "their runs spread more than {:.1}% (coefficient of variation; median {:.1}%, \
+                 largest {:.1}%; {}): {whose}. Each shows its spread after its figure \
+                 (`±N%`), and its runs' range in its tooltip and the data files",
+                self.noise_cv * 100.0,
+                median * 100.0,
+                cvs[n - 1].1 * 100.0,
+                per_bench.join(", "),
+            ),
         ))
     }
 
@@ -106,12 +169,21 @@ impl Summary {
                     notes.push(Note::new(format!("{label} / {b}"), n));
                 }
             }
-            for b in row.cells.keys() {
-                if let Some(n) = self.cell_note(row, *b) {
+            // A measured cell's noise is told once for the table
+            // (`noise_note`), apart from what is wrong with a program.
+            for (b, c) in &row.cells {
+                let n = if c.status.is_ok() {
+                    let says = self.measured_says(c, false);
+                    (!says.is_empty()).then(|| says.join("; "))
+                } else {
+                    self.cell_note(row, *b)
+                };
+                if let Some(n) = n {
                     notes.push(Note::new(format!("{label} / {b}"), n));
                 }
             }
         }
+        notes.extend(self.noise_note());
         notes.extend(self.machine_state_notes());
         notes
     }

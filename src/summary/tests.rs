@@ -540,4 +540,39 @@ fn the_geometric_mean_weighs_every_benchmark_the_same() {
     assert_eq!(mean("a").text, "×2.00");
     assert_eq!(mean("b").text, "×1.41");
     assert_eq!(mean("c").text, "");
+
+/// The notes under the table tell the noise in one line, apart from a
+/// program's own problems (issue #40: 95 of 118 notes were one noisy cell
+/// each, three screens before the first chart); each noisy cell keeps its
+/// spread in its own note (the page's tooltip).
+#[test]
+fn noisy_cells_are_one_note_apart_from_a_programs_problems() {
+    let mut runs = Vec::new();
+    for v in ["a", "b", "c"] {
+        for (i, w) in [2.0, 1.5, 1.7].into_iter().enumerate() {
+            runs.push(rec(v, Bench::Assoc, i as u32 + 1, w, Status::Ok));
+        }
+    }
+    runs.push(rec("d", Bench::Assoc, 1, 1.0, Status::BadExit));
+    let s = Summary::from_stored(&Stored {
+        runs,
+        ..Default::default()
+    });
+    let notes = s.notes();
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(notes[0].key.ends_with(" / assoc"), "{notes:?}");
+    assert!(!notes[0].text.contains("noisy"), "{notes:?}");
+    assert_eq!(notes[1].key, "Noisy (3 of 3 cells)");
+    assert!(
+        notes[1].text.contains("assoc 3") && notes[1].text.contains("the machine's noise"),
+        "{}",
+        notes[1].text
+    );
+    assert!(notes.iter().all(|n| !n.text.starts_with("noisy:")));
+    let a = s.rows.iter().find(|r| r.variant == "a").unwrap();
+    assert!(
+        s.cell_note(a, Bench::Assoc)
+            .unwrap()
+            .starts_with("noisy: 3 runs spread")
+    );
 }
