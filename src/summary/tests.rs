@@ -540,6 +540,7 @@ fn the_geometric_mean_weighs_every_benchmark_the_same() {
     assert_eq!(mean("a").text, "×2.00");
     assert_eq!(mean("b").text, "×1.41");
     assert_eq!(mean("c").text, "");
+}
 
 /// The notes under the table tell the noise in one line, apart from a
 /// program's own problems (issue #40: 95 of 118 notes were one noisy cell
