@@ -203,6 +203,49 @@ fn ratios_by_cells(
 /// `langbench reproduce`: the sample measured again, its ratios against
 /// the edition's, the table and the sentence printed, the result stored.
 pub fn command(spawner: &Spawner, langs: &Languages, opts: &Options) -> Result<ExitCode> {
+    check_options(opts)?;
+    let edition = Store::open(&opts.edition)?.load()?;
+    let (size, benches) = edition_size(&edition, &opts.edition)?;
+    let ids = cpu_variants(&edition);
+    let installed = installed_here(spawner, langs, &ids, &opts.edition)?;
+    let seed = opts.seed.unwrap_or_else(crate::rounds::Rounds::fresh_seed);
+    let chosen = sample(&installed, opts.sample_pct, seed);
+    println!(
+        "Re-measuring {} of the {} installed variants of {} (sample {} %, at least {MIN_SAMPLE}; --seed {seed}): {}",
+        chosen.len(),
+        installed.len(),
+        opts.edition.display(),
+        opts.sample_pct,
+        chosen.join(" ")
+    );
+    let references = reference_set(langs)?;
+    let ref_ids: Vec<String> = references.iter().map(|v| v.id.clone()).collect();
+    let variants: Vec<&Variant> = langs
+        .variants
+        .iter()
+        .filter(|v| chosen.contains(&v.id))
+        .collect();
+    if opts.out.join(crate::store::RUNS).exists() {
+        bail!(
+            "{} already holds runs: re-measure into a new directory (nothing was changed)",
+            opts.out.display()
+        );
+    }
+    let run = run_options(opts, benches, size, seed, references);
+    let remeasured = remeasure(spawner, &variants, &run)?;
+    let sample = Sample {
+        seed,
+        chosen,
+        ref_ids,
+    };
+    let (result, date, machine) = compare(&edition, &remeasured, opts, sample)?;
+    publish(&result, opts, &date, &machine)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The options `reproduce` cannot work with, refused before anything is
+/// read: a sample that is no percentage, an `--out` that is the edition.
+fn check_options(opts: &Options) -> Result<()> {
     crate::store::results_dir(&opts.edition, "reproduce")?;
     ensure!(
         opts.sample_pct.is_finite() && opts.sample_pct > 0.0 && opts.sample_pct <= 100.0,
@@ -214,14 +257,29 @@ pub fn command(spawner: &Spawner, langs: &Languages, opts: &Options) -> Result<E
         "--out {} is the edition itself: the re-measured runs go into a directory of their own",
         opts.out.display()
     );
-    let edition = Store::open(&opts.edition)?.load()?;
-    let (size, benches) = edition_size(&edition, &opts.edition)?;
+    Ok(())
+}
+
+/// The variants the edition measured on the CPU benchmarks, in the order
+/// its runs first name them.
+fn cpu_variants(edition: &Stored) -> Vec<String> {
     let mut ids: Vec<String> = Vec::new();
     for r in &edition.runs {
         if r.bench.is_cpu() && !ids.contains(&r.variant) {
             ids.push(r.variant.clone());
         }
     }
+    ids
+}
+
+/// Which of the edition's variants `ids` are installed on this machine
+/// (asked of their toolchains); an error when none is.
+fn installed_here(
+    spawner: &Spawner,
+    langs: &Languages,
+    ids: &[String],
+    edition: &Path,
+) -> Result<Vec<String>> {
     let known: Vec<&Variant> = ids
         .iter()
         .filter_map(|id| langs.variants.iter().find(|v| &v.id == id))
@@ -243,20 +301,15 @@ pub fn command(spawner: &Spawner, langs: &Languages, opts: &Options) -> Result<E
         bail!(
             "none of the {} variants of {} is installed here (and in {}): install some with `langbench toolchains install`; nothing was measured",
             ids.len(),
-            opts.edition.display(),
+            edition.display(),
             langs.path.display()
         );
     }
-    let seed = opts.seed.unwrap_or_else(crate::rounds::Rounds::fresh_seed);
-    let chosen = sample(&installed, opts.sample_pct, seed);
-    println!(
-        "Re-measuring {} of the {} installed variants of {} (sample {} %, at least {MIN_SAMPLE}; --seed {seed}): {}",
-        chosen.len(),
-        installed.len(),
-        opts.edition.display(),
-        opts.sample_pct,
-        chosen.join(" ")
-    );
+    Ok(installed)
+}
+
+/// The languages file's reference set, which the ratios need.
+fn reference_set(langs: &Languages) -> Result<Vec<Variant>> {
     let references: Vec<Variant> = if langs.references.is_empty() {
         Vec::new()
     } else {
@@ -271,19 +324,19 @@ pub fn command(spawner: &Spawner, langs: &Languages, opts: &Options) -> Result<E
         "{} names no reference set ([edition] references): the ratios need one",
         langs.path.display()
     );
-    let ref_ids: Vec<String> = references.iter().map(|v| v.id.clone()).collect();
-    let variants: Vec<&Variant> = langs
-        .variants
-        .iter()
-        .filter(|v| chosen.contains(&v.id))
-        .collect();
-    if opts.out.join(crate::store::RUNS).exists() {
-        bail!(
-            "{} already holds runs: re-measure into a new directory (nothing was changed)",
-            opts.out.display()
-        );
-    }
-    let run = crate::suite::Options {
+    Ok(references)
+}
+
+/// The session that re-measures the sample: the edition's benchmarks and
+/// size, in rounds with the reference passes, balanced from the edition.
+fn run_options(
+    opts: &Options,
+    benches: Vec<Bench>,
+    size: Size,
+    seed: u64,
+    references: Vec<Variant>,
+) -> crate::suite::Options {
+    crate::suite::Options {
         benches,
         size,
         runs: opts.runs,
@@ -304,9 +357,18 @@ pub fn command(spawner: &Spawner, langs: &Languages, opts: &Options) -> Result<E
             block_s: opts.block_s,
             wait_quiet: None,
         }),
-    };
-    let (_, warnings) = crate::suite::benchmark(spawner, &variants, &run, || {
-        Ok(crate::suite::estimates(&run)?.progress)
+    }
+}
+
+/// Runs the session and reads back what it stored; an error when it was
+/// interrupted.
+fn remeasure(
+    spawner: &Spawner,
+    variants: &[&Variant],
+    run: &crate::suite::Options,
+) -> Result<Stored> {
+    let (_, warnings) = crate::suite::benchmark(spawner, variants, run, || {
+        Ok(crate::suite::estimates(run)?.progress)
     })?;
     for w in warnings {
         eprintln!("warning: {}", crate::inert::text(&w));
@@ -314,11 +376,34 @@ pub fn command(spawner: &Spawner, langs: &Languages, opts: &Options) -> Result<E
     if crate::signals::interrupted() {
         bail!(
             "interrupted: the runs so far are in {}; nothing was compared",
-            opts.out.display()
+            run.out.display()
         );
     }
-    let remeasured = Store::open(&opts.out)?.load()?;
-    let Some(host) = HostSpeed::of(&remeasured, Some(&ref_ids)) else {
+    Store::open(&run.out)?.load()
+}
+
+/// What was drawn: the seed, the variants it chose, the references.
+struct Sample {
+    seed: u64,
+    chosen: Vec<String>,
+    ref_ids: Vec<String>,
+}
+
+/// The re-measured ratios against the edition's (by its reference passes
+/// when it has them, else by its reference cells): the result, with the
+/// date and the machine it is stored under.
+fn compare(
+    edition: &Stored,
+    remeasured: &Stored,
+    opts: &Options,
+    sample: Sample,
+) -> Result<(Reproduction, String, String)> {
+    let Sample {
+        seed,
+        chosen,
+        ref_ids,
+    } = sample;
+    let Some(host) = HostSpeed::of(remeasured, Some(&ref_ids)) else {
         bail!(
             "the re-measuring session in {} has no reference pass that ran ok ({}): no ratios to compare",
             opts.out.display(),
@@ -326,14 +411,14 @@ pub fn command(spawner: &Spawner, langs: &Languages, opts: &Options) -> Result<E
         );
     };
     let in_sample = |v: &str| chosen.iter().any(|c| c == v);
-    let check = ratios_by_passes(&remeasured, &host, &in_sample);
-    let (edition_ratios, basis) = match HostSpeed::of(&edition, None) {
+    let check = ratios_by_passes(remeasured, &host, &in_sample);
+    let (edition_ratios, basis) = match HostSpeed::of(edition, None) {
         Some(h) => (
-            ratios_by_passes(&edition, &h, &in_sample),
+            ratios_by_passes(edition, &h, &in_sample),
             EditionBasis::ReferencePasses,
         ),
         None => (
-            ratios_by_cells(&edition, &ref_ids, &in_sample)?,
+            ratios_by_cells(edition, &ref_ids, &in_sample)?,
             EditionBasis::ReferenceCells,
         ),
     };
@@ -352,23 +437,30 @@ pub fn command(spawner: &Spawner, langs: &Languages, opts: &Options) -> Result<E
         edition: opts.edition.display().to_string(),
         seed,
         sample_pct: opts.sample_pct,
-        sample: chosen.clone(),
-        references: ref_ids.clone(),
+        sample: chosen,
+        references: ref_ids,
         edition_basis: basis,
         within: WITHIN,
         agreeing: agreement.agreeing(WITHIN),
         sentence: agreement.sentence(),
         agreement,
     };
-    print!("{}", table(&result));
-    if basis == EditionBasis::ReferenceCells {
+    Ok((result, date, machine))
+}
+
+/// The table and the sentence printed, `reproduced.json` written to the
+/// re-measured directory and, with `--store`, into the edition's
+/// `reproduced/` under the date and machine.
+fn publish(result: &Reproduction, opts: &Options, date: &str, machine: &str) -> Result<()> {
+    print!("{}", table(result));
+    if result.edition_basis == EditionBasis::ReferenceCells {
         println!(
             "The edition has no reference passes (references.jsonl): its ratios are against its own reference cells ({}) as measured, each in one state of the host.",
-            ref_ids.join(", ")
+            result.references.join(", ")
         );
     }
     println!("{}", crate::inert::text(&result.sentence));
-    let json = serde_json::to_vec_pretty(&result)?;
+    let json = serde_json::to_vec_pretty(result)?;
     let out = Store::open(&opts.out)?;
     out.write_derived("reproduced.json", &json)?;
     println!("Written {}", opts.out.join("reproduced.json").display());
@@ -376,13 +468,13 @@ pub fn command(spawner: &Spawner, langs: &Languages, opts: &Options) -> Result<E
         let name = format!(
             "{}/{}-{}.json",
             crate::store::REPRODUCED,
-            date.get(..10).unwrap_or(&date),
-            slug(&machine)
+            date.get(..10).unwrap_or(date),
+            slug(machine)
         );
         Store::open(&opts.edition)?.write_derived(&name, &json)?;
         println!("Stored {}", opts.edition.join(name).display());
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 fn same_dir(a: &Path, b: &Path) -> bool {

@@ -16,6 +16,7 @@ use anyhow::Result;
 
 use crate::document::{Document, Note};
 use crate::export::{Exporter, csv, html, markdown, svg, xlsx};
+use crate::record::{Origin, SessionRecord};
 use crate::store::Store;
 use crate::summary::{Summary, View, json, measured, runs};
 use crate::ws::record::{WS_RECORDS, WsRecord};
@@ -220,15 +221,39 @@ struct WsProvenance {
     notes: Vec<Note>,
 }
 
-fn ws_provenance(sessions: &[crate::record::SessionRecord], records: &[&WsRecord]) -> WsProvenance {
-    use crate::record::Origin;
+fn ws_provenance(sessions: &[SessionRecord], records: &[&WsRecord]) -> WsProvenance {
     let ids: std::collections::BTreeSet<&str> =
         records.iter().map(|r| r.session.as_str()).collect();
-    let used: Vec<&crate::record::SessionRecord> = sessions
+    let used: Vec<&SessionRecord> = sessions
         .iter()
         .filter(|s| ids.contains(s.session.as_str()))
         .collect();
     let published = records.iter().any(|r| r.origin == Origin::Published);
+    let (dates, year) = ws_dates(&used, records);
+    let title = match used.iter().find(|s| s.origin == Origin::Published) {
+        Some(s) if published => format!(
+            "langbench ws-echo {} edition (as published)",
+            s.session.strip_prefix("published-").unwrap_or(&s.session)
+        ),
+        _ => format!("langbench ws-echo {year} edition, measured {dates}"),
+    };
+    let mut meta = Vec::new();
+    if !published {
+        meta.extend(ws_measured(&used, &dates));
+    }
+    meta.extend(ws_machines(&used));
+    WsProvenance {
+        title,
+        meta,
+        details: ws_session_details(&used, records),
+        notes: ws_machine_notes(&used, records),
+    }
+}
+
+/// When the sessions measured: one day (`2023-05-01`) or a span (`… to
+/// …`), from the first session's start to the last record; and the year
+/// of the last record.
+fn ws_dates(used: &[&SessionRecord], records: &[&WsRecord]) -> (String, String) {
     let finished = records.iter().map(|r| r.finished_at.as_str());
     let (from, to) = (
         finished
@@ -242,38 +267,38 @@ fn ws_provenance(sessions: &[crate::record::SessionRecord], records: &[&WsRecord
         (a, b) if a == b => a,
         (a, b) => format!("{a} to {b}"),
     };
-    let title = match used.iter().find(|s| s.origin == Origin::Published) {
-        Some(s) if published => format!(
-            "langbench ws-echo {} edition (as published)",
-            s.session.strip_prefix("published-").unwrap_or(&s.session)
-        ),
-        _ => format!(
-            "langbench ws-echo {} edition, measured {dates}",
-            day(to).get(..4).unwrap_or("")
-        ),
-    };
-    let mut meta = Vec::new();
-    if !published {
-        meta.push((
+    (dates, day(to).get(..4).unwrap_or("").to_string())
+}
+
+/// What a measured (not published) edition says of its sessions: when,
+/// how many, which langbench versions.
+fn ws_measured(used: &[&SessionRecord], dates: &str) -> [(String, String); 2] {
+    let versions: std::collections::BTreeSet<&str> =
+        used.iter().map(|s| s.langbench_version.as_str()).collect();
+    [
+        (
             "Measured".into(),
             format!(
                 "{dates} (UTC), in {} session{} (listed below)",
                 used.len(),
                 if used.len() == 1 { "" } else { "s" }
             ),
-        ));
-        let versions: std::collections::BTreeSet<&str> =
-            used.iter().map(|s| s.langbench_version.as_str()).collect();
-        meta.push((
+        ),
+        (
             "langbench".into(),
             format!(
                 "{} (revision not recorded)",
                 versions.into_iter().collect::<Vec<_>>().join(", ")
             ),
-        ));
-    }
+        ),
+    ]
+}
+
+/// The machine the sessions ran on, or, when they ran on different
+/// hardware, each machine and its sessions, loudly.
+fn ws_machines(used: &[&SessionRecord]) -> Option<(String, String)> {
     let mut machines: Vec<(&crate::machine::Machine, Vec<&str>)> = Vec::new();
-    for s in &used {
+    for s in used {
         match machines.iter_mut().find(|(m, _)| m.same_as(&s.machine)) {
             Some((m, ss)) => {
                 *m = m.named_by(&s.machine);
@@ -283,9 +308,9 @@ fn ws_provenance(sessions: &[crate::record::SessionRecord], records: &[&WsRecord
         }
     }
     match machines.as_slice() {
-        [] => {}
-        [(m, _)] => meta.push(("Machine".into(), m.hardware())),
-        all => meta.push((
+        [] => None,
+        [(m, _)] => Some(("Machine".into(), m.hardware())),
+        all => Some((
             "Machines".into(),
             format!(
                 "DIFFERENT HARDWARE: {}",
@@ -296,15 +321,21 @@ fn ws_provenance(sessions: &[crate::record::SessionRecord], records: &[&WsRecord
             ),
         )),
     }
-    let servers_of = |id: &str| -> Vec<String> {
-        records
-            .iter()
-            .filter(|r| r.session == id)
-            .map(|r| r.variant.clone())
-            .collect()
-    };
-    let details = used
+}
+
+/// The servers (variants) measured in session `id`.
+fn ws_servers_of(records: &[&WsRecord], id: &str) -> Vec<String> {
+    records
         .iter()
+        .filter(|r| r.session == id)
+        .map(|r| r.variant.clone())
+        .collect()
+}
+
+/// One line per session: when, which langbench, which machine, which
+/// servers, and its command line.
+fn ws_session_details(used: &[&SessionRecord], records: &[&WsRecord]) -> Vec<(String, String)> {
+    used.iter()
         .map(|s| {
             (
                 format!("Session {}", s.session),
@@ -314,19 +345,25 @@ fn ws_provenance(sessions: &[crate::record::SessionRecord], records: &[&WsRecord
                     s.langbench_version,
                     s.machine.hardware(),
                     s.machine.kernel,
-                    servers_of(&s.session).join(", "),
+                    ws_servers_of(records, &s.session).join(", "),
                     shell_words::join(&s.command_line)
                 ),
             )
         })
-        .collect();
-    let notes = used
-        .iter()
+        .collect()
+}
+
+/// A note for each session that started on a machine that was not quiet.
+fn ws_machine_notes(used: &[&SessionRecord], records: &[&WsRecord]) -> Vec<Note> {
+    used.iter()
         .filter_map(|s| {
             let w = &s.hygiene.as_ref()?.warnings;
             (!w.is_empty()).then(|| {
                 Note::new(
-                    format!("Machine state ({})", servers_of(&s.session).join(", ")),
+                    format!(
+                        "Machine state ({})",
+                        ws_servers_of(records, &s.session).join(", ")
+                    ),
                     format!(
                         "session {} started on a machine that was not quiet: {}",
                         s.session,
@@ -335,13 +372,7 @@ fn ws_provenance(sessions: &[crate::record::SessionRecord], records: &[&WsRecord
                 )
             })
         })
-        .collect();
-    WsProvenance {
-        title,
-        meta,
-        details,
-        notes,
-    }
+        .collect()
 }
 
 /// `langbench report DIR`: rewrites the derived files of an existing results

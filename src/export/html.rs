@@ -87,19 +87,6 @@ const ALL_FLAGS: [Flag; 12] = [
 
 fn page(doc: &Document) -> Markup {
     let tables: Vec<&Table> = doc.tables.iter().filter(|t| !t.data_only).collect();
-    let flags = flags_used(&tables);
-    // Marks without a kind of their own get the generic swatches, each
-    // only where the page has one (no "flagged" in the legend of a page
-    // without a flagged cell).
-    let unflagged = |mark: Mark| {
-        tables.iter().any(|t| {
-            t.rows
-                .iter()
-                .flatten()
-                .any(|c| c.mark == mark && c.flag.is_none())
-        })
-    };
-    let (unflagged_flagged, unflagged_failed) = (unflagged(Mark::Flagged), unflagged(Mark::Failed));
     let anchors: BTreeSet<String> = doc
         .measured
         .iter()
@@ -137,46 +124,8 @@ fn page(doc: &Document) -> Markup {
                             }
                         }
                     }
-                    @if !tables.is_empty() || !doc.charts.is_empty() || !doc.measured.is_empty() {
-                        nav.toc aria-label="Contents" {
-                            ol {
-                                @for tb in &tables {
-                                    li { a href={ "#" (table_anchor(tb)) } { (text(&tb.title)) } }
-                                }
-                                @for c in &doc.charts {
-                                    li { a href={ "#" (chart_anchor(c)) } { (text(&c.title)) } }
-                                }
-                                @if !doc.measured.is_empty() {
-                                    li { a href="#measured" { "What was measured" } }
-                                }
-                            }
-                        }
-                    }
-                    @if !tables.is_empty() {
-                        div.legend {
-                            p {
-                                "Click a column header (or use Sort by) to sort. Notes under each \
-                                 table say why a cell is marked"
-                                @if !doc.measured.is_empty() {
-                                    "; a language links to what was measured for it"
-                                }
-                                "."
-                            }
-                            @if !flags.is_empty() || unflagged_flagged || unflagged_failed {
-                                ul.marks {
-                                    @for f in &flags {
-                                        li { span class={ "swatch flag-" (f.name()) } { (f.name()) } " " (f.meaning()) }
-                                    }
-                                    @if unflagged_flagged {
-                                        li { span.swatch.flagged { "flagged" } " a figure that is not a plain correct one" }
-                                    }
-                                    @if unflagged_failed {
-                                        li { span.swatch.failed { "failed" } " no figure" }
-                                    }
-                                }
-                            }
-                        }
-                    }
+                    (contents(doc, &tables))
+                    (legend(doc, &tables))
                 }
                 main {
                     @for t in &tables { (table(t, &anchors)) }
@@ -202,6 +151,71 @@ fn page(doc: &Document) -> Markup {
                     code { "langbench report DIR" } "."
                 }
                 script { (PreEscaped(JS)) }
+            }
+        }
+    }
+}
+
+/// The page's table of contents: its tables, charts and what was measured.
+fn contents(doc: &Document, tables: &[&Table]) -> Markup {
+    html! {
+        @if !tables.is_empty() || !doc.charts.is_empty() || !doc.measured.is_empty() {
+            nav.toc aria-label="Contents" {
+                ol {
+                    @for tb in tables {
+                        li { a href={ "#" (table_anchor(tb)) } { (text(&tb.title)) } }
+                    }
+                    @for c in &doc.charts {
+                        li { a href={ "#" (chart_anchor(c)) } { (text(&c.title)) } }
+                    }
+                    @if !doc.measured.is_empty() {
+                        li { a href="#measured" { "What was measured" } }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// How to read the tables: sorting, notes, and the marks the page uses.
+fn legend(doc: &Document, tables: &[&Table]) -> Markup {
+    let flags = flags_used(tables);
+    // Marks without a kind of their own get the generic swatches, each
+    // only where the page has one (no "flagged" in the legend of a page
+    // without a flagged cell).
+    let unflagged = |mark: Mark| {
+        tables.iter().any(|t| {
+            t.rows
+                .iter()
+                .flatten()
+                .any(|c| c.mark == mark && c.flag.is_none())
+        })
+    };
+    let (unflagged_flagged, unflagged_failed) = (unflagged(Mark::Flagged), unflagged(Mark::Failed));
+    html! {
+        @if !tables.is_empty() {
+            div.legend {
+                p {
+                    "Click a column header (or use Sort by) to sort. Notes under each \
+                     table say why a cell is marked"
+                    @if !doc.measured.is_empty() {
+                        "; a language links to what was measured for it"
+                    }
+                    "."
+                }
+                @if !flags.is_empty() || unflagged_flagged || unflagged_failed {
+                    ul.marks {
+                        @for f in &flags {
+                            li { span class={ "swatch flag-" (f.name()) } { (f.name()) } " " (f.meaning()) }
+                        }
+                        @if unflagged_flagged {
+                            li { span.swatch.flagged { "flagged" } " a figure that is not a plain correct one" }
+                        }
+                        @if unflagged_failed {
+                            li { span.swatch.failed { "failed" } " no figure" }
+                        }
+                    }
+                }
             }
         }
     }

@@ -473,6 +473,151 @@ fn series_colour(i: usize) -> &'static str {
     PALETTE[i % PALETTE.len()]
 }
 
+/// Bars per row: the most any row has, at least one per named series.
+fn series_count(chart: &BarChart) -> usize {
+    chart
+        .rows
+        .iter()
+        .map(|r| r.bars.len())
+        .chain([chart.series.len(), 1])
+        .max()
+        .unwrap_or(1)
+}
+
+/// The widest text of a bar slot, drawn bars' (`drawn`) or the others',
+/// and at least `floor`.
+fn widest_slot_text(chart: &BarChart, drawn: bool, floor: f64) -> f64 {
+    chart
+        .rows
+        .iter()
+        .flat_map(|r| &r.bars)
+        .filter(|b| drawn_value(b).is_some() == drawn)
+        .map(|b| slot_text_width(b, chart.unit))
+        .fold(floor, f64::max)
+}
+
+/// Left and right of the plot, and the image's width: the row labels'
+/// gutter (none on a phone, where labels sit above their bars), the plot
+/// at least its minimum wide, and room after it for the values.
+fn columns(chart: &BarChart, narrow: bool) -> (f64, f64, f64) {
+    let gutter = if narrow {
+        0.0
+    } else {
+        chart
+            .rows
+            .iter()
+            .map(|r| text_width(&r.label, FONT))
+            .fold(30.0f64, f64::max)
+            + 10.0
+    };
+    let after_bars = widest_slot_text(chart, true, 30.0) + TEXT_PAD + 6.0;
+    // Failed labels start at the axis and must fit in the plot.
+    let failed_w = widest_slot_text(chart, false, 0.0) + 2.0 * TEXT_PAD;
+    let plot_x0 = MARGIN + gutter;
+    let (nominal, min_plot) = if narrow {
+        (NARROW_WIDTH, NARROW_MIN_PLOT_W)
+    } else {
+        (WIDTH, MIN_PLOT_W)
+    };
+    let plot_w_nominal = nominal - MARGIN - after_bars - plot_x0;
+    let plot_w = plot_w_nominal.max(min_plot).max(failed_w);
+    let width = (plot_x0 + plot_w + after_bars + MARGIN).ceil();
+    (plot_x0, plot_x0 + plot_w, width)
+}
+
+/// The legend's entries (text, colour, flagged style): the series, when
+/// there are several, and the flagged style, when a bar has it.
+fn legend_entries(chart: &BarChart, series: usize) -> Vec<(String, String, bool)> {
+    let mut entries: Vec<(String, String, bool)> = Vec::new();
+    if series > 1 {
+        for i in 0..series {
+            let name = chart
+                .series
+                .get(i)
+                .cloned()
+                .unwrap_or_else(|| format!("series {}", i + 1));
+            entries.push((name, series_colour(i).to_string(), false));
+        }
+    }
+    let any = |m: Mark| chart.rows.iter().flat_map(|r| &r.bars).any(|b| b.mark == m);
+    if any(Mark::Flagged) {
+        entries.push(("flagged (see its label)".into(), "#888888".into(), true));
+    }
+    entries
+}
+
+/// The legend's entries placed from `y` down, wrapped to `width`; `y`
+/// ends below the legend.
+fn place_legend(entries: Vec<(String, String, bool)>, width: f64, y: &mut f64) -> Vec<LegendItem> {
+    let mut legend = Vec::new();
+    if entries.is_empty() {
+        return legend;
+    }
+    *y += 6.0;
+    let mut x = MARGIN;
+    for (text, colour, flagged) in entries {
+        let w = 14.0 + 5.0 + text_width(&text, SMALL_FONT) + 16.0;
+        if x > MARGIN && x + w > width - MARGIN {
+            x = MARGIN;
+            *y += 18.0;
+        }
+        legend.push(LegendItem {
+            text,
+            colour,
+            flagged,
+            x,
+            y: *y,
+        });
+        x += w;
+    }
+    *y += 18.0;
+    legend
+}
+
+/// The baseline of tick labels above a plot `rows_h` tall (only a tall one
+/// gets them), and `y` moved down to the plot's top.
+fn top_ticks(rows_h: f64, y: &mut f64) -> Option<f64> {
+    if rows_h > TALL {
+        *y += 16.0;
+        let baseline = *y - 4.0;
+        *y += 4.0;
+        Some(baseline)
+    } else {
+        *y += 6.0;
+        None
+    }
+}
+
+/// What goes below the plot (tick labels, the axis caption, the legend
+/// again when `legend_again`, the caption): how far down the legend is
+/// repeated, and the image's height.
+fn below_plot(
+    chart: &BarChart,
+    plot_y1: f64,
+    legend_again: bool,
+    legend: &[LegendItem],
+    caption_lines: &[String],
+) -> (Option<f64>, f64) {
+    // Tick marks and labels, the axis caption.
+    let mut y = plot_y1 + 4.0 + 14.0;
+    if !chart.axis.is_empty() {
+        y += 18.0;
+    }
+    let bottom_legend_dy = match (legend.first(), legend.last()) {
+        (Some(first), Some(last)) if legend_again => {
+            y += 8.0;
+            let dy = y - first.y;
+            y += last.y - first.y + 18.0;
+            Some(dy)
+        }
+        _ => None,
+    };
+    if !caption_lines.is_empty() {
+        y += 8.0 + caption_lines.len() as f64 * 15.0;
+    }
+    (bottom_legend_dy, (y + MARGIN).ceil())
+}
+
 /// One legend entry: a swatch and its text.
 struct LegendItem {
     text: String,
@@ -480,6 +625,16 @@ struct LegendItem {
     flagged: bool,
     x: f64,
     y: f64,
+}
+
+/// One bar's slot in its row's group: its series, the attributes that
+/// name it, who it is in a tooltip, its top and its text's baseline.
+struct Slot {
+    series: usize,
+    attrs: String,
+    who: String,
+    y: f64,
+    text_y: String,
 }
 
 /// Where everything goes.
@@ -514,51 +669,8 @@ impl Layout {
 
     fn new_with(chart: &BarChart, framed: bool, narrow: bool) -> Layout {
         let unit = chart.unit;
-        let series = chart
-            .rows
-            .iter()
-            .map(|r| r.bars.len())
-            .chain([chart.series.len(), 1])
-            .max()
-            .unwrap_or(1);
-        let gutter = if narrow {
-            0.0
-        } else {
-            chart
-                .rows
-                .iter()
-                .map(|r| text_width(&r.label, FONT))
-                .fold(30.0f64, f64::max)
-                + 10.0
-        };
-        let after_bars = chart
-            .rows
-            .iter()
-            .flat_map(|r| &r.bars)
-            .filter(|b| drawn_value(b).is_some())
-            .map(|b| slot_text_width(b, unit))
-            .fold(30.0f64, f64::max)
-            + TEXT_PAD
-            + 6.0;
-        // Failed labels start at the axis and must fit in the plot.
-        let failed_w = chart
-            .rows
-            .iter()
-            .flat_map(|r| &r.bars)
-            .filter(|b| drawn_value(b).is_none())
-            .map(|b| slot_text_width(b, unit))
-            .fold(0.0f64, f64::max)
-            + 2.0 * TEXT_PAD;
-        let plot_x0 = MARGIN + gutter;
-        let (nominal, min_plot) = if narrow {
-            (NARROW_WIDTH, NARROW_MIN_PLOT_W)
-        } else {
-            (WIDTH, MIN_PLOT_W)
-        };
-        let plot_w_nominal = nominal - MARGIN - after_bars - plot_x0;
-        let plot_w = plot_w_nominal.max(min_plot).max(failed_w);
-        let width = (plot_x0 + plot_w + after_bars + MARGIN).ceil();
-        let plot_x1 = plot_x0 + plot_w;
+        let series = series_count(chart);
+        let (plot_x0, plot_x1, width) = columns(chart, narrow);
         let inner_w = width - 2.0 * MARGIN;
 
         let mut y = MARGIN;
@@ -568,44 +680,7 @@ impl Layout {
             Vec::new()
         };
         y += title_lines.len() as f64 * (TITLE_FONT + 4.0);
-
-        // Legend: series (when there are several) and the flagged style.
-        let mut entries: Vec<(String, String, bool)> = Vec::new();
-        if series > 1 {
-            for i in 0..series {
-                let name = chart
-                    .series
-                    .get(i)
-                    .cloned()
-                    .unwrap_or_else(|| format!("series {}", i + 1));
-                entries.push((name, series_colour(i).to_string(), false));
-            }
-        }
-        let any = |m: Mark| chart.rows.iter().flat_map(|r| &r.bars).any(|b| b.mark == m);
-        if any(Mark::Flagged) {
-            entries.push(("flagged (see its label)".into(), "#888888".into(), true));
-        }
-        let mut legend = Vec::new();
-        if !entries.is_empty() {
-            y += 6.0;
-            let mut x = MARGIN;
-            for (text, colour, flagged) in entries {
-                let w = 14.0 + 5.0 + text_width(&text, SMALL_FONT) + 16.0;
-                if x > MARGIN && x + w > width - MARGIN {
-                    x = MARGIN;
-                    y += 18.0;
-                }
-                legend.push(LegendItem {
-                    text,
-                    colour,
-                    flagged,
-                    x,
-                    y,
-                });
-                x += w;
-            }
-            y += 18.0;
-        }
+        let legend = place_legend(legend_entries(chart, series), width, &mut y);
 
         let group_gap = if series > 1 {
             GROUP_GAP_MULTI
@@ -617,40 +692,21 @@ impl Layout {
         let pitch = group_h + group_gap + label_above;
         let rows_h = chart.rows.len().max(1) as f64 * pitch;
 
-        let top_ticks_y = if rows_h > TALL {
-            y += 16.0;
-            let baseline = y - 4.0;
-            y += 4.0;
-            Some(baseline)
-        } else {
-            y += 6.0;
-            None
-        };
+        let top_ticks_y = top_ticks(rows_h, &mut y);
         let plot_y0 = y;
         let plot_y1 = plot_y0 + rows_h;
-        // Tick marks and labels, the axis caption.
-        let mut y = plot_y1 + 4.0 + 14.0;
-        if !chart.axis.is_empty() {
-            y += 18.0;
-        }
-        let bottom_legend_dy = match (top_ticks_y, legend.first(), legend.last()) {
-            (Some(_), Some(first), Some(last)) if series > 1 => {
-                y += 8.0;
-                let dy = y - first.y;
-                y += last.y - first.y + 18.0;
-                Some(dy)
-            }
-            _ => None,
-        };
         let caption_lines = if framed {
             wrap(&chart.caption, inner_w, SMALL_FONT)
         } else {
             Vec::new()
         };
-        if !caption_lines.is_empty() {
-            y += 8.0 + caption_lines.len() as f64 * 15.0;
-        }
-        let height = (y + MARGIN).ceil();
+        let (bottom_legend_dy, height) = below_plot(
+            chart,
+            plot_y1,
+            top_ticks_y.is_some() && series > 1,
+            &legend,
+            &caption_lines,
+        );
 
         Layout {
             width,
@@ -844,45 +900,58 @@ impl Layout {
         out: &mut String,
     ) {
         let y = group_top + series as f64 * (BAR_H + BAR_GAP);
-        let text_y = fmt(y + BAR_H / 2.0 + SMALL_FONT * 0.35);
-        let slot = format!("data-row=\"{row}\" data-series=\"{series}\"");
         let who = if series_name.is_empty() {
             row_label.to_string()
         } else {
             format!("{row_label} / {series_name}")
         };
-        let fraction = drawn_value(bar).and_then(|v| self.scale.fraction(v));
-        let Some(fraction) = fraction else {
-            // No bar: the reason, at the start of the axis, in the slot.
-            let colour = if bar.mark == Mark::Failed {
-                FAILED_COLOUR
-            } else {
-                MUTED_COLOUR
-            };
-            let text = match (drawn_value(bar), &bar.label) {
-                // A value the axis cannot show (≤ 0 on a log scale).
-                (Some(v), None) => format_unit(v, self.unit),
-                (Some(v), Some(l)) => format!("{} {l}", format_unit(v, self.unit)),
-                (None, _) => missing_text(bar).to_string(),
-            };
-            let class = if bar.mark == Mark::Failed {
-                "failed"
-            } else {
-                "missing"
-            };
-            let _ = writeln!(
-                out,
-                "<text class=\"{class}\" {slot} x=\"{}\" y=\"{text_y}\" font-size=\"{SMALL_FONT}\" \
-                 font-weight=\"bold\" fill=\"{colour}\"><title>{}</title>{}</text>",
-                fmt(self.plot_x0 + TEXT_PAD),
-                esc(&format!("{who}: {text}")),
-                esc(&text)
-            );
-            return;
+        let slot = Slot {
+            series,
+            attrs: format!("data-row=\"{row}\" data-series=\"{series}\""),
+            who,
+            y,
+            text_y: fmt(y + BAR_H / 2.0 + SMALL_FONT * 0.35),
         };
+        match drawn_value(bar).and_then(|v| self.scale.fraction(v)) {
+            Some(fraction) => self.write_drawn_bar(&slot, bar, fraction, out),
+            None => self.write_missing_bar(&slot, bar, out),
+        }
+    }
+
+    /// No bar: the reason, at the start of the axis, in the slot.
+    fn write_missing_bar(&self, slot: &Slot, bar: &Bar, out: &mut String) {
+        let colour = if bar.mark == Mark::Failed {
+            FAILED_COLOUR
+        } else {
+            MUTED_COLOUR
+        };
+        let text = match (drawn_value(bar), &bar.label) {
+            // A value the axis cannot show (≤ 0 on a log scale).
+            (Some(v), None) => format_unit(v, self.unit),
+            (Some(v), Some(l)) => format!("{} {l}", format_unit(v, self.unit)),
+            (None, _) => missing_text(bar).to_string(),
+        };
+        let class = if bar.mark == Mark::Failed {
+            "failed"
+        } else {
+            "missing"
+        };
+        let _ = writeln!(
+            out,
+            "<text class=\"{class}\" {} x=\"{}\" y=\"{}\" font-size=\"{SMALL_FONT}\" \
+             font-weight=\"bold\" fill=\"{colour}\"><title>{}</title>{}</text>",
+            slot.attrs,
+            fmt(self.plot_x0 + TEXT_PAD),
+            slot.text_y,
+            esc(&format!("{}: {text}", slot.who)),
+            esc(&text)
+        );
+    }
+
+    /// A bar `fraction` of the plot long, its whiskers and its value.
+    fn write_drawn_bar(&self, slot: &Slot, bar: &Bar, fraction: f64, out: &mut String) {
         // Every drawn bar is at least a sliver long.
         let width = (fraction * (self.plot_x1 - self.plot_x0)).max(1.0);
-        let colour = series_colour(series);
         let (value, flag) = value_text(bar, self.unit);
         // Whiskers: the fastest to the slowest run.
         let whisker = bar
@@ -890,6 +959,40 @@ impl Layout {
             .filter(|(lo, hi)| hi > lo)
             .and_then(|(lo, hi)| Some((self.scale.fraction(lo)?, self.scale.fraction(hi)?)));
         let whisker_end = whisker.map_or(0.0, |(_, b)| b * (self.plot_x1 - self.plot_x0));
+        self.write_bar_rect(slot, bar, width, &value, flag, out);
+        if let Some((a, b)) = whisker {
+            self.write_whisker(slot, a, b, out);
+        }
+        let _ = write!(
+            out,
+            "<text class=\"value\" {} x=\"{}\" y=\"{}\" font-size=\"{SMALL_FONT}\">{}",
+            slot.attrs,
+            fmt(self.plot_x0 + width.max(whisker_end) + TEXT_PAD),
+            slot.text_y,
+            esc(&value)
+        );
+        if let Some(f) = flag {
+            let _ = write!(
+                out,
+                "<tspan class=\"flag\" dx=\"{TEXT_PAD}\" fill=\"{FLAG_COLOUR}\" font-style=\"italic\">{}</tspan>",
+                esc(f)
+            );
+        }
+        out.push_str("</text>\n");
+    }
+
+    /// The bar itself, `width` long, in its series' colour (dashed and
+    /// lighter when flagged), with its tooltip.
+    fn write_bar_rect(
+        &self,
+        slot: &Slot,
+        bar: &Bar,
+        width: f64,
+        value: &str,
+        flag: Option<&str>,
+        out: &mut String,
+    ) {
+        let colour = series_colour(slot.series);
         let (class, style) = if bar.mark == Mark::Flagged {
             (
                 "bar flagged",
@@ -912,6 +1015,7 @@ impl Layout {
                 )
             })
             .unwrap_or_default();
+        let who = &slot.who;
         let tip = match flag {
             Some(f) => format!("{who}: {value} ({f}){range}"),
             None => format!("{who}: {value}{range}"),
@@ -920,46 +1024,37 @@ impl Layout {
         let inset = if flag.is_some() { 0.6 } else { 0.0 };
         let _ = writeln!(
             out,
-            "<rect class=\"{class}\" {slot} x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" {style}>\
+            "<rect class=\"{class}\" {} x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" {style}>\
              <title>{}</title></rect>",
+            slot.attrs,
             fmt(self.plot_x0 + inset),
-            fmt(y + inset),
+            fmt(slot.y + inset),
             fmt((width - 2.0 * inset).max(1.0)),
             fmt(BAR_H - 2.0 * inset),
             esc(&tip)
         );
-        if let Some((a, b)) = whisker {
-            let (x0, x1) = (self.x_of(a), self.x_of(b));
-            let cy = y + BAR_H / 2.0;
-            let _ = writeln!(
-                out,
-                "<path class=\"whisker\" {slot} d=\"M{} {}H{}M{} {}V{}M{} {}V{}\" \
-                 stroke=\"{TEXT_COLOUR}\" stroke-width=\"1\" fill=\"none\"/>",
-                fmt(x0),
-                fmt(cy),
-                fmt(x1),
-                fmt(x0),
-                fmt(cy - 3.0),
-                fmt(cy + 3.0),
-                fmt(x1),
-                fmt(cy - 3.0),
-                fmt(cy + 3.0)
-            );
-        }
-        let _ = write!(
+    }
+
+    /// The whiskers from fraction `a` to `b` of the plot, across the bar's
+    /// middle.
+    fn write_whisker(&self, slot: &Slot, a: f64, b: f64, out: &mut String) {
+        let (x0, x1) = (self.x_of(a), self.x_of(b));
+        let cy = slot.y + BAR_H / 2.0;
+        let _ = writeln!(
             out,
-            "<text class=\"value\" {slot} x=\"{}\" y=\"{text_y}\" font-size=\"{SMALL_FONT}\">{}",
-            fmt(self.plot_x0 + width.max(whisker_end) + TEXT_PAD),
-            esc(&value)
+            "<path class=\"whisker\" {} d=\"M{} {}H{}M{} {}V{}M{} {}V{}\" \
+             stroke=\"{TEXT_COLOUR}\" stroke-width=\"1\" fill=\"none\"/>",
+            slot.attrs,
+            fmt(x0),
+            fmt(cy),
+            fmt(x1),
+            fmt(x0),
+            fmt(cy - 3.0),
+            fmt(cy + 3.0),
+            fmt(x1),
+            fmt(cy - 3.0),
+            fmt(cy + 3.0)
         );
-        if let Some(f) = flag {
-            let _ = write!(
-                out,
-                "<tspan class=\"flag\" dx=\"{TEXT_PAD}\" fill=\"{FLAG_COLOUR}\" font-style=\"italic\">{}</tspan>",
-                esc(f)
-            );
-        }
-        out.push_str("</text>\n");
     }
 
     fn write_axis(&self, chart: &BarChart, out: &mut String) {

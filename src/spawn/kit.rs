@@ -194,140 +194,153 @@ impl Args {
 /// The agent's arguments from its command line (after `__spawn`), as
 /// [`Args::to_argv`] writes them.
 pub(crate) fn parse(args: &[OsString]) -> Result<Args, String> {
-    let mut timeout_ms = 0;
-    let mut grace_ms = 2000;
-    let mut parent = 0;
-    let mut cpus = Vec::new();
-    let (mut contain, mut isolate, mut net) = (false, false, false);
-    let (mut rw, mut ro, mut hide, mut masks) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let (mut home, mut real_home, mut home_dir, mut cwd) = (None, None, None, None);
-    let mut mem_kb = 0;
-    let mut cgroup_procs = None;
-    let mut setenv = Vec::new();
-    let mut ids = None;
-    let (mut tmpfs_kb, mut max_procs, mut disk_kb) = (0, 0, 0);
-    let (mut binds, mut ro_binds, mut watch) = (Vec::new(), Vec::new(), Vec::new());
-    let mut netns = None;
+    let mut out = Args {
+        grace_ms: 2000,
+        ..Args::default()
+    };
     let mut i = 0;
     while i < args.len() {
-        let a = args[i].to_string_lossy();
-        let num = |j: usize| -> Result<u64, String> {
-            args.get(j)
-                .and_then(|v| v.to_str())
-                .and_then(|v| v.parse().ok())
-                .ok_or_else(|| format!("{a} needs a number"))
-        };
-        let path = |j: usize| -> Result<PathBuf, String> {
-            args.get(j)
-                .map(PathBuf::from)
-                .ok_or_else(|| format!("{a} needs a path"))
-        };
-        match a.as_ref() {
-            "--bind" | "--ro-bind" => {
-                let pair = (path(i + 1)?, path(i + 2)?);
-                if a == "--bind" {
-                    binds.push(pair);
-                } else {
-                    ro_binds.push(pair);
-                }
-                i += 3;
-                continue;
-            }
-            "--ids" => {
-                let (uid, gid) = (num(i + 1)?, num(i + 2)?);
-                ids = Some((uid as u32, gid as u32));
-                i += 3;
-                continue;
-            }
+        let flag = args[i].to_string_lossy();
+        if flag == "--" {
+            out.argv = command(&args[i + 1..])?;
+            out.contain |= out.isolate;
+            return Ok(out);
+        }
+        i += out.read_flag(&Values {
+            flag: &flag,
+            rest: &args[i + 1..],
+        })?;
+    }
+    Err("missing -- COMMAND".into())
+}
+
+/// The command after `--`: at least its program, no NUL anywhere.
+fn command(rest: &[OsString]) -> Result<Vec<CString>, String> {
+    let argv = rest
+        .iter()
+        .map(|s| CString::new(s.as_bytes()).map_err(|_| "NUL in argument".to_string()))
+        .collect::<Result<Vec<_>, _>>()?;
+    if argv.is_empty() {
+        return Err("no command after --".into());
+    }
+    Ok(argv)
+}
+
+/// One flag of the agent's command line and the arguments after it, read
+/// as the values the flag takes.
+struct Values<'a> {
+    flag: &'a str,
+    rest: &'a [OsString],
+}
+
+impl Values<'_> {
+    /// The `j`th value after the flag, a number.
+    fn num(&self, j: usize) -> Result<u64, String> {
+        self.rest
+            .get(j)
+            .and_then(|v| v.to_str())
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| format!("{} needs a number", self.flag))
+    }
+
+    /// The `j`th value after the flag, a path.
+    fn path(&self, j: usize) -> Result<PathBuf, String> {
+        self.rest
+            .get(j)
+            .map(PathBuf::from)
+            .ok_or_else(|| format!("{} needs a path", self.flag))
+    }
+
+    /// The value after `--cpus`: a list like 0,1 of CPUs a `cpu_set_t`
+    /// holds.
+    fn cpus(&self) -> Result<Vec<usize>, String> {
+        self.rest
+            .first()
+            .and_then(|v| v.to_str())
+            .map(|v| {
+                v.split(',')
+                    .map(str::parse)
+                    .collect::<Result<Vec<usize>, _>>()
+            })
+            .and_then(Result::ok)
+            .filter(|c| c.iter().all(|&c| c < libc::CPU_SETSIZE as usize))
+            .ok_or_else(|| "--cpus needs a list like 0,1 of CPUs below CPU_SETSIZE".to_string())
+    }
+}
+
+impl Args {
+    /// Reads one flag and its values into these arguments: how many
+    /// arguments that took, the flag's own included.
+    fn read_flag(&mut self, v: &Values) -> Result<usize, String> {
+        Ok(match v.flag {
             "--contain" | "--isolate" | "--net" => {
-                match a.as_ref() {
-                    "--contain" => contain = true,
-                    "--isolate" => isolate = true,
-                    _ => net = true,
+                match v.flag {
+                    "--contain" => self.contain = true,
+                    "--isolate" => self.isolate = true,
+                    _ => self.net = true,
                 }
-                i += 1;
-                continue;
+                1
             }
-            "--rw" => rw.push(path(i + 1)?),
-            "--hide" => hide.push(path(i + 1)?),
-            "--mask" => masks.push(path(i + 1)?),
-            "--ro" => ro.push(path(i + 1)?),
-            "--home" => home = Some(path(i + 1)?),
-            "--real-home" => real_home = Some(path(i + 1)?),
-            "--home-dir" => home_dir = Some(path(i + 1)?),
-            "--cwd" => cwd = Some(path(i + 1)?),
-            "--mem-kb" => mem_kb = num(i + 1)?,
-            "--tmpfs-kb" => tmpfs_kb = num(i + 1)?,
-            "--max-procs" => max_procs = num(i + 1)?,
-            "--disk-kb" => disk_kb = num(i + 1)?,
-            "--watch" => watch.push(path(i + 1)?),
-            "--netns" => netns = Some(path(i + 1)?),
-            "--cgroup-procs" => cgroup_procs = Some(path(i + 1)?),
-            "--setenv" => setenv.push(
-                args.get(i + 1)
+            "--bind" | "--ro-bind" | "--ids" => {
+                self.read_pair(v)?;
+                3
+            }
+            _ => {
+                self.read_value(v)?;
+                2
+            }
+        })
+    }
+
+    /// A flag followed by two values: a bind's source and target, or the
+    /// command's user and group.
+    fn read_pair(&mut self, v: &Values) -> Result<(), String> {
+        if v.flag == "--ids" {
+            let (uid, gid) = (v.num(0)?, v.num(1)?);
+            self.ids = Some((uid as u32, gid as u32));
+            return Ok(());
+        }
+        let pair = (v.path(0)?, v.path(1)?);
+        if v.flag == "--bind" {
+            self.binds.push(pair);
+        } else {
+            self.ro_binds.push(pair);
+        }
+        Ok(())
+    }
+
+    /// A flag followed by one value.
+    fn read_value(&mut self, v: &Values) -> Result<(), String> {
+        match v.flag {
+            "--rw" => self.rw.push(v.path(0)?),
+            "--hide" => self.hide.push(v.path(0)?),
+            "--mask" => self.masks.push(v.path(0)?),
+            "--ro" => self.ro.push(v.path(0)?),
+            "--home" => self.home = Some(v.path(0)?),
+            "--real-home" => self.real_home = Some(v.path(0)?),
+            "--home-dir" => self.home_dir = Some(v.path(0)?),
+            "--cwd" => self.cwd = Some(v.path(0)?),
+            "--mem-kb" => self.mem_kb = v.num(0)?,
+            "--tmpfs-kb" => self.tmpfs_kb = v.num(0)?,
+            "--max-procs" => self.max_procs = v.num(0)?,
+            "--disk-kb" => self.disk_kb = v.num(0)?,
+            "--watch" => self.watch.push(v.path(0)?),
+            "--netns" => self.netns = Some(v.path(0)?),
+            "--cgroup-procs" => self.cgroup_procs = Some(v.path(0)?),
+            "--setenv" => self.setenv.push(
+                v.rest
+                    .first()
                     .and_then(|v| CString::new(v.as_bytes()).ok())
                     .ok_or("--setenv needs KEY=VALUE")?,
             ),
-            "--timeout-ms" => timeout_ms = num(i + 1)?,
-            "--grace-ms" => grace_ms = num(i + 1)?,
-            "--parent" => parent = num(i + 1)? as i32,
-            "--cpus" => {
-                cpus = args
-                    .get(i + 1)
-                    .and_then(|v| v.to_str())
-                    .map(|v| {
-                        v.split(',')
-                            .map(str::parse)
-                            .collect::<Result<Vec<usize>, _>>()
-                    })
-                    .and_then(Result::ok)
-                    .filter(|c| c.iter().all(|&c| c < libc::CPU_SETSIZE as usize))
-                    .ok_or("--cpus needs a list like 0,1 of CPUs below CPU_SETSIZE")?;
-            }
-            "--" => {
-                let argv = args[i + 1..]
-                    .iter()
-                    .map(|s| CString::new(s.as_bytes()).map_err(|_| "NUL in argument".to_string()))
-                    .collect::<Result<Vec<_>, _>>()?;
-                if argv.is_empty() {
-                    return Err("no command after --".into());
-                }
-                return Ok(Args {
-                    cpus,
-                    timeout_ms,
-                    grace_ms,
-                    parent,
-                    argv,
-                    contain: contain || isolate,
-                    isolate,
-                    net,
-                    rw,
-                    ro,
-                    hide,
-                    masks,
-                    home,
-                    real_home,
-                    home_dir,
-                    cwd,
-                    mem_kb,
-                    cgroup_procs,
-                    setenv,
-                    here: false,
-                    ids,
-                    tmpfs_kb,
-                    binds,
-                    ro_binds,
-                    max_procs,
-                    disk_kb,
-                    watch,
-                    netns,
-                });
-            }
+            "--timeout-ms" => self.timeout_ms = v.num(0)?,
+            "--grace-ms" => self.grace_ms = v.num(0)?,
+            "--parent" => self.parent = v.num(0)? as i32,
+            "--cpus" => self.cpus = v.cpus()?,
             other => return Err(format!("unknown agent argument {other}")),
         }
-        i += 2;
+        Ok(())
     }
-    Err("missing -- COMMAND".into())
 }
 
 pub(crate) fn now_ns() -> u128 {
@@ -515,6 +528,44 @@ mod tests {
                 "--cpus {bad:?}: {e:?}"
             );
         }
+    }
+
+    /// What the agent says of a command line it cannot read: the flag and
+    /// what it needed (the parser's words, kept through its split into
+    /// one function per kind of flag).
+    #[test]
+    fn a_bad_agent_command_line_is_an_error_naming_the_flag() {
+        let cases: [(&[&str], &str); 10] = [
+            (&["--rw"], "--rw needs a path"),
+            (
+                &["--mem-kb", "lots", "--", "true"],
+                "--mem-kb needs a number",
+            ),
+            (&["--ids", "1"], "--ids needs a number"),
+            (&["--bind", "/a"], "--bind needs a path"),
+            (&["--ro-bind"], "--ro-bind needs a path"),
+            (&["--setenv"], "--setenv needs KEY=VALUE"),
+            (
+                &["--frobnicate", "1", "--", "true"],
+                "unknown agent argument --frobnicate",
+            ),
+            (&["--timeout-ms", "5", "--"], "no command after --"),
+            (&["--timeout-ms", "5"], "missing -- COMMAND"),
+            (&[], "missing -- COMMAND"),
+        ];
+        for (line, error) in cases {
+            assert_eq!(parse(&args(line)).err().as_deref(), Some(error), "{line:?}");
+        }
+        // Defaults, and --isolate implies --contain.
+        let a = parse(&args(&["--isolate", "--", "true"])).unwrap();
+        assert_eq!((a.grace_ms, a.contain, a.isolate), (2000, true, true));
+        // A value that looks like a flag is still the value.
+        let a = parse(&args(&["--rw", "--", "--", "x"])).unwrap();
+        assert_eq!(a.rw, vec![PathBuf::from("--")]);
+        assert_eq!(a.argv, vec![CString::new("x").unwrap()]);
+        use std::os::unix::ffi::OsStringExt;
+        let nul = vec![OsString::from("--"), OsString::from_vec(b"a\0b".to_vec())];
+        assert_eq!(parse(&nul).err().as_deref(), Some("NUL in argument"));
     }
 
     /// Every field written is read back as it was: the two sides of the
