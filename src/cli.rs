@@ -371,7 +371,7 @@ pub struct RunArgs {
     #[arg(long, help_heading = MEASUREMENT)]
     pub no_references: bool,
     /// Minutes of measuring between two reference passes.
-    #[arg(long, default_value_t = 15.0, help_heading = MEASUREMENT)]
+    #[arg(long, default_value_t = crate::reference::DEFAULT_BLOCK_S / 60.0, help_heading = MEASUREMENT)]
     pub block_minutes: f64,
     /// Before each reference pass, wait up to this many minutes for the
     /// host to be otherwise idle (under 10 % of its CPU time busy over 5

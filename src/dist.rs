@@ -53,9 +53,9 @@ use sha1::Digest;
 use crate::toolchain_dir::{self, InstallError};
 
 /// Overrides the npm registry (default `https://registry.npmjs.org`).
-pub const NPM_REGISTRY_ENV: &str = "LANGBENCH_NPM_REGISTRY";
+pub(crate) const NPM_REGISTRY_ENV: &str = "LANGBENCH_NPM_REGISTRY";
 /// Overrides the PyPI simple index (default `https://pypi.org/simple`).
-pub const PYPI_INDEX_ENV: &str = "LANGBENCH_PYPI_INDEX";
+pub(crate) const PYPI_INDEX_ENV: &str = "LANGBENCH_PYPI_INDEX";
 /// The largest archive accepted (a runtime is 40–150 MB compressed).
 const MAX_ARCHIVE: u64 = 1 << 30;
 /// The largest total unpacked size accepted.
@@ -295,7 +295,7 @@ fn inside(rel: &Path) -> bool {
 
 /// Checks an `install.dist` table (the error says what is wrong;
 /// config.rs adds the file and line).
-pub fn validate(spec: Spec) -> Result<(), String> {
+pub(crate) fn validate(spec: Spec) -> Result<(), String> {
     let d = spec.dist;
     let packages = d.packages()?;
     if packages.is_empty() {
@@ -351,7 +351,7 @@ pub fn validate(spec: Spec) -> Result<(), String> {
 /// The toolchain's directory name: the first package's name and version
 /// and a hash of the whole table (and of the languages file's directory
 /// when a launcher names `{root}`, since the script names it).
-pub fn dir_name(spec: Spec) -> String {
+pub(crate) fn dir_name(spec: Spec) -> String {
     let d = spec.dist;
     let mut h = sha1::Sha1::new();
     for p in &d.npm {
@@ -388,7 +388,7 @@ pub fn dir_name(spec: Spec) -> String {
 }
 
 /// The toolchain's directory.
-pub fn home(spec: Spec) -> PathBuf {
+pub(crate) fn home(spec: Spec) -> PathBuf {
     crate::maven::toolchains_dir().join(dir_name(spec))
 }
 
@@ -711,7 +711,7 @@ fn unpack_wheel(archive: &Path, dest: &Path, what: &str) -> Result<usize, String
 
 /// Installs one dist toolchain (a no-op when it is installed). Returns
 /// what it did; on error nothing is left under the toolchain's name.
-pub fn install(spec: Spec, dry_run: bool) -> Result<String, InstallError> {
+pub(crate) fn install(spec: Spec, dry_run: bool) -> Result<String, InstallError> {
     validate(spec).map_err(InstallError::Invalid)?;
     let packages = spec.dist.packages().map_err(InstallError::Invalid)?;
     let root = crate::maven::toolchains_dir();

@@ -56,7 +56,7 @@ fn cpu_ticks() -> Vec<(i32, String, u64)> {
 }
 
 /// Looks at the machine (takes about half a second).
-pub fn check() -> Hygiene {
+pub(crate) fn check() -> Hygiene {
     let mut h = Hygiene::default();
     // Every online CPU, not this thread's affinity (`ws` pins itself first).
     // SAFETY: sysconf reads a constant.
@@ -126,7 +126,7 @@ pub fn check() -> Hygiene {
 /// its start and the ticks of `/proc/stat` then, so that the share the
 /// hypervisor stole while it ran is known at its end.
 #[derive(Debug, Clone, Copy)]
-pub struct LoadWatch {
+pub(crate) struct LoadWatch {
     load: f64,
     ticks: Option<(u64, u64)>,
 }
@@ -168,7 +168,7 @@ impl Ticks {
 /// The share of every CPU's time that was busy over `window` (0–1), while
 /// langbench itself waits: what else runs on the host. `None` where
 /// `/proc/stat` cannot be read.
-pub fn busy_share(window: Duration) -> Option<f64> {
+pub(crate) fn busy_share(window: Duration) -> Option<f64> {
     let (b0, t0) = busy_ticks()?;
     std::thread::sleep(window);
     let (b1, t1) = busy_ticks()?;
@@ -179,14 +179,14 @@ pub fn busy_share(window: Duration) -> Option<f64> {
 /// busy over [`QUIET_WINDOW`]: on 2 cores, a tenth is a fifth of one core
 /// (a shell, an editor, the kernel's own threads stay well under it; a
 /// build or another benchmark does not).
-pub const QUIET_SHARE: f64 = 0.10;
+pub(crate) const QUIET_SHARE: f64 = 0.10;
 /// How long each look at the host's CPU time lasts.
-pub const QUIET_WINDOW: Duration = Duration::from_secs(5);
+pub(crate) const QUIET_WINDOW: Duration = Duration::from_secs(5);
 
 /// `--wait-quiet`: waits until the host is quiet (one window of at most
 /// [`QUIET_SHARE`] busy), at most `limit`, or until `stop` says so
 /// (Ctrl-C). Returns the last busy share seen and how long it waited.
-pub fn wait_quiet(limit: Duration, stop: impl Fn() -> bool) -> (Option<f64>, Duration) {
+pub(crate) fn wait_quiet(limit: Duration, stop: impl Fn() -> bool) -> (Option<f64>, Duration) {
     let start = std::time::Instant::now();
     let mut last = None;
     while !stop() {
@@ -211,7 +211,7 @@ pub struct HostLoad {
 
 impl LoadWatch {
     /// Starts watching: now's load average and ticks.
-    pub fn start() -> LoadWatch {
+    pub(crate) fn start() -> LoadWatch {
         LoadWatch {
             load: procfs::LoadAverage::current().map_or(0.0, |l| l.one as f64),
             ticks: steal_ticks(),
@@ -219,7 +219,7 @@ impl LoadWatch {
     }
 
     /// What the run met: the load at its start, the share stolen since.
-    pub fn end(self) -> HostLoad {
+    pub(crate) fn end(self) -> HostLoad {
         let steal = match (self.ticks, steal_ticks()) {
             (Some((s0, t0)), Some((s1, t1))) if t1 > t0 => {
                 s1.saturating_sub(s0) as f64 / (t1 - t0) as f64

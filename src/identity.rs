@@ -13,7 +13,7 @@ use crate::record::Identity;
 
 /// The identity of `variant`'s `bench` program at `n` on toolchain
 /// `version`; `None` if it has no program for `bench`.
-pub fn of(variant: &Variant, bench: Bench, n: u64, version: &str) -> Option<Identity> {
+pub(crate) fn of(variant: &Variant, bench: Bench, n: u64, version: &str) -> Option<Identity> {
     of_with(variant, bench, n, version, &mut Digests::default())
 }
 
@@ -24,10 +24,10 @@ pub fn of(variant: &Variant, bench: Bench, n: u64, version: &str) -> Option<Iden
 /// cell: 19,500 reads of the same few hundred files at 6,500 variants,
 /// issue #41); the files do not change under it.
 #[derive(Default)]
-pub struct Digests(std::collections::HashMap<(std::path::PathBuf, bool), String>);
+pub(crate) struct Digests(std::collections::HashMap<(std::path::PathBuf, bool), String>);
 
 /// [`of`], with the program digests `digests` holds already.
-pub fn of_with(
+pub(crate) fn of_with(
     variant: &Variant,
     bench: Bench,
     n: u64,

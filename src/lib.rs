@@ -2,7 +2,7 @@
 //! run the way `/usr/bin/time` does.
 
 pub mod bench;
-pub mod cell;
+pub(crate) mod cell;
 pub mod check;
 pub mod cli;
 pub mod compare;
@@ -26,13 +26,13 @@ pub(crate) mod nofollow;
 pub(crate) mod noise;
 pub mod progress;
 pub(crate) mod record;
-pub mod reference;
+pub(crate) mod reference;
 pub mod reproduce;
 pub(crate) mod reproduced;
-pub mod resume;
+pub(crate) mod resume;
 pub(crate) mod rounds;
 pub mod scaffold;
-pub mod schedule;
+pub(crate) mod schedule;
 pub(crate) mod scratch;
 pub(crate) mod session;
 pub(crate) mod shard;

@@ -35,10 +35,10 @@ use sha1::{Digest, Sha1};
 use crate::toolchain_dir::{self, InstallError};
 
 /// Overrides the toolchains directory.
-pub const DIR_ENV: &str = "LANGBENCH_TOOLCHAINS";
+pub(crate) const DIR_ENV: &str = "LANGBENCH_TOOLCHAINS";
 /// An extra Maven repository searched before Maven Central (a company
 /// mirror; the tests' local repository).
-pub const REPOSITORY_ENV: &str = "LANGBENCH_MAVEN_REPOSITORY";
+pub(crate) const REPOSITORY_ENV: &str = "LANGBENCH_MAVEN_REPOSITORY";
 /// The maven-dependency-plugin that copies the jars (pinned: the same
 /// resolution everywhere).
 const DEPENDENCY_PLUGIN: &str = "org.apache.maven.plugins:maven-dependency-plugin:3.11.0";
@@ -46,7 +46,7 @@ const DEPENDENCY_PLUGIN: &str = "org.apache.maven.plugins:maven-dependency-plugi
 /// Where Maven toolchains live: `$LANGBENCH_TOOLCHAINS`, else
 /// `$XDG_DATA_HOME/langbench/toolchains`, else
 /// `~/.local/share/langbench/toolchains`.
-pub fn toolchains_dir() -> PathBuf {
+pub(crate) fn toolchains_dir() -> PathBuf {
     let env = |k: &str| {
         std::env::var_os(k)
             .filter(|v| !v.is_empty())
@@ -65,7 +65,7 @@ pub fn toolchains_dir() -> PathBuf {
 
 /// One `group:artifact:version[:type]` of an `install.maven` list.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Artifact {
+pub(crate) struct Artifact {
     pub group: String,
     pub artifact: String,
     pub version: String,
@@ -156,7 +156,7 @@ fn expand(words: &[String], home: &Path, root: &Path) -> Vec<String> {
 
 /// Checks an `install` table's `maven`, `bin` and `setup` (the error says
 /// what is wrong; config.rs adds the file and line).
-pub fn validate(spec: Spec) -> Result<(), String> {
+pub(crate) fn validate(spec: Spec) -> Result<(), String> {
     let Spec {
         maven, bin, setup, ..
     } = spec;
@@ -209,7 +209,7 @@ pub fn validate(spec: Spec) -> Result<(), String> {
 /// version, and a hash of the whole table and of the files its setup
 /// names through `{root}` (so any change, a host launcher's source
 /// included, installs anew).
-pub fn dir_name(spec: Spec) -> String {
+pub(crate) fn dir_name(spec: Spec) -> String {
     let Spec {
         maven,
         bin,
@@ -244,13 +244,13 @@ pub fn dir_name(spec: Spec) -> String {
 }
 
 /// The installed toolchain's directory (`None`: not a Maven install).
-pub fn home(spec: Spec) -> Option<PathBuf> {
+pub(crate) fn home(spec: Spec) -> Option<PathBuf> {
     (!spec.maven.is_empty()).then(|| toolchains_dir().join(dir_name(spec)))
 }
 
 /// Whether the toolchain at `home` is complete (every launcher is there;
 /// the directory only appears under its name once everything is).
-pub fn is_installed(home: &Path, bin: &BTreeMap<String, String>) -> bool {
+pub(crate) fn is_installed(home: &Path, bin: &BTreeMap<String, String>) -> bool {
     bin.keys().all(|b| home.join("bin").join(b).is_file())
 }
 
@@ -396,7 +396,7 @@ fn mvn_failure(output: &str) -> String {
 /// an earlier languages.toml installed (an older version, another table),
 /// with their size in bytes. Half-built ones (`.partial-*`) are
 /// `scratch::remove_dead_partials`'s.
-pub fn unused(used: &std::collections::BTreeSet<String>) -> Vec<(PathBuf, u64)> {
+pub(crate) fn unused(used: &std::collections::BTreeSet<String>) -> Vec<(PathBuf, u64)> {
     let Ok(entries) = std::fs::read_dir(toolchains_dir()) else {
         return Vec::new();
     };
@@ -424,7 +424,7 @@ fn size_of_tree(dir: &Path) -> u64 {
 
 /// Installs one Maven toolchain (a no-op when it is installed). Returns
 /// what it did; on error nothing is left under the toolchain's name.
-pub fn install(
+pub(crate) fn install(
     spec: Spec,
     dry_run: bool,
     spawner: &crate::spawn::Spawner,

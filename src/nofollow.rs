@@ -27,7 +27,7 @@ use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 
 /// Where a walk creates the directories it misses, and for whom.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Create {
+pub(crate) enum Create {
     /// Nothing is created: a missing directory is an error.
     No,
     /// Missing directories are created (0755), owned by whoever walks.
@@ -39,7 +39,7 @@ pub enum Create {
 /// Opens `path` as langbench names it (its state directory, a build
 /// directory it made): links in it are the machine's own and followed.
 /// An `O_PATH` descriptor, for walking from.
-pub fn open_trusted(path: &Path) -> io::Result<OwnedFd> {
+pub(crate) fn open_trusted(path: &Path) -> io::Result<OwnedFd> {
     rustix::fs::open(
         path,
         OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
@@ -50,7 +50,7 @@ pub fn open_trusted(path: &Path) -> io::Result<OwnedFd> {
 
 /// Opens the absolute `path` without following a link anywhere in it (a
 /// path langbench made canonical, with a part a command could write).
-pub fn open_absolute(path: &Path) -> io::Result<OwnedFd> {
+pub(crate) fn open_absolute(path: &Path) -> io::Result<OwnedFd> {
     let rel = path.strip_prefix("/").map_err(|_| {
         io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -65,7 +65,7 @@ pub fn open_absolute(path: &Path) -> io::Result<OwnedFd> {
 /// one component at a time, following no link: an `O_PATH` descriptor
 /// of it. `rel` is relative, without `..` (an error otherwise); empty
 /// or `.` is `dir` itself.
-pub fn dir_beneath(dir: BorrowedFd<'_>, rel: &Path, create: Create) -> io::Result<OwnedFd> {
+pub(crate) fn dir_beneath(dir: BorrowedFd<'_>, rel: &Path, create: Create) -> io::Result<OwnedFd> {
     let mut cur = rustix::io::fcntl_dupfd_cloexec(dir, 0)?;
     let mut walked = std::path::PathBuf::new();
     for c in rel.components() {
@@ -137,7 +137,7 @@ fn chown_at(dir: BorrowedFd<'_>, name: &OsStr, uid: u32, gid: u32) -> io::Result
 
 /// Gives the directory (or file) `fd` is open on to `uid`:`gid`: the
 /// very one that was opened, whatever its path has become.
-pub fn chown_fd(fd: BorrowedFd<'_>, uid: u32, gid: u32) -> io::Result<()> {
+pub(crate) fn chown_fd(fd: BorrowedFd<'_>, uid: u32, gid: u32) -> io::Result<()> {
     rustix::fs::chownat(
         fd,
         "",
@@ -149,20 +149,20 @@ pub fn chown_fd(fd: BorrowedFd<'_>, uid: u32, gid: u32) -> io::Result<()> {
 }
 
 /// Whether `name` exists in `dir` (a link counts, unfollowed).
-pub fn exists_in(dir: BorrowedFd<'_>, name: &str) -> bool {
+pub(crate) fn exists_in(dir: BorrowedFd<'_>, name: &str) -> bool {
     rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).is_ok()
 }
 
 /// The regular file `name` in `dir`, opened without following a link
 /// (an error if it is one, or not a regular file: a FIFO never blocks
 /// the reader): its text.
-pub fn read_in(dir: BorrowedFd<'_>, name: &str) -> io::Result<String> {
+pub(crate) fn read_in(dir: BorrowedFd<'_>, name: &str) -> io::Result<String> {
     String::from_utf8(read_bytes_in(dir, OsStr::new(name))?)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
 
 /// [`read_in`], as bytes.
-pub fn read_bytes_in(dir: BorrowedFd<'_>, name: &OsStr) -> io::Result<Vec<u8>> {
+pub(crate) fn read_bytes_in(dir: BorrowedFd<'_>, name: &OsStr) -> io::Result<Vec<u8>> {
     let fd = rustix::fs::openat(
         dir,
         name,
@@ -183,7 +183,7 @@ pub fn read_bytes_in(dir: BorrowedFd<'_>, name: &OsStr) -> io::Result<Vec<u8>> {
 /// `chown -R` of the directory `dir` to `uid`:`gid`, beneath it only:
 /// every entry given without following it, every subdirectory entered
 /// without following a link.
-pub fn chown_tree(dir: BorrowedFd<'_>, uid: u32, gid: u32) -> io::Result<()> {
+pub(crate) fn chown_tree(dir: BorrowedFd<'_>, uid: u32, gid: u32) -> io::Result<()> {
     chown_fd(dir, uid, gid)?;
     let readable = rustix::fs::openat(
         dir,
@@ -217,7 +217,7 @@ pub fn chown_tree(dir: BorrowedFd<'_>, uid: u32, gid: u32) -> io::Result<()> {
 
 /// Writes `body` as the file `name` in `dir` (created 0644, or
 /// truncated), never through a link.
-pub fn write_in(dir: BorrowedFd<'_>, name: &str, body: &[u8]) -> io::Result<()> {
+pub(crate) fn write_in(dir: BorrowedFd<'_>, name: &str, body: &[u8]) -> io::Result<()> {
     let fd = rustix::fs::openat(
         dir,
         name,
@@ -236,7 +236,7 @@ pub fn write_in(dir: BorrowedFd<'_>, name: &str, body: &[u8]) -> io::Result<()> 
 
 /// Renames `from` to `to`, both in `dir` (neither followed), unless `to`
 /// exists.
-pub fn rename_in(dir: BorrowedFd<'_>, from: &str, to: &str) -> io::Result<()> {
+pub(crate) fn rename_in(dir: BorrowedFd<'_>, from: &str, to: &str) -> io::Result<()> {
     rustix::fs::renameat_with(dir, from, dir, to, rustix::fs::RenameFlags::NOREPLACE)
         .map_err(Into::into)
 }

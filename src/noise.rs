@@ -28,18 +28,18 @@ use crate::record::{RunRecord, SessionRecord};
 /// and Crystal its prelude (7.5× at the 2021 sizes), which no factor tells
 /// from a remembered answer. Remembered answers at the edition's sizes
 /// make a figure 45–75× too fast (the attack).
-pub const WARM_FACTOR: f64 = 4.0;
+pub(crate) const WARM_FACTOR: f64 = 4.0;
 
 /// Seconds a later run must gain on the first before [`WARM_FACTOR`]
 /// counts: below this, the ratio of two runs of a few milliseconds is the
 /// machine's noise (c-gcc str-comb's run step at N = 30,000: 29 ms, then 6
 /// ms), not the program's.
-pub const WARM_GAIN_FLOOR_S: f64 = 0.2;
+pub(crate) const WARM_GAIN_FLOOR_S: f64 = 0.2;
 
 /// Whether a later run of `warm_s` seconds beats a first one of `cold_s`
 /// at the same size by more than a toolchain's cache explains
 /// ([`WARM_FACTOR`], [`WARM_GAIN_FLOOR_S`]).
-pub fn beats_cold(cold_s: f64, warm_s: f64) -> bool {
+pub(crate) fn beats_cold(cold_s: f64, warm_s: f64) -> bool {
     cold_s - warm_s >= WARM_GAIN_FLOOR_S && cold_s > WARM_FACTOR * warm_s
 }
 
@@ -93,7 +93,7 @@ impl Spread {
 /// The runs whose wall times describe a cell's noise, of `runs` (its runs
 /// with figures), and the runs left out of them.
 #[derive(Debug, Clone)]
-pub struct NoiseSample<'a> {
+pub(crate) struct NoiseSample<'a> {
     /// Counted in the spread (CV, mean, median, stddev, min–max range),
     /// the noisy flag, shared ranks, `--runs auto`'s stop rule and
     /// `compare`'s significance test.
@@ -115,7 +115,7 @@ impl<'a> NoiseSample<'a> {
     /// record) counts as warm. With fewer than two warm runs (`--runs 2`,
     /// `--cold-caches`) there is no spread of warm runs to take, and every
     /// run counts, as before caches were recorded.
-    pub fn of(runs: impl IntoIterator<Item = &'a RunRecord>) -> NoiseSample<'a> {
+    pub(crate) fn of(runs: impl IntoIterator<Item = &'a RunRecord>) -> NoiseSample<'a> {
         let runs: Vec<&RunRecord> = runs.into_iter().collect();
         let cold = |r: &RunRecord| r.cache == Some(crate::record::CacheStart::Cold);
         let (cold_runs, warm): (Vec<&RunRecord>, Vec<&RunRecord>) =
@@ -134,7 +134,7 @@ impl<'a> NoiseSample<'a> {
     }
 
     /// The counted runs' wall times.
-    pub fn walls(&self) -> Vec<f64> {
+    pub(crate) fn walls(&self) -> Vec<f64> {
         self.counted.iter().map(|r| r.wall_s).collect()
     }
 }

@@ -18,7 +18,7 @@ use crate::spawn::Exit;
 /// refuse records newer than they know and read older ones (see
 /// `results/README.md`). 2 added `origin` (published figures) and the
 /// `did-not-finish` status; a schema-1 record reads as measured.
-pub const SCHEMA: u32 = 2;
+pub(crate) const SCHEMA: u32 = 2;
 
 /// Where a record's figures come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -233,7 +233,7 @@ pub struct RunRecord {
 /// How busy the host was around one run: defined beside what measures it
 /// (`hygiene`, as the session's `Hygiene` is), so that `hygiene` needs
 /// nothing of this file.
-pub use crate::hygiene::HostLoad;
+pub(crate) use crate::hygiene::HostLoad;
 
 /// The identity of what a run ran, so a reader (and `--resume`, and
 /// `compare`) can tell a faster toolchain from a changed program.
@@ -384,7 +384,7 @@ pub struct VariantInfo {
 /// langbench's version as records store it: the crate's version, with the
 /// git revision it was built from when built from a checkout
 /// (`0.1.0 (1f30ee3a9c2d)`).
-pub fn langbench_version() -> String {
+pub(crate) fn langbench_version() -> String {
     let version = env!("CARGO_PKG_VERSION");
     match env!("LANGBENCH_GIT_REV") {
         "" => version.to_string(),
@@ -393,7 +393,7 @@ pub fn langbench_version() -> String {
 }
 
 /// Now, as stored in records.
-pub fn now_rfc3339() -> String {
+pub(crate) fn now_rfc3339() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 

@@ -34,7 +34,7 @@ use crate::store::Stored;
 /// A block's length when `--block-minutes` is not given: about 15
 /// minutes of measuring between two reference passes, so the references
 /// (about 100 s a pass at the 2021 sizes) cost about a tenth of the time.
-pub const DEFAULT_BLOCK_S: f64 = 15.0 * 60.0;
+pub(crate) const DEFAULT_BLOCK_S: f64 = 15.0 * 60.0;
 
 /// The quality gate's limit ([`HostSpeed::moved`]): a reference pass
 /// whose speed is more than 10 % off both its neighbours' is flagged.
@@ -45,12 +45,12 @@ pub const DEFAULT_BLOCK_S: f64 = 15.0 * 60.0;
 /// judged against a speed that did not hold), not a pass measured
 /// noisily. The drift the issue measured between sittings (1.41× over 8,
 /// about 5 % from one to the next) stays below it.
-pub const MOVED_LIMIT: f64 = 0.10;
+pub(crate) const MOVED_LIMIT: f64 = 0.10;
 
 /// When a run ran: the middle of its wall time, in seconds since the
 /// epoch (`finished_at` less half its wall time); `None` if its time does
 /// not parse.
-pub fn midpoint(r: &RunRecord) -> Option<f64> {
+pub(crate) fn midpoint(r: &RunRecord) -> Option<f64> {
     let end = chrono::DateTime::parse_from_rfc3339(&r.finished_at).ok()?;
     Some(end.timestamp() as f64 - r.wall_s / 2.0)
 }

@@ -12,7 +12,7 @@ use crate::reference::Normalised;
 
 /// The tolerance the page states ("within 5 %"): the goal is 90 %
 /// of rows within it.
-pub const WITHIN: f64 = 0.05;
+pub(crate) const WITHIN: f64 = 0.05;
 
 /// One row measured again.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -18,7 +18,7 @@ use crate::store::Stored;
 /// How this session measures, to compare with the session of a cell's
 /// stored runs.
 #[derive(Debug, Clone)]
-pub struct Now {
+pub(crate) struct Now {
     pub size: Size,
     pub runs: Runs,
     /// The spawner's containment, as sessions record it.
@@ -29,7 +29,7 @@ pub struct Now {
 
 /// What the results directory holds of one cell.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Held {
+pub(crate) enum Held {
     /// Nothing to keep: runs from its first run.
     Nothing,
     /// Complete: nothing to run.
@@ -69,7 +69,7 @@ fn complete(cell: &[&RunRecord], runs: Runs) -> bool {
 
 /// The cells `stored` holds complete: what `--resume` skips (and `--plan`
 /// counts as done).
-pub fn complete_cells(stored: &Stored, runs: Runs) -> HashSet<(String, Bench)> {
+pub(crate) fn complete_cells(stored: &Stored, runs: Runs) -> HashSet<(String, Bench)> {
     cells(stored)
         .into_iter()
         .filter(|(_, cell)| complete(cell, runs))
@@ -111,13 +111,14 @@ fn differs(s: &SessionRecord, now: &Now) -> Option<String> {
 
 /// What the results directory holds of each cell it has runs of. Cells it
 /// does not name hold nothing.
-pub fn held(stored: &Stored, now: &Now) -> BTreeMap<(String, Bench), Held> {
+#[cfg(test)]
+pub(crate) fn held(stored: &Stored, now: &Now) -> BTreeMap<(String, Bench), Held> {
     held_of(stored, &cells(stored), now)
 }
 
 /// [`held`], and the cells whose program changed ([`program_changes`])
 /// marked to run again: both from one grouping of the records by cell.
-pub fn held_now(
+pub(crate) fn held_now(
     stored: &Stored,
     now: &Now,
     variants: &[&crate::config::Variant],
@@ -208,7 +209,7 @@ fn partial(
 /// file alone, so this is decided before any probe; a new toolchain
 /// version is seen only where runs are carried on ([`keeps`], after the
 /// probe). Runs without an identity (older records) are unknown: kept.
-pub fn program_changes(
+pub(crate) fn program_changes(
     stored: &Stored,
     variants: &[&crate::config::Variant],
     size: Size,
@@ -265,7 +266,11 @@ fn short(digest: &str) -> &str {
 /// Whether the kept runs of a partial cell ran what this session runs: the
 /// toolchain version it probed and the program's identity (its digest;
 /// a run without one is unknown, and kept). `Err`: why not.
-pub fn keeps(runs: &[RunRecord], version: &str, identity: Option<&Identity>) -> Result<(), String> {
+pub(crate) fn keeps(
+    runs: &[RunRecord],
+    version: &str,
+    identity: Option<&Identity>,
+) -> Result<(), String> {
     for r in runs {
         if !r.version.is_empty() && !version.is_empty() && r.version != version {
             return Err(format!(

@@ -15,13 +15,13 @@
 /// round `r` with `seed + r`, so a session's order can be told again from
 /// its record (`schedule.seed`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Rounds {
+pub(crate) struct Rounds {
     pub seed: u64,
 }
 
 impl Rounds {
     /// A seed from the clock, for a session that was given none.
-    pub fn fresh_seed() -> u64 {
+    pub(crate) fn fresh_seed() -> u64 {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap_or_default();
@@ -31,7 +31,7 @@ impl Rounds {
     }
 
     /// Round `round`'s order of `cells` (indices into it): every index once.
-    pub fn order(&self, round: u32, cells: usize) -> Vec<usize> {
+    pub(crate) fn order(&self, round: u32, cells: usize) -> Vec<usize> {
         let mut order: Vec<usize> = (0..cells).collect();
         // fastrand's generator (wyrand) is fixed within its major version:
         // the same seed gives the same order on every machine.
@@ -43,7 +43,7 @@ impl Rounds {
 /// When the next reference pass is due: after `block_s` seconds of
 /// measuring since the last one.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Blocks {
+pub(crate) struct Blocks {
     block_s: f64,
     /// Seconds measured since the last pass.
     since: f64,
@@ -53,7 +53,7 @@ pub struct Blocks {
 
 impl Blocks {
     /// Blocks of `block_s` seconds; the first pass (block 0) is due at once.
-    pub fn new(block_s: f64) -> Blocks {
+    pub(crate) fn new(block_s: f64) -> Blocks {
         Blocks {
             block_s,
             since: f64::INFINITY,
@@ -62,18 +62,18 @@ impl Blocks {
     }
 
     /// The block the next run belongs to.
-    pub fn current(&self) -> u32 {
+    pub(crate) fn current(&self) -> u32 {
         self.block
     }
 
     /// Whether a reference pass is due before the next run.
-    pub fn due(&self) -> bool {
+    pub(crate) fn due(&self) -> bool {
         self.since >= self.block_s
     }
 
     /// A reference pass was made: the pass's number (its block), and the
     /// next block begins.
-    pub fn passed(&mut self) -> u32 {
+    pub(crate) fn passed(&mut self) -> u32 {
         let pass = self.block;
         self.block += 1;
         self.since = 0.0;
@@ -81,7 +81,7 @@ impl Blocks {
     }
 
     /// A run of `seconds` was measured in the current block.
-    pub fn measured(&mut self, seconds: f64) {
+    pub(crate) fn measured(&mut self, seconds: f64) {
         if self.since.is_finite() {
             self.since += seconds.max(0.0);
         }
@@ -89,7 +89,7 @@ impl Blocks {
 
     /// Whether anything was measured since the last pass (a closing pass
     /// is then needed, so that the block's runs lie between two).
-    pub fn open(&self) -> bool {
+    pub(crate) fn open(&self) -> bool {
         self.since.is_finite() && self.since > 0.0
     }
 }
@@ -99,7 +99,7 @@ impl Blocks {
 /// closing one. The time left during a run counts with this (the pass
 /// before the first block is behind it then), and so does `run --plan`
 /// ([`passes`]), so the two agree.
-pub fn passes_after(rest_s: f64, block_s: f64) -> u32 {
+pub(crate) fn passes_after(rest_s: f64, block_s: f64) -> u32 {
     if rest_s <= 0.0 || block_s <= 0.0 || !rest_s.is_finite() {
         return 0;
     }
@@ -109,7 +109,7 @@ pub fn passes_after(rest_s: f64, block_s: f64) -> u32 {
 /// Every reference pass of a session that measures `measure_s` seconds:
 /// the one before the first block and [`passes_after`] (none when there is
 /// nothing to measure).
-pub fn passes(measure_s: f64, block_s: f64) -> u32 {
+pub(crate) fn passes(measure_s: f64, block_s: f64) -> u32 {
     match passes_after(measure_s, block_s) {
         0 => 0,
         n => n + 1,

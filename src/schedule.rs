@@ -24,10 +24,10 @@ use anyhow::Result;
 
 use crate::noise::Runs;
 use crate::record::{RunRecord, Status};
-pub use crate::rounds::{Blocks, Rounds};
+pub(crate) use crate::rounds::{Blocks, Rounds};
 
 /// Sets cells up, makes one run of a cell at a time and keeps the records.
-pub trait CellExecutor {
+pub(crate) trait CellExecutor {
     /// Gets cell `k` ready for its runs, when it is first chosen: the runs
     /// `--resume` keeps of it, or the one record of a cell that cannot run
     /// (its toolchain missing, its caches or `prepare` failed).
@@ -51,7 +51,7 @@ pub trait CellExecutor {
 }
 
 /// A cell set up ([`CellExecutor::ready`]).
-pub enum Ready {
+pub(crate) enum Ready {
     /// It runs, after these runs `--resume` kept (numbered from 1).
     Runs(Vec<RunRecord>),
     /// It cannot run: its one record (boxed: a record is large beside
@@ -63,28 +63,13 @@ pub enum Ready {
 
 /// Where a cell stands: what an [`Order`] chooses by.
 #[derive(Debug, Default)]
-pub struct Tally {
+pub(crate) struct Tally {
     started: bool,
     finished: bool,
     done: Vec<RunRecord>,
 }
 
 impl Tally {
-    /// It was set up (its first run may still be to come).
-    pub fn started(&self) -> bool {
-        self.started
-    }
-
-    /// It has every run it gets: an order never chooses it again.
-    pub fn finished(&self) -> bool {
-        self.finished
-    }
-
-    /// Its runs so far, kept ones first.
-    pub fn runs(&self) -> &[RunRecord] {
-        &self.done
-    }
-
     /// What the cell needs next under `runs`.
     fn next(&self, runs: Runs) -> Next {
         let made = self.done.len() as u32;
@@ -117,14 +102,14 @@ enum Next {
 }
 
 /// Which cell runs next.
-pub trait Order {
+pub(crate) trait Order {
     /// The cell to run next (never a finished one), `None` when every cell
     /// is finished.
     fn next(&mut self, cells: &[Tally]) -> Option<usize>;
 }
 
 /// Every run of a cell, then the next cell, in their order.
-pub struct CellByCell;
+pub(crate) struct CellByCell;
 
 impl Order for CellByCell {
     fn next(&mut self, cells: &[Tally]) -> Option<usize> {
@@ -138,7 +123,7 @@ impl Order for CellByCell {
 /// the host, minutes or hours apart, instead of from the same few
 /// minutes. A cell `--resume` kept runs of takes its next run in the
 /// first round it is chosen, then follows the rounds.
-pub struct InRounds {
+pub(crate) struct InRounds {
     rounds: Rounds,
     round: u32,
     order: Vec<usize>,
@@ -146,7 +131,7 @@ pub struct InRounds {
 }
 
 impl InRounds {
-    pub fn new(rounds: Rounds) -> InRounds {
+    pub(crate) fn new(rounds: Rounds) -> InRounds {
         InRounds {
             rounds,
             round: 0,
@@ -184,7 +169,7 @@ impl Order for InRounds {
 /// reference pass before the first run, whenever a block is full and
 /// after the last run, and each run's record carries its block. `Break`
 /// after Ctrl-C (no closing pass then).
-pub fn run(
+pub(crate) fn run(
     cells: usize,
     runs: Runs,
     order: &mut impl Order,

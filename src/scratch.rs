@@ -14,12 +14,12 @@ const PREFIX: &str = "langbench-";
 /// A scratch directory, removed (whatever a run left in it, however deep)
 /// when dropped; what could not be removed is said on stderr.
 #[derive(Debug)]
-pub struct Dir {
+pub(crate) struct Dir {
     path: PathBuf,
 }
 
 impl Dir {
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 }
@@ -34,7 +34,7 @@ impl Drop for Dir {
 
 /// A fresh scratch directory `langbench-<kind>-<pid>-XXXXXX` under the
 /// system temp directory, removed when dropped.
-pub fn dir(kind: &str) -> Result<Dir> {
+pub(crate) fn dir(kind: &str) -> Result<Dir> {
     let t = tempfile::Builder::new()
         .prefix(&format!("{PREFIX}{kind}-{}-", std::process::id()))
         .tempdir()
@@ -51,7 +51,7 @@ pub fn dir(kind: &str) -> Result<Dir> {
 /// are longer than PATH_MAX, so a path-based walk fails too. This one goes
 /// down with `openat` and back up with `openat(..)`, as `rm -rf` does, and
 /// keeps only the names on the way down. `Err` says what is left.
-pub fn remove_tree(top: &Path) -> Result<(), String> {
+pub(crate) fn remove_tree(top: &Path) -> Result<(), String> {
     let meta = match std::fs::symlink_metadata(top) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
@@ -179,14 +179,14 @@ fn alive(pid: i32) -> bool {
 
 /// Removes scratch directories in `tmp` whose langbench is gone; returns
 /// how many.
-pub fn clean_stale_in(tmp: &Path) -> usize {
+pub(crate) fn clean_stale_in(tmp: &Path) -> usize {
     remove_dead(tmp, owner)
 }
 
 /// Removes the directories in `dir` whose name `owner` reads a pid from
 /// and whose process is gone (scratch directories, toolchains half-built
 /// by an install that died); returns how many.
-pub fn remove_dead(dir: &Path, owner: impl Fn(&str) -> Option<i32>) -> usize {
+pub(crate) fn remove_dead(dir: &Path, owner: impl Fn(&str) -> Option<i32>) -> usize {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return 0;
     };
@@ -206,20 +206,20 @@ pub fn remove_dead(dir: &Path, owner: impl Fn(&str) -> Option<i32>) -> usize {
 
 /// Removes the `.partial-NAME-PID` directories in `dir` (a toolchain being
 /// installed as NAME) whose install died.
-pub fn remove_dead_partials(dir: &Path, name: &str) {
+pub(crate) fn remove_dead_partials(dir: &Path, name: &str) {
     let prefix = format!(".partial-{name}-");
     remove_dead(dir, |file| file.strip_prefix(&prefix)?.parse().ok());
 }
 
 /// [`clean_stale_in`] the system temp directory.
-pub fn clean_stale() -> usize {
+pub(crate) fn clean_stale() -> usize {
     clean_stale_in(&std::env::temp_dir())
 }
 
 /// Every entry under `top` that is not a directory (files, symbolic
 /// links not followed, ...), in no order; unreadable directories are
 /// skipped. Iterative, so depth cannot exhaust the stack.
-pub fn entries_under(top: &Path) -> Vec<std::fs::DirEntry> {
+pub(crate) fn entries_under(top: &Path) -> Vec<std::fs::DirEntry> {
     let mut found = Vec::new();
     let mut todo = vec![top.to_path_buf()];
     while let Some(d) = todo.pop() {
@@ -240,7 +240,7 @@ pub fn entries_under(top: &Path) -> Vec<std::fs::DirEntry> {
 /// `chown -R` without following symlinks: `dir` itself is opened without
 /// following one, everything beneath it reached from its descriptor
 /// ([`crate::nofollow::chown_tree`]).
-pub fn chown_tree(dir: &Path, uid: u32, gid: u32) -> Result<()> {
+pub(crate) fn chown_tree(dir: &Path, uid: u32, gid: u32) -> Result<()> {
     let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else {
         anyhow::bail!("cannot chown {}", dir.display());
     };

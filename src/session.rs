@@ -16,7 +16,7 @@ use crate::store::Store;
 use crate::toolchain;
 
 /// What a session record says about how it ran.
-pub struct SessionParams<'a> {
+pub(crate) struct SessionParams<'a> {
     pub size: String,
     pub runs: Runs,
     pub timeout_s: f64,
@@ -31,7 +31,7 @@ pub struct SessionParams<'a> {
 
 /// Starts a session: checks every variant's toolchain and version and
 /// appends the session record (with the machine) to the store.
-pub fn begin_session(
+pub(crate) fn begin_session(
     store: &Store,
     spawner: &Spawner,
     variants: &[&Variant],

@@ -57,7 +57,7 @@ impl Shard {
 }
 
 /// `1 variant`, `2 variants`.
-pub fn count(n: usize, what: &str) -> String {
+pub(crate) fn count(n: usize, what: &str) -> String {
     format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
@@ -66,7 +66,7 @@ pub fn count(n: usize, what: &str) -> String {
 /// by the shard with fewer items, then the lower shard. The same costs give
 /// the same shards on every machine, whatever order the items come in;
 /// with no costs known (all 0) it deals the items out by id in turn.
-pub fn balance(items: &[(&str, f64)], n: usize) -> Vec<usize> {
+pub(crate) fn balance(items: &[(&str, f64)], n: usize) -> Vec<usize> {
     let mut order: Vec<usize> = (0..items.len()).collect();
     order.sort_by(|&a, &b| {
         items[b]

@@ -15,7 +15,7 @@ use crate::spawn::{Outcome, Spawner};
 use crate::state::Caches;
 
 /// One command of a variant, ready to start.
-pub struct Step<'a> {
+pub(crate) struct Step<'a> {
     pub variant: &'a Variant,
     pub argv: Vec<String>,
     pub cwd: &'a Path,
@@ -38,7 +38,7 @@ pub struct Step<'a> {
 impl Step<'_> {
     /// Starts the command and waits for it, measured; `Err` only when it
     /// could not start.
-    pub fn execute(self, spawner: &Spawner) -> Result<Outcome> {
+    pub(crate) fn execute(self, spawner: &Spawner) -> Result<Outcome> {
         let mut req = self.variant.request(self.argv, self.cwd);
         req.timeout = Some(self.timeout);
         req.cpus = self.cpus.map(<[usize]>::to_vec);
@@ -78,7 +78,7 @@ impl Step<'_> {
 /// The part of a command's stderr worth a table note: the error line and the
 /// last lines, without terminal colour codes (deno, cargo and others colour
 /// their errors even into a pipe).
-pub fn stderr_tail(o: &Outcome) -> String {
+pub(crate) fn stderr_tail(o: &Outcome) -> String {
     let text = crate::inert::block(&o.stderr.text(), crate::inert::MAX_TEXT);
     let lines: Vec<&str> = text.trim_end().lines().collect();
     let tail_from = lines.len().saturating_sub(4);
@@ -138,7 +138,7 @@ fn without_local_paths(text: &str, cwd: Option<&Path>, home: Option<&Path>) -> S
 /// exits 70 without a word when it cannot write its output beside its
 /// source). Program directories are read-only in every run; a build
 /// writes in `{build}`.
-pub fn read_only_hint(o: &Outcome) -> Option<&'static str> {
+pub(crate) fn read_only_hint(o: &Outcome) -> Option<&'static str> {
     let text = o.stderr.text().to_ascii_lowercase();
     let refused = [
         "read-only file system",

@@ -8,7 +8,7 @@ use std::path::Path;
 /// (at least one), case ignored, the closest first (at most three). Failing
 /// those, the names that contain it (`gcc` for `c-gcc` and `go-gccgo`; at
 /// least two letters), the shortest first (at most three).
-pub fn closest<'a>(given: &str, known: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+pub(crate) fn closest<'a>(given: &str, known: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
     let g = given.to_lowercase();
     let limit = (g.chars().count() / 3).max(1);
     let known: Vec<&str> = known.into_iter().collect();
@@ -40,7 +40,7 @@ pub fn closest<'a>(given: &str, known: impl IntoIterator<Item = &'a str>) -> Vec
 /// Whether `a` and `b` differ only in their digits (`shard1` and
 /// `shard2`, `2026` and `2027`): numbered siblings, named so on purpose,
 /// never a typo of each other.
-pub fn numbered_siblings(a: &str, b: &str) -> bool {
+pub(crate) fn numbered_siblings(a: &str, b: &str) -> bool {
     let letters = |s: &str| {
         s.chars()
             .filter(|c| !c.is_ascii_digit())
@@ -50,7 +50,10 @@ pub fn numbered_siblings(a: &str, b: &str) -> bool {
 }
 
 /// `did you mean a?` / `did you mean a or b?`, or nothing.
-pub fn did_you_mean<'a>(given: &str, known: impl IntoIterator<Item = &'a str>) -> Option<String> {
+pub(crate) fn did_you_mean<'a>(
+    given: &str,
+    known: impl IntoIterator<Item = &'a str>,
+) -> Option<String> {
     let near = closest(given, known);
     match near.as_slice() {
         [] => None,
@@ -60,7 +63,7 @@ pub fn did_you_mean<'a>(given: &str, known: impl IntoIterator<Item = &'a str>) -
 }
 
 /// The error for a variant id the languages file does not have.
-pub fn unknown_variant(id: &str, file: &Path, known: &[&str]) -> anyhow::Error {
+pub(crate) fn unknown_variant(id: &str, file: &Path, known: &[&str]) -> anyhow::Error {
     let hint = did_you_mean(id, known.iter().copied())
         .map(|d| format!(": {d}"))
         .unwrap_or_default();

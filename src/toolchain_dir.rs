@@ -34,7 +34,7 @@ pub enum InstallError {
 }
 
 /// Where toolchain `name` of the toolchains directory `root` is built.
-pub fn partial(root: &Path, name: &str) -> PathBuf {
+pub(crate) fn partial(root: &Path, name: &str) -> PathBuf {
     root.join(format!(".partial-{name}-{}", std::process::id()))
 }
 
@@ -43,7 +43,7 @@ pub fn partial(root: &Path, name: &str) -> PathBuf {
 /// which is then renamed to `root/name`; a toolchain another install put
 /// there first (`installed` says it is complete) is as good as ours. On
 /// error the partial directory is removed: nothing is left under the name.
-pub fn install_whole<T>(
+pub(crate) fn install_whole<T>(
     root: &Path,
     name: &str,
     installed: impl Fn(&Path) -> bool,

@@ -33,7 +33,7 @@ const FORMAT: u32 = 1;
 
 /// One executable or file a probe depends on, as found now.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Stamp {
+pub(crate) struct Stamp {
     /// As named (`gcc`, `/usr/include/uthash.h`).
     pub name: String,
     /// What it resolves to (`None`: not found), canonical.
@@ -63,7 +63,7 @@ impl Stamp {
 
 /// What a variant's version depends on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Key {
+pub(crate) struct Key {
     pub argv: Vec<String>,
     pub env: Vec<(String, String)>,
     pub version_regex: Option<String>,
@@ -77,7 +77,7 @@ pub struct Key {
 impl Key {
     /// The key of `v` now: its probe as it would run (contained as
     /// `containment` says), and the files it and its commands need.
-    pub fn of(v: &Variant, containment: &str) -> Key {
+    pub(crate) fn of(v: &Variant, containment: &str) -> Key {
         let req = v.request(v.version.expand(&Default::default()), v.root());
         let mut files = Vec::new();
         let mut stamp = |name: &str| {
@@ -124,13 +124,13 @@ struct File {
 
 /// The versions known, from the cache file.
 #[derive(Debug, Default)]
-pub struct Cache {
+pub(crate) struct Cache {
     path: Option<PathBuf>,
     file: File,
 }
 
 /// Where the cache lives (`None`: nowhere to keep it).
-pub fn path() -> Option<PathBuf> {
+pub(crate) fn path() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("LANGBENCH_VERSION_CACHE") {
         return Some(PathBuf::from(p));
     }
@@ -143,12 +143,12 @@ pub fn path() -> Option<PathBuf> {
 
 impl Cache {
     /// The cache at [`path`]; empty if there is none or it does not parse.
-    pub fn load() -> Cache {
+    pub(crate) fn load() -> Cache {
         Cache::load_from(path())
     }
 
     /// The cache at `path`, as [`Cache::load`].
-    pub fn load_from(path: Option<PathBuf>) -> Cache {
+    pub(crate) fn load_from(path: Option<PathBuf>) -> Cache {
         let file = path
             .as_deref()
             .and_then(|p| std::fs::read(p).ok())
@@ -159,7 +159,7 @@ impl Cache {
     }
 
     /// `v`'s version, if the cache has it for `key`.
-    pub fn get(&self, id: &str, key: &Key) -> Option<&str> {
+    pub(crate) fn get(&self, id: &str, key: &Key) -> Option<&str> {
         self.file
             .versions
             .get(id)
@@ -169,21 +169,21 @@ impl Cache {
 
     /// An empty cache kept at [`path`] (`list --refresh`: every version
     /// probed anew).
-    pub fn empty() -> Cache {
+    pub(crate) fn empty() -> Cache {
         Cache {
             path: path(),
             file: File::default(),
         }
     }
 
-    pub fn set(&mut self, id: &str, key: Key, version: String) {
+    pub(crate) fn set(&mut self, id: &str, key: Key, version: String) {
         self.file
             .versions
             .insert(id.to_string(), Entry { key, version });
     }
 
     /// Writes the cache (a temporary file renamed over it).
-    pub fn save(&mut self) -> anyhow::Result<()> {
+    pub(crate) fn save(&mut self) -> anyhow::Result<()> {
         let Some(path) = &self.path else {
             return Ok(());
         };

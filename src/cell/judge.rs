@@ -16,14 +16,14 @@ use super::steps::{Ended, Totals};
 /// A run's status and the note that says why it is not `ok` (or what
 /// else it did: processes left running).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     pub status: Status,
     pub detail: Option<String>,
 }
 
 impl Verdict {
     /// The status and note into the run's record.
-    pub fn fill(self, rec: &mut RunRecord) {
+    pub(crate) fn fill(self, rec: &mut RunRecord) {
         rec.status = self.status;
         rec.detail = self.detail;
     }
@@ -35,7 +35,7 @@ impl Verdict {
 /// (a step that cannot start, a failed build) is failed, or what killed
 /// the build; one that wrote more than its disk bound is failed, with the
 /// note first.
-pub fn verdict(
+pub(crate) fn verdict(
     ended: &Ended,
     output: impl FnOnce(&Outcome) -> Result<(), String>,
     totals: &Totals,
@@ -131,7 +131,7 @@ fn ran(
 }
 
 /// A run's status from how it ended and whether its output is right.
-pub fn classify(o: &Outcome, output_ok: bool) -> Status {
+pub(crate) fn classify(o: &Outcome, output_ok: bool) -> Status {
     if o.done.oom {
         return Status::Oom;
     }

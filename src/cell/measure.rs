@@ -14,7 +14,7 @@ use crate::record::{
 use super::program::Program;
 
 /// A cell being measured: its program, and what its records say.
-pub struct Cell<'a> {
+pub(crate) struct Cell<'a> {
     pub program: Program<'a>,
     pub info: &'a VariantInfo,
     pub size: Size,
@@ -25,19 +25,19 @@ pub struct Cell<'a> {
 }
 
 impl Cell<'_> {
-    pub fn n(&self) -> u64 {
+    pub(crate) fn n(&self) -> u64 {
         self.size.n(self.program.bench)
     }
 
     /// The program identity this session records for the cell's runs (as
     /// [`Cell::record`] fills it): what `--resume` compares with the
     /// identity of the runs it would keep.
-    pub fn identity(&self) -> Option<Identity> {
+    pub(crate) fn identity(&self) -> Option<Identity> {
         self.record(0, Status::Ok, None).identity
     }
 
     /// A record of run `run` with nothing measured.
-    pub fn record(&self, run: u32, status: Status, detail: Option<String>) -> RunRecord {
+    pub(crate) fn record(&self, run: u32, status: Status, detail: Option<String>) -> RunRecord {
         let variant = self.program.variant;
         let bench = self.program.bench;
         RunRecord {
@@ -74,7 +74,7 @@ impl Cell<'_> {
     /// One timed run: the program's attempt (build steps, if any, and the
     /// run within one timeout, then the verdict) in a fresh build
     /// directory, and whether its caches were cold or warm.
-    pub fn measure(&self, run: u32, timeout: Duration) -> Result<RunRecord> {
+    pub(crate) fn measure(&self, run: u32, timeout: Duration) -> Result<RunRecord> {
         let build_dir = crate::scratch::dir("build")?;
         let mut rec = self.record(run, Status::Ok, None);
         // The program's source digest, short as the records' digests are.

@@ -9,15 +9,15 @@
 //! status words). [`measure`] is one measured run of a cell: the attempt,
 //! its figures and verdict in a record.
 
-pub mod judge;
-pub mod measure;
-pub mod program;
-pub mod steps;
+pub(crate) mod judge;
+pub(crate) mod measure;
+pub(crate) mod program;
+pub(crate) mod steps;
 
-pub use judge::Verdict;
-pub use measure::Cell;
-pub use program::{Attempt, NotReady, Program};
-pub use steps::{Ended, Totals};
+pub(crate) use judge::Verdict;
+pub(crate) use measure::Cell;
+pub(crate) use program::Program;
+pub(crate) use steps::Ended;
 
 #[cfg(test)]
 mod tests;

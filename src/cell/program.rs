@@ -19,7 +19,7 @@ use super::judge::{self, Verdict};
 use super::steps::{self, Ended, Totals};
 
 /// A variant's program for one benchmark, as its runs see it.
-pub struct Program<'a> {
+pub(crate) struct Program<'a> {
     pub spawner: &'a Spawner,
     pub variant: &'a Variant,
     pub bench: Bench,
@@ -35,7 +35,7 @@ pub struct Program<'a> {
 
 /// Why a program cannot run: its record's (or problem's) note.
 #[derive(Debug, thiserror::Error)]
-pub enum NotReady {
+pub(crate) enum NotReady {
     /// Its toolchain caches could not be created.
     #[error("cannot set up its caches: {0:#}")]
     Caches(anyhow::Error),
@@ -50,7 +50,7 @@ pub enum NotReady {
 
 /// One attempt at a program: what its steps added up to, how they ended,
 /// and the verdict.
-pub struct Attempt {
+pub(crate) struct Attempt {
     pub totals: Totals,
     pub ended: Ended,
     pub verdict: Verdict,
@@ -59,7 +59,7 @@ pub struct Attempt {
 impl<'a> Program<'a> {
     /// `variant`'s program for `bench`, without caches (see
     /// [`Program::set_caches`]), not prepared yet.
-    pub fn new(spawner: &'a Spawner, variant: &'a Variant, bench: Bench) -> Self {
+    pub(crate) fn new(spawner: &'a Spawner, variant: &'a Variant, bench: Bench) -> Self {
         Program {
             spawner,
             variant,
@@ -73,7 +73,7 @@ impl<'a> Program<'a> {
     /// Gives it the variant's toolchain caches kept under `key` (the
     /// toolchain version, so that a new version starts cold; `check` keeps
     /// its own), or with `cold` none that persist (`--cold-caches`).
-    pub fn set_caches(&mut self, key: &str, cold: bool) -> Result<(), NotReady> {
+    pub(crate) fn set_caches(&mut self, key: &str, cold: bool) -> Result<(), NotReady> {
         let limits = &self.spawner.containment.limits;
         let caches = Caches::of(self.variant, key, cold, limits.ids)
             .map_err(NotReady::Caches)?
@@ -84,19 +84,19 @@ impl<'a> Program<'a> {
     }
 
     /// Why its caches are past `--cache-limit`, if they are.
-    pub fn caches_past_limit(&self) -> Option<String> {
+    pub(crate) fn caches_past_limit(&self) -> Option<String> {
         self.caches.as_ref().and_then(Caches::past_limit)
     }
 
     /// Whether it has `prepare` commands to run first.
-    pub fn needs_prepare(&self) -> bool {
+    pub(crate) fn needs_prepare(&self) -> bool {
         !self.variant.prepare.is_empty()
     }
 
     /// Runs the variant's untimed `prepare` commands for the benchmark, in
     /// its private copy of the program's directory (brought up to date
     /// with the checkout first); the error says which one failed and why.
-    pub fn prepare(&mut self, timeout: Duration) -> Result<(), NotReady> {
+    pub(crate) fn prepare(&mut self, timeout: Duration) -> Result<(), NotReady> {
         if !self.needs_prepare() {
             return Ok(());
         }
@@ -173,7 +173,7 @@ impl<'a> Program<'a> {
     /// `build` is the run's build directory on the host; a sandboxed
     /// command sees it at one path for every run (`Spawner::build_path`),
     /// which is the `{build}` it is given.
-    pub fn vars(&self, build: &Path) -> Option<Vars> {
+    pub(crate) fn vars(&self, build: &Path) -> Option<Vars> {
         let build = self.spawner.build_path(build);
         self.variant
             .vars_in(self.bench, &build, self.copy.as_deref())
@@ -183,7 +183,7 @@ impl<'a> Program<'a> {
     /// steps (if any) and the run, each through the spawner within what is
     /// left of one `timeout`, then the verdict (its output checked against
     /// langbench's own expected output). `Err` only without a program.
-    pub fn attempt(&self, n: u64, build: &Path, timeout: Duration) -> Result<Attempt> {
+    pub(crate) fn attempt(&self, n: u64, build: &Path, timeout: Duration) -> Result<Attempt> {
         let vars = Vars {
             n: Some(n),
             ..self.vars(build).context("no program for this benchmark")?

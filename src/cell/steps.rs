@@ -16,7 +16,7 @@ use crate::spawn::{Exit, Outcome};
 /// outcomes in the tests, so that what is decided from outcomes (a failed
 /// build skips the run, the status, ESCAPED) is tested without processes
 /// (hyperfine's `Executor` and `MockExecutor` are the model).
-pub trait Executor {
+pub(crate) trait Executor {
     /// Runs one of the cell's commands (a build step or the run).
     fn execute(&mut self, command: &Template) -> Result<Outcome>;
 }
@@ -30,7 +30,7 @@ impl<F: FnMut(&Template) -> Result<Outcome>> Executor for F {
 /// The build steps, then the run, each through `executor`, their figures
 /// added to `totals`. The run never happens when a step cannot start or a
 /// build step fails.
-pub fn run_steps(
+pub(crate) fn run_steps(
     build: &[Template],
     run: &Template,
     executor: &mut impl Executor,
@@ -63,7 +63,7 @@ pub fn run_steps(
 }
 
 /// How a run's steps ended.
-pub enum Ended {
+pub(crate) enum Ended {
     /// The run step finished (whatever its exit): its outcome, to check.
     Ran(Outcome),
     /// A step could not start: the run never happened.
@@ -77,7 +77,7 @@ pub enum Ended {
 
 /// Measured figures of a run, accumulated over its steps.
 #[derive(Default)]
-pub struct Totals {
+pub(crate) struct Totals {
     pub(super) wall: Duration,
     pub(super) user: Duration,
     pub(super) sys: Duration,
@@ -102,11 +102,11 @@ pub struct Totals {
 
 impl Totals {
     /// The steps' wall time, summed (build steps and run): the figure's.
-    pub fn wall(&self) -> Duration {
+    pub(crate) fn wall(&self) -> Duration {
         self.wall
     }
 
-    pub fn add(&mut self, o: &Outcome) {
+    pub(crate) fn add(&mut self, o: &Outcome) {
         self.wall += o.done.wall;
         self.user += o.done.user;
         self.sys += o.done.sys;
@@ -131,13 +131,13 @@ impl Totals {
     }
 
     /// A build step's outcome: its time is also the build's.
-    pub fn add_build(&mut self, o: &Outcome) {
+    pub(crate) fn add_build(&mut self, o: &Outcome) {
         self.add(o);
         self.build_wall = Some(self.build_wall.unwrap_or(0.0) + o.done.wall.as_secs_f64());
     }
 
     /// The figures into the run's record.
-    pub fn fill(&self, rec: &mut RunRecord) {
+    pub(crate) fn fill(&self, rec: &mut RunRecord) {
         rec.wall_s = self.wall.as_secs_f64();
         rec.user_s = self.user.as_secs_f64();
         rec.sys_s = self.sys.as_secs_f64();

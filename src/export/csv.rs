@@ -7,10 +7,10 @@ use anyhow::Result;
 use super::Exporter;
 use crate::document::{Document, Entry, Kind, Table, Value};
 
-pub struct Csv;
+pub(crate) struct Csv;
 
 /// The plain value of a cell as CSV text, at its column's precision.
-pub fn value_text(kind: Kind, cell: &Entry) -> String {
+pub(crate) fn value_text(kind: Kind, cell: &Entry) -> String {
     match &cell.value {
         Value::Empty => String::new(),
         // Line breaks stay (the field is quoted): a stderr tail keeps its
@@ -41,7 +41,7 @@ fn inert(s: &str) -> String {
     }
 }
 
-pub fn table(t: &Table) -> Result<Vec<u8>> {
+pub(crate) fn table(t: &Table) -> Result<Vec<u8>> {
     let cols = t.data_columns();
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(cols.iter().map(|&i| t.columns[i].key.as_str()))?;

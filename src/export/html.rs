@@ -37,10 +37,10 @@ use crate::document::{
 use crate::inert;
 
 /// File name of the page in the store.
-pub const FILE: &str = "report.html";
+pub(crate) const FILE: &str = "report.html";
 
 /// Renders a [`Document`] as one self-contained HTML5 page.
-pub struct Html;
+pub(crate) struct Html;
 
 impl Exporter for Html {
     fn render(&self, doc: &Document) -> Result<Vec<u8>> {

@@ -5,7 +5,7 @@ use anyhow::Result;
 use super::Exporter;
 use crate::document::{Document, Table};
 
-pub struct Markdown;
+pub(crate) struct Markdown;
 
 /// Text made inert for Markdown, on one line: every character that can
 /// start a link, an image (both need `[`), an autolink or inline HTML
@@ -37,7 +37,7 @@ fn escape(s: &str) -> String {
         .replace("www.", "www\u{200b}.")
 }
 
-pub fn table(t: &Table) -> String {
+pub(crate) fn table(t: &Table) -> String {
     let cols = t.display_columns();
     let header: Vec<String> = cols.iter().map(|&i| escape(&t.columns[i].header)).collect();
     let mut out = format!("| {} |\n|", header.join(" | "));

@@ -5,19 +5,19 @@
 //! terminal and the SVG charts are rendered the same way, without the
 //! trait (a terminal has a width, a chart is one of a document's several).
 
-pub mod csv;
-pub mod format;
-pub mod html;
-pub mod markdown;
-pub mod svg;
-pub mod terminal;
-pub mod xlsx;
+pub(crate) mod csv;
+pub(crate) mod format;
+pub(crate) mod html;
+pub(crate) mod markdown;
+pub(crate) mod svg;
+pub(crate) mod terminal;
+pub(crate) mod xlsx;
 
 use anyhow::Result;
 
 use crate::document::Document;
 
 /// One output format: renders a [`Document`] to the bytes of one file.
-pub trait Exporter {
+pub(crate) trait Exporter {
     fn render(&self, doc: &Document) -> Result<Vec<u8>>;
 }

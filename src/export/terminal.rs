@@ -18,7 +18,7 @@ use crate::document::{Document, Entry, Kind, Priority, Table};
 /// The width to keep within: `$COLUMNS` if set, else stdout's terminal;
 /// `None` (every column) with `wide`, or when stdout is no terminal (a
 /// file or a pipe gets the full table).
-pub fn width(wide: bool) -> Option<usize> {
+pub(crate) fn width(wide: bool) -> Option<usize> {
     if wide {
         return None;
     }
@@ -33,7 +33,7 @@ pub fn width(wide: bool) -> Option<usize> {
 }
 
 /// How wide `s` is on a terminal (its widest line).
-pub fn display_width(s: &str) -> usize {
+pub(crate) fn display_width(s: &str) -> usize {
     s.lines()
         .map(textwrap::core::display_width)
         .max()
@@ -123,7 +123,7 @@ fn render(cols: &[Shown], rows: usize, borders: bool, wrap_at: Option<usize>) ->
 }
 
 /// One table's display columns as a terminal table, every column.
-pub fn table(t: &Table) -> TTable {
+pub(crate) fn table(t: &Table) -> TTable {
     let cols = t.display_columns();
     let mut out = TTable::new();
     out.load_style(UTF8_FULL_CONDENSED)
@@ -179,7 +179,7 @@ fn cut_texts(cols: &mut [Shown], over: usize, floor: usize) {
 }
 
 /// The table in at most `width` columns (see the module's steps).
-pub fn table_fit(t: &Table, width: usize) -> String {
+pub(crate) fn table_fit(t: &Table, width: usize) -> String {
     let rows = t.rows.len();
     let fits = |s: &str| display_width(s) <= width;
     let over =
@@ -267,13 +267,13 @@ fn wrapped(line: &str, width: Option<usize>, indent: &str) -> String {
 
 /// Everything a command prints at its end: facts, tables, notes; every
 /// column.
-pub fn document(doc: &Document) -> String {
+pub(crate) fn document(doc: &Document) -> String {
     document_fit(doc, None)
 }
 
 /// [`document`] within `width` columns (`None`: every column, however
 /// wide).
-pub fn document_fit(doc: &Document, width: Option<usize>) -> String {
+pub(crate) fn document_fit(doc: &Document, width: Option<usize>) -> String {
     let mut s = String::new();
     for (k, v) in &doc.meta {
         s.push_str(&wrapped(&format!("{k}: {}", clean(v)), width, "  "));

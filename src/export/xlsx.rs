@@ -34,14 +34,14 @@ use super::Exporter;
 use crate::document::{Document, Entry, Flag, Kind, Mark, Table, Value};
 
 /// Renders a [`Document`] as an `.xlsx` workbook.
-pub struct Xlsx;
+pub(crate) struct Xlsx;
 
 /// The name of the last sheet (the document's facts); no table sheet gets it.
-pub const ABOUT_SHEET: &str = "About";
+pub(crate) const ABOUT_SHEET: &str = "About";
 /// The sheet of every table's notes.
-pub const NOTES_SHEET: &str = "Notes";
+pub(crate) const NOTES_SHEET: &str = "Notes";
 /// The sheet of what was measured.
-pub const PROGRAMS_SHEET: &str = "Programs";
+pub(crate) const PROGRAMS_SHEET: &str = "Programs";
 
 /// Flagged: shown, but not a plain correct figure (light amber).
 const FLAGGED_FILL: u32 = 0xFFEB9C;

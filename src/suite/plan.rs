@@ -170,7 +170,7 @@ pub fn plan_command(
 }
 
 /// The references' aim: at most this share of a session's time (#39).
-pub const REFERENCES_AIM: f64 = 0.12;
+pub(super) const REFERENCES_AIM: f64 = 0.12;
 
 /// What the reference passes add to a plan in rounds (issue #39): per
 /// shard, the passes its measuring time needs and their cost.

@@ -94,7 +94,7 @@ const MARKS: &str = "Whiskers: the fastest to the slowest run. Marked bars are n
                      no figure (failed, timed out, partial totals, not run).";
 
 /// Total time and peak RAM per variant, and both per benchmark.
-pub fn summary(s: &Summary) -> Vec<BarChart> {
+pub(crate) fn summary(s: &Summary) -> Vec<BarChart> {
     let rows: Vec<&Row> = s
         .rows
         .iter()

@@ -18,7 +18,7 @@ struct Results<'a> {
 
 /// results.json, written to `w` as it is serialized (never held whole:
 /// 164 MB at 6,500 variants, issue #41).
-pub fn write_results(
+pub(crate) fn write_results(
     stored: &Stored,
     summary: &Summary,
     w: &mut dyn std::io::Write,

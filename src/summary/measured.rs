@@ -36,11 +36,11 @@ use crate::document::{Measured, MeasuredBench, SourceFile};
 use crate::record::Origin;
 
 /// The largest program source the report embeds.
-pub const MAX_SOURCE: u64 = 256 * 1024;
+pub(crate) const MAX_SOURCE: u64 = 256 * 1024;
 
 /// The "what was measured" sections of a summary's rows. `langs`: the
 /// languages file, or why there is none.
-pub fn sections(s: &Summary, langs: Result<&Languages, &str>) -> Vec<Measured> {
+pub(crate) fn sections(s: &Summary, langs: Result<&Languages, &str>) -> Vec<Measured> {
     if s.published {
         return Vec::new();
     }
@@ -175,7 +175,7 @@ fn expanded(v: &Variant, program: &Path, n: u64) -> Vec<String> {
 }
 
 /// A program source, if it may be shown (see the module's comment).
-pub fn read_source(root: &Path, path: &Path) -> SourceFile {
+pub(crate) fn read_source(root: &Path, path: &Path) -> SourceFile {
     let shown = relative(root, path);
     let text = (|| {
         let root = root

@@ -9,17 +9,17 @@
 //! are (each cell's runs, the rows whose totals are within each other's
 //! noise), so every rendering can say so.
 
-pub mod charts;
+pub(crate) mod charts;
 mod gather;
-pub mod json;
-pub mod measured;
+pub(crate) mod json;
+pub(crate) mod measured;
 mod meta;
 #[cfg(test)]
 mod normalised_tests;
 mod notes;
-pub mod precision;
-pub mod runs;
-pub mod table;
+pub(crate) mod precision;
+pub(crate) mod runs;
+pub(crate) mod table;
 #[cfg(test)]
 mod tests;
 
@@ -515,7 +515,7 @@ impl Rank {
 /// added up): the ranges overlap, so these runs cannot tell them apart.
 /// Comparing with the group's leader, not its last member, keeps a long
 /// chain of small steps from sharing one rank.
-pub fn ranks(totals: &[Option<(f64, f64)>]) -> Vec<Option<Rank>> {
+pub(crate) fn ranks(totals: &[Option<(f64, f64)>]) -> Vec<Option<Rank>> {
     let mut out = vec![None; totals.len()];
     let mut place = 0;
     let mut leader: Option<(usize, f64)> = None;

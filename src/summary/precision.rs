@@ -36,7 +36,7 @@ impl Summary {
 
 /// The reference passes (distinct session and block, over every
 /// benchmark) and the sessions they ran in.
-pub fn passes_and_sessions(host: &HostSpeed) -> (usize, usize) {
+pub(crate) fn passes_and_sessions(host: &HostSpeed) -> (usize, usize) {
     let mut passes = BTreeSet::new();
     let mut sessions = BTreeSet::new();
     for (session, _, ps) in host.series() {

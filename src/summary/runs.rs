@@ -146,7 +146,7 @@ fn cache(r: &RunRecord) -> &'static str {
 
 /// Every stored run, with whether it is its cell's figure, how its caches
 /// started and whether its cell's spread counts it.
-pub fn table(stored: &Stored, s: &Summary) -> Table {
+pub(crate) fn table(stored: &Stored, s: &Summary) -> Table {
     // Each row once by variant (a scan per run was quadratic).
     let by_variant: HashMap<&str, &Row> = s.rows.iter().map(|r| (r.variant.as_str(), r)).collect();
     let runs: Vec<Run> = stored
