@@ -303,12 +303,7 @@ impl Normalised {
     /// spread counts ([`NoiseSample`]), normalised; `None` when one of
     /// them cannot be (no references around it).
     pub fn of<'a>(host: &HostSpeed, runs: impl IntoIterator<Item = &'a RunRecord>) -> Option<Self> {
-        let sample = NoiseSample::of(runs);
-        let v: Vec<f64> = sample
-            .counted
-            .iter()
-            .map(|r| host.normalised(r))
-            .collect::<Option<_>>()?;
+        let v = Normalised::runs(host, runs)?;
         let mean = geomean(v.iter().copied())?;
         Some(Normalised {
             mean,
@@ -316,6 +311,23 @@ impl Normalised {
             hi: v.iter().copied().fold(0.0, f64::max),
             runs: v.len(),
         })
+    }
+
+    /// The normalised times of the runs [`Normalised::of`] is made of (the
+    /// counted ones, [`NoiseSample`]), in their order: what `compare`
+    /// tests a change on. `None` when one of them cannot be normalised,
+    /// or comes out as no time at all (a stored record is contributed: a
+    /// zero or negative wall time gives no figure, never a negative one).
+    pub fn runs<'a>(
+        host: &HostSpeed,
+        runs: impl IntoIterator<Item = &'a RunRecord>,
+    ) -> Option<Vec<f64>> {
+        let v: Vec<f64> = NoiseSample::of(runs)
+            .counted
+            .iter()
+            .map(|r| host.normalised(r).filter(|x| x.is_finite() && *x > 0.0))
+            .collect::<Option<_>>()?;
+        (!v.is_empty()).then_some(v)
     }
 
     /// The sum of several (a row's cells): means, fastest and slowest
