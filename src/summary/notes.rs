@@ -113,6 +113,7 @@ impl Summary {
             }
         }
         notes.extend(self.machine_state_notes());
+        notes.extend(self.disagreement_notes());
         notes
     }
 
