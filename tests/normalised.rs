@@ -343,8 +343,8 @@ fn merged(tmp: &Path, gcc: f64, tcc: f64) -> String {
 fn merged_shards_of_agreeing_machines_say_where_each_row_ran_and_flag_nothing() {
     let tmp = tempfile::tempdir().unwrap();
     let md = merged(tmp.path(), 1.5, 3.0);
-    assert!(md.contains("#1 vm1 CPU · block 1"), "{md}");
-    assert!(md.contains("#2 vm2 CPU · block 1"), "{md}");
+    assert!(md.contains("#1 vm1 · block 1"), "{md}");
+    assert!(md.contains("#2 vm2 · block 1"), "{md}");
     assert!(!md.contains("references disagree"), "{md}");
     let rows = read_csv(&tmp.path().join("merged/summary.csv"));
     let total = |v: &str| -> f64 {
