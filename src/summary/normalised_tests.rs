@@ -215,8 +215,8 @@ fn the_precision_fact_states_drift_flagged_passes_sessions_and_passes() {
 
 /// A busy sitting flags many passes: the precision fact says them once
 /// per session (its passes, blocks and benchmarks, the worst), not one
-/// by one. s1's assoc passes ran 10, 13, 10, 13, 10 s: blocks 1 to 3
-/// each moved 30 % against both neighbours.
+/// by one. s1's assoc passes ran 10, 13, 10, 13, 10 s: every pass moved
+/// 30 % against its neighbours.
 #[test]
 fn the_precision_fact_groups_flagged_passes_per_session() {
     let references = [10.0, 13.0, 10.0, 13.0, 10.0]
@@ -240,7 +240,7 @@ fn the_precision_fact_groups_flagged_passes_per_session() {
     let doc = s.document();
     let (_, text) = doc.meta.iter().find(|(k, _)| k == "Precision").unwrap();
     assert!(
-        text.contains("flagged: 3 — session s1, 3 passes: blocks 1, 2, 3 (assoc), up to ×1.30"),
+        text.contains("flagged: 5 — session s1, 5 passes: blocks 0, 1, 2, 3, 4 (assoc), up to ×"),
         "{text}"
     );
     assert!(!text.contains("s1 block 2"), "{text}");
