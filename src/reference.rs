@@ -80,6 +80,9 @@ pub struct HostSpeed {
     /// Per benchmark, per reference: the median of its wall times over
     /// every pass.
     levels: BTreeMap<Bench, BTreeMap<String, f64>>,
+    /// (session, benchmark, reference) → its wall times over its level,
+    /// pass by pass: what [`HostSpeed::disagreements`] sets side by side.
+    own: BTreeMap<(String, Bench, String), Vec<f64>>,
 }
 
 /// The median of `v` (not empty).
@@ -150,6 +153,12 @@ impl HostSpeed {
                 .or_default()
                 .push(r);
         }
+        let mut own: BTreeMap<(String, Bench, String), Vec<f64>> = BTreeMap::new();
+        for r in &ok {
+            own.entry((r.session.clone(), r.bench, r.variant.clone()))
+                .or_default()
+                .push(r.wall_s / levels[&r.bench][&r.variant]);
+        }
         let mut passes: BTreeMap<(String, Bench), Vec<Pass>> = BTreeMap::new();
         for ((session, bench, block), runs) in grouped {
             let level = &levels[&bench];
@@ -170,6 +179,7 @@ impl HostSpeed {
             set,
             passes,
             levels,
+            own,
         })
     }
 
@@ -277,6 +287,87 @@ impl HostSpeed {
     }
 }
 
+impl HostSpeed {
+    /// Machines whose references disagree with the main machine's
+    /// (issue #42): per machine (`machine_of` a session; sessions it
+    /// does not know are left out) and benchmark, each reference's speed
+    /// there (the median of its wall times over its level, over that
+    /// machine's passes) over its speed on `main`. Where the references
+    /// agree (a machine 1.5× slower runs both 1.5× slower), ratios
+    /// normalised against them compare across the machines; where one
+    /// reference says 1.5× and another 1.0×, they do not, beyond
+    /// `limit` (a fraction). Needs two references or more (one cannot
+    /// disagree with itself); worst first.
+    pub fn disagreements(
+        &self,
+        machine_of: impl Fn(&str) -> Option<usize>,
+        main: usize,
+        limit: f64,
+    ) -> Vec<Disagreement> {
+        let mut per: BTreeMap<(usize, Bench), BTreeMap<&str, Vec<f64>>> = BTreeMap::new();
+        for ((session, bench, variant), v) in &self.own {
+            let Some(m) = machine_of(session) else {
+                continue;
+            };
+            per.entry((m, *bench))
+                .or_default()
+                .entry(variant.as_str())
+                .or_default()
+                .extend(v.iter().copied());
+        }
+        let speed = |m: usize, b: Bench| -> BTreeMap<&str, f64> {
+            per.get(&(m, b))
+                .map(|by| by.iter().map(|(v, w)| (*v, median(w.clone()))).collect())
+                .unwrap_or_default()
+        };
+        let mut out = Vec::new();
+        for &(machine, bench) in per.keys() {
+            if machine == main {
+                continue;
+            }
+            let (here, there) = (speed(machine, bench), speed(main, bench));
+            let ratios: Vec<(String, f64)> = here
+                .iter()
+                .filter_map(|(v, s)| {
+                    let r = s / there.get(v)?;
+                    (r.is_finite() && r > 0.0).then(|| (v.to_string(), r))
+                })
+                .collect();
+            if ratios.len() < 2 {
+                continue;
+            }
+            let (lo, hi) = ratios
+                .iter()
+                .fold((f64::INFINITY, 0.0f64), |(lo, hi), (_, r)| {
+                    (lo.min(*r), hi.max(*r))
+                });
+            if (hi / lo).ln() > (1.0 + limit).ln() {
+                out.push(Disagreement {
+                    machine,
+                    bench,
+                    ratios,
+                    by: hi / lo,
+                });
+            }
+        }
+        out.sort_by(|a, b| b.by.total_cmp(&a.by));
+        out
+    }
+}
+
+/// A machine whose references disagree about its speed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Disagreement {
+    /// The machine (the caller's number for it).
+    pub machine: usize,
+    pub bench: Bench,
+    /// Each reference's time on it over its time on the main machine
+    /// (1.5: 50 % slower there).
+    pub ratios: Vec<(String, f64)>,
+    /// The slowest reference's speed over the fastest's.
+    pub by: f64,
+}
+
 /// A reference pass that moved against its neighbours.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Moved {
@@ -303,12 +394,7 @@ impl Normalised {
     /// spread counts ([`NoiseSample`]), normalised; `None` when one of
     /// them cannot be (no references around it).
     pub fn of<'a>(host: &HostSpeed, runs: impl IntoIterator<Item = &'a RunRecord>) -> Option<Self> {
-        let sample = NoiseSample::of(runs);
-        let v: Vec<f64> = sample
-            .counted
-            .iter()
-            .map(|r| host.normalised(r))
-            .collect::<Option<_>>()?;
+        let v = Normalised::runs(host, runs)?;
         let mean = geomean(v.iter().copied())?;
         Some(Normalised {
             mean,
@@ -316,6 +402,23 @@ impl Normalised {
             hi: v.iter().copied().fold(0.0, f64::max),
             runs: v.len(),
         })
+    }
+
+    /// The normalised times of the runs [`Normalised::of`] is made of (the
+    /// counted ones, [`NoiseSample`]), in their order: what `compare`
+    /// tests a change on. `None` when one of them cannot be normalised,
+    /// or comes out as no time at all (a stored record is contributed: a
+    /// zero or negative wall time gives no figure, never a negative one).
+    pub fn runs<'a>(
+        host: &HostSpeed,
+        runs: impl IntoIterator<Item = &'a RunRecord>,
+    ) -> Option<Vec<f64>> {
+        let v: Vec<f64> = NoiseSample::of(runs)
+            .counted
+            .iter()
+            .map(|r| host.normalised(r).filter(|x| x.is_finite() && *x > 0.0))
+            .collect::<Option<_>>()?;
+        (!v.is_empty()).then_some(v)
     }
 
     /// The sum of several (a row's cells): means, fastest and slowest

@@ -392,6 +392,28 @@ impl Store {
         stored.sessions = self.read_lines(SESSIONS, &mut stored.warnings)?;
         stored.runs = self.read_lines(RUNS, &mut stored.warnings)?;
         stored.references = self.read_lines(REFERENCES, &mut stored.warnings)?;
+        for (name, records) in [
+            (RUNS, &mut stored.runs),
+            (REFERENCES, &mut stored.references),
+        ] {
+            let path = self.dir.join(name);
+            records.retain(|r| {
+                let time = r.wall_s.is_finite() && r.wall_s >= 0.0;
+                if !time {
+                    stored.warnings.push(format!(
+                        "{}: skipped the record of {} {} run {} (session {}): its wall time {} \
+                         is no time",
+                        path.display(),
+                        crate::inert::text(&r.variant),
+                        r.bench.name(),
+                        r.attempt,
+                        crate::inert::text(&r.session),
+                        r.wall_s
+                    ));
+                }
+                time
+            });
+        }
         stored.reproductions = self.reproductions(&mut stored.warnings)?;
         for r in stored.runs.iter().chain(&stored.references) {
             if r.schema > SCHEMA {

@@ -18,6 +18,7 @@ mod layers;
 mod list;
 mod maven;
 mod measure;
+mod normalised;
 mod pages;
 mod progress;
 mod reproduce;

@@ -2,8 +2,9 @@
 //! figure, ratio, rank and version per benchmark and in total), the chart
 //! of totals, and the table of added and dropped variants.
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
+use super::basis::Basis;
 use super::cells::{opt_num, version_columns};
 use super::edition::Options;
 use super::edition::{Edition, Keys, Matched, Pair};
@@ -77,7 +78,11 @@ impl Fig {
     /// Divided by the reference variant's figure in the same edition.
     fn relative(self, reference: Option<Fig>) -> Fig {
         let Some(r) = reference else {
+            // No reference row (where the reference passes stand for it):
+            // no relative figure but the basis's.
             return Fig {
+                time: None,
+                ram: None,
                 ok: false,
                 runs: Vec::new(),
                 ..self
@@ -174,19 +179,24 @@ pub(super) fn installed<'a>(langs: &Languages, s: &'a Summary) -> Vec<(String, &
         .collect()
 }
 
-/// The `--relative-to` variant's row in one edition.
+/// The `--relative-to` variant's row in one edition (not needed where
+/// its figures come from the reference passes: the variant may be a
+/// reference alone, in `references.jsonl`).
 pub(super) fn reference<'a>(
     rows: &[(String, &'a Row)],
     label: &str,
     opts: &Options,
+    basis: &Basis,
 ) -> Result<Option<&'a Row>> {
     match &opts.relative_to {
         None => Ok(None),
-        Some(v) => rows
-            .iter()
-            .find(|(k, _)| k == v)
-            .map(|(_, r)| Some(*r))
-            .with_context(|| format!("--relative-to {v}: {label} has no row of {v}")),
+        Some(v) => match rows.iter().find(|(k, _)| k == v) {
+            Some((_, r)) => Ok(Some(*r)),
+            None if basis.references() => Ok(None),
+            None => Err(anyhow::anyhow!(
+                "--relative-to {v}: {label} has no row of {v}"
+            )),
+        },
     }
 }
 
@@ -201,6 +211,7 @@ pub(super) fn cpu(
     so: &Summary,
     sn: &Summary,
     opts: &Options,
+    bases: [&Basis; 2],
 ) -> Result<(Table, Table, Vec<BarChart>, usize)> {
     let rows = Matched {
         old: installed(langs, so),
@@ -208,8 +219,16 @@ pub(super) fn cpu(
     };
     let pairs = rows.pairs();
     let sides = Sides {
-        old: Side::new(so, reference(&rows.old, &old.label, opts)?),
-        new: Side::new(sn, reference(&rows.new, &new.label, opts)?),
+        old: Side::new(
+            so,
+            reference(&rows.old, &old.label, opts, bases[0])?,
+            bases[0],
+        ),
+        new: Side::new(
+            sn,
+            reference(&rows.new, &new.label, opts, bases[1])?,
+            bases[1],
+        ),
         rel: opts.relative_to.is_some(),
     };
     let benches = benches(so, sn);
@@ -225,7 +244,7 @@ pub(super) fn cpu(
         data_only: false,
         labels: 2,
     };
-    let chart = chart(&lines, old, new, opts);
+    let chart = chart(&lines, old, new, opts, &sides);
     Ok((table, changes(langs, &rows, new), vec![chart], both))
 }
 
@@ -330,32 +349,69 @@ pub(super) fn benches(so: &Summary, sn: &Summary) -> Vec<Bench> {
 pub(super) struct Side<'a> {
     summary: &'a Summary,
     reference: Option<&'a Row>,
+    /// How its figures are taken ([`Basis`]).
+    basis: &'a Basis,
 }
 
 impl<'a> Side<'a> {
-    fn new(summary: &'a Summary, reference: Option<&'a Row>) -> Side<'a> {
-        Side { summary, reference }
+    fn new(summary: &'a Summary, reference: Option<&'a Row>, basis: &'a Basis) -> Side<'a> {
+        Side {
+            summary,
+            reference,
+            basis,
+        }
     }
 
     /// A row's figure in one benchmark; with `rel`, divided by the
-    /// reference row's.
+    /// reference row's; on its basis where it has one (its time and the
+    /// runs its change is tested on).
     fn cell(&self, row: &Row, b: Bench, rel: bool) -> Fig {
         let f = Fig::cell(self.summary, row, b);
-        if rel {
+        let ok = f.ok;
+        let f = if rel {
             f.relative(self.reference.map(|r| Fig::cell(self.summary, r, b)))
         } else {
             f
+        };
+        match self.basis.cell(row, b, self.reference) {
+            Some(x) => Fig {
+                time: Some(x.value),
+                runs: x.runs,
+                ok: if self.basis.references() { ok } else { f.ok },
+                ..f
+            },
+            None => f,
         }
     }
 
-    /// A row's total; with `rel`, divided by the reference row's.
+    /// A row's total; with `rel`, divided by the reference row's; on its
+    /// basis where it has one.
     fn total(&self, row: &Row, rel: bool) -> Fig {
         let f = Fig::total(row);
-        if rel {
+        let ok = f.ok;
+        let f = if rel {
             f.relative(self.reference.map(Fig::total))
         } else {
             f
+        };
+        match self.basis.total(row, self.reference) {
+            Some(v) => Fig {
+                time: Some(v),
+                ok: if self.basis.references() { ok } else { f.ok },
+                ..f
+            },
+            None => f,
         }
+    }
+
+    /// A total's whiskers: its basis's, else the range of its runs in
+    /// seconds (none for relative figures).
+    fn range(&self, row: &Row, rel: bool) -> Option<(f64, f64)> {
+        match self.basis {
+            Basis::Measured => (!rel).then(|| row.total_range()).flatten(),
+            b => b.total_range(row),
+        }
+        .filter(|(lo, hi)| hi > lo)
     }
 }
 
@@ -543,16 +599,11 @@ fn notes(lines: &[Line]) -> Vec<Note> {
 }
 
 /// The chart of old and new totals.
-fn chart(lines: &[Line], old: &Edition, new: &Edition, opts: &Options) -> BarChart {
+fn chart(lines: &[Line], old: &Edition, new: &Edition, opts: &Options, sides: &Sides) -> BarChart {
     let rel = opts.relative_to.is_some();
     // Whiskers where a side has runs (a published edition has none;
     // relative figures carry the reference's noise too: none).
-    let range = |r: &Row| {
-        (!rel)
-            .then(|| r.total_range())
-            .flatten()
-            .filter(|(lo, hi)| hi > lo)
-    };
+    let range = |side: &Side, r: &Row| side.range(r, rel);
     let rows = lines
         .iter()
         .map(|line| {
@@ -561,8 +612,8 @@ fn chart(lines: &[Line], old: &Edition, new: &Edition, opts: &Options) -> BarCha
             BarRow {
                 label: format!("{} · {}", p.new.language, p.new.flags),
                 bars: vec![
-                    total_bar(to, mismatch, range(p.old)),
-                    total_bar(tn, mismatch, range(p.new)),
+                    total_bar(to, mismatch, range(&sides.old, p.old)),
+                    total_bar(tn, mismatch, range(&sides.new, p.new)),
                 ],
             }
         })

@@ -26,6 +26,9 @@ pub struct Edition {
     pub selected: Vec<String>,
     /// A digest of its records (what a comparison is built from).
     pub digest: String,
+    /// Its records: every session's runs and reference passes, which a
+    /// figure relative to a reference is judged against ([`super::basis`]).
+    pub stored: crate::store::Stored,
 }
 
 impl Edition {
@@ -68,6 +71,7 @@ impl Edition {
             machine,
             selected,
             digest: crate::store::records_digest(dir)?,
+            stored,
         })
     }
 

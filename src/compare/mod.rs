@@ -26,6 +26,7 @@
 //! chart, the added and dropped variants) and `ws` (the ws-echo table),
 //! `significance` tells a change from noise.
 
+pub mod basis;
 mod cells;
 mod cpu;
 pub mod edition;

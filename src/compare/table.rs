@@ -4,6 +4,7 @@
 
 use anyhow::{Result, ensure};
 
+use super::basis::{self, Basis};
 use super::cpu::cpu;
 use super::edition::{Edition, Options};
 use super::ws::ws;
@@ -19,17 +20,20 @@ pub fn compare(
     new: &Edition,
     opts: &Options,
 ) -> Result<Document> {
+    let rel = opts.relative_to.as_deref();
+    let bases = [Basis::of(old, rel), Basis::of(new, rel)];
     let mut doc = Document {
         title: format!(
             "langbench comparison: {} → {}",
             old.heading(),
             new.heading()
         ),
-        meta: meta(old, new, opts),
+        meta: meta(old, new, opts, &bases),
         ..Default::default()
     };
     if let (Some(so), Some(sn)) = (&old.summary, &new.summary) {
-        let (table, changes, charts, both) = cpu(langs, old, new, so, sn, opts)?;
+        let (table, changes, charts, both) =
+            cpu(langs, old, new, so, sn, opts, [&bases[0], &bases[1]])?;
         doc.meta.push((
             "Rank".into(),
             format!(
@@ -56,7 +60,7 @@ pub fn compare(
 
 /// The facts above the tables: the editions, their machines, how ratios
 /// and noise are read, what the comparison was built from.
-fn meta(old: &Edition, new: &Edition, opts: &Options) -> Vec<(String, String)> {
+fn meta(old: &Edition, new: &Edition, opts: &Options, bases: &[Basis; 2]) -> Vec<(String, String)> {
     let mut meta = vec![
         (
             "Old".into(),
@@ -82,7 +86,8 @@ fn meta(old: &Edition, new: &Edition, opts: &Options) -> Vec<(String, String)> {
                 .into(),
         },
     ));
-    meta.push(("Noise".into(), noise_text(old, new, opts)));
+    meta.extend(basis::fact(&[("old", &bases[0]), ("new", &bases[1])]));
+    meta.push(("Noise".into(), noise_text(old, new, opts, bases)));
     meta.push((
         "Built from".into(),
         format!(
@@ -124,13 +129,23 @@ fn machines_text(a: &Machine, b: &Machine, opts: &Options) -> String {
 }
 
 /// How changes are told from noise, and where they cannot be.
-pub(super) fn noise_text(old: &Edition, new: &Edition, opts: &Options) -> String {
+pub(super) fn noise_text(
+    old: &Edition,
+    new: &Edition,
+    opts: &Options,
+    bases: &[Basis; 2],
+) -> String {
     let mut text = "a cell whose sides both have two or more runs is tested: `faster` or \
                     `slower` when the 95% confidence interval of the ratio of its runs' \
                     geometric means excludes 1 (Welch's t-test on log run times), else `not \
                     significant`; the interval shows under the ratio"
         .to_string();
-    if opts.relative_to.is_some() {
+    if opts.relative_to.is_some() && bases.iter().all(Basis::references) {
+        text.push_str(
+            ". With --relative-to, on the ratios of each run to the reference passes around it \
+             (the reference's noise is in every ratio, run by run)",
+        );
+    } else if opts.relative_to.is_some() {
         text.push_str(
             ". With --relative-to no cell is tested (the reference's own noise is in every \
              relative figure)",

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 
 use anyhow::{Context, Result, ensure};
 
+use crate::compare::basis::{self, Basis};
 use crate::compare::edition::{Edition, Keys};
 use crate::config::Languages;
 use crate::document::columns::{Columns, col};
@@ -58,6 +59,8 @@ struct History<'a> {
     per_edition: Vec<BTreeMap<String, Vec<&'a Row>>>,
     /// Per edition: the `--relative-to` variant's total.
     reference: Vec<Option<f64>>,
+    /// Per edition: how its totals are taken ([`Basis`]).
+    bases: Vec<Basis>,
     /// Per edition: its benchmarks' sizes, and whether they are not the
     /// newest edition's.
     sizes: Vec<String>,
@@ -121,7 +124,8 @@ impl<'a> History<'a> {
             })
             .collect::<Result<Vec<&Summary>>>()?;
         let per_edition: Vec<_> = summaries.iter().map(|s| by_variant(langs, s)).collect();
-        let reference = reference(editions, &per_edition, relative_to)?;
+        let bases: Vec<Basis> = editions.iter().map(|e| Basis::of(e, relative_to)).collect();
+        let reference = reference(editions, &per_edition, relative_to, &bases)?;
         let newest = editions.len() - 1;
         let sizes: Vec<String> = summaries.iter().map(|s| s.sizes_text()).collect();
         let other_size = sizes.iter().map(|s| *s != sizes[newest]).collect();
@@ -134,10 +138,17 @@ impl<'a> History<'a> {
             relative_to,
             per_edition,
             reference,
+            bases,
             sizes,
             other_size,
             other_machine,
         })
+    }
+
+    /// Edition `i`'s row of the `--relative-to` variant.
+    fn reference_row(&self, i: usize) -> Option<&'a Row> {
+        let v = self.relative_to?;
+        self.per_edition[i].get(v)?.first().copied()
     }
 
     fn newest(&self) -> usize {
@@ -148,10 +159,15 @@ impl<'a> History<'a> {
     fn point(&self, i: usize, k: &str) -> Option<Point<'a>> {
         let rows = self.per_edition[i].get(k)?;
         let row = rows.iter().find(|r| r.complete()).unwrap_or(&rows[0]);
-        let value = row.total_s().map(|t| match self.reference[i] {
-            Some(r) if r > 0.0 => t / r,
-            _ => t,
-        });
+        let on_basis = self.bases[i].total(row, self.reference_row(i));
+        let value = match (on_basis, self.reference[i]) {
+            (Some(v), _) => Some(v),
+            (None, Some(r)) if r > 0.0 => row.total_s().map(|t| t / r),
+            // The reference passes stand for a reference row this
+            // edition does not have: no relative total but theirs.
+            (None, None) if self.relative_to.is_some() => None,
+            (None, _) => row.total_s(),
+        };
         Some(Point {
             row,
             value,
@@ -278,6 +294,7 @@ fn reference(
     editions: &[&Edition],
     per_edition: &[BTreeMap<String, Vec<&Row>>],
     relative_to: Option<&str>,
+    bases: &[Basis],
 ) -> Result<Vec<Option<f64>>> {
     let Some(v) = relative_to else {
         return Ok(vec![None; editions.len()]);
@@ -285,17 +302,22 @@ fn reference(
     per_edition
         .iter()
         .zip(editions)
-        .map(|(m, e)| {
-            m.get(v)
+        .zip(bases)
+        .map(|((m, e), basis)| {
+            let total = m
+                .get(v)
                 .and_then(|rows| rows.first())
-                .and_then(|r| r.total_s())
-                .map(Some)
-                .with_context(|| {
-                    format!(
-                        "--relative-to {v}: {} has no complete row of {v}",
-                        e.dir.display()
-                    )
-                })
+                .and_then(|r| r.total_s());
+            if total.is_none() && basis.references() {
+                // Its reference passes stand for the row.
+                return Ok(None);
+            }
+            total.map(Some).with_context(|| {
+                format!(
+                    "--relative-to {v}: {} has no complete row of {v}",
+                    e.dir.display()
+                )
+            })
         })
         .collect()
 }
@@ -483,6 +505,13 @@ fn meta(h: &History) -> Vec<(String, String)> {
         meta.push(("Sizes".into(), sizes));
     }
     meta.push(("Machines".into(), machines_text(h)));
+    let labels: Vec<(&str, &Basis)> = h
+        .editions
+        .iter()
+        .zip(&h.bases)
+        .map(|(e, b)| (e.label.as_str(), b))
+        .collect();
+    meta.extend(basis::fact(&labels));
     meta.push((
         "Built from".into(),
         joined(

@@ -212,3 +212,36 @@ fn the_precision_fact_states_drift_flagged_passes_sessions_and_passes() {
     );
     assert!(plain.notes().iter().all(|n| n.key != "Normalised"));
 }
+
+/// A busy sitting flags many passes: the precision fact says them once
+/// per session (its passes, blocks and benchmarks, the worst), not one
+/// by one. s1's assoc passes ran 10, 13, 10, 13, 10 s: every pass moved
+/// 30 % against its neighbours.
+#[test]
+fn the_precision_fact_groups_flagged_passes_per_session() {
+    let references = [10.0, 13.0, 10.0, 13.0, 10.0]
+        .into_iter()
+        .enumerate()
+        .map(|(block, wall)| {
+            reference(
+                "s1",
+                Bench::Assoc,
+                block as u32,
+                100 + 1000 * block as i64,
+                wall,
+            )
+        })
+        .collect();
+    let s = Summary::from_stored(&Stored {
+        runs: vec![run("a", 1, 500, 1.0)],
+        references,
+        ..Default::default()
+    });
+    let doc = s.document();
+    let (_, text) = doc.meta.iter().find(|(k, _)| k == "Precision").unwrap();
+    assert!(
+        text.contains("flagged: 5 — session s1, 5 passes: blocks 0, 1, 2, 3, 4 (assoc), up to ×"),
+        "{text}"
+    );
+    assert!(!text.contains("s1 block 2"), "{text}");
+}

@@ -185,6 +185,7 @@ impl Summary {
         }
         notes.extend(self.noise_note());
         notes.extend(self.machine_state_notes());
+        notes.extend(self.disagreement_notes());
         notes
     }
 

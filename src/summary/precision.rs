@@ -5,10 +5,11 @@
 //! every rendering (summary.md, report.html, the xlsx's About sheet, the
 //! terminal) says it; nothing without references.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
-use super::Summary;
-use crate::reference::{HostSpeed, MOVED_LIMIT};
+use super::{Row, Summary};
+use crate::document::Note;
+use crate::reference::{Disagreement, HostSpeed, MOVED_LIMIT};
 
 impl Summary {
     /// The precision fact, or none without reference passes.
@@ -19,6 +20,94 @@ impl Summary {
         };
         facts.extend(self.reproduced_facts());
         facts
+    }
+
+    /// The machines whose references disagree with the main machine's
+    /// beyond the quality gate's limit (issue #42: shards on several
+    /// machines); none on one machine or without references.
+    pub fn disagreements(&self) -> Vec<Disagreement> {
+        let (Some(host), Some(main)) = (&self.host, self.main_machine) else {
+            return Vec::new();
+        };
+        if self.machines.len() < 2 {
+            return Vec::new();
+        }
+        let of: BTreeMap<&str, usize> = self
+            .sessions
+            .iter()
+            .map(|s| (s.id.as_str(), s.machine))
+            .collect();
+        host.disagreements(|s| of.get(s).copied(), main, MOVED_LIMIT)
+    }
+
+    /// Why `row`'s figures do not compare with the other machines' rows,
+    /// if its machine's references disagree (`flagged`: from
+    /// [`Summary::disagreements`]).
+    pub fn disagreeing(&self, row: &Row, flagged: &[Disagreement]) -> Option<String> {
+        let m = row.machine?;
+        let d: Vec<&Disagreement> = flagged.iter().filter(|d| d.machine == m).collect();
+        let worst = d.first()?;
+        Some(format!(
+            "measured on machine #{}, whose references disagree with machine #{}'s by ×{:.2} \
+             ({}: {}): its normalised figures do not compare with the other machines' rows \
+             within ±{:.0}%, so its rank is flagged, not trusted",
+            m + 1,
+            self.main_machine.map_or(0, |x| x + 1),
+            worst.by,
+            worst.bench,
+            worst
+                .ratios
+                .iter()
+                .map(|(v, r)| format!("{} ×{r:.2}", crate::inert::text(v)))
+                .collect::<Vec<_>>()
+                .join(", "),
+            MOVED_LIMIT * 100.0
+        ))
+    }
+
+    /// The notes of the machines whose references disagree: one each.
+    pub(super) fn disagreement_notes(&self) -> Vec<Note> {
+        let flagged = self.disagreements();
+        let mut seen = BTreeSet::new();
+        let mut notes = Vec::new();
+        for d in &flagged {
+            if !seen.insert(d.machine) {
+                continue;
+            }
+            let rows = self
+                .rows
+                .iter()
+                .filter(|r| r.machine == Some(d.machine))
+                .count();
+            notes.push(Note::new(
+                format!("machine #{}", d.machine + 1),
+                format!(
+                    "its references disagree with machine #{}'s beyond the precision (±{:.0}%): \
+                     per reference, its time there over machine #{}'s, {}: {}; its {rows} row(s) \
+                     are flagged in the Machine and Rank columns",
+                    self.main_machine.map_or(0, |x| x + 1),
+                    MOVED_LIMIT * 100.0,
+                    self.main_machine.map_or(0, |x| x + 1),
+                    d.bench,
+                    d.ratios
+                        .iter()
+                        .map(|(v, r)| format!("{} ×{r:.2}", crate::inert::text(v)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+        notes
+    }
+
+    /// The blocks `row`'s runs were measured in (issue #42), in order.
+    pub fn blocks(row: &Row) -> Vec<u32> {
+        let b: BTreeSet<u32> = row
+            .cells
+            .values()
+            .flat_map(|c| c.runs.iter().filter_map(|r| r.block))
+            .collect();
+        b.into_iter().collect()
     }
 
     /// One "Reproduced" fact per stored reproducibility check
@@ -62,16 +151,7 @@ fn precision_text(host: &HostSpeed) -> String {
     let flagged = if moved.is_empty() {
         "none".to_string()
     } else {
-        moved
-            .iter()
-            .map(|m| {
-                format!(
-                    "session {} block {} {} (×{:.2} its nearer neighbour's time)",
-                    m.session, m.block, m.bench, m.by
-                )
-            })
-            .collect::<Vec<_>>()
-            .join("; ")
+        moved_by_session(&moved)
     };
     format!(
         "the reference set ({}) ran in {passes} pass{} over {sessions} session{} \
@@ -91,4 +171,45 @@ fn precision_text(host: &HostSpeed) -> String {
             format!("{} — ", moved.len())
         },
     )
+}
+
+/// The flagged passes, one clause per session (worst session first): a
+/// busy host flags many passes of one sitting, which read as one fact
+/// about that sitting, not a list.
+fn moved_by_session(moved: &[crate::reference::Moved]) -> String {
+    let mut order: Vec<&str> = Vec::new();
+    let mut of: BTreeMap<&str, Vec<&crate::reference::Moved>> = BTreeMap::new();
+    for m in moved {
+        if !order.contains(&m.session.as_str()) {
+            order.push(&m.session);
+        }
+        of.entry(&m.session).or_default().push(m);
+    }
+    order
+        .iter()
+        .map(|s| match &of[s][..] {
+            [m] => format!(
+                "session {} block {} {} (×{:.2} its nearer neighbour's time)",
+                m.session, m.block, m.bench, m.by
+            ),
+            ms => {
+                let blocks: BTreeSet<u32> = ms.iter().map(|m| m.block).collect();
+                let benches: BTreeSet<&str> = ms.iter().map(|m| m.bench.name()).collect();
+                format!(
+                    "session {s}, {} passes: block{} {} ({}), up to ×{:.2} the nearer \
+                     neighbour's time",
+                    ms.len(),
+                    if blocks.len() == 1 { "" } else { "s" },
+                    blocks
+                        .iter()
+                        .map(u32::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    benches.into_iter().collect::<Vec<_>>().join(", "),
+                    ms[0].by
+                )
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }

@@ -85,7 +85,8 @@ impl Summary {
         });
         if self.machines.len() > 1 {
             let machine = col("Machine", "machine_name", Text).display();
-            c.add(machine, |l| self.machine_entry(l.row));
+            let flagged = self.disagreements();
+            c.add(machine, move |l| self.machine_entry(l.row, &flagged));
         }
     }
 
@@ -107,8 +108,15 @@ impl Summary {
         });
         self.normalised_columns(c);
         let normalised = self.ranks_normalised();
+        let flagged = self.disagreements();
         c.add(col("Rank", "rank", Kind::Count), move |l| {
-            rank_entry(l.rank, normalised)
+            let rank = rank_entry(l.rank, normalised);
+            match self.disagreeing(l.row, &flagged) {
+                Some(why) if l.rank.is_some() => {
+                    rank.marked(Mark::Flagged, Some(why)).flagged(Flag::Machine)
+                }
+                _ => rank,
+            }
         });
     }
 
@@ -314,8 +322,43 @@ impl Summary {
         }
     }
 
-    /// The Machine entry: which other machine the row ran on, if it did.
-    fn machine_entry(&self, row: &Row) -> Entry {
+    /// The Machine entry: which other machine the row ran on, if it did;
+    /// with reference passes (shards that compare, issue #42), every
+    /// row's machine and the blocks that measured it, flagged where its
+    /// machine's references disagree (`flagged`).
+    fn machine_entry(&self, row: &Row, flagged: &[crate::reference::Disagreement]) -> Entry {
+        let blocks = Summary::blocks(row);
+        if self.host.is_some()
+            && let Some(m) = row.machine
+        {
+            let text = format!(
+                "#{} {}{}",
+                m + 1,
+                self.machines[m].short(),
+                match &blocks[..] {
+                    [] => String::new(),
+                    [b] => format!(" · block {b}"),
+                    [first, .., last] => format!(" · blocks {first}–{last}"),
+                }
+            );
+            let entry = Entry::text(text);
+            return match self.disagreeing(row, flagged) {
+                Some(why) => entry
+                    .marked(Mark::Flagged, Some(why))
+                    .flagged(Flag::Machine),
+                None if Some(m) != self.main_machine => entry
+                    .marked(
+                        Mark::Flagged,
+                        Some(format!(
+                            "measured on another machine: {}; normalised against its own \
+                             reference passes, which agree with the main machine's",
+                            self.machines[m].hardware()
+                        )),
+                    )
+                    .flagged(Flag::Machine),
+                None => entry,
+            };
+        }
         match row.machine {
             Some(m) if Some(m) != self.main_machine => {
                 Entry::text(format!("#{} {}", m + 1, self.machines[m].short()))
