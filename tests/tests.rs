@@ -25,6 +25,7 @@ mod resume;
 mod robustness;
 mod run;
 mod shards;
+mod tables;
 mod terminal;
 mod ws;
 
