@@ -85,8 +85,9 @@ fn fits_and_keeps(fit: &str, w: usize, flags: &[String], what: &str) {
                 "{what} at {w}: {word:?} of {f:?} not shown whole\n{fit}"
             );
         }
-        for (i, _) in f.char_indices().skip(1) {
-            let cut = format!("{}…", &f[..i]);
+        // A cell cut short: ` nim r -…` (three characters at least).
+        for (i, _) in f.char_indices().skip(3) {
+            let cut = format!(" {}…", &f[..i]);
             assert!(
                 !fit.contains(&cut),
                 "{what} at {w}: {f:?} cut to {cut:?}\n{fit}"
@@ -197,7 +198,7 @@ fn list_fits_columns_and_keeps_the_flags_whole() {
     }
     let wide = list("80", true);
     assert!(
-        wide.contains(long_flags) && wide.contains(version),
+        wide.contains(long_flags) && wide.lines().any(|l| l.chars().count() > 100),
         "{wide}"
     );
 }

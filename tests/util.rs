@@ -588,10 +588,8 @@ pub fn in_pty(mut cmd: Command, cols: u16) -> (std::process::ExitStatus, String)
 /// What a terminal shows of `raw` line by line: escape codes removed,
 /// each line split where a carriage return redraws it.
 pub fn drawn_lines(raw: &str) -> Vec<String> {
-    let plain = String::from_utf8_lossy(&strip_ansi_escapes::strip(raw)).into_owned();
-    plain
-        .split(['\n', '\r'])
+    raw.split(['\n', '\r'])
+        .map(|l| String::from_utf8_lossy(&strip_ansi_escapes::strip(l)).into_owned())
         .filter(|l| !l.trim().is_empty())
-        .map(String::from)
         .collect()
 }
