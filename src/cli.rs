@@ -658,6 +658,10 @@ pub struct ListArgs {
     /// its probe or its commands need changes).
     #[arg(long)]
     pub refresh: bool,
+    /// Every column of the table, however wide (default: a table that
+    /// fits the terminal, `$COLUMNS` where it is set).
+    #[arg(long)]
+    pub wide: bool,
 }
 
 /// `langbench check`.
@@ -890,6 +894,10 @@ pub struct CompareArgs {
     /// and charts/ into this directory.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Every column of the table, however wide (default: a table that
+    /// fits the terminal, `$COLUMNS` where it is set).
+    #[arg(long)]
+    pub wide: bool,
 }
 
 impl CompareArgs {
@@ -957,6 +965,10 @@ pub struct HistoryArgs {
     /// charts/ and provenance.json into this directory.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Every column of the table, however wide (default: a table that
+    /// fits the terminal, `$COLUMNS` where it is set).
+    #[arg(long)]
+    pub wide: bool,
 }
 
 impl ReportArgs {

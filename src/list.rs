@@ -1,5 +1,5 @@
 //! `langbench list`: every variant, installed or not, and its version, in a
-//! table that fits 100 columns; `--long` adds how to install each and the
+//! table that fits the terminal (`--wide`: every column uncut); `--long` adds how to install each and the
 //! notes, `list ID` shows one variant in full, `--json` is for scripts.
 //! Versions come from the version cache when nothing a probe runs changed,
 //! else from probes run a few at a time (`--refresh`: all probed).
@@ -14,9 +14,6 @@ use crate::record::VariantInfo;
 use crate::spawn::Spawner;
 use crate::toolchain;
 use crate::version_cache::{Cache, Key};
-
-/// The width the default table fits in.
-pub const WIDTH: usize = 100;
 
 /// Each variant with what is installed and its version: from the version
 /// cache where what its probe runs has not changed (see
@@ -89,66 +86,48 @@ fn shown(s: &str) -> String {
     crate::inert::text(s)
 }
 
-fn cut(s: &str, width: usize) -> String {
-    let s = s.lines().next().unwrap_or("");
-    if s.chars().count() <= width {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(width.saturating_sub(1)).collect();
-        t.push('…');
-        t
-    }
-}
-
-/// The default table: id, language, flags, installed, version; at most
-/// [`WIDTH`] columns (long flags and versions are cut with `…`).
-pub fn short(rows: &[(&Variant, VariantInfo)]) -> String {
-    let header = ["id", "language", "flags", "installed", "version"];
-    let cells: Vec<[String; 5]> = rows
-        .iter()
-        .map(|(v, i)| {
-            [
-                v.id.clone(),
-                shown(&v.language),
-                shown(&v.flags),
-                if i.installed { "yes" } else { "no" }.to_string(),
-                shown(&i.version),
-            ]
-        })
-        .collect();
-    let natural = |c: usize| {
-        cells
-            .iter()
-            .map(|r| r[c].chars().count())
-            .chain([header[c].len()])
-            .max()
-            .unwrap_or(0)
+/// The default table: id, language, flags, installed, version, fitted to
+/// `width` as every terminal table is ([`crate::export::terminal`]: the
+/// id and the flags, which tell variants apart, are never cut; `None`:
+/// every column uncut), then a line on what else `list` shows.
+pub fn short(rows: &[(&Variant, VariantInfo)], width: Option<usize>) -> String {
+    use crate::document::columns::{Columns, col};
+    use crate::document::{Document, Entry, Kind::Text, Table};
+    type Row<'r> = (&'r Variant, VariantInfo);
+    let mut c: Columns<Row> = Columns::new();
+    c.add(col("id", "id", Text).id(), |(v, _)| Entry::text(&v.id));
+    c.add(col("language", "language", Text), |(v, _)| {
+        Entry::text(shown(&v.language))
+    });
+    c.add(col("flags", "flags", Text).id(), |(v, _)| {
+        Entry::text(shown(&v.flags))
+    });
+    c.add(col("installed", "installed", Text), |(_, i)| {
+        Entry::text(if i.installed { "yes" } else { "no" })
+    });
+    c.add(col("version", "version", Text).detail(), |(_, i)| {
+        Entry::text(shown(&i.version))
+    });
+    let doc = Document {
+        tables: vec![Table {
+            id: "list".into(),
+            title: "Variants".into(),
+            columns: c.columns(),
+            rows: c.rows(rows),
+            notes: Vec::new(),
+            data_only: false,
+            labels: 1,
+        }],
+        ..Default::default()
     };
-    let mut widths: Vec<usize> = (0..5).map(natural).collect();
-    widths[0] = widths[0].min(26);
-    widths[1] = widths[1].min(16);
-    widths[4] = widths[4].min(20);
-    let fixed: usize = widths[0] + widths[1] + widths[3] + widths[4] + 4 * 2;
-    widths[2] = widths[2].min(WIDTH.saturating_sub(fixed)).max(5);
-    let line = |r: &[String]| {
-        let parts: Vec<String> = r
-            .iter()
-            .zip(&widths)
-            .map(|(c, w)| format!("{:<w$}", cut(c, *w), w = *w))
-            .collect();
-        parts.join("  ").trim_end().to_string()
-    };
-    let mut out = line(&header.map(String::from));
-    out.push('\n');
-    for r in &cells {
-        out.push_str(&line(r));
-        out.push('\n');
-    }
+    let mut out = crate::export::terminal::document_fit(&doc, width);
     let installed = rows.iter().filter(|(_, i)| i.installed).count();
-    out.push_str(&format!(
-        "{installed} of {} installed; how to install the others: `list --long`; one in full: `list ID`\n",
+    let line = format!(
+        "{installed} of {} installed; how to install the others: `list --long`; one in full: `list ID`",
         rows.len()
-    ));
+    );
+    out.push_str(&crate::export::terminal::wrapped(&line, width, "  "));
+    out.push('\n');
     out
 }
 
@@ -292,6 +271,7 @@ pub fn command(
     long: bool,
     json: bool,
     refresh: bool,
+    width: Option<usize>,
 ) -> anyhow::Result<ExitCode> {
     let variants = langs.select(ids)?;
     let rows = inspect(spawner, &variants, refresh);
@@ -305,7 +285,7 @@ pub fn command(
         println!("{}", self::long(&rows));
         print!("Notes:\n{}", notes(&variants));
     } else {
-        print!("{}", short(&rows));
+        print!("{}", short(&rows, width));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -97,7 +97,8 @@ fn real_main() -> Result<ExitCode> {
         }
         Command::List(a) => {
             let langs = a.languages.load()?;
-            list::command(&spawner, &langs, &a.ids, a.long, a.json, a.refresh)
+            let width = langbench::export::terminal::width(a.wide);
+            list::command(&spawner, &langs, &a.ids, a.long, a.json, a.refresh, width)
         }
         Command::Check(a) => {
             check::command(&spawner, &a.languages.languages, a.ids_only, || a.options())
@@ -126,7 +127,8 @@ fn real_main() -> Result<ExitCode> {
             langbench::store::results_dir(&a.old, "compare: OLD")?;
             langbench::store::results_dir(&a.new, "compare: NEW")?;
             let (langs, out) = (a.languages.load()?, a.out.as_deref());
-            compare::command(&langs, &a.old, &a.new, &a.options(), a.format, out)
+            let width = langbench::export::terminal::width(a.wide);
+            compare::command(&langs, &a.old, &a.new, &a.options(), a.format, width, out)
         }
         Command::Reproduce(a) => {
             let langs = a.languages.load()?;
@@ -152,7 +154,8 @@ fn real_main() -> Result<ExitCode> {
         Command::History(a) => {
             let (langs, out) = (a.languages.load()?, a.out.as_deref());
             let relative_to = a.relative_to.as_deref();
-            history::command(&langs, &a.dirs, relative_to, a.format, out)
+            let width = langbench::export::terminal::width(a.wide);
+            history::command(&langs, &a.dirs, relative_to, a.format, width, out)
         }
         Command::Expected(a) => verify::expected_command(a.bench, a.size),
     }

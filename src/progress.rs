@@ -58,6 +58,100 @@ pub fn duration(secs: f64) -> String {
     }
 }
 
+/// A line made of parts, each with the order in which a narrow terminal
+/// drops it: what `run` is doing (`[3/9] python3 · str-comb N=1,000 ·
+/// run 2/3`), and the progress line built around it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Line {
+    parts: Vec<Part>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Part {
+    /// What comes before it when a part precedes it (` · `, ` `).
+    sep: &'static str,
+    text: String,
+    /// [`KEEP`]: never dropped (the cell's id); else the highest goes
+    /// first.
+    drop: u8,
+}
+
+/// A part no width drops: the cell's id (its variant and benchmark).
+pub const KEEP: u8 = 0;
+
+impl Line {
+    pub fn new() -> Line {
+        Line::default()
+    }
+
+    /// The line with `text` after it, after `sep` (none at the start);
+    /// where the line is too wide, the parts of the highest `drop` go
+    /// first ([`KEEP`]: never).
+    pub fn part(mut self, sep: &'static str, text: impl Into<String>, drop: u8) -> Line {
+        self.parts.push(Part {
+            sep,
+            text: text.into(),
+            drop,
+        });
+        self
+    }
+
+    /// Every part.
+    pub fn text(&self) -> String {
+        self.joined(|_| true)
+    }
+
+    fn joined(&self, keep: impl Fn(&Part) -> bool) -> String {
+        let mut s = String::new();
+        for p in self.parts.iter().filter(|p| keep(p)) {
+            if !s.is_empty() {
+                // A part that began a line is set apart by a space.
+                s.push_str(if p.sep.is_empty() { " " } else { p.sep });
+            }
+            s.push_str(&p.text);
+        }
+        s
+    }
+
+    /// The line in at most `width` columns: the parts that drop first
+    /// left out until it fits. The parts marked [`KEEP`] always stay,
+    /// wider than `width` only where they alone are.
+    pub fn fit(&self, width: Option<usize>) -> String {
+        let Some(w) = width else {
+            return self.text();
+        };
+        let mut ranks: Vec<u8> = self.parts.iter().map(|p| p.drop).collect();
+        ranks.sort_unstable();
+        ranks.dedup();
+        // Dropping ranks from the top: all, all but the highest, ...
+        let mut upto = u8::MAX;
+        loop {
+            let s = self.joined(|p| p.drop <= upto);
+            if textwrap::core::display_width(&s) <= w {
+                return s;
+            }
+            match ranks.iter().rev().find(|&&r| r < upto) {
+                Some(&r) if upto != KEEP => upto = r,
+                _ => return s,
+            }
+        }
+    }
+}
+
+/// The width the progress line keeps within: the terminal's where it is
+/// drawn (stderr), `$COLUMNS` where not; `None`: no limit.
+fn line_width(drawn: bool) -> Option<usize> {
+    let drawn_width = drawn
+        .then(|| terminal_size::terminal_size_of(std::io::stderr()).map(|(w, _)| w.0 as usize))
+        .flatten();
+    drawn_width.or_else(|| {
+        std::env::var("COLUMNS")
+            .ok()
+            .and_then(|c| c.trim().parse::<usize>().ok())
+            .filter(|c| *c > 0)
+    })
+}
+
 /// The run being measured, for the live part of the line.
 #[derive(Debug, Clone)]
 struct Clock {
@@ -65,38 +159,74 @@ struct Clock {
     timeout: Duration,
     /// Seconds this run is expected to take.
     expected_s: Option<f64>,
+    /// Runs of the same cell after this one, counted in the rest at this
+    /// run's expected time each.
+    more: u32,
 }
 
 /// What the line shows.
 #[derive(Debug, Clone, Default)]
 struct Live {
     /// What is being done: `[3/9] python3 · str-comb N=1,000 · run 2/3`.
-    what: String,
+    what: Line,
     run: Option<Clock>,
     /// Seconds expected after the current run (`None`: nothing is known).
     rest_s: Option<f64>,
 }
 
+/// The order parts of the progress line drop in, first to last: the
+/// timeout, the size, the position in the suite, the command's own
+/// elapsed time, which run of the cell, the run's time, the time left.
+pub mod rank {
+    pub const TIMEOUT: u8 = 9;
+    pub const SIZE: u8 = 8;
+    pub const COUNTER: u8 = 7;
+    pub const ELAPSED: u8 = 6;
+    pub const RUN: u8 = 5;
+    pub const CLOCK: u8 = 4;
+    pub const LEFT: u8 = 3;
+}
+
 impl Live {
     /// The line at `now`: what, the run's time against its timeout, and
-    /// the time left (the current run's expected rest, never below 0, plus
-    /// the rest of the suite).
-    fn render(&self, now: Instant) -> String {
+    /// the time left. A run that takes longer than expected is expected
+    /// to end now (its estimate becomes the time it has taken), and so are
+    /// its cell's runs still to come, so the time left grows while it
+    /// overruns instead of standing still.
+    fn line(&self, now: Instant) -> Line {
         let mut s = self.what.clone();
         let Some(run) = &self.run else {
             return s;
         };
         let gone = now.saturating_duration_since(run.started).as_secs_f64();
-        s.push_str(&format!(
-            " · {} of {}",
-            duration(gone),
-            duration(run.timeout.as_secs_f64())
-        ));
+        s = s.part(" · ", duration(gone), rank::CLOCK).part(
+            " ",
+            format!("of {}", duration(run.timeout.as_secs_f64())),
+            rank::TIMEOUT,
+        );
         if let Some(rest) = self.rest_s {
-            let this = run.expected_s.map_or(0.0, |e| (e - gone).max(0.0));
-            s.push_str(&format!(" · ~{} left", duration(rest + this)));
+            let (this, over) = match run.expected_s {
+                Some(e) => ((e - gone).max(0.0), (gone - e).max(0.0)),
+                None => (0.0, 0.0),
+            };
+            let left = rest + this + over * f64::from(run.more);
+            s = s.part(" · ", format!("~{} left", duration(left)), rank::LEFT);
         }
         s
+    }
+
+    /// The line as the terminal draws it after the spinner: the command's
+    /// own elapsed time first, in `width` columns; with no run and nothing
+    /// being done (a message follows), the elapsed time alone.
+    fn drawn(&self, elapsed: Duration, now: Instant, width: Option<usize>) -> String {
+        let s = elapsed.as_secs();
+        let clock = format!("[{:02}:{:02}:{:02}]", s / 3600, s / 60 % 60, s % 60);
+        if self.what.parts.is_empty() {
+            return format!("{clock} ");
+        }
+        let mut line = Line::new().part("", clock, rank::ELAPSED);
+        line.parts.extend(self.line(now).parts);
+        line.fit(width)
     }
 }
 
@@ -130,12 +260,16 @@ impl Progress {
         let shown = live.clone();
         let pb = ProgressBar::new_spinner();
         pb.set_style(
-            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}{live}")
+            // The spinner and a space, then the line fitted to the rest of
+            // the terminal's width; a message (no run) after it.
+            ProgressStyle::with_template("{spinner} {live}{msg}")
                 .expect("valid template")
                 .with_key(
                     "live",
-                    move |_: &ProgressState, w: &mut dyn std::fmt::Write| {
-                        let _ = w.write_str(&lock(&shown).render(Instant::now()));
+                    move |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                        let width = line_width(true).map(|w| w.saturating_sub(2));
+                        let line = lock(&shown).drawn(state.elapsed(), Instant::now(), width);
+                        let _ = w.write_str(&line);
                     },
                 ),
         );
@@ -155,7 +289,7 @@ impl Progress {
                     };
                     let since = last.map_or(run.started, |t| t.max(run.started));
                     if since.elapsed() >= every {
-                        eprintln!("{}", l.render(Instant::now()));
+                        eprintln!("{}", l.line(Instant::now()).fit(line_width(false)));
                         last = Some(Instant::now());
                     }
                 }
@@ -183,12 +317,16 @@ impl Progress {
 
     /// A run starts: `what` it is, its timeout, the seconds it is expected
     /// to take and those expected after it (the rest of the suite).
+    /// `more` is how many runs of the same cell `rest_s` counts after this
+    /// one (at `expected_s` each): while this run overruns its estimate,
+    /// they are expected to overrun as much.
     pub fn start_run(
         &self,
-        what: String,
+        what: Line,
         timeout: Duration,
         expected_s: Option<f64>,
         rest_s: Option<f64>,
+        more: u32,
     ) {
         let live = Live {
             what,
@@ -196,11 +334,12 @@ impl Progress {
                 started: Instant::now(),
                 timeout,
                 expected_s,
+                more,
             }),
             rest_s,
         };
         if self.ticker.is_some() && expected_s.is_some_and(|e| e >= self.every.as_secs_f64()) {
-            eprintln!("{}", live.render(Instant::now()));
+            eprintln!("{}", live.line(Instant::now()).fit(line_width(false)));
         }
         *lock(&self.live) = live;
         self.pb.set_message("");
@@ -253,36 +392,115 @@ mod tests {
         assert_eq!(duration(f64::NAN), "?");
     }
 
-    /// The time left is the rest of the suite plus what the current run is
-    /// expected to need still, never less than the rest.
-    #[test]
-    fn the_line_counts_the_run_against_its_timeout_and_the_time_left() {
+    fn what() -> Line {
+        Line::new()
+            .part("", "[1/2]", rank::COUNTER)
+            .part(" ", "a", KEEP)
+            .part(" · ", "assoc", KEEP)
+            .part(" ", "N=1,000", rank::SIZE)
+            .part(" · ", "run 1/3", rank::RUN)
+    }
+
+    fn live(more: u32) -> (Instant, Live) {
         let start = Instant::now();
         let live = Live {
-            what: "[1/2] a · assoc N=1,000 · run 1/3".into(),
+            what: what(),
             run: Some(Clock {
                 started: start,
                 timeout: Duration::from_secs(1000),
                 expected_s: Some(30.0),
+                more,
             }),
             rest_s: Some(100.0),
         };
+        (start, live)
+    }
+
+    fn at(live: &Live, start: Instant, secs: u64) -> String {
+        live.line(start + Duration::from_secs(secs)).text()
+    }
+
+    /// The time left is the rest of the suite plus what the current run is
+    /// expected to need still, never less than the rest.
+    #[test]
+    fn the_line_counts_the_run_against_its_timeout_and_the_time_left() {
+        let (start, live) = live(0);
         assert_eq!(
-            live.render(start + Duration::from_secs(12)),
+            at(&live, start, 12),
             "[1/2] a · assoc N=1,000 · run 1/3 · 12s of 16m40s · ~1m58s left"
         );
         assert_eq!(
-            live.render(start + Duration::from_secs(45)),
+            at(&live, start, 45),
             "[1/2] a · assoc N=1,000 · run 1/3 · 45s of 16m40s · ~1m40s left",
-            "a run past its estimate leaves the rest"
+            "the cell's last run past its estimate leaves the rest"
         );
         let unknown = Live {
             rest_s: None,
             ..live
         };
         assert_eq!(
-            unknown.render(start + Duration::from_secs(12)),
+            at(&unknown, start, 12),
             "[1/2] a · assoc N=1,000 · run 1/3 · 12s of 16m40s"
+        );
+    }
+
+    /// A run past its estimate is expected to end now, and its cell's two
+    /// runs still to come (in the rest at 30 s each) to take as long as it
+    /// has: the time left grows as it goes on (a cold `go run` of 39 s
+    /// against an estimate of 3 s no longer shows "~2.9s left" throughout).
+    #[test]
+    fn the_time_left_grows_while_a_run_overruns_its_estimate() {
+        let (start, live) = live(2);
+        let left = |secs| {
+            at(&live, start, secs)
+                .rsplit_once(" · ~")
+                .map(|(_, l)| l.to_string())
+                .unwrap()
+        };
+        assert_eq!(left(10), "2m00s left");
+        assert_eq!(left(30), "1m40s left", "on time: the rest");
+        assert_eq!(left(40), "2m00s left", "10 s over, twice more to come");
+        assert_eq!(left(90), "3m40s left");
+        assert!(at(&live, start, 90).contains("run 1/3 · 1m30s of 16m40s"));
+    }
+
+    /// However narrow the terminal, the line keeps the cell (variant and
+    /// benchmark) and drops the rest in order: the timeout, the size, the
+    /// position, the elapsed time, the run, the clock, the time left.
+    #[test]
+    fn the_line_fits_the_width_dropping_the_least_important_first() {
+        let (start, live) = live(2);
+        let now = start + Duration::from_secs(12);
+        let elapsed = Duration::from_secs(3723);
+        let full = live.drawn(elapsed, now, None);
+        assert_eq!(
+            full,
+            "[01:02:03] [1/2] a · assoc N=1,000 · run 1/3 · 12s of 16m40s · ~1m58s left"
+        );
+        let at = |w: usize| live.drawn(elapsed, now, Some(w));
+        assert_eq!(at(full.chars().count()), full);
+        assert_eq!(
+            at(70),
+            "[01:02:03] [1/2] a · assoc N=1,000 · run 1/3 · 12s · ~1m58s left"
+        );
+        assert_eq!(
+            at(60),
+            "[01:02:03] [1/2] a · assoc · run 1/3 · 12s · ~1m58s left"
+        );
+        assert_eq!(at(50), "[01:02:03] a · assoc · run 1/3 · 12s · ~1m58s left");
+        assert_eq!(at(40), "a · assoc · run 1/3 · 12s · ~1m58s left");
+        assert_eq!(at(30), "a · assoc · 12s · ~1m58s left");
+        assert_eq!(at(24), "a · assoc · ~1m58s left");
+        assert_eq!(at(12), "a · assoc");
+        assert_eq!(at(3), "a · assoc", "the cell is never cut");
+        for w in 9..90 {
+            let s = at(w);
+            assert!(s.chars().count() <= w, "{w}: {s:?}");
+        }
+        assert_eq!(
+            Live::default().drawn(elapsed, now, Some(5)),
+            "[01:02:03] ",
+            "a message follows"
         );
     }
 }

@@ -187,3 +187,39 @@ fn runs_auto_shows_its_bounds_not_a_count() {
     assert!(err.contains("run 3 (3–4): "), "{err}");
     assert!(!err.contains("run 1/4"), "{err}");
 }
+
+/// On a terminal of 80 columns the progress line is drawn within them (it
+/// wrapped: a long id, the elapsed time, the size, the timeout and the time
+/// left came to 90 and more), and keeps the cell's id whole.
+#[test]
+fn the_drawn_line_fits_an_80_column_terminal() {
+    let id = "a-rather-long-variant-name";
+    let f = Fixture::new(
+        &languages_toml(&[Entry::sh(id)]),
+        &[(
+            "programs/num-comb/a-rather-long-variant-name.sh",
+            "sleep 1\necho 0 1 $1\n",
+        )],
+    );
+    let mut cmd = std::process::Command::new(bin());
+    cmd.args(f.run_args_with_runs("2", &[]))
+        .env_remove("COLUMNS");
+    let (status, raw) = in_pty(cmd, 80);
+    assert!(status.success(), "{raw}");
+    let lines = drawn_lines(&raw);
+    // The progress line: the cell, not a finished run's line (its KB).
+    let progress: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.contains(id) && l.contains("num-comb") && !l.contains(" KB "))
+        .collect();
+    assert!(!progress.is_empty(), "no progress line drawn:\n{raw:?}");
+    for l in &progress {
+        let w = textwrap::core::display_width(l);
+        assert!(w <= 80, "{w} columns: {l:?}");
+        assert!(l.contains(&format!("{id} · num-comb")), "{l:?}");
+    }
+    assert!(
+        progress.iter().any(|l| l.contains("run 2/2")),
+        "the run is still said where there is room: {progress:?}"
+    );
+}

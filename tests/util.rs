@@ -531,3 +531,65 @@ os.write(w2, b"x")
 _, st = os.waitpid(pid, 0)
 sys.exit(os.waitstatus_to_exitcode(st))
 "#;
+
+/// Runs `cmd` with its stdout and stderr on a pseudo-terminal of `cols`
+/// columns (stdin: nothing), as a person's terminal shows it: its exit
+/// status and every byte it wrote there, escape codes included.
+pub fn in_pty(mut cmd: Command, cols: u16) -> (std::process::ExitStatus, String) {
+    use std::io::Read;
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let (mut master, mut slave) = (0, 0);
+    let size = libc::winsize {
+        ws_row: 40,
+        ws_col: cols,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: openpty writes two descriptors, which are then owned here.
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            &size,
+        )
+    };
+    assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
+    // SAFETY: openpty succeeded: both descriptors are open and owned by
+    // nothing else.
+    let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+    let mut child = cmd
+        .stdin(std::process::Stdio::null())
+        .stdout(slave.try_clone().unwrap())
+        .stderr(slave)
+        .env("TERM", "xterm-256color")
+        .spawn()
+        .unwrap();
+    drop(cmd);
+    let reader = std::thread::spawn(move || {
+        let mut f = std::fs::File::from(master);
+        let mut out = Vec::new();
+        let mut buf = [0u8; 4096];
+        // EIO once every writer of the terminal has closed it.
+        while let Ok(n) = f.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            out.extend_from_slice(&buf[..n]);
+        }
+        out
+    });
+    let status = child.wait().unwrap();
+    let out = reader.join().unwrap();
+    (status, String::from_utf8_lossy(&out).into_owned())
+}
+
+/// What a terminal shows of `raw` line by line: escape codes removed,
+/// each line split where a carriage return redraws it.
+pub fn drawn_lines(raw: &str) -> Vec<String> {
+    raw.split(['\n', '\r'])
+        .map(|l| String::from_utf8_lossy(&strip_ansi_escapes::strip(l)).into_owned())
+        .filter(|l| !l.trim().is_empty())
+        .collect()
+}

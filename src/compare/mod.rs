@@ -50,10 +50,11 @@ pub fn command(
     new: &Path,
     opts: &Options,
     format: crate::export::format::Format,
+    width: Option<usize>,
     out: Option<&Path>,
 ) -> Result<std::process::ExitCode> {
     let doc = compare(langs, &Edition::load(old)?, &Edition::load(new)?, opts)?;
-    print!("{}", format.text(&doc)?);
+    print!("{}", format.text(&doc, width)?);
     if let Some(out) = out {
         // Created, and refused if reached through a link or holding one,
         // before anything is written (src/store.rs).

@@ -127,12 +127,10 @@ pub fn report_command(dirs: &[PathBuf], view: View, check: bool, wide: bool) -> 
             _ => {}
         }
         let derived = rewrite(dir, view.clone())?;
-        print!(
-            "{}",
-            terminal::document_fit(&derived.document, terminal::width(wide))
-        );
+        let width = terminal::width(wide);
+        print!("{}", terminal::document_fit(&derived.document, width));
         for a in &derived.document.advice {
-            println!("to do: {a}");
+            println!("{}", terminal::wrapped(&format!("to do: {a}"), width, "  "));
         }
         for w in &derived.warnings {
             eprintln!("warning: {}", crate::inert::text(w));

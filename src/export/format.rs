@@ -18,10 +18,12 @@ pub enum Format {
 }
 
 impl Format {
-    /// `doc` as this format prints it on the terminal.
-    pub fn text(self, doc: &Document) -> Result<String> {
+    /// `doc` as this format prints it on the terminal; the terminal's
+    /// tables within `width` columns (`None`: every column, see
+    /// [`terminal::width`]).
+    pub fn text(self, doc: &Document, width: Option<usize>) -> Result<String> {
         Ok(match self {
-            Format::Terminal => terminal::document(doc),
+            Format::Terminal => terminal::document_fit(doc, width),
             Format::Markdown => {
                 String::from_utf8_lossy(&markdown::Markdown.render(doc)?).into_owned()
             }

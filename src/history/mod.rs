@@ -27,6 +27,7 @@ pub fn command(
     dirs: &[PathBuf],
     relative_to: Option<&str>,
     format: crate::export::format::Format,
+    width: Option<usize>,
     out: Option<&Path>,
 ) -> Result<std::process::ExitCode> {
     let editions = dirs
@@ -35,7 +36,7 @@ pub fn command(
         .collect::<Result<Vec<_>>>()?;
     let refs: Vec<&Edition> = editions.iter().collect();
     let doc = document(langs, &refs, relative_to)?;
-    print!("{}", format.text(&doc)?);
+    print!("{}", format.text(&doc, width)?);
     if let Some(out) = out {
         // Created, and refused if reached through a link or holding one,
         // before anything is written (src/store.rs).

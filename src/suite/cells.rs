@@ -17,7 +17,7 @@ use crate::cell::{Cell, Program};
 use crate::config::Variant;
 use crate::document::thousands;
 use crate::estimate::{Estimator, Figure};
-use crate::progress::Progress;
+use crate::progress::{KEEP, Line, Progress, rank};
 use crate::record::{RunRecord, Status, VariantInfo};
 use crate::resume::{self, Held};
 use crate::schedule::{CellExecutor, Ready};
@@ -199,14 +199,26 @@ impl<'a> Suite<'a> {
 
     /// `[3/40] c-gcc · assoc N=1,000`: the `k`-th cell of the suite.
     fn label(&self, j: usize) -> String {
+        self.label_line(j).text()
+    }
+
+    /// The label in parts, for the progress line to fit: the cell (its
+    /// variant and benchmark) is never left out.
+    fn label_line(&self, j: usize) -> Line {
         let (k, variant, bench) = self.cell(j);
-        format!(
-            "[{}/{}] {} · {bench} N={}",
-            k + 1,
-            self.cells.len(),
-            variant.id,
-            thousands(self.opts.size.n(bench))
-        )
+        Line::new()
+            .part(
+                "",
+                format!("[{}/{}]", k + 1, self.cells.len()),
+                rank::COUNTER,
+            )
+            .part(" ", variant.id.clone(), KEEP)
+            .part(" · ", bench.to_string(), KEEP)
+            .part(
+                " ",
+                format!("N={}", thousands(self.opts.size.n(bench))),
+                rank::SIZE,
+            )
     }
 
     /// With `--resume`, the cell's finished runs it keeps (then it
@@ -427,11 +439,20 @@ impl CellExecutor for Suite<'_> {
     /// run is discarded).
     fn attempt(&mut self, j: usize, run: u32, done: &[RunRecord]) -> Result<Option<RunRecord>> {
         let label = self.label(j);
-        let what = format!("{label} · {}", self.opts.runs.nth(run));
+        let line = self
+            .label_line(j)
+            .part(" · ", self.opts.runs.nth(run), rank::RUN);
+        let what = line.text();
         self.made_runs(j, run - 1);
         let (expected, rest) = self.expected(j, run, done);
+        let (_, variant, bench) = self.cell(j);
+        let more = self
+            .estimator
+            .cell(&variant.id, bench)
+            .runs
+            .saturating_sub(run);
         self.progress
-            .start_run(what.clone(), self.opts.timeout, expected, rest);
+            .start_run(line, self.opts.timeout, expected, rest, more);
         let rec = self.ready[&j].measure(run, self.opts.timeout);
         self.progress.end_run();
         let rec = rec?;
@@ -530,11 +551,12 @@ impl CellExecutor for Suite<'_> {
             let Some(cell) = self.reference_cell(r, bench) else {
                 continue;
             };
-            let what = format!(
-                "reference pass {pass} · {} · {bench}",
-                cell.program.variant.id
-            );
-            progress.start_run(what.clone(), timeout, None, None);
+            let line = Line::new()
+                .part("", format!("reference pass {pass}"), rank::COUNTER)
+                .part(" · ", cell.program.variant.id.clone(), KEEP)
+                .part(" · ", bench.to_string(), KEEP);
+            let what = line.text();
+            progress.start_run(line, timeout, None, None, 0);
             let rec = cell.measure(pass + 1, timeout);
             progress.end_run();
             let mut rec = rec?;
