@@ -1324,3 +1324,18 @@ mod tests {
         }
     }
 }
+
+/// The width a command's terminal tables fit (`None` with `--wide`: every
+/// column whole), for the commands with `--wide`.
+macro_rules! terminal_width {
+    ($($t:ty),*) => {$(
+        impl $t {
+            /// The terminal width the tables fit: `COLUMNS`, else the
+            /// terminal's; none with `--wide`.
+            pub fn width(&self) -> Option<usize> {
+                crate::export::terminal::width(self.wide)
+            }
+        }
+    )*};
+}
+terminal_width!(ListArgs, CompareArgs, HistoryArgs);

@@ -97,7 +97,7 @@ fn real_main() -> Result<ExitCode> {
         }
         Command::List(a) => {
             let langs = a.languages.load()?;
-            let width = langbench::export::terminal::width(a.wide);
+            let width = a.width();
             list::command(&spawner, &langs, &a.ids, a.long, a.json, a.refresh, width)
         }
         Command::Check(a) => {
@@ -127,7 +127,7 @@ fn real_main() -> Result<ExitCode> {
             langbench::store::results_dir(&a.old, "compare: OLD")?;
             langbench::store::results_dir(&a.new, "compare: NEW")?;
             let (langs, out) = (a.languages.load()?, a.out.as_deref());
-            let width = langbench::export::terminal::width(a.wide);
+            let width = a.width();
             compare::command(&langs, &a.old, &a.new, &a.options(), a.format, width, out)
         }
         Command::Reproduce(a) => {
@@ -154,7 +154,7 @@ fn real_main() -> Result<ExitCode> {
         Command::History(a) => {
             let (langs, out) = (a.languages.load()?, a.out.as_deref());
             let relative_to = a.relative_to.as_deref();
-            let width = langbench::export::terminal::width(a.wide);
+            let width = a.width();
             history::command(&langs, &a.dirs, relative_to, a.format, width, out)
         }
         Command::Expected(a) => verify::expected_command(a.bench, a.size),
