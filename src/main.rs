@@ -146,10 +146,11 @@ fn real_main() -> Result<ExitCode> {
             let checked = |d: &&std::path::PathBuf| {
                 (!a.check || d.is_dir()) && !d.join(langbench::derived::provenance::FILE).is_file()
             };
-            for d in a.dirs.iter().filter(checked) {
+            let dirs = langbench::store::with_folders(&a.dirs);
+            for d in dirs.iter().filter(checked) {
                 langbench::store::results_dir(d, "report:")?;
             }
-            langbench::derived::refresh::report_command(&a.dirs, a.view()?, a.check, a.wide)
+            langbench::derived::refresh::report_command(&dirs, a.view()?, a.check, a.wide)
         }
         Command::History(a) => {
             let (langs, out) = (a.languages.load()?, a.out.as_deref());

@@ -945,6 +945,41 @@ pub fn results_dir(dir: &Path, what: &str) -> Result<()> {
     Ok(())
 }
 
+/// The results directories `dirs` name, a folder of them (a directory
+/// with no records whose subdirectories hold some, as `results/2026-shards`
+/// holds its shards) standing for its subdirectories in name order: so
+/// `report --check results/*` checks every directory under results/.
+/// Anything else is kept as given, for [`results_dir`] to judge. Links are
+/// not followed into a folder (a shard's directory is never a link).
+pub fn with_folders(dirs: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for d in dirs {
+        let inner = (d.is_dir() && !d.is_symlink() && !holds_records(d))
+            .then(|| subdirectories_with_records(d))
+            .unwrap_or_default();
+        if inner.is_empty() {
+            out.push(d.clone());
+        } else {
+            out.extend(inner);
+        }
+    }
+    out
+}
+
+fn subdirectories_with_records(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut inner: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.path())
+        .filter(|p| holds_records(p))
+        .collect();
+    inner.sort();
+    inner
+}
+
 #[cfg(test)]
 mod tests {
     use std::fs::OpenOptions;

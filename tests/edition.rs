@@ -542,3 +542,28 @@ fn history_of_the_editions_flags_sizes_and_machines() {
     ]);
     assert!(o.status.success(), "{}", text(&o));
 }
+
+/// The CI line docs/editions.md gives, `langbench report --check
+/// results/*`, on the repository's own results/: a folder of results
+/// directories (results/2026-shards) stands for its subdirectories, each
+/// checked, and every published directory is up to date (issue #40: it
+/// exited 2 on the folder).
+#[test]
+fn report_check_of_results_star_checks_a_folder_of_shards_too() {
+    let results = repo().join("results");
+    let mut entries: Vec<String> = std::fs::read_dir(&results)
+        .unwrap()
+        .map(|e| e.unwrap().path().to_str().unwrap().to_string())
+        .collect();
+    entries.sort();
+    let mut args = vec!["report", "--check"];
+    args.extend(entries.iter().map(String::as_str));
+    let o = langbench(&args);
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    let shard = results.join("2026-shards").join("1-of-8");
+    assert!(
+        out.contains(&format!("{}: up to date", shard.display())),
+        "{out}"
+    );
+}
