@@ -954,9 +954,11 @@ pub fn results_dir(dir: &Path, what: &str) -> Result<()> {
 pub fn with_folders(dirs: &[PathBuf]) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for d in dirs {
-        let inner = (d.is_dir() && !d.is_symlink() && !holds_records(d))
-            .then(|| subdirectories_with_records(d))
-            .unwrap_or_default();
+        let inner = if d.is_dir() && !d.is_symlink() && !holds_records(d) {
+            subdirectories_with_records(d)
+        } else {
+            Vec::new()
+        };
         if inner.is_empty() {
             out.push(d.clone());
         } else {
