@@ -138,7 +138,8 @@ pub(super) fn noise_text(
     let mut text = "a cell whose sides both have two or more runs is tested: `faster` or \
                     `slower` when the 95% confidence interval of the ratio of its runs' \
                     geometric means excludes 1 (Welch's t-test on log run times), else `not \
-                    significant`; the interval shows under the ratio"
+                    significant`, written `≈` after the ratio; the page shows the interval \
+                    under the ratio"
         .to_string();
     if opts.relative_to.is_some() && bases.iter().all(Basis::references) {
         text.push_str(

@@ -173,12 +173,7 @@ fn cut_texts(cols: &mut [Shown], over: usize, floor: usize) {
         .filter(|(_, c)| c.kind == Kind::Text && c.priority != Priority::Id && !c.figures)
         .map(|(i, c)| (i, natural(c)))
         .collect();
-    let lost =
-        |level: usize| -> usize { widths.iter().map(|(_, w)| w.saturating_sub(level)).sum() };
-    let mut level = widths.iter().map(|(_, w)| *w).max().unwrap_or(0);
-    while level > floor && lost(level) < over {
-        level -= 1;
-    }
+    let level = level_for(&widths, over, floor);
     for (i, w) in widths {
         if w > level {
             let c = &mut cols[i];
@@ -188,6 +183,18 @@ fn cut_texts(cols: &mut [Shown], over: usize, floor: usize) {
             }
         }
     }
+}
+
+/// The widest a set of columns (`(index, natural width)`) may stay so that
+/// together they lose `over` characters, never below `floor`.
+fn level_for(widths: &[(usize, usize)], over: usize, floor: usize) -> usize {
+    let lost =
+        |level: usize| -> usize { widths.iter().map(|(_, w)| w.saturating_sub(level)).sum() };
+    let mut level = widths.iter().map(|(_, w)| *w).max().unwrap_or(0);
+    while level > floor && lost(level) < over {
+        level -= 1;
+    }
+    level
 }
 
 /// Wraps the text columns that tell the rows apart (the widest first,
@@ -200,12 +207,7 @@ fn wrap_ids(cols: &mut [Shown], over: usize, floor: usize) {
         .filter(|(_, c)| c.kind == Kind::Text && c.priority == Priority::Id)
         .map(|(i, c)| (i, natural(c)))
         .collect();
-    let lost =
-        |level: usize| -> usize { widths.iter().map(|(_, w)| w.saturating_sub(level)).sum() };
-    let mut level = widths.iter().map(|(_, w)| *w).max().unwrap_or(0);
-    while level > floor && lost(level) < over {
-        level -= 1;
-    }
+    let level = level_for(&widths, over, floor);
     for (i, w) in widths {
         if w > level {
             for cell in &mut cols[i].cells {
