@@ -113,9 +113,16 @@ fn list_fits_100_columns_and_long_json_and_one_variant_say_the_rest() {
     assert!(o.status.success(), "{}", text(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     let langs = Languages::load(Path::new(languages)).unwrap();
-    let firsts: Vec<&str> = out.lines().filter_map(|l| l.split_whitespace().next()).collect();
+    let firsts: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
     for v in &langs.variants {
-        assert!(firsts.contains(&v.id.as_str()), "{} has no row: {out}", v.id);
+        assert!(
+            firsts.contains(&v.id.as_str()),
+            "{} has no row: {out}",
+            v.id
+        );
     }
     for line in out.lines() {
         assert!(
