@@ -159,3 +159,32 @@ fn list_fits_100_columns_and_long_json_and_one_variant_say_the_rest() {
         "{out}"
     );
 }
+
+/// `Languages::resolver` (the index history and compare use for many
+/// published rows, issue #41) answers what `resolve` answers, for every
+/// variant's language and flags, every alias, case and padding changes,
+/// and a row nothing names.
+#[test]
+fn the_resolver_index_answers_what_resolve_answers() {
+    let langs = Languages::load(&repo().join("languages.toml")).unwrap();
+    let index = langs.resolver();
+    let mut asked: Vec<(String, String)> = vec![("Nothing".into(), "no such flags".into())];
+    for v in &langs.variants {
+        asked.push((v.language.clone(), v.flags.clone()));
+        asked.push((v.language.to_uppercase(), format!("  {} ", v.flags)));
+        for a in &v.aliases {
+            asked.push(match a {
+                langbench::config::Alias::Flags(f) => (v.language.clone(), f.clone()),
+                langbench::config::Alias::Full { language, flags } => {
+                    (language.clone(), flags.clone())
+                }
+            });
+        }
+    }
+    assert!(asked.len() > 2 * langs.variants.len());
+    for (l, f) in &asked {
+        let want = langs.resolve(l, f).map(|v| &v.id);
+        let got = index.resolve(l, f).map(|v| &v.id);
+        assert_eq!(got, want, "{l} / {f}");
+    }
+}

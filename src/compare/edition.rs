@@ -129,14 +129,14 @@ pub fn key(langs: &Languages, id: &str, language: &str, flags: &str) -> String {
 /// [`key`] for many rows: the languages file's ids indexed once, not
 /// scanned per row (quadratic at 6,500 variants, issue #41).
 pub struct Keys<'l> {
-    langs: &'l Languages,
+    resolver: crate::config::Resolver<'l>,
     ids: std::collections::HashSet<&'l str>,
 }
 
 impl<'l> Keys<'l> {
     pub fn new(langs: &'l Languages) -> Keys<'l> {
         Keys {
-            langs,
+            resolver: langs.resolver(),
             ids: langs.variants.iter().map(|v| v.id.as_str()).collect(),
         }
     }
@@ -147,7 +147,7 @@ impl<'l> Keys<'l> {
         if self.ids.contains(base) {
             return base.to_string();
         }
-        self.langs
+        self.resolver
             .resolve(language, flags)
             .map(|v| v.id.clone())
             .unwrap_or_else(|| base.to_string())
