@@ -109,6 +109,13 @@ pub struct PlannedCell {
     pub done: bool,
 }
 
+impl PlannedCell {
+    /// Left to run, and nothing estimates it (its seconds count 0).
+    fn unestimated(&self) -> bool {
+        !self.done && !self.estimate.known()
+    }
+}
+
 impl Planned<'_> {
     /// What the variant costs, done cells included: what shards are
     /// balanced by (the same before and after a resume).
@@ -256,17 +263,21 @@ impl<'a> Plan<'a> {
             .collect()
     }
 
-    /// Whether no cell left to run has an estimate.
-    fn nothing_known(&self) -> bool {
-        self.all()
+    /// The cells left to run that nothing estimates, and all cells left.
+    fn unestimated(&self) -> (usize, usize) {
+        let left: Vec<&PlannedCell> = self
+            .all()
             .flat_map(|p| &p.cells)
             .filter(|c| !c.done)
-            .all(|c| !c.estimate.known())
+            .collect();
+        let unknown = left.iter().filter(|c| c.unestimated()).count();
+        (unknown, left.len())
     }
 
-    /// A sum of estimates, `?` when nothing is estimated.
-    fn shown(&self, seconds: f64) -> String {
-        if self.nothing_known() {
+    /// A sum of estimates as the plan prints it: `?` when no cell left to
+    /// run has an estimate (`nothing_known`), which would read as `0s`.
+    fn shown(seconds: f64, nothing_known: bool) -> String {
+        if nothing_known {
             "?".to_string()
         } else {
             duration(seconds)
@@ -276,17 +287,11 @@ impl<'a> Plan<'a> {
     /// What the total leaves out: cells with no figure anywhere count 0 s,
     /// so a plan with nothing to go by would say "~0s" (`--plan` into a new
     /// directory without `--balance-from`).
-    fn unknown_text(&self) -> String {
-        let unknown = self
-            .all()
-            .flat_map(|p| &p.cells)
-            .filter(|c| !c.done && !c.estimate.known())
-            .count();
-        let all: usize = self.all().map(|p| p.cells.len()).sum();
+    fn unknown_text(unknown: usize, left: usize) -> String {
         if unknown == 0 {
             return String::new();
         }
-        let what = if unknown == all {
+        let what = if unknown == left {
             "no cell has an estimate, so this total says nothing".to_string()
         } else {
             format!(
@@ -314,6 +319,8 @@ impl<'a> Plan<'a> {
     /// The plan for the terminal: the sources, each shard's variants with
     /// their cells, the total and the warnings.
     pub fn text(&self) -> String {
+        let (unknown, left) = self.unestimated();
+        let nothing_known = left > 0 && unknown == left;
         let mut out = String::new();
         let bases: Vec<String> = self
             .bases()
@@ -351,7 +358,7 @@ impl<'a> Plan<'a> {
                 "{name}: {}, {}, ~{}{done}\n",
                 count(shard.len(), "variant"),
                 count(cells, "cell"),
-                self.shown(loads[i])
+                Self::shown(loads[i], nothing_known)
             ));
             for p in shard {
                 let cells: Vec<String> = p
@@ -367,7 +374,7 @@ impl<'a> Plan<'a> {
                         format!("{} {}{mark}", c.bench, estimated(c))
                     })
                     .collect();
-                let cost = if p.cells.iter().all(|c| !c.done && !c.estimate.known()) {
+                let cost = if p.cells.iter().all(PlannedCell::unestimated) {
                     "?".to_string()
                 } else {
                     duration(p.cost())
@@ -384,9 +391,9 @@ impl<'a> Plan<'a> {
         out.push_str(&format!(
             "Total: {}, ~{}",
             count(self.all().map(|p| p.cells.len()).sum(), "cell"),
-            self.shown(self.total())
+            Self::shown(self.total(), nothing_known)
         ));
-        out.push_str(&self.unknown_text());
+        out.push_str(&Self::unknown_text(unknown, left));
         if self.shards.len() > 1 {
             out.push_str(&format!(
                 "; a shard's fair share ~{}, the longest shard ~{}",
@@ -442,7 +449,7 @@ impl<'a> Plan<'a> {
 /// A cell's estimate as the plan prints it: `?` where nothing estimates it
 /// (never `0s`, which reads as "nothing to do").
 fn estimated(c: &PlannedCell) -> String {
-    if !c.done && !c.estimate.known() {
+    if c.unestimated() {
         "?".to_string()
     } else {
         duration(c.estimate.seconds())
