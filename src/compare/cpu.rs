@@ -323,8 +323,8 @@ pub(super) fn common_ranks(
     let both: Vec<usize> = (0..pairs.len())
         .filter(|&i| pairs[i].old.complete() && pairs[i].new.complete())
         .collect();
-    let side = |side: &Side, rows: Vec<&Row>| {
-        let normalised = side.basis.references()
+    let side = |on: &Side, rows: Vec<&Row>| {
+        let normalised = on.basis.references()
             && both
                 .iter()
                 .all(|&i| rows[i].normalised_total().is_some());
