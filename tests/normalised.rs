@@ -186,6 +186,58 @@ fn compare_judges_a_cell_against_the_references_of_its_block() {
     assert!(!md.contains("Normalised"), "{md}");
 }
 
+/// An edition of go, rs and py (2, 2.5 and 10 s at the host's usual
+/// speed) whose passes say the host ran 1.4x slower in `slow`'s blocks
+/// (one pass per block, at 1000 b + 10 s); go measured in block 1, rs in
+/// block 3, py in block 4, each at its usual figure times the host's.
+fn three_rows(dir: &Path, id: &str, slow: [f64; 5]) {
+    write(dir, "sessions.jsonl", &[session(id, "vm", &["go", "rs", "py"])]);
+    let mut r = runs(id, "go", 1100, 2.0 * slow[1], 2);
+    r.extend(runs(id, "rs", 3100, 2.5 * slow[3], 4));
+    r.extend(runs(id, "py", 3150, 10.0 * slow[3], 4));
+    write(dir, "runs.jsonl", &r);
+    let refs: Vec<Value> = (0..5)
+        .flat_map(|b| pass(id, b, 1000 * b as i64 + 10, slow[b as usize]))
+        .collect();
+    write(dir, "references.jsonl", &refs);
+}
+
+/// go beats rs at the host's usual speed (2 s against 2.5 s) but was
+/// measured in the new edition's slow block (2.8 s): the comparison ranks
+/// it first on the new side, as the new edition's own table does, not
+/// second by its seconds (issue #39: compare ranked by seconds while the
+/// summary ranked by normalised totals). Without the passes, the seconds
+/// rank it second again.
+#[test]
+fn compare_ranks_a_side_by_its_normalised_totals_as_its_table_does() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (old, new) = (tmp.path().join("2025"), tmp.path().join("2026"));
+    three_rows(&old, "a", [1.0; 5]);
+    three_rows(&new, "b", [1.0, 1.4, 1.4, 1.0, 1.0]);
+    let rank = |rows: &std::collections::HashMap<String, std::collections::HashMap<String, String>>,
+                v: &str,
+                side: &str| rows[v][side].clone();
+
+    let (rows, md) = compare(&old, &new, &tmp.path().join("c1"), &[]);
+    for (v, place) in [("go", "1"), ("rs", "2"), ("py", "3")] {
+        assert_eq!(rank(&rows, v, "old_rank"), place, "{v}: {md}");
+        assert_eq!(rank(&rows, v, "new_rank"), place, "{v}: {md}");
+    }
+    // The new edition's own table agrees.
+    let o = langbench(&["report", new.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    let table = read_csv(&new.join("summary.csv"));
+    let first = table.iter().find(|r| r["rank"] == "1").expect("a row ranked 1");
+    assert_eq!(first["language"], "go", "{table:?}");
+
+    std::fs::remove_file(old.join("references.jsonl")).unwrap();
+    std::fs::remove_file(new.join("references.jsonl")).unwrap();
+    let (rows, md) = compare(&old, &new, &tmp.path().join("c2"), &[]);
+    assert_eq!(rank(&rows, "go", "old_rank"), "1", "{md}");
+    assert_eq!(rank(&rows, "go", "new_rank"), "2", "{md}");
+    assert_eq!(rank(&rows, "rs", "new_rank"), "1", "{md}");
+}
+
 /// No reference passes, but the reference variant ran in both sessions
 /// of the new edition, the second on a host 1.4× slower: py, measured in
 /// the first, is divided by c-tcc of the first (×1.00), not by the

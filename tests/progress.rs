@@ -181,7 +181,7 @@ fn runs_auto_shows_its_bounds_not_a_count() {
     assert!(o.status.success(), "{}", text(&o));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("[1/1] quick · num-comb N=1,000 · run 1 (3–4) · 0.0s of 16m40s · ~"),
+        err.contains("quick · num-comb N=1,000 · run 1 (3–4) · 0.0s of 16m40s · ~"),
         "{err}"
     );
     assert!(err.contains("run 3 (3–4): "), "{err}");
@@ -222,4 +222,26 @@ fn the_drawn_line_fits_an_80_column_terminal() {
         progress.iter().any(|l| l.contains("run 2/2")),
         "the run is still said where there is room: {progress:?}"
     );
+}
+
+/// In rounds the cells come shuffled, so a cell's number is no progress
+/// (the first cell measured of an edition read `[240/251]`): each run's
+/// counter counts this session's runs, of those it expects, in order; a
+/// line about the cell itself has no counter.
+#[test]
+fn in_rounds_the_counter_counts_runs_in_the_order_they_are_made() {
+    let f = fixture();
+    let o = run(
+        &f,
+        "1000",
+        &["--lang", "quick", "--lang", "unknown", "--runs", "2", "--seed", "7"],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let counters: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains(" · run ") && l.ends_with(" ok"))
+        .map(|l| l.split_once(' ').unwrap().0)
+        .collect();
+    assert_eq!(counters, ["[1/4]", "[2/4]", "[3/4]", "[4/4]"], "{err}");
 }

@@ -98,7 +98,7 @@ fn resume_keeps_the_two_finished_runs_of_three_and_runs_the_third() {
         .unwrap();
     assert!(o.status.success(), "{}", text(&o));
     assert!(
-        text(&o).contains("[1/1] second · num-comb N=1,000: runs again from run 1: its runs were contained differently"),
+        text(&o).contains("second · num-comb N=1,000: runs again from run 1: its runs were contained differently"),
         "{}",
         text(&o)
     );
@@ -112,7 +112,7 @@ fn resume_keeps_the_two_finished_runs_of_three_and_runs_the_third() {
     assert!(o.status.success(), "{}", text(&o));
     assert!(
         text(&o).contains(&format!(
-            "[1/1] second · num-comb N=1,000: keeps its 2 finished runs (session {session}) and runs the rest"
+            "second · num-comb N=1,000: keeps its 2 finished runs (session {session}) and runs the rest"
         )),
         "{}",
         text(&o)
@@ -247,7 +247,7 @@ fn an_edited_program_runs_again_on_resume_and_compare_says_so() {
     );
     assert!(
         said.contains(
-            "[1/2] edited · num-comb N=1,000: runs again from run 1: its program changed since \
+            "edited · num-comb N=1,000: runs again from run 1: its program changed since \
              its runs (source sha256 "
         ),
         "{said}"

@@ -277,7 +277,7 @@ fn lines<'a>(
     pairs: &'a [Pair<'a, Row>],
     benches: &[Bench],
 ) -> (Vec<Line<'a>>, usize) {
-    let (old_ranks, new_ranks) = common_ranks(pairs);
+    let (old_ranks, new_ranks) = common_ranks(sides, pairs);
     let both = old_ranks.iter().filter(|r| r.is_some()).count();
     let lines = pairs
         .iter()
@@ -309,28 +309,50 @@ fn lines<'a>(
 
 /// Each pair's rank on each side among the pairs complete on both sides:
 /// a rank within what both directories hold, so variants only one side
-/// has (or has complete) do not move it.
-pub(super) fn common_ranks(pairs: &[Pair<Row>]) -> (Vec<Option<Rank>>, Vec<Option<Rank>>) {
+/// has (or has complete) do not move it. A side read against its
+/// reference passes ([`Basis::References`]) is ranked as its own table
+/// ranks it ([`Summary::ranks`]): by normalised total, rows sharing a rank
+/// where their intervals overlap, so a row measured while the host was
+/// slow is not ranked below one it beat (issue #39). Otherwise by seconds,
+/// a row sharing its leader's rank when its total is within the leader's
+/// range of runs.
+pub(super) fn common_ranks(
+    sides: &Sides,
+    pairs: &[Pair<Row>],
+) -> (Vec<Option<Rank>>, Vec<Option<Rank>>) {
     let both: Vec<usize> = (0..pairs.len())
         .filter(|&i| pairs[i].old.complete() && pairs[i].new.complete())
         .collect();
-    let side = |rows: Vec<&Row>| {
+    let side = |on: &Side, rows: Vec<&Row>| {
+        let normalised = on.basis.references()
+            && both
+                .iter()
+                .all(|&i| rows[i].normalised_total().is_some());
+        // (the figure rows are ordered by, the interval ranks compare).
+        let key = |r: &Row| -> Option<(f64, (f64, f64))> {
+            if normalised {
+                r.normalised_total().map(|n| (n.mean, (n.lo, n.hi)))
+            } else {
+                Some((r.total_s()?, r.total_range()?))
+            }
+        };
+        let keys: Vec<Option<(f64, (f64, f64))>> = rows.iter().map(|r| key(r)).collect();
         let mut order = both.clone();
         order.sort_by(|&a, &b| {
-            let t = |i: usize| rows[i].total_s().unwrap_or(f64::INFINITY);
+            let t = |i: usize| keys[i].map_or(f64::INFINITY, |k| k.0);
             t(a).total_cmp(&t(b))
         });
-        let totals: Vec<Option<(f64, f64)>> =
-            order.iter().map(|&i| rows[i].total_range()).collect();
+        let intervals: Vec<Option<(f64, f64)>> =
+            order.iter().map(|&i| keys[i].map(|k| k.1)).collect();
         let mut out = vec![None; pairs.len()];
-        for (k, r) in ranks(&totals).into_iter().enumerate() {
+        for (k, r) in ranks(&intervals).into_iter().enumerate() {
             out[order[k]] = r;
         }
         out
     };
     (
-        side(pairs.iter().map(|p| p.old).collect()),
-        side(pairs.iter().map(|p| p.new).collect()),
+        side(&sides.old, pairs.iter().map(|p| p.old).collect()),
+        side(&sides.new, pairs.iter().map(|p| p.new).collect()),
     )
 }
 

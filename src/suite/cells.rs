@@ -148,6 +148,9 @@ pub(super) struct Suite<'a> {
     pub(super) reference_cells: BTreeMap<(usize, Bench), Option<Cell<'a>>>,
     /// How long the last reference pass took, for the time left.
     pub(super) last_pass_s: Option<f64>,
+    /// The runs attempted in this session (the progress counter's, in
+    /// rounds).
+    pub(super) attempts: u32,
 }
 
 /// The cells that run, of `cells`: those of probed variants (`info`)
@@ -197,28 +200,55 @@ impl<'a> Suite<'a> {
         (k, self.variants[i], bench)
     }
 
-    /// `[3/40] c-gcc · assoc N=1,000`: the `k`-th cell of the suite.
+    /// `[3/40] c-gcc · assoc N=1,000`: the `k`-th cell of the suite (in
+    /// rounds, no counter: see [`Suite::label_line`]).
     fn label(&self, j: usize) -> String {
-        self.label_line(j).text()
+        self.label_line(j, None).text()
     }
 
     /// The label in parts, for the progress line to fit: the cell (its
-    /// variant and benchmark) is never left out.
-    fn label_line(&self, j: usize) -> Line {
+    /// variant and benchmark) is never left out. Cell by cell, the counter
+    /// is the cell's number among all cells, which is the progress. In
+    /// rounds the cells come shuffled, and a cell's number read as
+    /// progress (`[240/251]` for the fourth cell measured): there a run's
+    /// counter (`counter`, [`Suite::run_counter`]) counts runs, and a
+    /// line about the cell itself has none.
+    fn label_line(&self, j: usize, counter: Option<String>) -> Line {
         let (k, variant, bench) = self.cell(j);
-        Line::new()
-            .part(
-                "",
-                format!("[{}/{}]", k + 1, self.cells.len()),
-                rank::COUNTER,
-            )
-            .part(" ", variant.id.clone(), KEEP)
-            .part(" · ", bench.to_string(), KEEP)
-            .part(
-                " ",
-                format!("N={}", thousands(self.opts.size.n(bench))),
-                rank::SIZE,
-            )
+        let counter = match &self.made {
+            None => Some(format!("[{}/{}]", k + 1, self.cells.len())),
+            Some(_) => counter,
+        };
+        let line = match counter {
+            Some(c) => Line::new()
+                .part("", c, rank::COUNTER)
+                .part(" ", variant.id.clone(), KEEP),
+            None => Line::new().part("", variant.id.clone(), KEEP),
+        };
+        line.part(" · ", bench.to_string(), KEEP).part(
+            " ",
+            format!("N={}", thousands(self.opts.size.n(bench))),
+            rank::SIZE,
+        )
+    }
+
+    /// In rounds, `[4/753]`: this session's runs so far and this one, of
+    /// those it is expected to make (its runs so far and every cell's
+    /// expected runs it has not made, kept ones counted as made; a cell
+    /// settled by a failure expects no more).
+    fn run_counter(&self) -> Option<String> {
+        let made = self.made.as_ref()?;
+        let left: u32 = made
+            .iter()
+            .enumerate()
+            .filter(|&(_, &m)| m != u32::MAX)
+            .map(|(i, &m)| {
+                let (_, variant, bench) = self.cell(i);
+                self.estimator.cell(&variant.id, bench).runs.saturating_sub(m)
+            })
+            .sum();
+        let now = self.attempts + 1;
+        Some(format!("[{now}/{}]", (self.attempts + left).max(now)))
     }
 
     /// With `--resume`, the cell's finished runs it keeps (then it
@@ -439,11 +469,12 @@ impl CellExecutor for Suite<'_> {
     /// run is discarded).
     fn attempt(&mut self, j: usize, run: u32, done: &[RunRecord]) -> Result<Option<RunRecord>> {
         let label = self.label(j);
+        self.made_runs(j, run - 1);
         let line = self
-            .label_line(j)
+            .label_line(j, self.run_counter())
             .part(" · ", self.opts.runs.nth(run), rank::RUN);
         let what = line.text();
-        self.made_runs(j, run - 1);
+        self.attempts += 1;
         let (expected, rest) = self.expected(j, run, done);
         let (_, variant, bench) = self.cell(j);
         let more = self

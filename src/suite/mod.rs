@@ -171,6 +171,7 @@ pub fn benchmark(
             .collect(),
         reference_cells: BTreeMap::new(),
         last_pass_s: None,
+        attempts: 0,
     };
     // After Ctrl-C (`Break`): the table of what was kept, and how to
     // continue (`summary`, which rewrites the derived files; on an error

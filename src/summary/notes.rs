@@ -90,7 +90,8 @@ impl Summary {
     /// where; the machine's noise when it is most of the table's cells
     /// (it was 95 notes of 118, three screens before the first chart,
     /// and hid a program's own problems among them). Each cell still
-    /// shows its spread (`±N%`) and its note as its tooltip.
+    /// shows its spread (`±N%`), and on the page its note as its tooltip
+    /// (the terminal and Markdown have none: the note says where).
     fn noise_note(&self) -> Option<Note> {
         let measured: Vec<(Bench, &Cell)> = self
             .rows
@@ -131,7 +132,8 @@ impl Summary {
             format!(
                 "their runs spread more than {:.1}% (coefficient of variation; median {:.1}%, \
                  largest {:.1}%; {}): {whose}. Each shows its spread after its figure \
-                 (`±N%`), and its runs' range in its tooltip and the data files",
+                 (`±N%`); its runs' range is in the data files and, on the page, in its \
+                 tooltip",
                 self.noise_cv * 100.0,
                 median * 100.0,
                 cvs[n - 1].1 * 100.0,
