@@ -191,7 +191,11 @@ fn compare_judges_a_cell_against_the_references_of_its_block() {
 /// (one pass per block, at 1000 b + 10 s); go measured in block 1, rs in
 /// block 3, py in block 4, each at its usual figure times the host's.
 fn three_rows(dir: &Path, id: &str, slow: [f64; 5]) {
-    write(dir, "sessions.jsonl", &[session(id, "vm", &["go", "rs", "py"])]);
+    write(
+        dir,
+        "sessions.jsonl",
+        &[session(id, "vm", &["go", "rs", "py"])],
+    );
     let mut r = runs(id, "go", 1100, 2.0 * slow[1], 2);
     r.extend(runs(id, "rs", 3100, 2.5 * slow[3], 4));
     r.extend(runs(id, "py", 3150, 10.0 * slow[3], 4));
@@ -214,9 +218,10 @@ fn compare_ranks_a_side_by_its_normalised_totals_as_its_table_does() {
     let (old, new) = (tmp.path().join("2025"), tmp.path().join("2026"));
     three_rows(&old, "a", [1.0; 5]);
     three_rows(&new, "b", [1.0, 1.4, 1.4, 1.0, 1.0]);
-    let rank = |rows: &std::collections::HashMap<String, std::collections::HashMap<String, String>>,
-                v: &str,
-                side: &str| rows[v][side].clone();
+    let rank =
+        |rows: &std::collections::HashMap<String, std::collections::HashMap<String, String>>,
+         v: &str,
+         side: &str| rows[v][side].clone();
 
     let (rows, md) = compare(&old, &new, &tmp.path().join("c1"), &[]);
     for (v, place) in [("go", "1"), ("rs", "2"), ("py", "3")] {
@@ -227,7 +232,10 @@ fn compare_ranks_a_side_by_its_normalised_totals_as_its_table_does() {
     let o = langbench(&["report", new.to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o));
     let table = read_csv(&new.join("summary.csv"));
-    let first = table.iter().find(|r| r["rank"] == "1").expect("a row ranked 1");
+    let first = table
+        .iter()
+        .find(|r| r["rank"] == "1")
+        .expect("a row ranked 1");
     assert_eq!(first["language"], "go", "{table:?}");
 
     std::fs::remove_file(old.join("references.jsonl")).unwrap();

@@ -234,7 +234,9 @@ fn in_rounds_the_counter_counts_runs_in_the_order_they_are_made() {
     let o = run(
         &f,
         "1000",
-        &["--lang", "quick", "--lang", "unknown", "--runs", "2", "--seed", "7"],
+        &[
+            "--lang", "quick", "--lang", "unknown", "--runs", "2", "--seed", "7",
+        ],
     );
     assert!(o.status.success(), "{}", text(&o));
     let err = String::from_utf8_lossy(&o.stderr);

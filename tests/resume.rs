@@ -98,7 +98,9 @@ fn resume_keeps_the_two_finished_runs_of_three_and_runs_the_third() {
         .unwrap();
     assert!(o.status.success(), "{}", text(&o));
     assert!(
-        text(&o).contains("second · num-comb N=1,000: runs again from run 1: its runs were contained differently"),
+        text(&o).contains(
+            "second · num-comb N=1,000: runs again from run 1: its runs were contained differently"
+        ),
         "{}",
         text(&o)
     );

@@ -324,10 +324,8 @@ pub(super) fn common_ranks(
         .filter(|&i| pairs[i].old.complete() && pairs[i].new.complete())
         .collect();
     let side = |on: &Side, rows: Vec<&Row>| {
-        let normalised = on.basis.references()
-            && both
-                .iter()
-                .all(|&i| rows[i].normalised_total().is_some());
+        let normalised =
+            on.basis.references() && both.iter().all(|&i| rows[i].normalised_total().is_some());
         // (the figure rows are ordered by, the interval ranks compare).
         let key = |r: &Row| -> Option<(f64, (f64, f64))> {
             if normalised {

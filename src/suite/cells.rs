@@ -244,7 +244,10 @@ impl<'a> Suite<'a> {
             .filter(|&(_, &m)| m != u32::MAX)
             .map(|(i, &m)| {
                 let (_, variant, bench) = self.cell(i);
-                self.estimator.cell(&variant.id, bench).runs.saturating_sub(m)
+                self.estimator
+                    .cell(&variant.id, bench)
+                    .runs
+                    .saturating_sub(m)
             })
             .sum();
         let now = self.attempts + 1;
@@ -470,9 +473,9 @@ impl CellExecutor for Suite<'_> {
     fn attempt(&mut self, j: usize, run: u32, done: &[RunRecord]) -> Result<Option<RunRecord>> {
         let label = self.label(j);
         self.made_runs(j, run - 1);
-        let line = self
-            .label_line(j, self.run_counter())
-            .part(" · ", self.opts.runs.nth(run), rank::RUN);
+        let line =
+            self.label_line(j, self.run_counter())
+                .part(" · ", self.opts.runs.nth(run), rank::RUN);
         let what = line.text();
         self.attempts += 1;
         let (expected, rest) = self.expected(j, run, done);
