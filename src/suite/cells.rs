@@ -241,14 +241,7 @@ impl<'a> Suite<'a> {
         let left: u32 = made
             .iter()
             .enumerate()
-            .filter(|&(_, &m)| m != u32::MAX)
-            .map(|(i, &m)| {
-                let (_, variant, bench) = self.cell(i);
-                self.estimator
-                    .cell(&variant.id, bench)
-                    .runs
-                    .saturating_sub(m)
-            })
+            .map(|(i, &m)| self.runs_left(i, m).1)
             .sum();
         let now = self.attempts + 1;
         Some(format!("[{now}/{}]", (self.attempts + left).max(now)))
@@ -340,6 +333,15 @@ impl<'a> Suite<'a> {
         (per_run, rest.map(|r| r + self.passes_left(r)))
     }
 
+    /// Cell `j`'s estimate and the runs it expects after `made` (none
+    /// once `made` is `u32::MAX`: it has every run it gets).
+    fn runs_left(&self, j: usize, made: u32) -> (crate::estimate::Estimate, u32) {
+        let (_, variant, bench) = self.cell(j);
+        let e = self.estimator.cell(&variant.id, bench);
+        let left = e.runs.saturating_sub(made);
+        (e, left)
+    }
+
     /// In rounds, what every cell's remaining runs are expected to take
     /// after the run of cell `now` about to start: each cell's runs it
     /// does not have yet, at its estimate (the benchmark's median where it
@@ -350,9 +352,8 @@ impl<'a> Suite<'a> {
         }
         let mut s = 0.0;
         for (j, &m) in made.iter().enumerate() {
-            let (_, variant, bench) = self.cell(j);
-            let e = self.estimator.cell(&variant.id, bench);
-            let left = e.runs.saturating_sub(m.saturating_add(u32::from(j == now)));
+            let (_, _, bench) = self.cell(j);
+            let (e, left) = self.runs_left(j, m.saturating_add(u32::from(j == now)));
             if left == 0 {
                 continue;
             }
