@@ -229,4 +229,10 @@ echo "+ podman run ${flags[*]} -v $results:/results:U $tag ${merge_cmd[*]}"
 podman run --rm "${host[@]}" "${flags[@]}" -v "$results:/results:U" "$tag" "${merge_cmd[@]}"
 echo "== the merged edition ($results/edition/summary.md)"
 cat "$results/edition/summary.md"
+# Every shard is its own session, even started in one second as pid 1
+# (issue #42: the ids once collided and the table said "in 1 session").
+if ! grep -q "in $shards sessions" "$results/edition/summary.md"; then
+    echo "rehearsal FAILED: the merged table does not count $shards sessions" >&2
+    exit 1
+fi
 echo "rehearsal passed"

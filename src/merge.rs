@@ -62,7 +62,8 @@ pub fn merge(out: &Path, dirs: &[PathBuf], prefer: Option<&Path>) -> Result<Merg
         );
     }
     let mut warnings = Vec::new();
-    let sources = read(dirs, &mut warnings)?;
+    let mut sources = read(dirs, &mut warnings)?;
+    rekey(&mut sources, &mut warnings);
     let preferred = preferred(&sources, prefer)?;
     let kept = keep(&sources, &Holders::of(&sources)?, preferred)?;
     let sessions = sessions(&sources);
@@ -109,6 +110,68 @@ fn read(dirs: &[PathBuf], warnings: &mut Vec<String>) -> Result<Vec<Source>> {
         });
     }
     Ok(sources)
+}
+
+/// Two different sessions under one id are kept apart: shards started in
+/// one second as pid 1 in containers had one id before ids got a random
+/// tag (issue #42), and merged they read as one session. The later
+/// directory's session becomes `ID~K` in its sessions, runs, references
+/// and ws records, with a warning. One session that two directories hold
+/// (one copied from the other: equal records) stays one.
+fn rekey(sources: &mut [Source], warnings: &mut Vec<String>) {
+    let mut taken: BTreeMap<String, (usize, SessionRecord)> = BTreeMap::new();
+    for i in 0..sources.len() {
+        let mut renamed = BTreeMap::new();
+        for rec in sources[i].sessions.clone() {
+            let other = match taken.get(&rec.session) {
+                None => None,
+                Some((_, same)) if *same == rec => continue,
+                Some((j, _)) => Some(*j),
+            };
+            let Some(j) = other else {
+                taken.insert(rec.session.clone(), (i, rec));
+                continue;
+            };
+            let new = (2..)
+                .map(|k| format!("{}~{k}", rec.session))
+                .find(|n| {
+                    !taken.contains_key(n)
+                        && !sources
+                            .iter()
+                            .any(|s| s.sessions.iter().any(|x| &x.session == n))
+                })
+                .expect("an unused id");
+            warnings.push(format!(
+                "{}: session {} is not {}'s session of that id (started {} and {}): merged as {new}",
+                sources[i].dir.display(),
+                rec.session,
+                sources[j].dir.display(),
+                rec.started_at,
+                taken[&rec.session].1.started_at,
+            ));
+            renamed.insert(rec.session.clone(), new.clone());
+            taken.insert(
+                new.clone(),
+                (
+                    i,
+                    SessionRecord {
+                        session: new,
+                        ..rec
+                    },
+                ),
+            );
+        }
+        let s = &mut sources[i];
+        let rename = |id: &mut String| {
+            if let Some(n) = renamed.get(id.as_str()) {
+                *id = n.clone();
+            }
+        };
+        s.sessions.iter_mut().for_each(|r| rename(&mut r.session));
+        s.runs.iter_mut().for_each(|r| rename(&mut r.session));
+        s.references.iter_mut().for_each(|r| rename(&mut r.session));
+        s.ws.iter_mut().for_each(|r| rename(&mut r.session));
+    }
 }
 
 /// Which of the sources `--prefer` names.

@@ -269,14 +269,32 @@ pub enum CacheStart {
     Warm,
 }
 
+/// A new session's id: its start time (UTC, to the second), the pid and a
+/// random tag, then `suffix` (`-ws`, `-ws-target`, …). The tag is there
+/// because shards started at once in containers all run as pid 1 (issue
+/// #42: two shards of one rehearsal both got `…Z-1` and their merge said
+/// "in 1 session"). The randomness is std's per-process hasher keys,
+/// seeded from the OS: 24 bits need no random-number crate.
+pub fn new_session_id(suffix: &str) -> String {
+    use std::hash::BuildHasher;
+    let tag = std::hash::RandomState::new().hash_one(std::time::SystemTime::now()) & 0xff_ffff;
+    format!(
+        "{}-{}-{tag:06x}{suffix}",
+        chrono::Utc::now().format("%Y%m%dT%H%M%SZ"),
+        std::process::id(),
+    )
+}
+
 /// One `langbench run`, `ws` or `import` invocation: when, where, what
 /// with. A line of `sessions.jsonl`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct SessionRecord {
     /// The record format version ([`SCHEMA`] when written).
     pub schema: u32,
-    /// The id: start time and pid (`20261130T042441Z-14960`), `…-ws` for
-    /// ws sessions, `published-YEAR` for an import.
+    /// The id: start time, pid and a random tag
+    /// (`20261130T042441Z-14960-3fa9c2`, [`new_session_id`]; sessions
+    /// before December 2026 have no tag), `…-ws` for ws sessions,
+    /// `published-YEAR` for an import.
     pub session: String,
     /// When it started: RFC 3339, UTC.
     pub started_at: String,

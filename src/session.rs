@@ -38,12 +38,7 @@ pub(crate) fn begin_session(
     pb: &ProgressBar,
     params: SessionParams,
 ) -> Result<(String, Vec<VariantInfo>)> {
-    let session = format!(
-        "{}-{}{}",
-        chrono::Utc::now().format("%Y%m%dT%H%M%SZ"),
-        std::process::id(),
-        params.suffix
-    );
+    let session = crate::record::new_session_id(params.suffix);
     let infos = inspect_toolchains(spawner, variants, pb)?;
     let (runs, runs_auto_cv) = params.runs.stored();
     pb.set_message("checking how quiet the machine is");

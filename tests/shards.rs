@@ -116,6 +116,60 @@ fn three_shards_merged_hold_exactly_the_unsharded_run() {
     assert!(md.contains("| Machine |"), "{md}");
     // The other machine's rows say which one (its number and what differs).
     assert!(md.contains("| #2 Other from another machine"), "{md}");
+
+    // Shards started in one second as pid 1 (containers) had one session
+    // id before ids got a random tag (issue #42): each shard's id is its
+    // own now, and an old pair of twins merged stays two sessions.
+    let ids: Vec<String> = shards.iter().map(|d| session_id(d)).collect();
+    assert_eq!(ids.iter().collect::<BTreeSet<_>>().len(), 3, "{ids:?}");
+    for id in &ids {
+        let tag = id.rsplit('-').next().unwrap();
+        assert!(
+            tag.len() == 6 && tag.chars().all(|c| c.is_ascii_hexdigit()),
+            "{id}: no random tag"
+        );
+    }
+    for f in ["sessions.jsonl", "runs.jsonl", "references.jsonl"] {
+        let p = shards[2].join(f);
+        if let Ok(t) = std::fs::read_to_string(&p) {
+            std::fs::write(&p, t.replace(&ids[2], &ids[0])).unwrap();
+        }
+    }
+    let twins = tmp.path().join("twins");
+    let o = langbench(&[
+        "merge",
+        twins.to_str().unwrap(),
+        shards[0].to_str().unwrap(),
+        shards[2].to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let renamed = format!("{}~2", ids[0]);
+    assert!(
+        text(&o).contains(&format!("merged as {renamed}")),
+        "{}",
+        text(&o)
+    );
+    assert!(text(&o).contains("Merged 2 sessions"), "{}", text(&o));
+    let md = std::fs::read_to_string(twins.join("summary.md")).unwrap();
+    assert!(md.contains("in 2 sessions"), "{md}");
+    // The second shard's runs are its own session's.
+    let shard3: BTreeSet<String> = cells(&shards[2]).into_iter().map(|c| c.0).collect();
+    for l in std::fs::read_to_string(twins.join("runs.jsonl"))
+        .unwrap()
+        .lines()
+    {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        let mine = shard3.contains(v["variant"].as_str().unwrap());
+        let want = if mine { &renamed } else { &ids[0] };
+        assert_eq!(v["session"].as_str().unwrap(), want, "{l}");
+    }
+}
+
+/// The id of a directory's one session.
+fn session_id(dir: &Path) -> String {
+    let t = std::fs::read_to_string(dir.join("sessions.jsonl")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(t.lines().next().unwrap()).unwrap();
+    v["session"].as_str().unwrap().to_string()
 }
 
 /// `run --plan --json --shard K/N --balance-from FROM` on the repository's

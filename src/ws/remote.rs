@@ -196,11 +196,7 @@ pub fn merge(reports: &[ClientReport], name: &str, opts: &Options) -> Result<WsR
     }
     // The host that could see the server gives the server's figures.
     let server = reports.iter().find(|r| r.server_pid.is_some());
-    let session = format!(
-        "{}-{}-ws-target",
-        chrono::Utc::now().format("%Y%m%dT%H%M%SZ"),
-        std::process::id()
-    );
+    let session = crate::record::new_session_id("-ws-target");
     let mut rec = blank_record(&session, opts, name, name, "-", "-");
     rec.connections = reports.iter().map(|r| r.connections).sum();
     rec.opened = reports.iter().map(|r| r.opened).sum();
