@@ -109,6 +109,28 @@ fn differs(s: &SessionRecord, now: &Now) -> Option<String> {
     None
 }
 
+/// `--resume` on a machine other than the one the directory's runs were
+/// measured on: why it is refused, if so. Resuming would measure every
+/// cell again from run 1 (each cell's [`differs`]) and, until the last,
+/// leave a table of two machines; sessions of one cloud machine type can
+/// land on another CPU after a reboot (issue #39's sittings: an Intel Xeon,
+/// then an AMD EPYC). Sessions without runs and imports do not count.
+pub(crate) fn other_machine(stored: &Stored, now: &Machine) -> Option<String> {
+    let with_runs: HashSet<&str> = stored.runs.iter().map(|r| r.session.as_str()).collect();
+    let s = stored.sessions.iter().find(|s| {
+        s.origin == crate::record::Origin::Measured
+            && with_runs.contains(s.session.as_str())
+            && !s.machine.same_as(now)
+    })?;
+    Some(format!(
+        "its runs were measured on another machine ({}, session {}); this is {}: \
+         resuming would measure every cell again and mix two machines in one table",
+        s.machine.describe(),
+        s.session,
+        now.describe()
+    ))
+}
+
 /// What the results directory holds of each cell it has runs of. Cells it
 /// does not name hold nothing.
 #[cfg(test)]
@@ -426,6 +448,27 @@ mod tests {
         let mut other = base.clone();
         other.machine.cpu_model = "Other CPU".into();
         assert!(why(other, &now()).contains("another machine (Other CPU"));
+        // The directory as a whole: refused up front (other_machine).
+        let mut there = testing::machine();
+        there.cpu_model = "Other CPU".into();
+        let stored = Stored {
+            sessions: vec![SessionRecord {
+                machine: there.clone(),
+                ..base.clone()
+            }],
+            runs: vec![run("cut", 1)],
+            ..Default::default()
+        };
+        let refused = other_machine(&stored, &testing::machine()).unwrap();
+        assert!(refused.contains("another machine (Other CPU"), "{refused}");
+        assert!(refused.contains(testing::SESSION), "{refused}");
+        assert_eq!(other_machine(&stored, &there), None);
+        // A session without runs (stopped before its first) does not count.
+        let idle = Stored {
+            runs: Vec::new(),
+            ..stored
+        };
+        assert_eq!(other_machine(&idle, &testing::machine()), None);
         let big = Now {
             size: Size::Explicit(5000),
             ..now()

@@ -106,6 +106,39 @@ fn resume_keeps_the_two_finished_runs_of_three_and_runs_the_third() {
     );
     assert_eq!(lines(&copy.path().join("runs.jsonl")).len(), 5);
 
+    // A copy from another machine: refused before anything is written
+    // (resuming would measure every cell again, a table of two machines).
+    let moved = tempfile::tempdir().unwrap();
+    for file in ["runs.jsonl", "sessions.jsonl"] {
+        std::fs::copy(f.path().join("results").join(file), moved.path().join(file)).unwrap();
+    }
+    let sessions = moved.path().join("sessions.jsonl");
+    let doctored = std::fs::read_to_string(&sessions)
+        .unwrap()
+        .replace("\"cpu_model\":\"", "\"cpu_model\":\"Other CPU ");
+    std::fs::write(&sessions, &doctored).unwrap();
+    let before = std::fs::read(moved.path().join("runs.jsonl")).unwrap();
+    let mut elsewhere = args(&f, &["--resume"]);
+    let at = elsewhere.iter().position(|a| *a == f.out()).unwrap();
+    elsewhere[at] = moved.path().display().to_string();
+    let o = std::process::Command::new(bin())
+        .args(&elsewhere)
+        .output()
+        .unwrap();
+    assert!(!o.status.success(), "{}", text(&o));
+    let err = text(&o);
+    assert!(
+        err.contains("its runs were measured on another machine (Other CPU")
+            && err.contains(&format!("session {session}"))
+            && err.contains("Nothing was written"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(moved.path().join("runs.jsonl")).unwrap(),
+        before
+    );
+    assert_eq!(std::fs::read_to_string(&sessions).unwrap(), doctored);
+
     // The command it printed.
     let o = std::process::Command::new(bin())
         .args(args(&f, &["--resume"]))

@@ -86,7 +86,7 @@ pub fn command(
             export::terminal::document_fit(&summary.document(), width)
         );
         for w in &warnings {
-            eprintln!("warning: {}", crate::inert::text(w));
+            export::terminal::warn(w);
         }
     }
     if opts.benches.contains(&Bench::WsEcho) && !interrupted() {
@@ -119,7 +119,7 @@ pub fn benchmark(
     let stored = store.load()?;
     check_sizes(&store, &stored, opts)?;
     let held = if opts.resume {
-        held(&stored, spawner, variants, opts)
+        held(&stored, spawner, variants, opts, store.dir())?
     } else {
         BTreeMap::new()
     };
@@ -221,13 +221,15 @@ fn open(out: &Path, resume: bool) -> Result<Store> {
 }
 
 /// `--resume`: what the records hold of each cell, and the cells whose
-/// program changed, to run again complete or not.
+/// program changed, to run again complete or not. A directory measured on
+/// another machine is refused before anything is written.
 fn held(
     stored: &crate::store::Stored,
     spawner: &Spawner,
     variants: &[&Variant],
     opts: &Options,
-) -> BTreeMap<(String, Bench), Held> {
+    dir: &Path,
+) -> Result<BTreeMap<(String, Bench), Held>> {
     let now = resume::Now {
         size: opts.size,
         runs: opts.runs,
@@ -235,8 +237,16 @@ fn held(
         cpus: opts.cpus.clone(),
         machine: crate::machine::Machine::detect(),
     };
+    if let Some(why) = resume::other_machine(stored, &now.machine) {
+        bail!(
+            "--resume {}: {why}. Nothing was written: resume it on that machine, \
+             measure this one into a new directory (--out), or run without --resume \
+             to measure every cell again here",
+            dir.display()
+        );
+    }
     // A cell whose program changed runs again, complete or not.
-    resume::held_now(stored, &now, variants)
+    Ok(resume::held_now(stored, &now, variants))
 }
 
 /// The variants to probe (by index): those with a cell `--resume` does not
@@ -354,7 +364,7 @@ fn cells(variants: &[&Variant], opts: &Options) -> Vec<(usize, Bench)> {
 fn summary(store: &Store, opts: &Options) -> Result<Summary> {
     let derived = crate::derived::write_all_with(store, opts.view.clone())?;
     for w in &derived.warnings {
-        eprintln!("warning: {}", crate::inert::text(w));
+        export::terminal::warn(w);
     }
     let summary = derived
         .summary
@@ -389,7 +399,7 @@ fn nothing_left(store: &Store, stored: crate::store::Stored, opts: &Options) -> 
         return summary(store, opts);
     }
     for w in &stored.warnings {
-        eprintln!("warning: {}", crate::inert::text(w));
+        export::terminal::warn(w);
     }
     Ok(Summary::from_stored(&stored).view(&opts.view))
 }
