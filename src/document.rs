@@ -32,6 +32,10 @@ pub struct Document {
     /// What the maintainer could do about the notes (`--resume`, a quieter
     /// machine): printed on the terminal only, never in a published file.
     pub advice: Vec<String>,
+    /// The time of the newest record the document was made from (RFC 3339,
+    /// UTC): the time a file that must carry one carries (the xlsx's
+    /// creation time), so the same records give the same bytes.
+    pub as_of: Option<String>,
 }
 
 /// One variant's "what was measured": shown as a section of the report,

@@ -495,7 +495,7 @@ fn ws_records(langs: &Languages, csv: &Csv, opts: &Options) -> Result<Vec<WsReco
 pub fn command(langs: &Languages, opts: &Options) -> Result<ExitCode> {
     let done = import(langs, opts)?;
     for w in &done.warnings {
-        eprintln!("warning: {}", crate::inert::text(w));
+        crate::export::terminal::warn(w);
     }
     for (row, id) in &done.matched {
         eprintln!(

@@ -423,16 +423,16 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 pub fn command(out: &Path, dirs: &[PathBuf], prefer: Option<&Path>) -> Result<ExitCode> {
     let m = merge(out, dirs, prefer)?;
     for w in &m.warnings {
-        eprintln!("warning: {}", crate::inert::text(w));
+        crate::export::terminal::warn(w);
     }
     for o in &m.overridden {
         eprintln!("preferred {o}");
     }
     if m.machines > 1 {
-        eprintln!(
-            "warning: the shards ran on {} different machines: the table flags it (Machine column)",
+        crate::export::terminal::warn(&format!(
+            "the shards ran on {} different machines: the table flags it (Machine column)",
             m.machines
-        );
+        ));
     }
     println!(
         "Merged {} sessions, {} runs, {} reference runs and {} ws records into {}",

@@ -394,7 +394,12 @@ impl Normalised {
     /// spread counts ([`NoiseSample`]), normalised; `None` when one of
     /// them cannot be (no references around it).
     pub fn of<'a>(host: &HostSpeed, runs: impl IntoIterator<Item = &'a RunRecord>) -> Option<Self> {
-        let v = Normalised::runs(host, runs)?;
+        Normalised::of_times(&Normalised::runs(host, runs)?)
+    }
+
+    /// Of normalised times ([`Normalised::runs`]): their geometric mean,
+    /// fastest and slowest.
+    pub fn of_times(v: &[f64]) -> Option<Self> {
         let mean = geomean(v.iter().copied())?;
         Some(Normalised {
             mean,

@@ -371,7 +371,7 @@ fn remeasure(
         Ok(crate::suite::estimates(run)?.progress)
     })?;
     for w in warnings {
-        eprintln!("warning: {}", crate::inert::text(&w));
+        crate::export::terminal::warn(&w);
     }
     if crate::signals::interrupted() {
         bail!(

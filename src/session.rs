@@ -44,7 +44,7 @@ pub(crate) fn begin_session(
     pb.set_message("checking how quiet the machine is");
     let hygiene = crate::hygiene::check();
     for w in &hygiene.warnings {
-        say(pb, format!("warning: {w}"));
+        say(pb, crate::export::terminal::warning(w));
     }
     store.append_session(&SessionRecord {
         schema: SCHEMA,

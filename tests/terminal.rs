@@ -116,6 +116,53 @@ fn the_warning_is_repeated_under_the_table_and_the_last_line_names_the_report() 
     );
 }
 
+/// A warning longer than the terminal wraps at its width, the rest
+/// indented (issue #40: it broke mid-word at 80 columns); into a file or
+/// a pipe it stays one line, for grep.
+#[test]
+fn a_long_warning_wraps_on_a_terminal_and_stays_one_line_in_a_file() {
+    let f = fixture();
+    let (ok, out) = run(&f, None, &[]);
+    assert!(ok, "{out}");
+    let runs = f.path().join("results/runs.jsonl");
+    let mut records = std::fs::read_to_string(&runs).unwrap();
+    records.push_str("{\"schema\":1,\"not\":\"a run record of any shape langbench writes\"}\n");
+    std::fs::write(&runs, records).unwrap();
+    let report = || {
+        let mut cmd = Command::new(bin());
+        cmd.args(["report", &f.out(), "--languages", &f.languages()])
+            .env_remove("COLUMNS");
+        cmd
+    };
+    let piped = report().output().unwrap();
+    assert!(piped.status.success(), "{}", text(&piped));
+    let err = String::from_utf8_lossy(&piped.stderr);
+    let one = err
+        .lines()
+        .find(|l| l.starts_with("warning: ") && l.contains("skipped an"))
+        .unwrap_or_else(|| panic!("no warning: {err}"));
+    assert!(one.chars().count() > 80, "too short to wrap: {one}");
+
+    let (status, raw) = in_pty(report(), 80);
+    assert!(status.success(), "{raw}");
+    let lines = drawn_lines(&raw);
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("warning: "))
+        .unwrap_or_else(|| panic!("no warning: {lines:?}"));
+    let rest = lines[at + 1..]
+        .iter()
+        .take_while(|l| l.starts_with("  "))
+        .count();
+    let wrapped = &lines[at..=at + rest];
+    assert!(wrapped.len() > 1, "not wrapped: {wrapped:?}");
+    for l in wrapped {
+        assert!(textwrap::core::display_width(l) <= 80, "{l:?}");
+    }
+    let words = |s: &str| s.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
+    assert_eq!(words(&wrapped.join(" ")), words(one), "{wrapped:?}");
+}
+
 #[test]
 fn run_help_groups_its_options_under_headings() {
     let o = langbench(&["run", "--help"]);

@@ -136,8 +136,9 @@ impl Basis {
                     Some(_) => host.level(b)?,
                     None => 1.0,
                 };
-                let n = Normalised::of(host, cell_runs(c))?;
+                // Each run normalised once: the figure is their mean.
                 let runs = Normalised::runs(host, cell_runs(c))?;
+                let n = Normalised::of_times(&runs)?;
                 Some(Figure {
                     value: n.mean / by,
                     runs: runs.into_iter().map(|x| x / by).collect(),

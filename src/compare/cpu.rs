@@ -326,15 +326,8 @@ pub(super) fn common_ranks(
     let side = |on: &Side, rows: Vec<&Row>| {
         let normalised =
             on.basis.references() && both.iter().all(|&i| rows[i].normalised_total().is_some());
-        // (the figure rows are ordered by, the interval ranks compare).
-        let key = |r: &Row| -> Option<(f64, (f64, f64))> {
-            if normalised {
-                r.normalised_total().map(|n| (n.mean, (n.lo, n.hi)))
-            } else {
-                Some((r.total_s()?, r.total_range()?))
-            }
-        };
-        let keys: Vec<Option<(f64, (f64, f64))>> = rows.iter().map(|r| key(r)).collect();
+        let keys: Vec<Option<(f64, (f64, f64))>> =
+            rows.iter().map(|r| r.rank_key(normalised)).collect();
         let mut order = both.clone();
         order.sort_by(|&a, &b| {
             let t = |i: usize| keys[i].map_or(f64::INFINITY, |k| k.0);

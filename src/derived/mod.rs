@@ -92,6 +92,24 @@ enum Body<'b> {
     Stream(&'b mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>),
 }
 
+/// The time of the newest record (RFC 3339, UTC; they all write one
+/// format, so the greatest string is the latest): what the derived files
+/// stand for, in place of the clock's time, so a `report` of the same
+/// records writes the same bytes (issue #41).
+fn as_of(stored: &crate::store::Stored, ws: &[crate::ws::record::WsRecord]) -> Option<String> {
+    let sessions = stored.sessions.iter().map(|s| s.started_at.as_str());
+    let runs = stored
+        .runs
+        .iter()
+        .chain(&stored.references)
+        .map(|r| r.finished_at.as_str());
+    sessions
+        .chain(runs)
+        .chain(ws.iter().map(|r| r.finished_at.as_str()))
+        .max()
+        .map(str::to_owned)
+}
+
 /// [`render_all`], each file handed to `emit` (name in the directory,
 /// bytes) as it is rendered, in the order `render_all` lists them.
 fn render_each(
@@ -136,7 +154,9 @@ fn render_each(
         let runs = runs::table(&stored, s);
         emit(RUNS_CSV.into(), Body::Bytes(csv::table(&runs)?))?;
         if !data_only {
-            let mut write = |w: &mut dyn std::io::Write| json::write_results(&stored, s, w);
+            let as_of = as_of(&stored, &ws_records);
+            let mut write =
+                |w: &mut dyn std::io::Write| json::write_results(&stored, s, as_of.as_deref(), w);
             emit(RESULTS_JSON.into(), Body::Stream(&mut write))?;
         }
         whole.title = doc.title;
@@ -181,6 +201,7 @@ fn render_each(
         whole.tables.extend(doc.tables);
         whole.charts.extend(doc.charts);
     }
+    whole.as_of = as_of(&stored, &ws_records);
     if !data_only {
         for (name, bytes) in chart_files(&whole) {
             emit(name, Body::Bytes(bytes))?;

@@ -133,7 +133,7 @@ pub fn report_command(dirs: &[PathBuf], view: View, check: bool, wide: bool) -> 
             println!("{}", terminal::wrapped(&format!("to do: {a}"), width, "  "));
         }
         for w in &derived.warnings {
-            eprintln!("warning: {}", crate::inert::text(w));
+            terminal::warn(w);
         }
         println!("Rewrote the derived files of {}", dir.display());
         for (dep, prov) in dependents(dir) {

@@ -883,3 +883,32 @@ fn comparison_tells_not_run_from_dropped() {
         .unwrap();
     assert_eq!(v8[0].text, "dropped");
 }
+
+/// The same records give the same bytes: results.json's `generated_at`
+/// and the workbook's creation time are the newest record's time, not the
+/// clock's (a `report` with nothing new changed both, issue #41).
+#[test]
+fn a_report_of_the_same_records_writes_the_same_bytes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (sessions, mut runs) = measured();
+    let newest = "2026-03-05T09:15:00Z";
+    runs[1].finished_at = newest.into();
+    let store = directory(tmp.path(), "2026", &sessions, &runs, &[]);
+    let read = |f: &str| std::fs::read(store.dir().join(f)).unwrap();
+    super::write_all_with(&store, View::default()).unwrap();
+    let (json, xlsx) = (read("results.json"), read("results.xlsx"));
+    // A second apart: the clock's time would differ.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    super::write_all_with(&store, View::default()).unwrap();
+    assert!(read("results.json") == json, "results.json changed");
+    assert!(read("results.xlsx") == xlsx, "results.xlsx changed");
+    let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!(v["generated_at"], newest);
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(xlsx)).unwrap();
+    let mut core = String::new();
+    zip.by_name("docProps/core.xml")
+        .unwrap()
+        .read_to_string(&mut core)
+        .unwrap();
+    assert!(core.contains(newest), "{core}");
+}

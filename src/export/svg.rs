@@ -179,53 +179,98 @@ impl Scale {
         Some(f.clamp(0.0, 1.0))
     }
 
-    /// Labelled ticks, as (value, label), in `unit`, none of whose labels
-    /// comes closer than `TICK_GAP` to the one before it: a log axis's
-    /// 1-2-5 ticks are not evenly spaced, and "50 MB100 MB200 MB" ran
-    /// together where a rule of one per 40 px let them through.
+    /// Labelled ticks, as (value, label), in `unit`, in order of value,
+    /// none of whose labels comes closer than `TICK_GAP` to another: a log
+    /// axis's 1-2-5 ticks are not evenly spaced, and "50 MB100 MB200 MB"
+    /// ran together where a rule of one per 40 px let them through. They
+    /// are placed by importance ([`Scale::tier`]: 1 KB, 1 MB, 1 GB or a
+    /// decade first), not left to right, which once gave 1 GB's place to
+    /// 500 MB; on a RAM axis no two come closer than 40 px either.
     fn ticks(&self, plot_w: f64, unit: Unit) -> Vec<(f64, String)> {
-        let mut kept: Vec<(f64, String)> = Vec::new();
-        let mut right = f64::NEG_INFINITY;
-        for (v, label) in self.candidate_ticks(plot_w, unit) {
-            let Some(f) = self.fraction(v) else {
+        struct Placed {
+            value: f64,
+            label: String,
+            x: f64,
+            left: f64,
+            right: f64,
+        }
+        let apart = match (self, unit) {
+            (Scale::Log { .. }, Unit::Kb) => 40.0,
+            _ => 0.0,
+        };
+        let mut candidates: Vec<(u8, usize, f64, String)> = self
+            .candidate_ticks(plot_w, unit)
+            .into_iter()
+            .enumerate()
+            .map(|(i, (v, label))| (self.tier(v, unit), i, v, label))
+            .collect();
+        candidates.sort_by_key(|c| (c.0, c.1));
+        let mut placed: Vec<Placed> = Vec::new();
+        for (_, _, value, label) in candidates {
+            let Some(f) = self.fraction(value) else {
                 continue;
             };
             let (x, w) = (f * plot_w, text_width(&label, SMALL_FONT));
             // As drawn: centred, or from the plot's start for the first.
             let left = (x - w / 2.0).max(0.0);
-            if left >= right + TICK_GAP {
-                right = left + w;
-                kept.push((v, label));
+            let right = left + w;
+            let clear = placed.iter().all(|p| {
+                (left >= p.right + TICK_GAP || right + TICK_GAP <= p.left)
+                    && (x - p.x).abs() >= apart
+            });
+            if clear {
+                placed.push(Placed {
+                    value,
+                    label,
+                    x,
+                    left,
+                    right,
+                });
             }
         }
-        kept
+        placed.sort_by(|a, b| a.value.total_cmp(&b.value));
+        placed.into_iter().map(|p| (p.value, p.label)).collect()
+    }
+
+    /// How much a tick matters (0 most): on a RAM axis a unit's 1 (1 KB,
+    /// 1 MB, 1 GB), then its 10 and 100, then the 2s and 5s; on another
+    /// log axis a decade, then the axis's end; on a linear axis all alike.
+    fn tier(&self, v: f64, unit: Unit) -> u8 {
+        let Scale::Log { .. } = self else {
+            return 0;
+        };
+        let whole = |m: f64| (m - m.round()).abs() < 1e-6 * m.max(1.0);
+        if unit == Unit::Kb {
+            let p = (v.log(1024.0) + 1e-9).floor();
+            let m = v / 1024f64.powf(p);
+            return match m.round() as u64 {
+                1 if whole(m) => 0,
+                10 | 100 if whole(m) => 1,
+                _ => 2,
+            };
+        }
+        let e = v.log10().round();
+        if (v / 10f64.powf(e) - 1.0).abs() < 1e-9 {
+            0
+        } else {
+            1
+        }
     }
 
     /// The ticks an axis could label, before [`Scale::ticks`] spaces them.
     fn candidate_ticks(&self, plot_w: f64, unit: Unit) -> Vec<(f64, String)> {
         if let (Scale::Log { lo, top, .. }, Unit::Kb) = (*self, unit) {
             // KB, MB, GB: ticks at 1, 2, 5, 10, ... of each (binary units,
-            // as RSS is counted), not at decimal powers of KB; thinned to
-            // one per ~40 px.
+            // as RSS is counted), not at decimal powers of KB.
             let (min, max) = (10f64.powi(lo), top);
-            let within = |steps: &[f64]| -> Vec<f64> {
-                (0..4)
-                    .flat_map(|p| steps.iter().map(move |m| m * 1024f64.powi(p)))
-                    .filter(|v| *v >= min * 0.999 && *v <= max * 1.001)
-                    .collect()
-            };
-            let fine = within(&[1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0]);
-            let all = if 40.0 * fine.len() as f64 <= plot_w {
-                fine
-            } else {
-                within(&[1.0, 10.0, 100.0])
-            };
-            let every = ((40.0 * all.len() as f64 / plot_w).ceil() as usize).max(1);
-            return all
-                .into_iter()
-                .enumerate()
-                .filter(|(i, _)| i % every == 0)
-                .map(|(_, v)| (v, format_unit(v, unit)))
+            return (0..4)
+                .flat_map(|p| {
+                    [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0]
+                        .into_iter()
+                        .map(move |m| m * 1024f64.powi(p))
+                })
+                .filter(|v| *v >= min * 0.999 && *v <= max * 1.001)
+                .map(|v| (v, format_unit(v, unit)))
                 .collect();
         }
         match *self {
@@ -1841,6 +1886,53 @@ mod tests {
         assert_eq!(format_unit(1020.0 * 1024.0, Unit::Kb), "1020 MB");
         assert_eq!(format_unit(1024.0 * 1024.0, Unit::Kb), "1 GB");
         assert_eq!(format_unit(512.0 * 1024.0, Unit::Kb), "512 MB");
+    }
+
+    /// At every plot width a RAM axis from 10 MB to 6 GB labels 1 GB
+    /// (issue #40: left to right, 500 MB once took its place) and, from
+    /// 300 px, 100 MB; no two labels collide and they stay in order.
+    #[test]
+    fn ram_ticks_keep_the_units_first() {
+        let rows = vec![
+            ("small", vec![bar(10_300.0)]),
+            ("big", vec![bar(6_260_000.0)]),
+        ];
+        let mut c = chart(true, &[], rows);
+        c.unit = Unit::Kb;
+        let scale = Scale::new(&c);
+        let mut left_to_right_dropped_1_gb = false;
+        for plot_w in (160..=900).step_by(10).map(f64::from) {
+            let ticks = scale.ticks(plot_w, Unit::Kb);
+            let labels: Vec<&str> = ticks.iter().map(|t| t.1.as_str()).collect();
+            assert!(labels.contains(&"1 GB"), "{plot_w} px: {labels:?}");
+            if plot_w >= 300.0 {
+                assert!(labels.contains(&"100 MB"), "{plot_w} px: {labels:?}");
+            }
+            assert!(ticks.windows(2).all(|w| w[0].0 < w[1].0), "{labels:?}");
+            let x = |v: f64| scale.fraction(v).unwrap() * plot_w;
+            for w in ticks.windows(2) {
+                let (a, b) = (&w[0], &w[1]);
+                let right = (x(a.0) - text_width(&a.1, SMALL_FONT) / 2.0).max(0.0)
+                    + text_width(&a.1, SMALL_FONT);
+                let left = x(b.0) - text_width(&b.1, SMALL_FONT) / 2.0;
+                assert!(right + TICK_GAP <= left + 1e-9, "{plot_w} px: {labels:?}");
+                assert!(x(b.0) - x(a.0) >= 40.0 - 1e-9, "{plot_w} px: {labels:?}");
+            }
+            // What one pass left to right over the same candidates keeps.
+            let mut right = f64::NEG_INFINITY;
+            let mut greedy = Vec::new();
+            for (v, l) in scale.candidate_ticks(plot_w, Unit::Kb) {
+                let w = text_width(&l, SMALL_FONT);
+                let left = (x(v) - w / 2.0).max(0.0);
+                if left >= right + TICK_GAP {
+                    right = left + w;
+                    greedy.push(l);
+                }
+            }
+            left_to_right_dropped_1_gb |= !greedy.iter().any(|l| l == "1 GB");
+        }
+        // The case this guards: somewhere left to right loses 1 GB.
+        assert!(left_to_right_dropped_1_gb);
     }
 
     #[test]

@@ -37,6 +37,30 @@ pub(crate) fn width(wide: bool) -> Option<usize> {
     terminal_size::terminal_size_of(std::io::stdout()).map(|(w, _)| w.0 as usize)
 }
 
+/// `warning: TEXT` as stderr shows it: TEXT made inert, and where stderr
+/// is a terminal, wrapped at its width (`$COLUMNS`, else its size) with
+/// the rest indented; a long warning broke mid-word at 80 columns (issue
+/// #40). Into a file or a pipe it stays one line, for grep.
+pub(crate) fn warning(text: &str) -> String {
+    use std::io::IsTerminal;
+    let line = format!("warning: {}", crate::inert::text(text));
+    if !std::io::stderr().is_terminal() {
+        return line;
+    }
+    let columns = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|c| *c > 0);
+    let width = columns
+        .or_else(|| terminal_size::terminal_size_of(std::io::stderr()).map(|(w, _)| w.0 as usize));
+    wrapped(&line, width, "  ")
+}
+
+/// Prints [`warning`] on stderr.
+pub(crate) fn warn(text: &str) {
+    eprintln!("{}", warning(text));
+}
+
 /// How wide `s` is on a terminal (its widest line).
 pub(crate) fn display_width(s: &str) -> usize {
     s.lines()

@@ -26,8 +26,8 @@ use std::collections::{HashMap, HashSet};
 
 use anyhow::{Context, Result};
 use rust_xlsxwriter::{
-    Color, Format, FormatBorder, Formula, Note as XNote, Workbook, Worksheet,
-    utility::row_col_to_cell,
+    Color, DocProperties, ExcelDateTime, Format, FormatBorder, Formula, Note as XNote, Workbook,
+    Worksheet, utility::row_col_to_cell,
 };
 
 use super::Exporter;
@@ -75,6 +75,15 @@ const MAX_WIDTH: usize = 60;
 impl Exporter for Xlsx {
     fn render(&self, doc: &Document) -> Result<Vec<u8>> {
         let mut book = Workbook::new();
+        // The newest record's time, not the clock's: the same records give
+        // the same workbook (a `report` with nothing new changed it).
+        if let Some(t) = doc
+            .as_of
+            .as_deref()
+            .and_then(|t| ExcelDateTime::parse_from_str(t).ok())
+        {
+            book.set_properties(&DocProperties::new().set_creation_datetime(&t));
+        }
         let mut names = SheetNames::default();
         for reserved in [ABOUT_SHEET, NOTES_SHEET, PROGRAMS_SHEET] {
             names.reserve(reserved);

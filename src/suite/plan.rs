@@ -114,7 +114,7 @@ pub(super) fn this_shard<'a>(
             .join(" ")
     );
     for w in plan.warnings() {
-        eprintln!("warning: {}", crate::inert::text(&w));
+        crate::export::terminal::warn(&w);
     }
     mine
 }

@@ -432,6 +432,19 @@ impl Row {
         Some((lo, hi))
     }
 
+    /// What a rank compares ([`Summary::ranks`], and `compare`'s ranks of
+    /// a side): the figure rows are ordered by, and the interval two rows
+    /// share a rank where they overlap — the normalised total's mean and
+    /// (fastest, slowest) where `normalised`, else the seconds and the
+    /// range of runs. `None` for a row without a total.
+    pub fn rank_key(&self, normalised: bool) -> Option<(f64, (f64, f64))> {
+        if normalised {
+            self.normalised_total().map(|n| (n.mean, (n.lo, n.hi)))
+        } else {
+            Some((self.total_s()?, self.total_range()?))
+        }
+    }
+
     /// The normalised total: the sum of its cells' normalised figures
     /// (means, fastest and slowest), for a complete row whose every cell
     /// has one.
@@ -649,21 +662,18 @@ impl Summary {
     /// seconds (rows share a rank where a total is within the leader's
     /// range of runs).
     pub fn ranks(&self) -> Vec<Option<Rank>> {
-        if self.ranks_normalised() {
-            // `ranks` joins a row to its leader's group when its first
-            // figure is no more than the leader's second: with (fastest,
-            // slowest) of rows in order of their means, that is where the
-            // intervals overlap (the leader's fastest is below its mean,
-            // so below the row's slowest).
-            let intervals: Vec<Option<(f64, f64)>> = self
-                .rows
-                .iter()
-                .map(|r| r.normalised_total().map(|n| (n.lo, n.hi)))
-                .collect();
-            return ranks(&intervals);
-        }
-        let totals: Vec<Option<(f64, f64)>> = self.rows.iter().map(Row::total_range).collect();
-        ranks(&totals)
+        // Normalised: `ranks` joins a row to its leader's group when its
+        // first figure is no more than the leader's second: with (fastest,
+        // slowest) of rows in order of their means, that is where the
+        // intervals overlap (the leader's fastest is below its mean, so
+        // below the row's slowest).
+        let normalised = self.ranks_normalised();
+        let intervals: Vec<Option<(f64, f64)>> = self
+            .rows
+            .iter()
+            .map(|r| r.rank_key(normalised).map(|k| k.1))
+            .collect();
+        ranks(&intervals)
     }
 
     /// Whether the ranks are the normalised totals': the directory has
