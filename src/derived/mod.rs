@@ -122,8 +122,10 @@ fn render_each(
     let (ws_records, ws_warnings) = ws_summary::load(store)?;
     let mut warnings = stored.warnings.clone();
     warnings.extend(ws_warnings);
+    let as_of = as_of(&stored, &ws_records);
     let mut whole = Document {
         title: "langbench results".into(),
+        as_of: as_of.clone(),
         ..Default::default()
     };
     let summary = (!stored.runs.is_empty()).then(|| Summary::from_stored(&stored).view(view));
@@ -154,7 +156,6 @@ fn render_each(
         let runs = runs::table(&stored, s);
         emit(RUNS_CSV.into(), Body::Bytes(csv::table(&runs)?))?;
         if !data_only {
-            let as_of = as_of(&stored, &ws_records);
             let mut write =
                 |w: &mut dyn std::io::Write| json::write_results(&stored, s, as_of.as_deref(), w);
             emit(RESULTS_JSON.into(), Body::Stream(&mut write))?;
@@ -201,7 +202,6 @@ fn render_each(
         whole.tables.extend(doc.tables);
         whole.charts.extend(doc.charts);
     }
-    whole.as_of = as_of(&stored, &ws_records);
     if !data_only {
         for (name, bytes) in chart_files(&whole) {
             emit(name, Body::Bytes(bytes))?;

@@ -27,14 +27,16 @@ pub(crate) fn width(wide: bool) -> Option<usize> {
     if wide {
         return None;
     }
-    if let Some(c) = std::env::var("COLUMNS")
+    columns()
+        .or_else(|| terminal_size::terminal_size_of(std::io::stdout()).map(|(w, _)| w.0 as usize))
+}
+
+/// `$COLUMNS`, when set to a width.
+fn columns() -> Option<usize> {
+    std::env::var("COLUMNS")
         .ok()
         .and_then(|c| c.trim().parse::<usize>().ok())
         .filter(|c| *c > 0)
-    {
-        return Some(c);
-    }
-    terminal_size::terminal_size_of(std::io::stdout()).map(|(w, _)| w.0 as usize)
 }
 
 /// `warning: TEXT` as stderr shows it: TEXT made inert, and where stderr
@@ -47,11 +49,7 @@ pub(crate) fn warning(text: &str) -> String {
     if !std::io::stderr().is_terminal() {
         return line;
     }
-    let columns = std::env::var("COLUMNS")
-        .ok()
-        .and_then(|c| c.trim().parse::<usize>().ok())
-        .filter(|c| *c > 0);
-    let width = columns
+    let width = columns()
         .or_else(|| terminal_size::terminal_size_of(std::io::stderr()).map(|(w, _)| w.0 as usize));
     wrapped(&line, width, "  ")
 }
