@@ -395,7 +395,7 @@ fn mvn_failure(output: &str) -> String {
 /// [`dir_name`]s of a languages file's Maven toolchains) names: toolchains
 /// an earlier languages.toml installed (an older version, another table),
 /// with their size in bytes. Half-built ones (`.partial-*`) are
-/// `scratch::remove_dead_partials`'s.
+/// `toolchain_dir::remove_dead_partials`'s.
 pub(crate) fn unused(used: &std::collections::BTreeSet<String>) -> Vec<(PathBuf, u64)> {
     let Ok(entries) = std::fs::read_dir(toolchains_dir()) else {
         return Vec::new();

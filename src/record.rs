@@ -276,13 +276,21 @@ pub enum CacheStart {
 /// "in 1 session"). The randomness is std's per-process hasher keys,
 /// seeded from the OS: 24 bits need no random-number crate.
 pub fn new_session_id(suffix: &str) -> String {
-    use std::hash::BuildHasher;
-    let tag = std::hash::RandomState::new().hash_one(std::time::SystemTime::now()) & 0xff_ffff;
     format!(
-        "{}-{}-{tag:06x}{suffix}",
+        "{}-{}-{}{suffix}",
         chrono::Utc::now().format("%Y%m%dT%H%M%SZ"),
         std::process::id(),
+        random_tag(),
     )
+}
+
+/// Six random hex digits (24 bits) from std's per-process hasher keys,
+/// seeded from the OS: what tells apart names a pid alone does not
+/// (processes of containers all run as pid 1).
+pub fn random_tag() -> String {
+    use std::hash::BuildHasher;
+    let tag = std::hash::RandomState::new().hash_one(std::time::SystemTime::now()) & 0xff_ffff;
+    format!("{tag:06x}")
 }
 
 /// One `langbench run`, `ws` or `import` invocation: when, where, what

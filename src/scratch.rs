@@ -171,7 +171,7 @@ fn owner(name: &str) -> Option<i32> {
     parts.next()?.parse().ok()
 }
 
-fn alive(pid: i32) -> bool {
+pub(crate) fn alive(pid: i32) -> bool {
     // SAFETY: signal 0 only checks that the process exists.
     let r = unsafe { libc::kill(pid, 0) };
     r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
@@ -202,13 +202,6 @@ pub(crate) fn remove_dead(dir: &Path, owner: impl Fn(&str) -> Option<i32>) -> us
         }
     }
     removed
-}
-
-/// Removes the `.partial-NAME-PID` directories in `dir` (a toolchain being
-/// installed as NAME) whose install died.
-pub(crate) fn remove_dead_partials(dir: &Path, name: &str) {
-    let prefix = format!(".partial-{name}-");
-    remove_dead(dir, |file| file.strip_prefix(&prefix)?.parse().ok());
 }
 
 /// [`clean_stale_in`] the system temp directory.

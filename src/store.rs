@@ -68,6 +68,20 @@ pub struct Stored {
 }
 
 impl Stored {
+    /// The time of the newest record, with `also` (RFC 3339, UTC; they all
+    /// write one format, so the greatest string is the latest): what the
+    /// files derived from them stand for, in place of the clock's time, so
+    /// the same records write the same bytes (issue #41).
+    pub fn as_of<'a>(&'a self, also: impl IntoIterator<Item = &'a str>) -> Option<String> {
+        let sessions = self.sessions.iter().map(|s| s.started_at.as_str());
+        let runs = self
+            .runs
+            .iter()
+            .chain(&self.references)
+            .map(|r| r.finished_at.as_str());
+        sessions.chain(runs).chain(also).max().map(str::to_owned)
+    }
+
     /// [`Stored::newest_runs`] by cell (variant, benchmark), in file order.
     pub fn newest_cells(&self) -> BTreeMap<(String, crate::bench::Bench), Vec<&RunRecord>> {
         let mut cells: BTreeMap<(String, crate::bench::Bench), Vec<&RunRecord>> = BTreeMap::new();

@@ -138,6 +138,18 @@ fn resume_keeps_the_two_finished_runs_of_three_and_runs_the_third() {
         before
     );
     assert_eq!(std::fs::read_to_string(&sessions).unwrap(), doctored);
+    // Its plan says so too, instead of planning a run that will not start.
+    elsewhere.push("--plan".to_string());
+    let o = std::process::Command::new(bin())
+        .args(&elsewhere)
+        .output()
+        .unwrap();
+    assert!(!o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("its runs were measured on another machine (Other CPU"),
+        "{}",
+        text(&o)
+    );
 
     // The command it printed.
     let o = std::process::Command::new(bin())

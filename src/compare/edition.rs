@@ -32,6 +32,19 @@ pub struct Edition {
 }
 
 impl Edition {
+    /// The time of its newest record ([`crate::store::Stored::as_of`]).
+    pub fn as_of(&self) -> Option<String> {
+        self.stored
+            .as_of(self.ws.iter().map(|r| r.finished_at.as_str()))
+    }
+
+    /// The newest record's time of `editions`: what a comparison or a
+    /// history of them stands for, so the same editions give the same
+    /// workbook.
+    pub fn newest<'a>(editions: impl IntoIterator<Item = &'a Edition>) -> Option<String> {
+        editions.into_iter().filter_map(Edition::as_of).max()
+    }
+
     pub fn load(dir: &Path) -> Result<Edition> {
         ensure!(
             dir.is_dir(),

@@ -29,6 +29,7 @@ pub fn compare(
             new.heading()
         ),
         meta: meta(old, new, opts, &bases),
+        as_of: Edition::newest([old, new]),
         ..Default::default()
     };
     if let (Some(so), Some(sn)) = (&old.summary, &new.summary) {

@@ -92,24 +92,6 @@ enum Body<'b> {
     Stream(&'b mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>),
 }
 
-/// The time of the newest record (RFC 3339, UTC; they all write one
-/// format, so the greatest string is the latest): what the derived files
-/// stand for, in place of the clock's time, so a `report` of the same
-/// records writes the same bytes (issue #41).
-fn as_of(stored: &crate::store::Stored, ws: &[crate::ws::record::WsRecord]) -> Option<String> {
-    let sessions = stored.sessions.iter().map(|s| s.started_at.as_str());
-    let runs = stored
-        .runs
-        .iter()
-        .chain(&stored.references)
-        .map(|r| r.finished_at.as_str());
-    sessions
-        .chain(runs)
-        .chain(ws.iter().map(|r| r.finished_at.as_str()))
-        .max()
-        .map(str::to_owned)
-}
-
 /// [`render_all`], each file handed to `emit` (name in the directory,
 /// bytes) as it is rendered, in the order `render_all` lists them.
 fn render_each(
@@ -122,7 +104,7 @@ fn render_each(
     let (ws_records, ws_warnings) = ws_summary::load(store)?;
     let mut warnings = stored.warnings.clone();
     warnings.extend(ws_warnings);
-    let as_of = as_of(&stored, &ws_records);
+    let as_of = stored.as_of(ws_records.iter().map(|r| r.finished_at.as_str()));
     let mut whole = Document {
         title: "langbench results".into(),
         as_of: as_of.clone(),

@@ -912,3 +912,33 @@ fn a_report_of_the_same_records_writes_the_same_bytes() {
         .unwrap();
     assert!(core.contains(newest), "{core}");
 }
+
+#[test]
+fn a_comparison_and_a_history_of_the_same_editions_write_the_same_workbook() {
+    use crate::export::Exporter;
+    let tmp = tempfile::tempdir().unwrap();
+    let (old, new) = editions(tmp.path());
+    let langs = languages(tmp.path());
+    let opts = Options { relative_to: None };
+    let books = || {
+        let cmp = compare(&langs, &old, &new, &opts).unwrap();
+        let hist = crate::history::table::document(&langs, &[&old, &new], None).unwrap();
+        [cmp, hist].map(|d| crate::export::xlsx::Xlsx.render(&d).unwrap())
+    };
+    let first = books();
+    // A second apart: the clock's time would differ.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    assert!(books() == first, "a workbook changed");
+    // Stamped with the newer edition's newest record, not today.
+    let newest = new.as_of().unwrap();
+    assert!(old.as_of().unwrap() < newest);
+    for book in first {
+        let mut zip = zip::ZipArchive::new(std::io::Cursor::new(book)).unwrap();
+        let mut core = String::new();
+        zip.by_name("docProps/core.xml")
+            .unwrap()
+            .read_to_string(&mut core)
+            .unwrap();
+        assert!(core.contains(&newest[..19]), "{newest}: {core}");
+    }
+}

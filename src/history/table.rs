@@ -45,6 +45,7 @@ pub fn document(
         meta: meta(&h),
         tables: vec![table],
         charts: vec![chart(&h, &lines)],
+        as_of: Edition::newest(editions.iter().copied()),
         ..Default::default()
     })
 }
