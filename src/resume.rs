@@ -131,6 +131,24 @@ pub(crate) fn other_machine(stored: &Stored, now: &Machine) -> Option<String> {
     ))
 }
 
+/// `--resume` of a directory measured on another machine is refused, by
+/// the run and by `run --plan` alike (#39's sittings moved between CPUs).
+pub(crate) fn refuse_other_machine(
+    stored: &Stored,
+    now: &Machine,
+    dir: &std::path::Path,
+) -> anyhow::Result<()> {
+    if let Some(why) = other_machine(stored, now) {
+        anyhow::bail!(
+            "--resume {}: {why}. Nothing was written: resume it on that machine, \
+             measure this one into a new directory (--out), or run without --resume \
+             to measure every cell again here",
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
 /// What the results directory holds of each cell it has runs of. Cells it
 /// does not name hold nothing.
 #[cfg(test)]

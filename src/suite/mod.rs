@@ -237,27 +237,9 @@ fn held(
         cpus: opts.cpus.clone(),
         machine: crate::machine::Machine::detect(),
     };
-    refuse_other_machine(stored, &now.machine, dir)?;
+    resume::refuse_other_machine(stored, &now.machine, dir)?;
     // A cell whose program changed runs again, complete or not.
     Ok(resume::held_now(stored, &now, variants))
-}
-
-/// `--resume` of a directory measured on another machine is refused, by
-/// the run and by `run --plan` alike (#39's sittings moved between CPUs).
-pub(super) fn refuse_other_machine(
-    stored: &crate::store::Stored,
-    now: &crate::machine::Machine,
-    dir: &Path,
-) -> Result<()> {
-    if let Some(why) = resume::other_machine(stored, now) {
-        bail!(
-            "--resume {}: {why}. Nothing was written: resume it on that machine, \
-             measure this one into a new directory (--out), or run without --resume \
-             to measure every cell again here",
-            dir.display()
-        );
-    }
-    Ok(())
 }
 
 /// The variants to probe (by index): those with a cell `--resume` does not

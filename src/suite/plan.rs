@@ -131,7 +131,7 @@ pub fn plan_command(
     let done = match (opts.resume, stored_if_any(&opts.out)?) {
         (true, Some(s)) => {
             // The run would refuse this directory: so does its plan.
-            super::refuse_other_machine(&s, &crate::machine::Machine::detect(), &opts.out)?;
+            resume::refuse_other_machine(&s, &crate::machine::Machine::detect(), &opts.out)?;
             let changed = resume::program_changes(&s, variants, opts.size);
             let mut done = resume::complete_cells(&s, opts.runs);
             done.retain(|k| !changed.contains_key(k));
