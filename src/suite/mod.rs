@@ -147,7 +147,10 @@ pub fn benchmark(
     let info: BTreeMap<usize, &VariantInfo> = probe.iter().copied().zip(infos.iter()).collect();
     compute_expected_outputs(opts, &progress)?;
     let todo = cells::to_run(&cells, variants, &info, &held);
-    let todo_len = todo.len();
+    let made = opts
+        .rounds
+        .as_ref()
+        .map(|_| cells::made_before(&todo, &cells, variants, &info, &held));
     let mut suite = cells::Suite {
         spawner,
         opts,
@@ -163,7 +166,7 @@ pub fn benchmark(
         estimator,
         ready: BTreeMap::new(),
         rewrite: Default::default(),
-        made: opts.rounds.as_ref().map(|_| vec![0; todo_len]),
+        made,
         references: reference_variants
             .iter()
             .copied()
