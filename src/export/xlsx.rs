@@ -75,6 +75,10 @@ const MAX_WIDTH: usize = 60;
 impl Exporter for Xlsx {
     fn render(&self, doc: &Document) -> Result<Vec<u8>> {
         let mut book = Workbook::new();
+        // Excel's own level, not the default 6: `report` of 6,500 variants
+        // took 4.2 s instead of 4.7 s for a workbook of 9.0 MB instead of
+        // 7.6 MB (issue #41).
+        book.set_zip_compression_level(3);
         // The newest record's time, not the clock's: the same records give
         // the same workbook (a `report` with nothing new changed it).
         if let Some(t) = doc
