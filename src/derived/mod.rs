@@ -207,22 +207,20 @@ fn render_charts_page_and_book(
     whole: &Document,
     emit: &mut dyn FnMut(String, Body) -> Result<()>,
 ) -> Result<()> {
-    if whole.tables.is_empty() {
-        for (name, bytes) in chart_files(whole) {
-            emit(name, Body::Bytes(bytes))?;
-        }
-        return Ok(());
-    }
     std::thread::scope(|scope| -> Result<()> {
-        let book = scope.spawn(|| xlsx::Xlsx.render(whole));
+        let tables = !whole.tables.is_empty();
+        let book = tables.then(|| scope.spawn(|| xlsx::Xlsx.render(whole)));
         for (name, bytes) in chart_files(whole) {
             emit(name, Body::Bytes(bytes))?;
         }
-        emit(html::FILE.into(), Body::Bytes(html::Html.render(whole)?))?;
-        let book = book
-            .join()
-            .map_err(|_| anyhow::anyhow!("rendering results.xlsx panicked"))??;
-        emit(XLSX.into(), Body::Bytes(book))
+        if let Some(book) = book {
+            emit(html::FILE.into(), Body::Bytes(html::Html.render(whole)?))?;
+            let book = book
+                .join()
+                .map_err(|_| anyhow::anyhow!("rendering results.xlsx panicked"))??;
+            emit(XLSX.into(), Body::Bytes(book))?;
+        }
+        Ok(())
     })
 }
 
