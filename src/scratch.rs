@@ -1,7 +1,8 @@
 //! Scratch directories (build directories, version probes, ws servers):
-//! named after the langbench process that made them, so that the next
-//! session removes those a killed langbench left behind (SIGKILL, a second
-//! Ctrl-C, a crash skip `TempDir`'s cleanup).
+//! named after the langbench process that made them and `flock`ed by it
+//! while it lives, so that the next session removes those a killed
+//! langbench left behind (SIGKILL, a second Ctrl-C, a crash skip
+//! `TempDir`'s cleanup) and never one still in use.
 
 use std::ffi::{CStr, CString, OsString};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -16,6 +17,9 @@ const PREFIX: &str = "langbench-";
 #[derive(Debug)]
 pub(crate) struct Dir {
     path: PathBuf,
+    /// The directory itself, open and `flock`ed until it is removed: the
+    /// kernel drops the lock when this process dies, however it dies.
+    _held: std::fs::File,
 }
 
 impl Dir {
@@ -39,7 +43,17 @@ pub(crate) fn dir(kind: &str) -> Result<Dir> {
         .prefix(&format!("{PREFIX}{kind}-{}-", std::process::id()))
         .tempdir()
         .with_context(|| format!("cannot create a {kind} directory"))?;
-    Ok(Dir { path: t.keep() })
+    let path = t.keep();
+    let held = std::fs::File::open(&path)
+        .and_then(|f| f.try_lock().map(|()| f).map_err(std::io::Error::from))
+        .with_context(|| format!("cannot lock {}", path.display()));
+    match held {
+        Ok(held) => Ok(Dir { path, _held: held }),
+        Err(e) => {
+            let _ = remove_tree(&path);
+            Err(e)
+        }
+    }
 }
 
 /// Removes `top` and everything under it, holding at most two
@@ -183,9 +197,24 @@ pub(crate) fn clean_stale_in(tmp: &Path) -> usize {
     remove_dead(tmp, owner)
 }
 
-/// Removes the directories in `dir` whose name `owner` reads a pid from
-/// and whose process is gone (scratch directories, toolchains half-built
-/// by an install that died); returns how many.
+/// Whether some process holds the `flock` of the directory `path` (its
+/// scratch directory's [`Dir`]). A pid alone does not say: a langbench in
+/// another PID namespace sharing this temp directory (containers on one
+/// host's /tmp) has a pid that is not alive here, and its directories were
+/// removed under it while it ran.
+fn in_use(path: &Path) -> bool {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW)
+        .open(path)
+        .is_ok_and(|f| matches!(f.try_lock(), Err(std::fs::TryLockError::WouldBlock)))
+}
+
+/// Removes the directories in `dir` whose name `owner` reads a pid from,
+/// whose process is gone and whose lock no process holds (scratch
+/// directories older langbench versions made hold none); returns how
+/// many.
 pub(crate) fn remove_dead(dir: &Path, owner: impl Fn(&str) -> Option<i32>) -> usize {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return 0;
@@ -196,6 +225,7 @@ pub(crate) fn remove_dead(dir: &Path, owner: impl Fn(&str) -> Option<i32>) -> us
         if let Some(pid) = owner(&name)
             && !alive(pid)
             && e.file_type().is_ok_and(|t| t.is_dir())
+            && !in_use(&e.path())
             && remove_tree(&e.path()).is_ok()
         {
             removed += 1;
@@ -272,6 +302,31 @@ mod tests {
         assert!(mine.exists() && other.exists());
         assert_eq!(owner("langbench-ws-42-x1"), Some(42));
         assert_eq!(owner("langbench-build-x-1"), None);
+    }
+
+    /// A directory whose pid is not alive here but whose lock is held (a
+    /// langbench in another PID namespace sharing /tmp) stays; once the
+    /// lock is free, it goes.
+    #[test]
+    fn a_locked_dir_stays_whatever_its_pid() {
+        let tmp = tempfile::tempdir().unwrap();
+        let other = tmp.path().join("langbench-ws-99999999-abc");
+        std::fs::create_dir(&other).unwrap();
+        std::fs::write(other.join("f"), "x").unwrap();
+        let lock = std::fs::File::open(&other).unwrap();
+        lock.try_lock().unwrap();
+        assert_eq!(clean_stale_in(tmp.path()), 0);
+        assert!(other.join("f").exists());
+        drop(lock);
+        assert_eq!(clean_stale_in(tmp.path()), 1);
+        assert!(!other.exists());
+
+        // A scratch directory holds its own lock until it is dropped.
+        let mine = dir("test").unwrap();
+        assert!(in_use(mine.path()));
+        let path = mine.path().to_path_buf();
+        drop(mine);
+        assert!(!path.exists());
     }
 
     #[test]
