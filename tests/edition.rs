@@ -106,7 +106,32 @@ fn import_keeps_every_published_figure_and_report_round_trips() {
         assert_eq!(&std::fs::read(out.join(n)).unwrap(), b, "{n} differs");
     }
     assert!(out.join("charts/total-time.svg").is_file());
-    assert!(out.join("results.xlsx").is_file());
+    // The workbook's table sheets wait in unnamed files in the results
+    // directory until it is saved, not in TMPDIR: with none to be had (a
+    // pod's may be missing or read-only) `report` writes the same bytes
+    // and leaves nothing behind.
+    let book = std::fs::read(out.join("results.xlsx")).unwrap();
+    let listing = |d: &Path| {
+        let mut l: Vec<_> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        l.sort();
+        l
+    };
+    let files = listing(&out);
+    let o = Command::new(bin())
+        .args(["report", out.to_str().unwrap()])
+        .env("TMPDIR", tmp.path().join("no-such-directory"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(
+        std::fs::read(out.join("results.xlsx")).unwrap(),
+        book,
+        "results.xlsx differs without a TMPDIR"
+    );
+    assert_eq!(listing(&out), files, "report left a file behind");
 
     // Importing again into the same directory loses nothing: refused.
     let o = import(&src, &out, "2020", "2020");

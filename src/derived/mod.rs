@@ -189,7 +189,7 @@ fn render_each(
     drop(stored);
     drop(ws_records);
     if !data_only {
-        render_charts_page_and_book(&whole, emit)?;
+        render_charts_page_and_book(&whole, store.dir(), emit)?;
     }
     Ok(Derived {
         summary,
@@ -202,14 +202,17 @@ fn render_each(
 /// `emit` as it is rendered. The workbook renders on a second thread while
 /// the charts and the page render and are written here: the three only
 /// read `whole`, and the workbook alone was a fifth of a 6,500-variant
-/// report (issue #41). Written in the same order as before.
+/// report (issue #41). Written in the same order as before. The
+/// workbook's table sheets wait in unnamed files in `scratch`, the results
+/// directory ([`xlsx::Xlsx::render_spilling`]).
 fn render_charts_page_and_book(
     whole: &Document,
+    scratch: &std::path::Path,
     emit: &mut dyn FnMut(String, Body) -> Result<()>,
 ) -> Result<()> {
     std::thread::scope(|scope| -> Result<()> {
         let tables = !whole.tables.is_empty();
-        let book = tables.then(|| scope.spawn(|| xlsx::Xlsx.render(whole)));
+        let book = tables.then(|| scope.spawn(|| xlsx::Xlsx.render_spilling(whole, scratch)));
         for (name, bytes) in chart_files(whole) {
             emit(name, Body::Bytes(bytes))?;
         }
