@@ -275,7 +275,7 @@ pub enum CacheStart {
 /// #42: two shards of one rehearsal both got `…Z-1` and their merge said
 /// "in 1 session"). The randomness is std's per-process hasher keys,
 /// seeded from the OS: 24 bits need no random-number crate.
-pub fn new_session_id(suffix: &str) -> String {
+pub(crate) fn new_session_id(suffix: &str) -> String {
     format!(
         "{}-{}-{}{suffix}",
         chrono::Utc::now().format("%Y%m%dT%H%M%SZ"),
@@ -287,7 +287,7 @@ pub fn new_session_id(suffix: &str) -> String {
 /// Six random hex digits (24 bits) from std's per-process hasher keys,
 /// seeded from the OS: what tells apart names a pid alone does not
 /// (processes of containers all run as pid 1).
-pub fn random_tag() -> String {
+pub(crate) fn random_tag() -> String {
     use std::hash::BuildHasher;
     let tag = std::hash::RandomState::new().hash_one(std::time::SystemTime::now()) & 0xff_ffff;
     format!("{tag:06x}")

@@ -12,12 +12,12 @@ use crate::spawn::Exit;
 use crate::ws::record::WsRecord;
 
 /// The session every fake record belongs to unless told otherwise.
-pub const SESSION: &str = "s1";
+pub(crate) const SESSION: &str = "s1";
 /// The time every fake record was written.
-pub const AT: &str = "2026-01-01T00:00:00Z";
+pub(crate) const AT: &str = "2026-01-01T00:00:00Z";
 
 /// A fixed machine (not this one: snapshots must not depend on it).
-pub fn machine() -> Machine {
+pub(crate) fn machine() -> Machine {
     Machine {
         cpu_model: "Test CPU @ 3.00GHz".into(),
         cpu_id: String::new(),
@@ -33,7 +33,7 @@ pub fn machine() -> Machine {
 
 /// A session record on [`machine`] with nothing else set; override fields
 /// with struct update syntax (`SessionRecord { runs: 3, ..session("s2") }`).
-pub fn session(id: &str) -> SessionRecord {
+pub(crate) fn session(id: &str) -> SessionRecord {
     SessionRecord {
         schema: SCHEMA,
         session: id.into(),
@@ -49,7 +49,7 @@ pub fn session(id: &str) -> SessionRecord {
 }
 
 /// A variant as a session saw it: installed, with programs for `programs`.
-pub fn variant(id: &str, programs: &[Bench]) -> VariantInfo {
+pub(crate) fn variant(id: &str, programs: &[Bench]) -> VariantInfo {
     VariantInfo {
         id: id.into(),
         language: capitalized(id),
@@ -75,7 +75,7 @@ fn capitalized(s: &str) -> String {
 pub struct Run(RunRecord);
 
 /// A correct first run of `variant` on `bench` (see [`Run`]).
-pub fn run(variant: &str, bench: Bench) -> Run {
+pub(crate) fn run(variant: &str, bench: Bench) -> Run {
     Run(RunRecord {
         schema: SCHEMA,
         session: SESSION.into(),
@@ -201,7 +201,7 @@ impl From<Run> for RunRecord {
 /// phases (1000 ms, and 100 ms where the client saturated), server on CPU
 /// 0 and client on CPU 1. Built from JSON so that fields added later with
 /// a default do not need touching here.
-pub fn ws(variant: &str) -> WsRecord {
+pub(crate) fn ws(variant: &str) -> WsRecord {
     let phase = |delay: f64, echoes: u64, late: f64, saturated: bool| {
         json!({
             "delay_ms": delay, "status": "ok", "window_s": 10.0,

@@ -9,15 +9,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-pub fn bin() -> PathBuf {
+pub(crate) fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_langbench"))
 }
 
-pub fn repo() -> PathBuf {
+pub(crate) fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-pub fn langbench(args: &[&str]) -> Output {
+pub(crate) fn langbench(args: &[&str]) -> Output {
     Command::new(bin())
         .args(args)
         .output()
@@ -28,7 +28,7 @@ pub fn langbench(args: &[&str]) -> Output {
 /// `user.home` under `dir`, so the real ~/.m2/settings.xml is not read
 /// (row 8 of the attack tests plants an unparseable one there while it
 /// runs, and a fresh machine has none).
-pub fn maven_opts(dir: &std::path::Path) -> String {
+pub(crate) fn maven_opts(dir: &std::path::Path) -> String {
     format!(
         "-Duser.home={} -Dmaven.repo.local={}",
         dir.display(),
@@ -36,7 +36,7 @@ pub fn maven_opts(dir: &std::path::Path) -> String {
     )
 }
 
-pub fn text(o: &Output) -> String {
+pub(crate) fn text(o: &Output) -> String {
     format!(
         "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
         o.status,
@@ -51,7 +51,7 @@ pub fn text(o: &Output) -> String {
 /// `sh <id>`, version 1.0 (from `sh -c 'echo 1.0'`, no probe of a real
 /// toolchain). A test sets only what differs.
 #[derive(Debug, Clone)]
-pub struct Entry {
+pub(crate) struct Entry {
     id: String,
     language: String,
     flags: String,
@@ -65,7 +65,7 @@ pub struct Entry {
 }
 
 impl Entry {
-    pub fn sh(id: &str) -> Entry {
+    pub(crate) fn sh(id: &str) -> Entry {
         let mut c = id.chars();
         let language = c
             .next()
@@ -84,56 +84,56 @@ impl Entry {
             prepare: None,
         }
     }
-    pub fn language(mut self, language: &str) -> Entry {
+    pub(crate) fn language(mut self, language: &str) -> Entry {
         self.language = language.into();
         self
     }
-    pub fn flags(mut self, flags: &str) -> Entry {
+    pub(crate) fn flags(mut self, flags: &str) -> Entry {
         self.flags = flags.into();
         self
     }
     /// What it needs on PATH (empty: derived from the commands).
-    pub fn needs(mut self, needs: &[&str]) -> Entry {
+    pub(crate) fn needs(mut self, needs: &[&str]) -> Entry {
         self.needs = needs.iter().map(|s| s.to_string()).collect();
         self
     }
     /// The version its probe prints.
-    pub fn version(mut self, version: &str) -> Entry {
+    pub(crate) fn version(mut self, version: &str) -> Entry {
         self.version = format!("sh -c 'echo {version}'");
         self
     }
     /// The version probe's command.
-    pub fn version_command(mut self, command: &str) -> Entry {
+    pub(crate) fn version_command(mut self, command: &str) -> Entry {
         self.version = command.into();
         self
     }
-    pub fn run(mut self, template: &str) -> Entry {
+    pub(crate) fn run(mut self, template: &str) -> Entry {
         self.run = template.into();
         self
     }
-    pub fn env(mut self, key: &str, value: &str) -> Entry {
+    pub(crate) fn env(mut self, key: &str, value: &str) -> Entry {
         self.env.push((key.into(), value.into()));
         self
     }
     /// The num-comb program's path (replacing the default).
-    pub fn program(mut self, path: &str) -> Entry {
+    pub(crate) fn program(mut self, path: &str) -> Entry {
         self.programs = vec![("num-comb".into(), path.into())];
         self
     }
     /// The `install` table, as TOML (`{ apt = ["x"] }`).
-    pub fn install(mut self, table: &str) -> Entry {
+    pub(crate) fn install(mut self, table: &str) -> Entry {
         self.install = Some(table.into());
         self
     }
 
     /// An untimed `prepare` command.
-    pub fn prepare(mut self, command: &str) -> Entry {
+    pub(crate) fn prepare(mut self, command: &str) -> Entry {
         self.prepare = Some(command.into());
         self
     }
 
     /// The entry as TOML (a blank line after it).
-    pub fn toml(&self) -> String {
+    pub(crate) fn toml(&self) -> String {
         let q = |s: &str| toml_quote(s);
         let mut t = format!(
             "[[variant]]\nid = {}\nlanguage = {}\nflags = {}\n",
@@ -176,7 +176,7 @@ impl Entry {
 }
 
 /// A languages file of these entries.
-pub fn languages_toml(entries: &[Entry]) -> String {
+pub(crate) fn languages_toml(entries: &[Entry]) -> String {
     entries.iter().map(Entry::toml).collect()
 }
 
@@ -185,14 +185,14 @@ pub fn languages_toml(entries: &[Entry]) -> String {
 /// the long `[[variant]]` form with every field), its fields in the order
 /// they are set, so a test can name the line a message points at.
 #[derive(Debug, Clone)]
-pub struct Variant {
+pub(crate) struct Variant {
     id: String,
     fields: Vec<(String, String)>,
 }
 
 impl Variant {
     /// A table with no field yet.
-    pub fn new(id: &str) -> Variant {
+    pub(crate) fn new(id: &str) -> Variant {
         Variant {
             id: id.into(),
             fields: Vec::new(),
@@ -201,29 +201,29 @@ impl Variant {
 
     /// `language = "Shell"`, `flags = "sh"`: its run is the convention's
     /// `sh {src} {n}`.
-    pub fn shell(id: &str) -> Variant {
+    pub(crate) fn shell(id: &str) -> Variant {
         Variant::new(id).set("language", "Shell").set("flags", "sh")
     }
 
     /// A string field.
-    pub fn set(self, key: &str, value: &str) -> Variant {
+    pub(crate) fn set(self, key: &str, value: &str) -> Variant {
         self.raw(key, &toml_quote(value))
     }
 
     /// A field whose value is TOML as written (`install`, `files`).
-    pub fn raw(mut self, key: &str, toml: &str) -> Variant {
+    pub(crate) fn raw(mut self, key: &str, toml: &str) -> Variant {
         self.fields.push((key.into(), toml.into()));
         self
     }
 
     /// A list of strings (`needs`).
-    pub fn list(self, key: &str, values: &[&str]) -> Variant {
+    pub(crate) fn list(self, key: &str, values: &[&str]) -> Variant {
         let values: Vec<String> = values.iter().map(|v| toml_quote(v)).collect();
         self.raw(key, &format!("[{}]", values.join(", ")))
     }
 
     /// `programs = { BENCH = "PATH", ... }`.
-    pub fn programs(self, programs: &[(&str, &str)]) -> Variant {
+    pub(crate) fn programs(self, programs: &[(&str, &str)]) -> Variant {
         let programs: Vec<String> = programs
             .iter()
             .map(|(b, p)| format!("{b} = {}", toml_quote(p)))
@@ -232,13 +232,13 @@ impl Variant {
     }
 
     /// `install = { apt = [...] }`.
-    pub fn apt(self, packages: &[&str]) -> Variant {
+    pub(crate) fn apt(self, packages: &[&str]) -> Variant {
         let packages: Vec<String> = packages.iter().map(|p| toml_quote(p)).collect();
         self.raw("install", &format!("{{ apt = [{}] }}", packages.join(", ")))
     }
 
     /// The table as TOML.
-    pub fn toml(&self) -> String {
+    pub(crate) fn toml(&self) -> String {
         let mut t = format!("[variant.{}]\n", self.id);
         for (k, v) in &self.fields {
             t.push_str(&format!("{k} = {v}\n"));
@@ -248,7 +248,7 @@ impl Variant {
 }
 
 /// Tables of the short form, a blank line between two.
-pub fn short_toml(variants: &[Variant]) -> String {
+pub(crate) fn short_toml(variants: &[Variant]) -> String {
     variants
         .iter()
         .map(Variant::toml)
@@ -262,18 +262,18 @@ fn toml_quote(s: &str) -> String {
 }
 
 /// A directory with a languages.toml and program files.
-pub struct Fixture {
+pub(crate) struct Fixture {
     pub dir: tempfile::TempDir,
 }
 
 impl Fixture {
-    pub fn new(toml: &str, files: &[(&str, &str)]) -> Fixture {
+    pub(crate) fn new(toml: &str, files: &[(&str, &str)]) -> Fixture {
         Fixture::new_in(&std::env::temp_dir(), toml, files)
     }
 
     /// A fixture under `parent` (a checkout outside /tmp, which the
     /// sandbox covers), world-readable as a git clone is.
-    pub fn new_in(parent: &Path, toml: &str, files: &[(&str, &str)]) -> Fixture {
+    pub(crate) fn new_in(parent: &Path, toml: &str, files: &[(&str, &str)]) -> Fixture {
         let dir = tempfile::tempdir_in(parent).unwrap();
         std::fs::write(dir.path().join("languages.toml"), toml).unwrap();
         for (name, body) in files {
@@ -284,26 +284,26 @@ impl Fixture {
         Fixture { dir }
     }
 
-    pub fn languages(&self) -> String {
+    pub(crate) fn languages(&self) -> String {
         self.dir.path().join("languages.toml").display().to_string()
     }
 
-    pub fn out(&self) -> String {
+    pub(crate) fn out(&self) -> String {
         self.dir.path().join("results").display().to_string()
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.dir.path()
     }
 
     /// The arguments of `langbench run` on this fixture at tiny size, one
     /// run per cell, into `out()`, then `extra`.
-    pub fn run_args(&self, extra: &[&str]) -> Vec<String> {
+    pub(crate) fn run_args(&self, extra: &[&str]) -> Vec<String> {
         self.run_args_with_runs("1", extra)
     }
 
     /// `run_args` with `runs` runs per cell (`3`, `auto`).
-    pub fn run_args_with_runs(&self, runs: &str, extra: &[&str]) -> Vec<String> {
+    pub(crate) fn run_args_with_runs(&self, runs: &str, extra: &[&str]) -> Vec<String> {
         let mut args: Vec<String> = [
             "run",
             "--languages",
@@ -323,13 +323,13 @@ impl Fixture {
     }
 
     /// `langbench run` on this fixture (`run_args`).
-    pub fn run(&self, extra: &[&str]) -> Output {
+    pub(crate) fn run(&self, extra: &[&str]) -> Output {
         self.run_with_runs("1", extra)
     }
 
     /// `langbench run` on this fixture with `runs` runs per cell
     /// (`run_args_with_runs`).
-    pub fn run_with_runs(&self, runs: &str, extra: &[&str]) -> Output {
+    pub(crate) fn run_with_runs(&self, runs: &str, extra: &[&str]) -> Output {
         Command::new(bin())
             .args(self.run_args_with_runs(runs, extra))
             .output()
@@ -337,13 +337,13 @@ impl Fixture {
     }
 
     /// runs.csv as (header -> value) maps.
-    pub fn runs(&self) -> Vec<std::collections::HashMap<String, String>> {
+    pub(crate) fn runs(&self) -> Vec<std::collections::HashMap<String, String>> {
         read_csv(&self.dir.path().join("results/runs.csv"))
     }
 }
 
 /// A CSV file as (header -> value) maps, one per row.
-pub fn read_csv(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
+pub(crate) fn read_csv(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
     let mut r = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let headers = r.headers().unwrap().clone();
     r.records()
@@ -359,7 +359,7 @@ pub fn read_csv(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
 }
 
 /// Pids of live processes whose environment holds `marker`.
-pub fn processes_with_env(marker: &str) -> Vec<i32> {
+pub(crate) fn processes_with_env(marker: &str) -> Vec<i32> {
     let mut out = Vec::new();
     for e in std::fs::read_dir("/proc").unwrap().flatten() {
         let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
@@ -382,7 +382,7 @@ pub fn processes_with_env(marker: &str) -> Vec<i32> {
 }
 
 /// A unique KEY=VALUE to tag the processes of one test.
-pub fn marker(name: &str) -> (String, String) {
+pub(crate) fn marker(name: &str) -> (String, String) {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -394,11 +394,11 @@ pub fn marker(name: &str) -> (String, String) {
 }
 
 /// The right answer of num-comb at tiny size (N = 1,000).
-pub const RIGHT: &str = "print('0 1 1000')";
+pub(crate) const RIGHT: &str = "print('0 1 1000')";
 
 /// A languages file with one python3 variant per (hostile) program, at
 /// `programs/<id>.py`, each tagged with `marker` in its environment.
-pub fn python_fixture(marker: &str, programs: &[(&str, String)]) -> Fixture {
+pub(crate) fn python_fixture(marker: &str, programs: &[(&str, String)]) -> Fixture {
     let mut toml = String::new();
     let mut files = Vec::new();
     for (id, body) in programs {
@@ -422,7 +422,7 @@ pub fn python_fixture(marker: &str, programs: &[(&str, String)]) -> Fixture {
 
 /// A JSON-lines file (runs.jsonl, references.jsonl, sessions.jsonl) as
 /// JSON values, in file order.
-pub fn jsonl(path: &Path) -> Vec<serde_json::Value> {
+pub(crate) fn jsonl(path: &Path) -> Vec<serde_json::Value> {
     std::fs::read_to_string(path)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
         .lines()
@@ -430,7 +430,7 @@ pub fn jsonl(path: &Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
-pub fn records(f: &Fixture) -> HashMap<String, serde_json::Value> {
+pub(crate) fn records(f: &Fixture) -> HashMap<String, serde_json::Value> {
     std::fs::read_to_string(f.path().join("results/runs.jsonl"))
         .unwrap()
         .lines()
@@ -439,7 +439,7 @@ pub fn records(f: &Fixture) -> HashMap<String, serde_json::Value> {
         .collect()
 }
 
-pub fn assert_nothing_left(marker: &str) {
+pub(crate) fn assert_nothing_left(marker: &str) {
     // The namespace dies with its init; give the kernel a moment to reap.
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
@@ -459,7 +459,7 @@ pub fn assert_nothing_left(marker: &str) {
 /// point at its archives). A known path is answered 200 (its body to GET
 /// only, so HEAD gets the headers), any other 404. Returns `base` and the
 /// count of requests it got.
-pub fn serve_http(
+pub(crate) fn serve_http(
     files: impl FnOnce(&str) -> Vec<(String, Vec<u8>)>,
 ) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
     use std::io::{BufRead, BufReader, Write};
@@ -512,7 +512,7 @@ pub fn serve_http(
 /// EXE as `nobody` inside a user namespace whose user.max_user_namespaces
 /// is 0: the kernel then refuses EXE any namespace of its own, as where
 /// unprivileged user namespaces are off. Nothing on the host changes.
-pub const REFUSE_USERNS: &str = r#"
+pub(crate) const REFUSE_USERNS: &str = r#"
 import ctypes, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
 r, w = os.pipe(); r2, w2 = os.pipe()
@@ -535,7 +535,7 @@ sys.exit(os.waitstatus_to_exitcode(st))
 /// Runs `cmd` with its stdout and stderr on a pseudo-terminal of `cols`
 /// columns (stdin: nothing), as a person's terminal shows it: its exit
 /// status and every byte it wrote there, escape codes included.
-pub fn in_pty(mut cmd: Command, cols: u16) -> (std::process::ExitStatus, String) {
+pub(crate) fn in_pty(mut cmd: Command, cols: u16) -> (std::process::ExitStatus, String) {
     use std::io::Read;
     use std::os::fd::{FromRawFd, OwnedFd};
     let (mut master, mut slave) = (0, 0);
@@ -587,7 +587,7 @@ pub fn in_pty(mut cmd: Command, cols: u16) -> (std::process::ExitStatus, String)
 
 /// What a terminal shows of `raw` line by line: escape codes removed,
 /// each line split where a carriage return redraws it.
-pub fn drawn_lines(raw: &str) -> Vec<String> {
+pub(crate) fn drawn_lines(raw: &str) -> Vec<String> {
     raw.split(['\n', '\r'])
         .map(|l| String::from_utf8_lossy(&strip_ansi_escapes::strip(l)).into_owned())
         .filter(|l| !l.trim().is_empty())

@@ -366,7 +366,7 @@ fn clean(s: &str) -> String {
 /// `line` wrapped at `width` (continuation lines indented by `indent`):
 /// what a command prints beside a document (`to do:` lines) keeps within
 /// the width its tables do.
-pub fn wrapped(line: &str, width: Option<usize>, indent: &str) -> String {
+pub(crate) fn wrapped(line: &str, width: Option<usize>, indent: &str) -> String {
     match width {
         Some(w) if textwrap::core::display_width(line) > w => {
             let opts = textwrap::Options::new(w.max(20))
