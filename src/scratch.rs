@@ -43,17 +43,14 @@ pub(crate) fn dir(kind: &str) -> Result<Dir> {
         .prefix(&format!("{PREFIX}{kind}-{}-", std::process::id()))
         .tempdir()
         .with_context(|| format!("cannot create a {kind} directory"))?;
-    let path = t.keep();
-    let held = std::fs::File::open(&path)
+    // Locked before `keep`: on failure `t` still removes the directory.
+    let held = std::fs::File::open(t.path())
         .and_then(|f| f.try_lock().map(|()| f).map_err(std::io::Error::from))
-        .with_context(|| format!("cannot lock {}", path.display()));
-    match held {
-        Ok(held) => Ok(Dir { path, _held: held }),
-        Err(e) => {
-            let _ = remove_tree(&path);
-            Err(e)
-        }
-    }
+        .with_context(|| format!("cannot lock {}", t.path().display()))?;
+    Ok(Dir {
+        path: t.keep(),
+        _held: held,
+    })
 }
 
 /// Removes `top` and everything under it, holding at most two
