@@ -554,7 +554,10 @@ fn history_of_the_editions_flags_sizes_and_machines() {
     // near 1, not at it.
     let tcc = rows.iter().find(|r| r["variant"] == "c-tcc").unwrap();
     for e in ["2020", "2021"] {
-        assert!((num(&tcc[&format!("total_{e}")]) - 1.0).abs() < 1e-9, "{tcc:?}");
+        assert!(
+            (num(&tcc[&format!("total_{e}")]) - 1.0).abs() < 1e-9,
+            "{tcc:?}"
+        );
     }
     let tcc_2026 = num(&tcc["total_2026"]);
     assert!(tcc_2026 != 1.0 && (tcc_2026 - 1.0).abs() < 0.1, "{tcc:?}");

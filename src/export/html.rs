@@ -337,8 +337,10 @@ fn td(col: &Column, cell: &Entry, label: bool, anchors: &BTreeSet<String>) -> Ma
     // 1400 px the summary's last column was cut, and compare's once it has
     // a Machine column): a marked figure's words ("TIMEOUT >1000.14"), its
     // reason in parentheses as one piece ("202.44" over "(2 of 3 runs)"),
-    // and an old → new figure's spread ("12.39 → 35.54" over "±9%"). A
-    // noisy figure ("23.80 ±5%") stays on one line.
+    // and a figure's spread: an old → new figure's ("12.39 → 35.54" over
+    // "±9%"), a noisy or normalised one's ("24.63" over "±5%": with the
+    // normalised total beside them the 2026 summary's rank was cut at
+    // 1400 px).
     let marked_figure = numeric
         && cell.mark != Mark::Plain
         && cell.flag != Some(Flag::Noisy)
@@ -348,7 +350,7 @@ fn td(col: &Column, cell: &Entry, label: bool, anchors: &BTreeSet<String>) -> Ma
             .split_once(" (")
             .filter(|(_, w)| w.ends_with(')'))
             .map(|(f, w)| (f.to_string(), format!("({w}")))
-    } else if !numeric && !label {
+    } else if !label {
         cell.text
             .rsplit_once(" ±")
             .filter(|(_, w)| !w.contains(' '))
@@ -635,7 +637,10 @@ thead th[aria-sort=descending] button::after { content: "\25BC"; color: var(--fg
    script sets each one's offset). */
 th.label, td.label { position: sticky; left: 0; z-index: 1; }
 thead th.label { z-index: 3; }
-td.label { box-shadow: inset -1px 0 var(--line); }
+/* A label wraps between words when the table is short of room ("Scheme"
+   over "(Guile)"): a two-machine 2026 summary, with its Machine and
+   normalised total columns, cut its rank at 1400 px. */
+td.label { box-shadow: inset -1px 0 var(--line); white-space: normal; }
 tbody tr:nth-child(even) td { background: var(--zebra); }
 tbody tr:hover td { background: #e6eefc; }
 tbody tr:last-child td { border-bottom: 0; }
