@@ -8,7 +8,7 @@ use super::basis::Basis;
 use super::cells::{opt_num, version_columns};
 use super::edition::Options;
 use super::edition::{Edition, Keys, Matched, Pair};
-use super::significance::{Change, Verdict, significance};
+use super::significance::{Change, Verdict, against_published, significance};
 use crate::bench::Bench;
 use crate::config::Languages;
 use crate::document::columns::{Columns, col};
@@ -32,6 +32,9 @@ pub(super) struct Fig {
     noisy: Option<f64>,
     /// Why there is no figure (a partial total), if that is why.
     why: Option<&'static str>,
+    /// One published figure (no runs): a change against it is tested on
+    /// the other side's runs alone ([`against_published`]).
+    published: bool,
 }
 
 impl Fig {
@@ -58,6 +61,7 @@ impl Fig {
                     .filter(|_| c.status.is_ok())
                     .map(|sp| sp.cv),
                 why: None,
+                published: c.published() && c.status.is_ok(),
             },
             None => Fig::default(),
         }
@@ -102,6 +106,8 @@ impl Fig {
             runs: Vec::new(),
             noisy: None,
             why: self.why,
+            // A published figure over a published figure: one exact value.
+            published: self.published && r.published,
         }
     }
 }
@@ -503,7 +509,7 @@ impl Compared {
             t.flag = Some(Flag::Incomparable);
         }
         let change = (t.as_f64().is_some() && !size_mismatch)
-            .then(|| significance(&fo.runs, &fnw.runs))
+            .then(|| significance(&fo.runs, &fnw.runs).or_else(|| against_published_fig(fo, fnw)))
             .flatten();
         let beyond_noise = change.and_then(|c| tested(&mut t, &c));
         Compared {
@@ -527,6 +533,16 @@ impl Compared {
     }
 }
 
+/// A side's runs against the other side's one published figure, where
+/// one side is published and the other has runs.
+fn against_published_fig(fo: &Fig, fnw: &Fig) -> Option<Change> {
+    match (fo.published, fnw.published) {
+        (true, false) => against_published(fo.time?, &fnw.runs, true),
+        (false, true) => against_published(fnw.time?, &fo.runs, false),
+        _ => None,
+    }
+}
+
 /// The time ratio `t` with the test's verdict and interval; a change
 /// beyond the noise flags it, and is returned for the notes.
 fn tested(t: &mut Entry, c: &Change) -> Option<String> {
@@ -539,16 +555,29 @@ fn tested(t: &mut Entry, c: &Change) -> Option<String> {
         }
     );
     t.interval = Some((c.lo, c.hi));
-    let why = format!(
-        "{}: the runs' geometric means ×{:.2}, 95% interval ×{:.2}–{:.2} ({} vs {} runs, \
-         Welch's t on log times)",
-        c.verdict.name(),
-        c.ratio,
-        c.lo,
-        c.hi,
-        c.runs.0,
-        c.runs.1
-    );
+    let why = if c.runs.0 == 1 || c.runs.1 == 1 {
+        format!(
+            "{}: the runs' geometric mean against the published figure ×{:.2}, 95% interval \
+             ×{:.2}–{:.2} ({} runs against one published figure with no spread: the \
+             interval is the runs' alone, Student's t on log times)",
+            c.verdict.name(),
+            c.ratio,
+            c.lo,
+            c.hi,
+            c.runs.0.max(c.runs.1)
+        )
+    } else {
+        format!(
+            "{}: the runs' geometric means ×{:.2}, 95% interval ×{:.2}–{:.2} ({} vs {} runs, \
+             Welch's t on log times)",
+            c.verdict.name(),
+            c.ratio,
+            c.lo,
+            c.hi,
+            c.runs.0,
+            c.runs.1
+        )
+    };
     match c.verdict {
         Verdict::NotSignificant => {
             if t.note.is_none() {

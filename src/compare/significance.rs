@@ -97,6 +97,48 @@ pub fn significance(old: &[f64], new: &[f64]) -> Option<Change> {
     })
 }
 
+/// A change against a published figure: one value with no spread (an
+/// edition as published gives one figure per cell), so there is nothing
+/// for Welch's test on that side. The interval is the other side's runs'
+/// alone: Student's t on their log times (n − 1 degrees of freedom)
+/// around their geometric mean, over the published figure (or under it,
+/// when the published side is the new one). It says whether these runs
+/// could be the published figure's speed; the published figure's own
+/// noise is unknown and not in it, so it is narrower than a test with
+/// runs on both sides would be. `None` unless `runs` has two or more.
+pub fn against_published(published: f64, runs: &[f64], published_is_old: bool) -> Option<Change> {
+    if runs.len() < 2 || !(published > 0.0) || runs.iter().any(|v| v.is_nan() || *v <= 0.0) {
+        return None;
+    }
+    let logs: Vec<f64> = runs.iter().map(|x| x.ln()).collect();
+    let n = logs.len() as f64;
+    let mean = logs.iter().sum::<f64>() / n;
+    let var = logs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    let se = (var / n).sqrt();
+    let sign = if published_is_old { 1.0 } else { -1.0 };
+    let d = sign * (mean - published.ln());
+    let t = StudentsT::new(0.0, 1.0, n - 1.0).ok()?.inverse_cdf(0.975);
+    let (lo, hi) = ((d - t * se).exp(), (d + t * se).exp());
+    let verdict = if hi < 1.0 {
+        Verdict::Faster
+    } else if lo > 1.0 {
+        Verdict::Slower
+    } else {
+        Verdict::NotSignificant
+    };
+    Some(Change {
+        ratio: d.exp(),
+        lo,
+        hi,
+        verdict,
+        runs: if published_is_old {
+            (1, runs.len())
+        } else {
+            (runs.len(), 1)
+        },
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,5 +187,32 @@ mod tests {
         assert_eq!(significance(&[1.0], &doubled), None);
         assert_eq!(significance(&old, &[2.0]), None);
         assert_eq!(significance(&[0.0, 1.0], &old), None);
+    }
+
+    /// Figures worked by hand: ln 2.0, 2.2, 2.1 = 0.693147, 0.788457,
+    /// 0.741937; mean 0.741180, sd 0.047659, se 0.027516; t(2, 97.5%) =
+    /// 4.302653: the interval exp(0.741180 ± 0.118393) = 1.8641–2.3622
+    /// around 2.0984.
+    #[test]
+    fn runs_against_a_published_figure_get_the_runs_interval_alone() {
+        let runs = [2.0, 2.2, 2.1];
+        let c = against_published(1.0, &runs, true).unwrap();
+        assert!((c.ratio - 2.0984).abs() < 1e-3, "{c:?}");
+        assert!(
+            (c.lo - 1.8641).abs() < 1e-3 && (c.hi - 2.3622).abs() < 1e-3,
+            "{c:?}"
+        );
+        assert_eq!((c.verdict, c.runs), (Verdict::Slower, (1, 3)));
+        // The published figure inside the runs' interval: not told apart.
+        let same = against_published(2.1, &runs, true).unwrap();
+        assert_eq!(same.verdict, Verdict::NotSignificant);
+        // The published side new: the ratio is the inverse.
+        let back = against_published(1.0, &runs, false).unwrap();
+        assert!((back.ratio * c.ratio - 1.0).abs() < 1e-9, "{back:?}");
+        assert!((back.lo * c.hi - 1.0).abs() < 1e-9 && back.verdict == Verdict::Faster);
+        assert_eq!(back.runs, (3, 1));
+        // One run, or no figure: no test.
+        assert_eq!(against_published(1.0, &[2.0], true), None);
+        assert_eq!(against_published(0.0, &runs, true), None);
     }
 }

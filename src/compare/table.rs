@@ -147,6 +147,15 @@ pub(super) fn noise_text(
             ". With --relative-to, on the ratios of each run to the reference passes around it \
              (the reference's noise is in every ratio, run by run)",
         );
+    } else if opts.relative_to.is_some()
+        && bases.iter().any(Basis::references)
+        && (old.published() || new.published())
+    {
+        text.push_str(
+            ". With --relative-to, on the ratios of each run to the reference passes around it \
+             (the reference's noise is in every ratio, run by run), against the published \
+             figures",
+        );
     } else if opts.relative_to.is_some() {
         text.push_str(
             ". With --relative-to no cell is tested (the reference's own noise is in every \
@@ -157,8 +166,10 @@ pub(super) fn noise_text(
         if e.published() {
             text.push_str(&format!(
                 ". {} is a published edition: one figure per cell (its published best of 3) and \
-                 NO PER-RUN DATA, so no change against it can be told from noise: its ratios \
-                 are bare",
+                 NO PER-RUN DATA: a cell is tested on the other side's runs alone where it has \
+                 two or more (Student's t on their log times around the published figure; the \
+                 published figure's own noise is unknown and not in the interval), else its \
+                 ratio is bare",
                 e.label
             ));
         }
