@@ -107,7 +107,11 @@ pub fn significance(old: &[f64], new: &[f64]) -> Option<Change> {
 /// noise is unknown and not in it, so it is narrower than a test with
 /// runs on both sides would be. `None` unless `runs` has two or more.
 pub fn against_published(published: f64, runs: &[f64], published_is_old: bool) -> Option<Change> {
-    if runs.len() < 2 || !(published > 0.0) || runs.iter().any(|v| v.is_nan() || *v <= 0.0) {
+    if runs.len() < 2
+        || published.is_nan()
+        || published <= 0.0
+        || runs.iter().any(|v| v.is_nan() || *v <= 0.0)
+    {
         return None;
     }
     let logs: Vec<f64> = runs.iter().map(|x| x.ln()).collect();
