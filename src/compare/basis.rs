@@ -213,11 +213,28 @@ impl Basis {
     }
 
     /// The whiskers of a total on this basis, where it has its own: the
-    /// normalised total's fastest and slowest (seconds only).
+    /// normalised total's fastest and slowest (the sums of its cells'
+    /// fastest and slowest normalised runs, the interval ranks are shared
+    /// by); relative to `--relative-to`, those sums over the reference's
+    /// level added up, as [`Basis::total`] divides the means.
     pub fn total_range(&self, row: &Row) -> Option<(f64, f64)> {
         match self {
             Basis::References { relative: None, .. } => {
                 row.normalised_total().map(|n| (n.lo, n.hi))
+            }
+            Basis::References {
+                host,
+                relative: Some(_),
+            } => {
+                row.total_s()?;
+                let (mut lo, mut hi, mut level) = (0.0, 0.0, 0.0);
+                for (b, c) in &row.cells {
+                    let n = Normalised::of(host, cell_runs(c))?;
+                    lo += n.lo;
+                    hi += n.hi;
+                    level += host.level(*b)?;
+                }
+                (level > 0.0).then(|| (lo / level, hi / level))
             }
             _ => None,
         }

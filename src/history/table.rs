@@ -78,6 +78,9 @@ struct Point<'a> {
     /// Its rows in that edition (two versions of one variant in one
     /// edition): the fastest complete is the one shown.
     rows: usize,
+    /// The total's interval where the edition's basis gives one (reference
+    /// passes): the sums of its cells' fastest and slowest normalised runs.
+    range: Option<(f64, f64)>,
 }
 
 /// One row of the table: a variant, its point in each edition, and the
@@ -161,6 +164,7 @@ impl<'a> History<'a> {
         let rows = self.per_edition[i].get(k)?;
         let row = rows.iter().find(|r| r.complete()).unwrap_or(&rows[0]);
         let on_basis = self.bases[i].total(row, self.reference_row(i));
+        let range = on_basis.and(self.bases[i].total_range(row));
         let value = match (on_basis, self.reference[i]) {
             (Some(v), _) => Some(v),
             (None, Some(r)) if r > 0.0 => row.total_s().map(|t| t / r),
@@ -173,6 +177,7 @@ impl<'a> History<'a> {
             row,
             value,
             rows: rows.len(),
+            range,
         })
     }
 
@@ -349,6 +354,30 @@ fn columns<'a>(h: &History) -> Columns<'a, Line<'a>> {
             value_kind,
         );
         c.add(total, move |x| x.cells[i].clone());
+    }
+    // An edition measured with reference passes: its totals' intervals,
+    // as data (the fastest and slowest normalised runs added up).
+    for (i, e) in h.editions.iter().enumerate() {
+        if !h.bases[i].references() {
+            continue;
+        }
+        for (end, name, pick) in [
+            (
+                "fastest",
+                "lo",
+                (|r: (f64, f64)| r.0) as fn((f64, f64)) -> f64,
+            ),
+            ("slowest", "hi", |r: (f64, f64)| r.1),
+        ] {
+            let key = format!("total_{}_{name}", keyed(e));
+            let end = col(format!("{} {end}{unit}", e.label), key, value_kind);
+            c.add(end.data(), move |x| {
+                match x.points[i].as_ref().and_then(|p| p.range) {
+                    Some(r) => Entry::number(pick(r), format!("{:.4}", pick(r))),
+                    None => Entry::empty(""),
+                }
+            });
+        }
     }
     for (i, e) in h.editions.iter().enumerate() {
         let version = col(
