@@ -351,10 +351,21 @@ fn td(col: &Column, cell: &Entry, label: bool, anchors: &BTreeSet<String>) -> Ma
             .filter(|(_, w)| w.ends_with(')'))
             .map(|(f, w)| (f.to_string(), format!("({w}")))
     } else if !label {
-        cell.text
+        let spread = cell
+            .text
             .rsplit_once(" ±")
             .filter(|(_, w)| !w.contains(' '))
-            .map(|(f, w)| (f.to_string(), format!("±{w}")))
+            .map(|(f, w)| (f.to_string(), format!("±{w}")));
+        // A ratio's verdict ("×1.48" over "slower"): with a verdict in
+        // every cell against a published edition, compare's last column
+        // was cut at 1400 px.
+        let verdict = || {
+            cell.text
+                .rsplit_once(' ')
+                .filter(|(_, w)| ["faster", "slower", "≈"].contains(w))
+                .map(|(f, w)| (f.to_string(), w.to_string()))
+        };
+        spread.or_else(verdict)
     } else {
         None
     };
