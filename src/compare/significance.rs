@@ -47,15 +47,8 @@ pub fn significance(old: &[f64], new: &[f64]) -> Option<Change> {
     if old.len() < 2 || new.len() < 2 || old.iter().chain(new).any(|v| v.is_nan() || *v <= 0.0) {
         return None;
     }
-    let stats = |v: &[f64]| {
-        let logs: Vec<f64> = v.iter().map(|x| x.ln()).collect();
-        let n = logs.len() as f64;
-        let mean = logs.iter().sum::<f64>() / n;
-        let var = logs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-        (mean, var / n, n)
-    };
-    let (m_old, q_old, n_old) = stats(old);
-    let (m_new, q_new, n_new) = stats(new);
+    let (m_old, q_old, n_old) = log_stats(old);
+    let (m_new, q_new, n_new) = log_stats(new);
     let d = m_new - m_old;
     let se = (q_old + q_new).sqrt();
     let runs = (old.len(), new.len());
@@ -79,6 +72,23 @@ pub fn significance(old: &[f64], new: &[f64]) -> Option<Change> {
     }
     let df =
         (q_old + q_new).powi(2) / (q_old.powi(2) / (n_old - 1.0) + q_new.powi(2) / (n_new - 1.0));
+    interval(d, se, df, runs)
+}
+
+/// Of runs' log times: their mean, the variance of that mean, and how
+/// many there are.
+fn log_stats(v: &[f64]) -> (f64, f64, f64) {
+    let logs: Vec<f64> = v.iter().map(|x| x.ln()).collect();
+    let n = logs.len() as f64;
+    let mean = logs.iter().sum::<f64>() / n;
+    let var = logs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    (mean, var / n, n)
+}
+
+/// The change of log difference `d` with standard error `se`: its 95%
+/// interval by Student's t with `df` degrees of freedom, and the verdict
+/// (`faster` or `slower` when the interval excludes 1).
+fn interval(d: f64, se: f64, df: f64, runs: (usize, usize)) -> Option<Change> {
     let t = StudentsT::new(0.0, 1.0, df).ok()?.inverse_cdf(0.975);
     let (lo, hi) = ((d - t * se).exp(), (d + t * se).exp());
     let verdict = if hi < 1.0 {
@@ -114,33 +124,15 @@ pub fn against_published(published: f64, runs: &[f64], published_is_old: bool) -
     {
         return None;
     }
-    let logs: Vec<f64> = runs.iter().map(|x| x.ln()).collect();
-    let n = logs.len() as f64;
-    let mean = logs.iter().sum::<f64>() / n;
-    let var = logs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-    let se = (var / n).sqrt();
+    let (mean, var_of_mean, n) = log_stats(runs);
     let sign = if published_is_old { 1.0 } else { -1.0 };
     let d = sign * (mean - published.ln());
-    let t = StudentsT::new(0.0, 1.0, n - 1.0).ok()?.inverse_cdf(0.975);
-    let (lo, hi) = ((d - t * se).exp(), (d + t * se).exp());
-    let verdict = if hi < 1.0 {
-        Verdict::Faster
-    } else if lo > 1.0 {
-        Verdict::Slower
+    let counts = if published_is_old {
+        (1, runs.len())
     } else {
-        Verdict::NotSignificant
+        (runs.len(), 1)
     };
-    Some(Change {
-        ratio: d.exp(),
-        lo,
-        hi,
-        verdict,
-        runs: if published_is_old {
-            (1, runs.len())
-        } else {
-            (runs.len(), 1)
-        },
-    })
+    interval(d, var_of_mean.sqrt(), n - 1.0, counts)
 }
 
 #[cfg(test)]
