@@ -221,17 +221,28 @@ impl Summary {
         meta.push((
             "Rank".into(),
             if self.ranks_normalised() {
-                "by normalised total among complete rows; rows whose normalised totals' \
-                 intervals (the sums of their cells' fastest and slowest normalised runs) \
-                 overlap share a rank (=): judged against the references around them, these \
-                 runs do not tell them apart. Rows with a failed, timed-out or missing cell \
-                 have no total (\"partial\") and no rank"
+                let precision = self.rank_precision().map_or(String::new(), |p| {
+                    format!(
+                        ", and so does a row whose fastest is within the reproducibility \
+                         check's precision (±{:.1} %: 90 % of its re-measured ratios agreed \
+                         that closely) of the slowest of its group's first row: the ranks \
+                         claim no finer order than a measurement in another sitting keeps",
+                        p * 100.0
+                    )
+                });
+                format!(
+                    "by normalised total among complete rows; rows whose normalised totals' \
+                     intervals (the sums of their cells' fastest and slowest normalised runs) \
+                     overlap share a rank (=): judged against the references around them, \
+                     these runs do not tell them apart{precision}. Rows with a failed, \
+                     timed-out or missing cell have no total (\"partial\") and no rank"
+                )
             } else {
                 "by total time among complete rows; rows whose totals lie within each other's \
                  range of runs share a rank (=): these runs do not tell them apart. Rows with a \
                  failed, timed-out or missing cell have no total (\"partial\") and no rank"
-            }
-            .into(),
+                    .into()
+            },
         ));
         if !self.published {
             meta.push(("Noise".into(), self.noise_text()));

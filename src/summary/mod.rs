@@ -667,13 +667,29 @@ impl Summary {
         // slowest) of rows in order of their means, that is where the
         // intervals overlap (the leader's fastest is below its mean, so
         // below the row's slowest).
+        // With a stored reproducibility check, the slowest end is widened
+        // by its precision: rows that another sitting's measurement could
+        // put in either order share a rank (issue #39: the ranks claim no
+        // finer order than the check shows).
         let normalised = self.ranks_normalised();
+        let widen = 1.0 + self.rank_precision().filter(|_| normalised).unwrap_or(0.0);
         let intervals: Vec<Option<(f64, f64)>> = self
             .rows
             .iter()
-            .map(|r| r.rank_key(normalised).map(|k| k.1))
+            .map(|r| r.rank_key(normalised).map(|(_, (lo, hi))| (lo, hi * widen)))
             .collect();
         ranks(&intervals)
+    }
+
+    /// The precision of the stored reproducibility checks (the coarsest,
+    /// when there are several): the relative difference within which 90 %
+    /// of a check's re-measured ratios agreed. `None` without one.
+    pub fn rank_precision(&self) -> Option<f64> {
+        self.reproduced
+            .iter()
+            .filter_map(crate::reproduced::Agreement::precision)
+            .filter(|p| p.is_finite() && *p >= 0.0)
+            .max_by(f64::total_cmp)
     }
 
     /// Whether the ranks are the normalised totals': the directory has

@@ -245,3 +245,57 @@ fn the_precision_fact_groups_flagged_passes_per_session() {
     );
     assert!(!text.contains("s1 block 2"), "{text}");
 }
+
+/// A stored reproducibility check of precision `p` (one row that moved by
+/// `p`).
+fn check_of(p: f64) -> (String, Vec<u8>) {
+    let json = serde_json::json!({
+        "date": "2026-12-05T08:56:24Z",
+        "machine": "AMD EPYC",
+        "rows": [{"variant": "x assoc", "edition": 1.0, "remeasured": 1.0 + p}],
+        "unmatched": [],
+    });
+    (
+        "2026-12-05-x.json".into(),
+        serde_json::to_vec(&json).unwrap(),
+    )
+}
+
+/// The rows of the test above (a 0.75–1.125 s, b 1.8–1.95 s normalised:
+/// b's fastest is 1.6× a's slowest): with a stored check of precision
+/// 70 % they share a rank (1.125 × 1.7 = 1.91 ≥ 1.8), and the Rank note
+/// says why; with 50 % they do not (1.125 × 1.5 = 1.69 < 1.8): the ranks
+/// claim no finer order than the check shows (issue #39).
+#[test]
+fn rows_within_a_reproducibility_checks_precision_share_a_rank() {
+    let runs = vec![
+        run("a", 1, AFTER, 1.0),
+        run("a", 2, AFTER, 1.5),
+        run("b", 1, BEFORE, 1.2),
+        run("b", 2, BEFORE, 1.3),
+    ];
+    let with = |p: f64| {
+        Summary::from_stored(&Stored {
+            runs: runs.clone(),
+            references: passes(),
+            reproductions: vec![check_of(p)],
+            ..Default::default()
+        })
+    };
+    let coarse = with(0.7);
+    assert!((coarse.rank_precision().unwrap() - 0.7).abs() < 1e-9);
+    assert_eq!(
+        (rank(&coarse, "a"), rank(&coarse, "b")),
+        ("=1".into(), "=1".into())
+    );
+    let note = entry(&coarse, "a", "rank").note.unwrap();
+    assert!(
+        note.contains("within the reproducibility check's precision (±70.0 %"),
+        "{note}"
+    );
+    let fine = with(0.5);
+    assert_eq!(
+        (rank(&fine, "a"), rank(&fine, "b")),
+        ("1".into(), "2".into())
+    );
+}

@@ -107,10 +107,10 @@ impl Summary {
             total_ram_entry(l.row)
         });
         self.normalised_columns(c);
-        let normalised = self.ranks_normalised();
+        let why = self.rank_sharing();
         let flagged = self.disagreements();
         c.add(col("Rank", "rank", Kind::Count), move |l| {
-            let rank = rank_entry(l.rank, normalised);
+            let rank = rank_entry(l.rank, &why);
             match self.disagreeing(l.row, &flagged) {
                 Some(why) if l.rank.is_some() => {
                     rank.marked(Mark::Flagged, Some(why)).flagged(Flag::Machine)
@@ -602,9 +602,30 @@ fn normalised_entry(n: Option<crate::reference::Normalised>) -> Entry {
     }
 }
 
-/// The rank, noted where it is shared (`normalised`: the ranks are the
-/// normalised totals').
-fn rank_entry(rank: Option<Rank>, normalised: bool) -> Entry {
+impl Summary {
+    /// Why rows share a rank, for the note of a shared one: "whose ...".
+    fn rank_sharing(&self) -> String {
+        if !self.ranks_normalised() {
+            return "whose totals are within the range of its runs: these runs do not tell them \
+                    apart"
+                .into();
+        }
+        let precision = self.rank_precision().map_or(String::new(), |p| {
+            format!(
+                ", or within the reproducibility check's precision (±{:.1} %) of them",
+                p * 100.0
+            )
+        });
+        format!(
+            "whose normalised totals' intervals overlap its own{precision}: these runs, judged \
+             against the references around them, do not tell them apart"
+        )
+    }
+}
+
+/// The rank, noted where it is shared (`why`: "whose ...", from
+/// [`Summary::rank_sharing`]).
+fn rank_entry(rank: Option<Rank>, why: &str) -> Entry {
     let Some(r) = rank else {
         return Entry::empty("");
     };
@@ -612,12 +633,6 @@ fn rank_entry(rank: Option<Rank>, normalised: bool) -> Entry {
     if !r.shared {
         return cell;
     }
-    let why = if normalised {
-        "whose normalised totals' intervals overlap its own: these runs, judged against the \
-         references around them, do not tell them apart"
-    } else {
-        "whose totals are within the range of its runs: these runs do not tell them apart"
-    };
     cell.marked(
         Mark::Plain,
         Some(format!("shares rank {} with rows {why}", r.place)),
