@@ -408,7 +408,18 @@ fn write(out: &Path, records: &Records) -> Result<Derived> {
     if !records.ws.is_empty() {
         store.append_all(WS_RECORDS, records.ws.iter().copied())?;
     }
-    crate::derived::write_all(&store)
+    // The records just written, handed on rather than read back: parsing
+    // them again was a third of a merge's time at scale (issue #41). With
+    // serde_json's float_roundtrip a record parses to the value it was
+    // written from, so these render as `report` of the directory would.
+    let stored = crate::store::Stored {
+        sessions: records.sessions.to_vec(),
+        runs: records.runs.iter().map(|r| (*r).clone()).collect(),
+        references: records.references.iter().map(|r| (*r).clone()).collect(),
+        ..Default::default()
+    };
+    let ws = records.ws.iter().map(|r| (*r).clone()).collect();
+    crate::derived::write_all_from(&store, stored, ws)
 }
 
 fn same_dir(a: &Path, b: &Path) -> bool {

@@ -53,11 +53,50 @@ pub type Files = Vec<(String, Vec<u8>)>;
 /// [`write_all`] with rendering options (`--spread`, `--noise-threshold`,
 /// the languages file), and the directory's `provenance.json`.
 pub fn write_all_with(store: &Store, view: View) -> Result<Derived> {
+    write_loaded(store, Loaded::from(store)?, view)
+}
+
+/// [`write_all`] from records the caller already holds, the store's own
+/// (merge has just written them): read again, they would be parsed twice,
+/// which was a third of a merge's time at scale (issue #41).
+pub fn write_all_from(
+    store: &Store,
+    stored: crate::store::Stored,
+    ws: Vec<crate::ws::record::WsRecord>,
+) -> Result<Derived> {
+    let loaded = Loaded {
+        stored,
+        ws,
+        ws_warnings: Vec::new(),
+    };
+    write_loaded(store, loaded, View::default())
+}
+
+/// The records the derived files are rendered from.
+struct Loaded {
+    stored: crate::store::Stored,
+    ws: Vec<crate::ws::record::WsRecord>,
+    ws_warnings: Vec<String>,
+}
+
+impl Loaded {
+    fn from(store: &Store) -> Result<Loaded> {
+        let stored = store.load()?;
+        let (ws, ws_warnings) = ws_summary::load(store)?;
+        Ok(Loaded {
+            stored,
+            ws,
+            ws_warnings,
+        })
+    }
+}
+
+fn write_loaded(store: &Store, loaded: Loaded, view: View) -> Result<Derived> {
     // Each file written as soon as it is rendered and then dropped, not
     // all held at once: at 6,500 variants they are 300 MB (issue #41).
     // The store creates charts/ as it writes the first chart, and never
     // through a link (src/store.rs).
-    let derived = render_each(store, &view, false, &mut |name, body| match body {
+    let derived = render_each(store, loaded, &view, false, &mut |name, body| match body {
         Body::Bytes(bytes) => store.write_derived(&name, &bytes),
         Body::Stream(write) => store.write_derived_with(&name, write),
     })?;
@@ -70,18 +109,24 @@ pub fn write_all_with(store: &Store, view: View) -> Result<Derived> {
 /// `report --check` compares (no HTML, spreadsheet, JSON or charts).
 pub fn render_all(store: &Store, view: &View, data_only: bool) -> Result<(Files, Derived)> {
     let mut files: Files = Vec::new();
-    let derived = render_each(store, view, data_only, &mut |name, body| {
-        let bytes = match body {
-            Body::Bytes(bytes) => bytes,
-            Body::Stream(write) => {
-                let mut bytes = Vec::new();
-                write(&mut bytes)?;
-                bytes
-            }
-        };
-        files.push((name, bytes));
-        Ok(())
-    })?;
+    let derived = render_each(
+        store,
+        Loaded::from(store)?,
+        view,
+        data_only,
+        &mut |name, body| {
+            let bytes = match body {
+                Body::Bytes(bytes) => bytes,
+                Body::Stream(write) => {
+                    let mut bytes = Vec::new();
+                    write(&mut bytes)?;
+                    bytes
+                }
+            };
+            files.push((name, bytes));
+            Ok(())
+        },
+    )?;
     Ok((files, derived))
 }
 
@@ -96,12 +141,16 @@ enum Body<'b> {
 /// bytes) as it is rendered, in the order `render_all` lists them.
 fn render_each(
     store: &Store,
+    loaded: Loaded,
     view: &View,
     data_only: bool,
     emit: &mut dyn FnMut(String, Body) -> Result<()>,
 ) -> Result<Derived> {
-    let stored = store.load()?;
-    let (ws_records, ws_warnings) = ws_summary::load(store)?;
+    let Loaded {
+        stored,
+        ws: ws_records,
+        ws_warnings,
+    } = loaded;
     let mut warnings = stored.warnings.clone();
     warnings.extend(ws_warnings);
     let as_of = stored.as_of(ws_records.iter().map(|r| r.finished_at.as_str()));
