@@ -25,9 +25,10 @@ pub enum Bench {
 
 impl Bench {
     /// Every benchmark, in table order.
-    pub const ALL: [Bench; 4] = [Bench::Assoc, Bench::NumComb, Bench::StrComb, Bench::WsEcho];
+    pub(crate) const ALL: [Bench; 4] =
+        [Bench::Assoc, Bench::NumComb, Bench::StrComb, Bench::WsEcho];
     /// The benchmarks that run a program to completion and check its output.
-    pub const CPU: [Bench; 3] = [Bench::Assoc, Bench::NumComb, Bench::StrComb];
+    pub(crate) const CPU: [Bench; 3] = [Bench::Assoc, Bench::NumComb, Bench::StrComb];
 
     /// The benchmark's name: its serde name, so the two cannot drift apart.
     pub fn name(self) -> &'static str {
@@ -40,7 +41,7 @@ impl Bench {
     }
 
     /// The placeholders a command template of this benchmark may use.
-    pub fn placeholders(self) -> &'static [&'static str] {
+    pub(crate) fn placeholders(self) -> &'static [&'static str] {
         match self {
             Bench::WsEcho => &["src", "dir", "build", "exe", "port"],
             _ => &["src", "dir", "build", "exe", "n"],
@@ -72,7 +73,7 @@ impl FromStr for Bench {
 
 /// The largest N `--size` accepts: the reference output of assoc at N
 /// takes about 170 bytes per N (2 GB at 12,000,000), computed by langbench.
-pub const MAX_N: u64 = 50_000_000;
+pub(crate) const MAX_N: u64 = 50_000_000;
 
 /// A size selection: a named edition size, or one N for every benchmark.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -90,7 +91,7 @@ pub enum Size {
 
 impl Size {
     /// The N this size means for `bench`.
-    pub fn n(self, bench: Bench) -> u64 {
+    pub(crate) fn n(self, bench: Bench) -> u64 {
         match (self, bench) {
             (Size::Explicit(n), _) => n,
             (Size::Tiny, _) => 1_000,
@@ -101,7 +102,7 @@ impl Size {
     }
 
     /// The name stored in records: `tiny`, `2020`, `2021` or N.
-    pub fn label(self) -> String {
+    pub(crate) fn label(self) -> String {
         match self {
             Size::Tiny => "tiny".into(),
             Size::Ed2020 => "2020".into(),

@@ -22,10 +22,10 @@ use crate::record::Status;
 use crate::spawn::Spawner;
 
 /// The marker `langbench new` puts in its program stubs.
-pub const STUB_MARKER: &str = "TODO(langbench)";
+pub(crate) const STUB_MARKER: &str = "TODO(langbench)";
 
 /// The size every program runs at first: the tests' tiny size.
-pub const TINY: u64 = 1_000;
+pub(crate) const TINY: u64 = 1_000;
 
 /// Where the second size is drawn from, at random for each `check` (issue
 /// #37, row 5): a size known in advance (it was 12,345) let an untimed
@@ -33,7 +33,7 @@ pub const TINY: u64 = 1_000;
 /// Every answer in it differs from the tiny one's (str-comb's too: 9999,
 /// not 999); near the tiny size, so `check` stays fast (python3 runs
 /// assoc at N = 50,000 in about a second).
-pub const RANDOM_SIZES: std::ops::RangeInclusive<u64> = 10_000..=50_000;
+pub(crate) const RANDOM_SIZES: std::ops::RangeInclusive<u64> = 10_000..=50_000;
 
 /// The sizes of one `check`: [`TINY`], then one drawn from [`RANDOM_SIZES`]
 /// with `seed` (the same seed, the same size: `check --seed` repeats a
@@ -46,7 +46,7 @@ pub fn sizes(seed: u64) -> [u64; 2] {
 
 /// A seed from the clock, for a `check` given none: a size nobody knows
 /// before the check starts.
-pub fn clock_seed() -> u64 {
+pub(crate) fn clock_seed() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64)
@@ -55,7 +55,7 @@ pub fn clock_seed() -> u64 {
 
 /// One problem, on one line.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
+pub(crate) struct Problem {
     pub file: String,
     pub line: usize,
     /// Column, when it is known (TOML errors and repeated defaults).
@@ -102,7 +102,7 @@ pub struct Options {
 
 /// What `check` found.
 #[derive(Debug, Default)]
-pub struct Findings {
+pub(crate) struct Findings {
     pub problems: Vec<Problem>,
     /// Variants not installed here: (id, missing, install hint).
     pub not_installed: Vec<(String, Vec<String>, String)>,
@@ -119,13 +119,13 @@ pub struct Findings {
 }
 
 impl Findings {
-    pub fn ok(&self) -> bool {
+    pub(crate) fn ok(&self) -> bool {
         self.problems.is_empty()
     }
 }
 
 /// Parses the file; a parse error is the one problem there is.
-pub fn load(path: &Path) -> Result<Languages, Problem> {
+pub(crate) fn load(path: &Path) -> Result<Languages, Problem> {
     let shown = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| Problem {
         file: shown.clone(),
@@ -153,7 +153,7 @@ fn variant_of(message: &str) -> String {
 }
 
 /// The variant ids `check` looks at.
-pub fn selection(langs: &Languages, opts: &Options) -> Result<Vec<String>> {
+pub(crate) fn selection(langs: &Languages, opts: &Options) -> Result<Vec<String>> {
     if let Some(rev) = &opts.changed_since {
         let changed = changed_since(langs, rev)?;
         if opts.ids.is_empty() {
@@ -174,7 +174,7 @@ pub fn selection(langs: &Languages, opts: &Options) -> Result<Vec<String>> {
 }
 
 /// Runs the whole check: the file, then the selected variants.
-pub fn check(spawner: &Spawner, langs: &Languages, opts: &Options) -> Result<Findings> {
+pub(crate) fn check(spawner: &Spawner, langs: &Languages, opts: &Options) -> Result<Findings> {
     let seed = opts.seed.unwrap_or_else(clock_seed);
     let mut found = Findings {
         sizes: sizes(seed),
@@ -662,7 +662,7 @@ struct Ran {
 /// every name is printed inert (control and format characters escaped, so
 /// no terminal escape or line break of the program's reaches the output).
 #[derive(Debug, Default)]
-pub struct Stray {
+pub(crate) struct Stray {
     /// Per place under HOME (`.cache/foo`): the files a run left there (the
     /// most of any run), and whether the place is a directory (else a file
     /// of its own, which cannot be a cache).
@@ -675,15 +675,15 @@ pub struct Stray {
 
 impl Stray {
     /// Entries of one HOME looked at, at most.
-    pub const WALK_LIMIT: usize = 20_000;
+    pub(crate) const WALK_LIMIT: usize = 20_000;
     /// Places named, at most.
-    pub const SHOWN: usize = 5;
+    pub(crate) const SHOWN: usize = 5;
     /// Characters of a place's name shown, at most.
     const NAME_CHARS: usize = 80;
 
     /// Adds what the HOME at `home` (a host directory) holds outside the
     /// declared caches and home directories of `v`.
-    pub fn add(&mut self, home: &Path, v: &Variant) {
+    pub(crate) fn add(&mut self, home: &Path, v: &Variant) {
         match std::fs::symlink_metadata(home) {
             // No HOME: the command never started.
             Err(_) => return,
@@ -729,7 +729,7 @@ impl Stray {
     }
 
     /// The problem to report, if the runs left anything.
-    pub fn problem(&self, langs: &Languages, v: &Variant) -> Option<Problem> {
+    pub(crate) fn problem(&self, langs: &Languages, v: &Variant) -> Option<Problem> {
         if self.places.is_empty() && !self.replaced {
             return None;
         }
@@ -881,7 +881,7 @@ fn inert(p: &Path, max: usize) -> String {
 /// match; without `files`, a variant that uses `{dir}` owns every file of
 /// its programs' directories (manifests, lock files). Uses the git CLI, as
 /// CI has it.
-pub fn changed_since(langs: &Languages, rev: &str) -> Result<Vec<String>> {
+pub(crate) fn changed_since(langs: &Languages, rev: &str) -> Result<Vec<String>> {
     let file = langs
         .path
         .canonicalize()

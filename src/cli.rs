@@ -136,7 +136,7 @@ impl Command {
     /// those fail closed where the sandbox is refused. The others (merge,
     /// report, compare, `run --plan`, ...) only read and write files, and
     /// work anywhere.
-    pub fn runs_commands(&self) -> bool {
+    pub(crate) fn runs_commands(&self) -> bool {
         match self {
             Command::Run(a) => !a.plan,
             Command::Ws(a) => a.action.is_none() && a.target.is_none(),
@@ -150,7 +150,7 @@ impl Command {
     }
 
     /// The languages file of a command that runs its variants' commands.
-    pub fn languages_file(&self) -> Option<&Path> {
+    pub(crate) fn languages_file(&self) -> Option<&Path> {
         let arg = match self {
             Command::Run(a) => &a.languages,
             Command::Ws(a) => &a.languages,
@@ -1154,7 +1154,7 @@ pub struct ViewArgs {
 }
 
 impl ViewArgs {
-    pub fn view(&self) -> Result<summary::View> {
+    pub(crate) fn view(&self) -> Result<summary::View> {
         anyhow::ensure!(
             self.noise_threshold > 0.0 && self.noise_threshold < 100.0,
             "--noise-threshold is a percentage between 0 and 100, got {}",

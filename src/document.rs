@@ -16,7 +16,7 @@ pub mod columns;
 
 /// One document: what was measured, where, and its tables and charts.
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct Document {
+pub(crate) struct Document {
     pub title: String,
     /// Facts shown above the tables: ("Machine", "..."), ("Sizes", "...").
     pub meta: Vec<(String, String)>,
@@ -41,7 +41,7 @@ pub struct Document {
 /// One variant's "what was measured": shown as a section of the report,
 /// linked from its rows by [`Measured::anchor`].
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct Measured {
+pub(crate) struct Measured {
     pub variant: String,
     /// `Language · flags`, as the row shows it.
     pub label: String,
@@ -57,7 +57,7 @@ pub struct Measured {
 
 impl Measured {
     /// The HTML anchor of a variant's section.
-    pub fn anchor_of(variant: &str) -> String {
+    pub(crate) fn anchor_of(variant: &str) -> String {
         let safe: String = variant
             .chars()
             .map(|c| {
@@ -73,7 +73,7 @@ impl Measured {
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct MeasuredBench {
+pub(crate) struct MeasuredBench {
     pub bench: String,
     /// The commands that ran, placeholders expanded.
     pub commands: Vec<String>,
@@ -94,7 +94,7 @@ pub struct MeasuredBench {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct SourceFile {
+pub(crate) struct SourceFile {
     /// Relative to the languages file's directory.
     pub path: String,
     /// The text, or why it is not shown (too large, not text, outside the
@@ -148,7 +148,7 @@ pub enum Kind {
 
 impl Kind {
     /// Right-aligned in human tables.
-    pub fn is_numeric(self) -> bool {
+    pub(crate) fn is_numeric(self) -> bool {
         self != Kind::Text
     }
 }
@@ -190,7 +190,12 @@ pub struct Column {
 }
 
 impl Column {
-    pub fn new(header: impl Into<String>, key: impl Into<String>, kind: Kind, show: Show) -> Self {
+    pub(crate) fn new(
+        header: impl Into<String>,
+        key: impl Into<String>,
+        kind: Kind,
+        show: Show,
+    ) -> Self {
         Column {
             header: header.into(),
             key: key.into(),
@@ -202,16 +207,16 @@ impl Column {
     }
 
     /// In the terminal and Markdown tables (and on the page).
-    pub fn in_display(&self) -> bool {
+    pub(crate) fn in_display(&self) -> bool {
         matches!(self.show, Show::Both | Show::Display)
     }
 
     /// On the page (the display columns and the secondary ones).
-    pub fn in_page(&self) -> bool {
+    pub(crate) fn in_page(&self) -> bool {
         self.show != Show::Data
     }
 
-    pub fn in_data(&self) -> bool {
+    pub(crate) fn in_data(&self) -> bool {
         self.show != Show::Display
     }
 }
@@ -264,7 +269,7 @@ pub enum Flag {
 
 impl Flag {
     /// Its name: the HTML class (`flag-noisy`) and the legend's word.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Flag::Noisy => "noisy",
             Flag::PartialCell => "partial-cell",
@@ -282,7 +287,7 @@ impl Flag {
     }
 
     /// What the flag means, for the legend.
-    pub fn meaning(self) -> &'static str {
+    pub(crate) fn meaning(self) -> &'static str {
         match self {
             Flag::Noisy => "noisy: its runs spread more than the threshold",
             Flag::PartialCell => "fewer runs than asked for (interrupted)",
@@ -303,13 +308,13 @@ impl Flag {
 /// A note under a table, keyed by what its row shows (`Go · go run /
 /// assoc`), so a reader finds the row without an id the table hides.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Note {
+pub(crate) struct Note {
     pub key: String,
     pub text: String,
 }
 
 impl Note {
-    pub fn new(key: impl Into<String>, text: impl Into<String>) -> Note {
+    pub(crate) fn new(key: impl Into<String>, text: impl Into<String>) -> Note {
         Note {
             key: key.into(),
             text: text.into(),
@@ -394,7 +399,7 @@ impl Entry {
         }
     }
 
-    pub fn int(v: i64, text: impl Into<String>) -> Entry {
+    pub(crate) fn int(v: i64, text: impl Into<String>) -> Entry {
         Entry {
             text: text.into(),
             value: Value::Int(v),
@@ -402,7 +407,8 @@ impl Entry {
         }
     }
 
-    pub fn bool(v: bool) -> Entry {
+    #[cfg(test)]
+    pub(crate) fn bool(v: bool) -> Entry {
         Entry {
             text: v.to_string(),
             value: Value::Bool(v),
@@ -411,36 +417,36 @@ impl Entry {
     }
 
     /// No value; shows `text` (often `-` or empty).
-    pub fn empty(text: impl Into<String>) -> Entry {
+    pub(crate) fn empty(text: impl Into<String>) -> Entry {
         Entry {
             text: text.into(),
             ..Default::default()
         }
     }
 
-    pub fn marked(mut self, mark: Mark, note: Option<String>) -> Entry {
+    pub(crate) fn marked(mut self, mark: Mark, note: Option<String>) -> Entry {
         self.mark = mark;
         self.note = note;
         self
     }
 
-    pub fn flagged(mut self, flag: Flag) -> Entry {
+    pub(crate) fn flagged(mut self, flag: Flag) -> Entry {
         self.flag = Some(flag);
         self
     }
 
-    pub fn with_interval(mut self, interval: Option<(f64, f64)>) -> Entry {
+    pub(crate) fn with_interval(mut self, interval: Option<(f64, f64)>) -> Entry {
         self.interval = interval;
         self
     }
 
-    pub fn linked(mut self, anchor: impl Into<String>) -> Entry {
+    pub(crate) fn linked(mut self, anchor: impl Into<String>) -> Entry {
         self.link = Some(anchor.into());
         self
     }
 
     /// The value as a number, if it is one.
-    pub fn as_f64(&self) -> Option<f64> {
+    pub(crate) fn as_f64(&self) -> Option<f64> {
         match self.value {
             Value::Number(v) => Some(v),
             Value::Int(v) => Some(v as f64),
@@ -450,7 +456,7 @@ impl Entry {
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct Table {
+pub(crate) struct Table {
     /// Stable name: CSV file stem, spreadsheet sheet name, HTML anchor.
     pub id: String,
     pub title: String,
@@ -468,21 +474,21 @@ pub struct Table {
 
 impl Table {
     /// Indices of the columns shown in human tables.
-    pub fn display_columns(&self) -> Vec<usize> {
+    pub(crate) fn display_columns(&self) -> Vec<usize> {
         (0..self.columns.len())
             .filter(|&i| self.columns[i].in_display())
             .collect()
     }
 
     /// Indices of the columns shown on the page (secondary ones too).
-    pub fn page_columns(&self) -> Vec<usize> {
+    pub(crate) fn page_columns(&self) -> Vec<usize> {
         (0..self.columns.len())
             .filter(|&i| self.columns[i].in_page())
             .collect()
     }
 
     /// Indices of the columns written to data files.
-    pub fn data_columns(&self) -> Vec<usize> {
+    pub(crate) fn data_columns(&self) -> Vec<usize> {
         (0..self.columns.len())
             .filter(|&i| self.columns[i].in_data())
             .collect()
@@ -492,7 +498,7 @@ impl Table {
 /// A horizontal bar chart: one group of bars per row (a variant, a server),
 /// one bar per series (a benchmark, old/new, a phase).
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct BarChart {
+pub(crate) struct BarChart {
     /// File stem: `charts/<id>.svg`.
     pub id: String,
     pub title: String,
@@ -512,7 +518,7 @@ pub struct BarChart {
 /// The unit of a chart's values.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Unit {
+pub(crate) enum Unit {
     /// Plain numbers (compact: 2.1k, 3M).
     #[default]
     Plain,
@@ -525,7 +531,7 @@ pub enum Unit {
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct BarRow {
+pub(crate) struct BarRow {
     pub label: String,
     /// One per series.
     pub bars: Vec<Bar>,
@@ -535,7 +541,7 @@ pub struct BarRow {
 /// `FAILED`, `not run`), never as zero; a flagged bar is drawn with a mark
 /// and its label (e.g. `exit 25`, `partial`).
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct Bar {
+pub(crate) struct Bar {
     pub value: Option<f64>,
     pub mark: Mark,
     pub label: Option<String>,
@@ -544,7 +550,7 @@ pub struct Bar {
 }
 
 impl Bar {
-    pub fn plain(v: f64) -> Bar {
+    pub(crate) fn plain(v: f64) -> Bar {
         Bar {
             value: Some(v),
             ..Default::default()
@@ -553,7 +559,7 @@ impl Bar {
 }
 
 /// 1234567 -> "1,234,567".
-pub fn thousands(n: u64) -> String {
+pub(crate) fn thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, ch) in s.chars().enumerate() {

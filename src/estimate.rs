@@ -21,7 +21,7 @@ use crate::store::Stored;
 
 /// A cell's figure in one results directory.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Figure {
+pub(crate) struct Figure {
     /// Mean wall seconds of one run (build + run).
     pub per_run_s: f64,
     /// How many runs its newest session made (skipped ones not counted).
@@ -36,7 +36,7 @@ pub struct Figure {
 impl Figure {
     /// The figure of one cell's runs (`None` when none has a time: not
     /// installed, skipped, published without a time).
-    pub fn of<'a>(runs: impl IntoIterator<Item = &'a RunRecord>) -> Option<Figure> {
+    pub(crate) fn of<'a>(runs: impl IntoIterator<Item = &'a RunRecord>) -> Option<Figure> {
         let timed: Vec<&RunRecord> = runs
             .into_iter()
             .filter(|r| r.wall_s > 0.0 && (r.status.has_figures() || r.status.settles_cell()))
@@ -54,13 +54,13 @@ impl Figure {
 /// Every cell's figure in one results directory, by variant (looked up
 /// without building a key: the progress line asks for every remaining cell).
 #[derive(Debug, Clone, Default)]
-pub struct Figures(BTreeMap<String, BTreeMap<Bench, Figure>>);
+pub(crate) struct Figures(BTreeMap<String, BTreeMap<Bench, Figure>>);
 
 impl Figures {
     /// The figures of every cell `stored` shows (its newest runs), and of
     /// every reference cell it has passes of but no runs (what a pass
     /// costs: `run --plan` and the time left count the passes, #39).
-    pub fn of(stored: &Stored) -> Figures {
+    pub(crate) fn of(stored: &Stored) -> Figures {
         let mut cells: BTreeMap<(&str, Bench), Vec<&RunRecord>> = BTreeMap::new();
         for r in stored.newest_runs() {
             cells
@@ -90,7 +90,7 @@ impl Figures {
     /// `N` ways (`--shard K/N`): what a shard machine balances by when its
     /// own results directory is the source, so that the runs it adds (a
     /// Ctrl-C and `--resume`) never move variants between shards.
-    pub fn before_shards(stored: &Stored, n: usize) -> Figures {
+    pub(crate) fn before_shards(stored: &Stored, n: usize) -> Figures {
         let suffix = format!("/{n}");
         let cut = stored
             .sessions
@@ -116,12 +116,12 @@ impl Figures {
         Figures::of(&earlier)
     }
 
-    pub fn get(&self, variant: &str, bench: Bench) -> Option<&Figure> {
+    pub(crate) fn get(&self, variant: &str, bench: Bench) -> Option<&Figure> {
         self.0.get(variant)?.get(&bench)
     }
 
     /// A cell's figure, as it becomes known (a cell finished).
-    pub fn set(&mut self, variant: &str, bench: Bench, figure: Figure) {
+    pub(crate) fn set(&mut self, variant: &str, bench: Bench, figure: Figure) {
         self.0
             .entry(variant.to_string())
             .or_default()
@@ -134,12 +134,9 @@ impl Figures {
             .flat_map(|(v, b)| b.keys().map(move |b| (v.as_str(), *b)))
     }
 
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.0.values().map(BTreeMap::len).sum()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
     }
 }
 
@@ -158,7 +155,7 @@ pub enum Basis {
 }
 
 impl Basis {
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             Basis::Here => "this directory's records",
             Basis::BalanceFrom => "--balance-from",
@@ -170,7 +167,7 @@ impl Basis {
 
 /// What one cell is expected to cost.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Estimate {
+pub(crate) struct Estimate {
     /// Seconds per run.
     pub per_run_s: f64,
     /// Runs it will make.
@@ -182,11 +179,11 @@ pub struct Estimate {
 
 impl Estimate {
     /// The cell's seconds: per run × runs (0 when unknown).
-    pub fn seconds(&self) -> f64 {
+    pub(crate) fn seconds(&self) -> f64 {
         self.per_run_s * self.runs as f64
     }
 
-    pub fn known(&self) -> bool {
+    pub(crate) fn known(&self) -> bool {
         self.basis != Basis::Unknown
     }
 }
@@ -205,7 +202,12 @@ pub struct Estimator {
 }
 
 impl Estimator {
-    pub fn new(layers: Vec<(Basis, Figures)>, size: Size, runs: Runs, timeout_s: f64) -> Self {
+    pub(crate) fn new(
+        layers: Vec<(Basis, Figures)>,
+        size: Size,
+        runs: Runs,
+        timeout_s: f64,
+    ) -> Self {
         let mut e = Estimator {
             layers,
             size,
@@ -218,7 +220,7 @@ impl Estimator {
     }
 
     /// The runs a cell without a figure is expected to make.
-    pub fn fresh_runs(&self) -> u32 {
+    pub(crate) fn fresh_runs(&self) -> u32 {
         self.runs.least()
     }
 
@@ -249,7 +251,7 @@ impl Estimator {
 
     /// A cell's estimate from the first directory that has its figure
     /// (`None`: no directory has one).
-    pub fn figure(&self, variant: &str, bench: Bench) -> Option<Estimate> {
+    pub(crate) fn figure(&self, variant: &str, bench: Bench) -> Option<Estimate> {
         self.layers.iter().find_map(|(basis, figures)| {
             figures
                 .get(variant, bench)
@@ -278,7 +280,7 @@ impl Estimator {
 
     /// Seconds per run of a `bench` cell without a figure: the median of
     /// the known cells of `bench`, or of all (`None`: nothing is known).
-    pub fn median(&self, bench: Bench) -> Option<f64> {
+    pub(crate) fn median(&self, bench: Bench) -> Option<f64> {
         self.medians
             .get(&Some(bench))
             .or_else(|| self.medians.get(&None))
@@ -286,12 +288,12 @@ impl Estimator {
     }
 
     /// Whether any cell has a figure (else every estimate is unknown).
-    pub fn knows_anything(&self) -> bool {
+    pub(crate) fn knows_anything(&self) -> bool {
         !self.medians.is_empty()
     }
 
     /// What `variant`'s `bench` cell is expected to cost.
-    pub fn cell(&self, variant: &str, bench: Bench) -> Estimate {
+    pub(crate) fn cell(&self, variant: &str, bench: Bench) -> Estimate {
         if let Some(e) = self.figure(variant, bench) {
             return e;
         }
@@ -313,7 +315,7 @@ impl Estimator {
 
     /// A cell of this run finished: its figure is this directory's now
     /// (the best estimate for the cells like it that are still to come).
-    pub fn finished(&mut self, variant: &str, bench: Bench, figure: Figure) {
+    pub(crate) fn finished(&mut self, variant: &str, bench: Bench, figure: Figure) {
         match self.layers.iter_mut().find(|(b, _)| *b == Basis::Here) {
             Some((_, f)) => f.set(variant, bench, figure),
             None => {

@@ -19,9 +19,9 @@ use crate::ws::record::{Phase, WS_RECORDS, WsRecord, WsStatus};
 use crate::ws::record::{WindowStats, library_name};
 
 /// The editions' "did not finish" time (seconds).
-pub const SENTINEL_S: f64 = 999.99;
+pub(crate) const SENTINEL_S: f64 = 999.99;
 /// The editions' "did not finish" peak RSS (KB).
-pub const SENTINEL_KB: u64 = 9_999_999;
+pub(crate) const SENTINEL_KB: u64 = 9_999_999;
 
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -46,7 +46,7 @@ pub struct Options {
 
 /// What an import produced.
 #[derive(Debug)]
-pub struct Imported {
+pub(crate) struct Imported {
     pub records: usize,
     /// Rows matched to a variant of the languages file (by flags or alias).
     pub matched: Vec<(String, String)>,
@@ -156,7 +156,7 @@ const CPU_COLUMNS: [&str; 3] = ["language", "command_flags", "version"];
 const WS_COLUMNS: [&str; 5] = ["server", "runtime_version", "library", "delay_ms", "rps"];
 
 /// Imports one published edition into an empty results directory.
-pub fn import(langs: &Languages, opts: &Options) -> Result<Imported> {
+pub(crate) fn import(langs: &Languages, opts: &Options) -> Result<Imported> {
     let csv = Csv::read(&opts.file)?;
     let store = Store::open(&opts.out)?;
     let _lock = store.lock()?;

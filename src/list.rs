@@ -19,7 +19,7 @@ use crate::version_cache::{Cache, Key};
 /// cache where what its probe runs has not changed (see
 /// [`crate::version_cache`]), else probed, a few at a time; `refresh`
 /// probes every one. The versions probed are cached for the next time.
-pub fn inspect<'a>(
+pub(crate) fn inspect<'a>(
     spawner: &Spawner,
     variants: &[&'a Variant],
     refresh: bool,
@@ -90,7 +90,7 @@ fn shown(s: &str) -> String {
 /// `width` as every terminal table is ([`crate::export::terminal`]: the
 /// id and the flags, which tell variants apart, are never cut; `None`:
 /// every column uncut), then a line on what else `list` shows.
-pub fn short(rows: &[(&Variant, VariantInfo)], width: Option<usize>) -> String {
+pub(crate) fn short(rows: &[(&Variant, VariantInfo)], width: Option<usize>) -> String {
     use crate::document::columns::{Columns, col};
     use crate::document::{Document, Entry, Kind::Text, Table};
     type Row<'r> = (&'r Variant, VariantInfo);
@@ -132,7 +132,7 @@ pub fn short(rows: &[(&Variant, VariantInfo)], width: Option<usize>) -> String {
 }
 
 /// The wide table: benchmarks, what is missing, how to install.
-pub fn long(rows: &[(&Variant, VariantInfo)]) -> Table {
+pub(crate) fn long(rows: &[(&Variant, VariantInfo)]) -> Table {
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Dynamic)
@@ -180,7 +180,7 @@ fn install(v: &Variant, info: &VariantInfo) -> String {
 }
 
 /// One variant in full, one field a line.
-pub fn detail(langs: &Languages, v: &Variant, info: &VariantInfo) -> String {
+pub(crate) fn detail(langs: &Languages, v: &Variant, info: &VariantInfo) -> String {
     let mut out = format!(
         "{} ({}:{})\n",
         v.id,
@@ -217,7 +217,7 @@ pub fn detail(langs: &Languages, v: &Variant, info: &VariantInfo) -> String {
 
 /// The variants as JSON: what `list` and `list --long` show, and the
 /// environment a run of each gets.
-pub fn json(rows: &[(&Variant, VariantInfo)]) -> serde_json::Value {
+pub(crate) fn json(rows: &[(&Variant, VariantInfo)]) -> serde_json::Value {
     serde_json::Value::Array(
         rows.iter()
             .map(|(v, i)| {
@@ -250,7 +250,7 @@ pub fn json(rows: &[(&Variant, VariantInfo)]) -> serde_json::Value {
 }
 
 /// The variants' notes, one line each, for under the table.
-pub fn notes(variants: &[&Variant]) -> String {
+pub(crate) fn notes(variants: &[&Variant]) -> String {
     variants
         .iter()
         .filter_map(|v| {

@@ -39,7 +39,7 @@ pub struct Machine {
 
 impl Machine {
     /// This machine.
-    pub fn detect() -> Machine {
+    pub(crate) fn detect() -> Machine {
         let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
         let cpu_model = field(&cpuinfo, "model name")
             .or_else(|| field(&cpuinfo, "Model"))
@@ -88,7 +88,7 @@ impl Machine {
 
     /// One line for the top of a report. A published edition's machine
     /// leaves out what its publisher did not say (0 or empty).
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let model = if self.cpu_id.is_empty() {
             self.cpu_model.clone()
         } else {
@@ -116,7 +116,7 @@ impl Machine {
     /// The hardware and system without the kernel build: what
     /// [`Machine::same_as`] compares, for a machine that booted several
     /// kernel builds.
-    pub fn hardware(&self) -> String {
+    pub(crate) fn hardware(&self) -> String {
         Machine {
             kernel: String::new(),
             ..self.clone()
@@ -126,7 +126,7 @@ impl Machine {
 
     /// The CPU model without trademarks and filler (`Intel Xeon`), for a
     /// table cell.
-    pub fn short(&self) -> String {
+    pub(crate) fn short(&self) -> String {
         let mut m = self.cpu_model.clone();
         for junk in [
             "(R)",
@@ -152,7 +152,7 @@ impl Machine {
     /// between boots). The CPU's identity numbers ([`Machine::cpu_id`])
     /// count where both sessions recorded them: two hosts a VM names
     /// alike are two machines when they differ.
-    pub fn same_as(&self, other: &Machine) -> bool {
+    pub(crate) fn same_as(&self, other: &Machine) -> bool {
         let (a, b) = (self.memory_kb as f64, other.memory_kb as f64);
         let memory = a == b || (a - b).abs() <= 0.02 * a.max(b);
         let cpu_id =
@@ -167,7 +167,7 @@ impl Machine {
     /// name them by: one that recorded the CPU's identity (a session from
     /// before `cpu_id` matches any, and would name the machine by its brand
     /// alone), else this one.
-    pub fn named_by<'a>(&'a self, other: &'a Machine) -> &'a Machine {
+    pub(crate) fn named_by<'a>(&'a self, other: &'a Machine) -> &'a Machine {
         if self.cpu_id.is_empty() && !other.cpu_id.is_empty() {
             other
         } else {
@@ -177,7 +177,7 @@ impl Machine {
 
     /// The same machine with another kernel build: noted, not counted as
     /// another machine.
-    pub fn kernel_differs(&self, other: &Machine) -> bool {
+    pub(crate) fn kernel_differs(&self, other: &Machine) -> bool {
         self.same_as(other) && self.kernel != other.kernel
     }
 }

@@ -107,7 +107,7 @@ impl std::str::FromStr for Artifact {
 /// One Maven toolchain: an `install` table's `maven`, `bin` and `setup`,
 /// and the directory `{root}` stands for (the languages file's).
 #[derive(Debug, Clone, Copy)]
-pub struct Spec<'a> {
+pub(crate) struct Spec<'a> {
     pub maven: &'a [String],
     pub bin: &'a BTreeMap<String, String>,
     /// Commands run once at install, after the jars are in place (compile

@@ -13,7 +13,7 @@ use crate::spawn::refusal::Facts;
 use crate::spawn::{Containment, Exit, Outcome, Request, Spawner};
 
 #[derive(Serialize)]
-pub struct Measurement {
+pub(crate) struct Measurement {
     pub command: Vec<String>,
     pub wall_s: f64,
     pub user_s: f64,
@@ -25,7 +25,7 @@ pub struct Measurement {
 }
 
 impl Measurement {
-    pub fn new(command: Vec<String>, o: &Outcome) -> Self {
+    pub(crate) fn new(command: Vec<String>, o: &Outcome) -> Self {
         Measurement {
             command,
             wall_s: o.done.wall.as_secs_f64(),
@@ -38,7 +38,7 @@ impl Measurement {
         }
     }
 
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let mut s = format!(
             "wall {:.3} s  user {:.3} s  sys {:.3} s  max RSS {} KB  {}",
             self.wall_s,
@@ -58,7 +58,7 @@ impl Measurement {
 
     /// Prints the measurement: JSON on stdout, or one line on stderr (the
     /// command's own output has gone to stdout).
-    pub fn print(&self, json: bool) -> Result<()> {
+    pub(crate) fn print(&self, json: bool) -> Result<()> {
         if json {
             println!("{}", serde_json::to_string_pretty(self)?);
         } else {
@@ -68,7 +68,7 @@ impl Measurement {
     }
 
     /// The exit status langbench itself should return, like `time` does.
-    pub fn exit_code(&self) -> i32 {
+    pub(crate) fn exit_code(&self) -> i32 {
         match self.exit {
             Exit::Exited(c) => c,
             Exit::Signaled(s) => 128 + s,
@@ -78,7 +78,7 @@ impl Measurement {
 
 /// Runs `argv` with its stdout and stderr passed through and returns the
 /// measurement.
-pub fn measure(
+pub(crate) fn measure(
     spawner: &Spawner,
     argv: Vec<String>,
     timeout: Option<Duration>,

@@ -22,7 +22,7 @@ use crate::ws::record::{WS_RECORDS, WsRecord};
 
 /// What a merge did.
 #[derive(Debug)]
-pub struct Merged {
+pub(crate) struct Merged {
     pub sessions: usize,
     pub runs: usize,
     pub ws: usize,
@@ -47,7 +47,7 @@ struct Source {
 /// directory read; a cell two of them hold refused, or taken from
 /// `--prefer`'s; then the sessions, runs and ws records written, and every
 /// derived file. A refusal comes before anything is written.
-pub fn merge(out: &Path, dirs: &[PathBuf], prefer: Option<&Path>) -> Result<Merged> {
+pub(crate) fn merge(out: &Path, dirs: &[PathBuf], prefer: Option<&Path>) -> Result<Merged> {
     ensure!(
         !dirs.is_empty(),
         "nothing to merge: name the shard directories"

@@ -45,7 +45,7 @@ pub(crate) fn beats_cold(cold_s: f64, warm_s: f64) -> bool {
 
 /// How the wall times of a cell's runs spread.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Spread {
+pub(crate) struct Spread {
     pub runs: usize,
     pub mean: f64,
     pub median: f64,
@@ -60,7 +60,7 @@ pub struct Spread {
 impl Spread {
     /// Hand-written: five textbook formulas over a handful of runs; a
     /// statistics crate would add a dependency for less than this.
-    pub fn of(values: &[f64]) -> Option<Spread> {
+    pub(crate) fn of(values: &[f64]) -> Option<Spread> {
         let n = values.len();
         if n == 0 {
             return None;
@@ -155,7 +155,7 @@ pub enum Runs {
 
 impl Runs {
     /// The most runs a cell can get.
-    pub fn max(self) -> u32 {
+    pub(crate) fn max(self) -> u32 {
         match self {
             Runs::Fixed(n) => n,
             Runs::Auto { max, .. } => max,
@@ -163,11 +163,11 @@ impl Runs {
     }
 
     /// The fewest runs before `Auto` may stop.
-    pub const AUTO_MIN: u32 = 3;
+    pub(crate) const AUTO_MIN: u32 = 3;
 
     /// The runs a session's record says it asked of each cell (its `runs`
     /// and `runs_auto_cv`, written by [`Runs::stored`]).
-    pub fn of(s: &SessionRecord) -> Runs {
+    pub(crate) fn of(s: &SessionRecord) -> Runs {
         match s.runs_auto_cv {
             Some(cv) => Runs::Auto { cv, max: s.runs },
             None => Runs::Fixed(s.runs),
@@ -175,7 +175,7 @@ impl Runs {
     }
 
     /// This policy as a session record stores it: (`runs`, `runs_auto_cv`).
-    pub fn stored(self) -> (u32, Option<f64>) {
+    pub(crate) fn stored(self) -> (u32, Option<f64>) {
         match self {
             Runs::Fixed(n) => (n, None),
             Runs::Auto { cv, max } => (max, Some(cv)),
@@ -184,7 +184,7 @@ impl Runs {
 
     /// The runs a cell makes when nothing settles it early: N, or `Auto`'s
     /// minimum (it may stop there).
-    pub fn least(self) -> u32 {
+    pub(crate) fn least(self) -> u32 {
         match self {
             Runs::Fixed(n) => n,
             Runs::Auto { max, .. } => Self::AUTO_MIN.min(max),
@@ -194,7 +194,11 @@ impl Runs {
     /// Whether a cell that has made `done` runs has enough; `runs`: its
     /// runs so far (those with figures count toward `auto`'s minimum and
     /// spread, as [`NoiseSample`] counts them).
-    pub fn enough<'a>(self, done: u32, runs: impl IntoIterator<Item = &'a RunRecord>) -> bool {
+    pub(crate) fn enough<'a>(
+        self,
+        done: u32,
+        runs: impl IntoIterator<Item = &'a RunRecord>,
+    ) -> bool {
         match self {
             Runs::Fixed(n) => done >= n,
             Runs::Auto { cv, max } => {
@@ -211,7 +215,7 @@ impl Runs {
 
     /// Run `run` as the progress line says it: `run 2/3`, or for auto
     /// `run 4 (3–10)` (at least 3, at most 10).
-    pub fn nth(self, run: u32) -> String {
+    pub(crate) fn nth(self, run: u32) -> String {
         match self {
             Runs::Fixed(n) => format!("run {run}/{n}"),
             Runs::Auto { max, .. } => format!("run {run} ({}–{max})", Self::AUTO_MIN),
@@ -219,7 +223,7 @@ impl Runs {
     }
 
     /// How `run --plan` and the session say it.
-    pub fn describe(self) -> String {
+    pub(crate) fn describe(self) -> String {
         match self {
             Runs::Fixed(n) => format!("best of {n}"),
             Runs::Auto { cv, max } => format!(

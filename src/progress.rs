@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
 /// The spinner of `ws` (and of `run` before its first run).
-pub fn progress_bar() -> ProgressBar {
+pub(crate) fn progress_bar() -> ProgressBar {
     let pb = ProgressBar::new_spinner();
     pb.set_style(
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}")
@@ -28,7 +28,7 @@ pub fn progress_bar() -> ProgressBar {
 }
 
 /// Prints `line` above the progress line.
-pub fn say(pb: &ProgressBar, line: String) {
+pub(crate) fn say(pb: &ProgressBar, line: String) {
     if pb.is_hidden() {
         eprintln!("{line}");
     } else {
@@ -62,7 +62,7 @@ pub fn duration(secs: f64) -> String {
 /// drops it: what `run` is doing (`[3/9] python3 · str-comb N=1,000 ·
 /// run 2/3`), and the progress line built around it.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Line {
+pub(crate) struct Line {
     parts: Vec<Part>,
 }
 
@@ -77,17 +77,17 @@ struct Part {
 }
 
 /// A part no width drops: the cell's id (its variant and benchmark).
-pub const KEEP: u8 = 0;
+pub(crate) const KEEP: u8 = 0;
 
 impl Line {
-    pub fn new() -> Line {
+    pub(crate) fn new() -> Line {
         Line::default()
     }
 
     /// The line with `text` after it, after `sep` (none at the start);
     /// where the line is too wide, the parts of the highest `drop` go
     /// first ([`KEEP`]: never).
-    pub fn part(mut self, sep: &'static str, text: impl Into<String>, drop: u8) -> Line {
+    pub(crate) fn part(mut self, sep: &'static str, text: impl Into<String>, drop: u8) -> Line {
         self.parts.push(Part {
             sep,
             text: text.into(),
@@ -97,7 +97,7 @@ impl Line {
     }
 
     /// Every part.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         self.joined(|_| true)
     }
 
@@ -116,7 +116,7 @@ impl Line {
     /// The line in at most `width` columns: the parts that drop first
     /// left out until it fits. The parts marked [`KEEP`] always stay,
     /// wider than `width` only where they alone are.
-    pub fn fit(&self, width: Option<usize>) -> String {
+    pub(crate) fn fit(&self, width: Option<usize>) -> String {
         let Some(w) = width else {
             return self.text();
         };
@@ -177,14 +177,14 @@ struct Live {
 /// The order parts of the progress line drop in, first to last: the
 /// timeout, the size, the position in the suite, the command's own
 /// elapsed time, which run of the cell, the run's time, the time left.
-pub mod rank {
-    pub const TIMEOUT: u8 = 9;
-    pub const SIZE: u8 = 8;
-    pub const COUNTER: u8 = 7;
-    pub const ELAPSED: u8 = 6;
-    pub const RUN: u8 = 5;
-    pub const CLOCK: u8 = 4;
-    pub const LEFT: u8 = 3;
+pub(crate) mod rank {
+    pub(crate) const TIMEOUT: u8 = 9;
+    pub(crate) const SIZE: u8 = 8;
+    pub(crate) const COUNTER: u8 = 7;
+    pub(crate) const ELAPSED: u8 = 6;
+    pub(crate) const RUN: u8 = 5;
+    pub(crate) const CLOCK: u8 = 4;
+    pub(crate) const LEFT: u8 = 3;
 }
 
 impl Live {
@@ -231,7 +231,7 @@ impl Live {
 }
 
 /// `run`'s progress line.
-pub struct Progress {
+pub(crate) struct Progress {
     pb: ProgressBar,
     live: Arc<Mutex<Live>>,
     /// Where the line is not drawn: the thread that prints it now and then.
@@ -255,7 +255,7 @@ fn lock(live: &Mutex<Live>) -> std::sync::MutexGuard<'_, Live> {
 }
 
 impl Progress {
-    pub fn new() -> Progress {
+    pub(crate) fn new() -> Progress {
         let live = Arc::new(Mutex::new(Live::default()));
         let shown = live.clone();
         let pb = ProgressBar::new_spinner();
@@ -305,12 +305,12 @@ impl Progress {
     }
 
     /// The bar, for what takes one (the session's start).
-    pub fn bar(&self) -> &ProgressBar {
+    pub(crate) fn bar(&self) -> &ProgressBar {
         &self.pb
     }
 
     /// Something other than a run (probing, expected outputs, prepare).
-    pub fn set_message(&self, msg: String) {
+    pub(crate) fn set_message(&self, msg: String) {
         *lock(&self.live) = Live::default();
         self.pb.set_message(msg);
     }
@@ -320,7 +320,7 @@ impl Progress {
     /// `more` is how many runs of the same cell `rest_s` counts after this
     /// one (at `expected_s` each): while this run overruns its estimate,
     /// they are expected to overrun as much.
-    pub fn start_run(
+    pub(crate) fn start_run(
         &self,
         what: Line,
         timeout: Duration,
@@ -346,16 +346,16 @@ impl Progress {
     }
 
     /// The run ended: the line stops counting it.
-    pub fn end_run(&self) {
+    pub(crate) fn end_run(&self) {
         lock(&self.live).run = None;
     }
 
     /// Prints `line` above the progress line.
-    pub fn say(&self, line: String) {
+    pub(crate) fn say(&self, line: String) {
         say(&self.pb, line)
     }
 
-    pub fn finish_and_clear(&self) {
+    pub(crate) fn finish_and_clear(&self) {
         self.pb.finish_and_clear();
     }
 }

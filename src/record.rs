@@ -36,7 +36,7 @@ pub enum Origin {
 
 impl Origin {
     /// Whether langbench measured it (the default, left out of records).
-    pub fn is_measured(&self) -> bool {
+    pub(crate) fn is_measured(&self) -> bool {
         *self == Origin::Measured
     }
 }
@@ -79,7 +79,8 @@ pub enum Status {
 impl Status {
     /// Every status, in their order: a cell shows its worst (greatest)
     /// status, skipped runs aside.
-    pub const ALL: [Status; 11] = [
+    #[cfg(test)]
+    pub(crate) const ALL: [Status; 11] = [
         Status::Ok,
         Status::BadExit,
         Status::WrongOutput,
@@ -95,12 +96,12 @@ impl Status {
 
     /// The name stored in records and shown in CSV (`bad-exit`): the serde
     /// name, so the two cannot drift apart.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         serde_variant::to_variant_name(&self).expect("Status is a unit enum")
     }
 
     /// Whether the run's figures stand for a completed, correct run.
-    pub fn is_ok(self) -> bool {
+    pub(crate) fn is_ok(self) -> bool {
         self == Status::Ok
     }
 

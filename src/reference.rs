@@ -58,7 +58,7 @@ pub(crate) fn midpoint(r: &RunRecord) -> Option<f64> {
 /// One reference pass, for one benchmark: when it ran and how fast the
 /// reference set was, relative to its level.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Pass {
+pub(crate) struct Pass {
     /// The pass's block number (0: before block 1; k: after block k).
     pub block: u32,
     /// Its middle, seconds since the epoch.
@@ -72,7 +72,7 @@ pub struct Pass {
 /// The reference passes of every session of a results directory, per
 /// benchmark, and the references' levels.
 #[derive(Debug, Clone, Default)]
-pub struct HostSpeed {
+pub(crate) struct HostSpeed {
     /// The references, in the order they are named.
     pub set: Vec<String>,
     /// (session, benchmark) → its passes, in time order.
@@ -111,7 +111,7 @@ impl HostSpeed {
     /// The host's speed as `stored`'s reference runs show it, judged by
     /// the references `set` (every reference the records hold when
     /// `None`); `None` when there is no reference run of the set.
-    pub fn of(stored: &Stored, set: Option<&[String]>) -> Option<HostSpeed> {
+    pub(crate) fn of(stored: &Stored, set: Option<&[String]>) -> Option<HostSpeed> {
         let set: Vec<String> = match set {
             Some(s) => s.to_vec(),
             None => {
@@ -185,7 +185,7 @@ impl HostSpeed {
 
     /// The reference set's level for `bench`: the geometric mean of its
     /// references' medians, in seconds (what "× ref" divides by).
-    pub fn level(&self, bench: Bench) -> Option<f64> {
+    pub(crate) fn level(&self, bench: Bench) -> Option<f64> {
         geomean(self.levels.get(&bench)?.values().copied())
     }
 
@@ -193,7 +193,7 @@ impl HostSpeed {
     /// median state; 1.2: 20 % slower): interpolated geometrically
     /// between the passes before and after `t`, the nearest pass's outside
     /// them; `None` when the session measured no pass of `bench`.
-    pub fn speed_at(&self, session: &str, bench: Bench, t: f64) -> Option<f64> {
+    pub(crate) fn speed_at(&self, session: &str, bench: Bench, t: f64) -> Option<f64> {
         let passes = self.passes.get(&(session.to_string(), bench))?;
         let after = passes.iter().position(|p| p.t >= t);
         Some(match after {
@@ -210,26 +210,27 @@ impl HostSpeed {
 
     /// A run's wall time over the reference set's at its time (`None`: its
     /// session measured no references, or its time is unknown).
-    pub fn ratio(&self, r: &RunRecord) -> Option<f64> {
+    pub(crate) fn ratio(&self, r: &RunRecord) -> Option<f64> {
         let speed = self.speed_at(&r.session, r.bench, midpoint(r)?)?;
         Some(r.wall_s / (speed * self.level(r.bench)?))
     }
 
     /// A run's wall time as the host runs at its median state: its ratio
     /// times the references' level.
-    pub fn normalised(&self, r: &RunRecord) -> Option<f64> {
+    pub(crate) fn normalised(&self, r: &RunRecord) -> Option<f64> {
         Some(self.ratio(r)? * self.level(r.bench)?)
     }
 
     /// The passes of `session` for `bench`, in time order.
-    pub fn passes(&self, session: &str, bench: Bench) -> &[Pass] {
+    #[cfg(test)]
+    pub(crate) fn passes(&self, session: &str, bench: Bench) -> &[Pass] {
         self.passes
             .get(&(session.to_string(), bench))
             .map_or(&[], Vec::as_slice)
     }
 
     /// Every (session, benchmark) with passes.
-    pub fn series(&self) -> impl Iterator<Item = (&str, Bench, &[Pass])> {
+    pub(crate) fn series(&self) -> impl Iterator<Item = (&str, Bench, &[Pass])> {
         self.passes
             .iter()
             .map(|((s, b), p)| (s.as_str(), *b, p.as_slice()))
@@ -238,7 +239,7 @@ impl HostSpeed {
     /// How far the host's speed moved over the directory: per benchmark,
     /// the slowest pass over the fastest (1.41: the references took 41 %
     /// longer in the slowest pass than in the fastest).
-    pub fn drift(&self) -> BTreeMap<Bench, f64> {
+    pub(crate) fn drift(&self) -> BTreeMap<Bench, f64> {
         let mut out: BTreeMap<Bench, (f64, f64)> = BTreeMap::new();
         for ((_, b), passes) in &self.passes {
             for p in passes {
@@ -254,7 +255,7 @@ impl HostSpeed {
     /// fraction) against both their neighbours in the same session (the
     /// host changed within a block, so the runs of the blocks on either
     /// side are judged against a speed that did not hold), worst first.
-    pub fn moved(&self, limit: f64) -> Vec<Moved> {
+    pub(crate) fn moved(&self, limit: f64) -> Vec<Moved> {
         let mut out = Vec::new();
         for ((session, bench), passes) in &self.passes {
             for (i, p) in passes.iter().enumerate() {
@@ -298,7 +299,7 @@ impl HostSpeed {
     /// reference says 1.5× and another 1.0×, they do not, beyond
     /// `limit` (a fraction). Needs two references or more (one cannot
     /// disagree with itself); worst first.
-    pub fn disagreements(
+    pub(crate) fn disagreements(
         &self,
         machine_of: impl Fn(&str) -> Option<usize>,
         main: usize,
@@ -357,7 +358,7 @@ impl HostSpeed {
 
 /// A machine whose references disagree about its speed.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Disagreement {
+pub(crate) struct Disagreement {
     /// The machine (the caller's number for it).
     pub machine: usize,
     pub bench: Bench,
@@ -370,7 +371,7 @@ pub struct Disagreement {
 
 /// A reference pass that moved against its neighbours.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Moved {
+pub(crate) struct Moved {
     pub session: String,
     pub bench: Bench,
     pub block: u32,
@@ -381,7 +382,7 @@ pub struct Moved {
 /// A cell's normalised figure: the geometric mean of its counted runs'
 /// normalised times, and their fastest and slowest.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
-pub struct Normalised {
+pub(crate) struct Normalised {
     pub mean: f64,
     pub lo: f64,
     pub hi: f64,
@@ -393,13 +394,16 @@ impl Normalised {
     /// Of a cell's runs with figures (`runs`: of its status): the runs its
     /// spread counts ([`NoiseSample`]), normalised; `None` when one of
     /// them cannot be (no references around it).
-    pub fn of<'a>(host: &HostSpeed, runs: impl IntoIterator<Item = &'a RunRecord>) -> Option<Self> {
+    pub(crate) fn of<'a>(
+        host: &HostSpeed,
+        runs: impl IntoIterator<Item = &'a RunRecord>,
+    ) -> Option<Self> {
         Normalised::of_times(&Normalised::runs(host, runs)?)
     }
 
     /// Of normalised times ([`Normalised::runs`]): their geometric mean,
     /// fastest and slowest.
-    pub fn of_times(v: &[f64]) -> Option<Self> {
+    pub(crate) fn of_times(v: &[f64]) -> Option<Self> {
         let mean = geomean(v.iter().copied())?;
         Some(Normalised {
             mean,
@@ -414,7 +418,7 @@ impl Normalised {
     /// tests a change on. `None` when one of them cannot be normalised,
     /// or comes out as no time at all (a stored record is contributed: a
     /// zero or negative wall time gives no figure, never a negative one).
-    pub fn runs<'a>(
+    pub(crate) fn runs<'a>(
         host: &HostSpeed,
         runs: impl IntoIterator<Item = &'a RunRecord>,
     ) -> Option<Vec<f64>> {
@@ -428,7 +432,7 @@ impl Normalised {
 
     /// The sum of several (a row's cells): means, fastest and slowest
     /// added up.
-    pub fn sum(parts: impl IntoIterator<Item = Normalised>) -> Option<Normalised> {
+    pub(crate) fn sum(parts: impl IntoIterator<Item = Normalised>) -> Option<Normalised> {
         let mut it = parts.into_iter().peekable();
         it.peek()?;
         Some(it.fold(
@@ -448,7 +452,7 @@ impl Normalised {
     }
 
     /// Divided by `by` (a ratio to a level).
-    pub fn over(self, by: f64) -> Normalised {
+    pub(crate) fn over(self, by: f64) -> Normalised {
         Normalised {
             mean: self.mean / by,
             lo: self.lo / by,
@@ -459,7 +463,7 @@ impl Normalised {
 
     /// The interval's half-width as a share of the mean (±x %): the
     /// larger of the distances to its ends.
-    pub fn plus_minus(&self) -> f64 {
+    pub(crate) fn plus_minus(&self) -> f64 {
         if self.mean <= 0.0 {
             return 0.0;
         }

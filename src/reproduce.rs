@@ -31,7 +31,7 @@ use crate::spawn::Spawner;
 use crate::store::{Store, Stored};
 
 /// The fewest variants a check re-measures (or all there are).
-pub const MIN_SAMPLE: usize = 6;
+pub(crate) const MIN_SAMPLE: usize = 6;
 
 /// What `langbench reproduce` was asked.
 #[derive(Debug, Clone)]
@@ -54,7 +54,7 @@ pub struct Options {
 /// How the edition's ratios were computed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum EditionBasis {
+pub(crate) enum EditionBasis {
     /// Against its references interpolated to each run's time.
     ReferencePasses,
     /// Against its reference variants' cells as measured (an edition
@@ -64,7 +64,7 @@ pub enum EditionBasis {
 
 /// What `reproduced.json` holds.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct Reproduction {
+pub(crate) struct Reproduction {
     pub edition: String,
     pub seed: u64,
     pub sample_pct: f64,
@@ -81,7 +81,7 @@ pub struct Reproduction {
 
 /// The sample: `pct` % of `ids` (rounded up), at least [`MIN_SAMPLE`] or
 /// all of them, shuffled by `seed` (the same seed, the same sample).
-pub fn sample(ids: &[String], pct: f64, seed: u64) -> Vec<String> {
+pub(crate) fn sample(ids: &[String], pct: f64, seed: u64) -> Vec<String> {
     let want = ((ids.len() as f64 * pct / 100.0).ceil() as usize)
         .max(MIN_SAMPLE)
         .min(ids.len());

@@ -16,7 +16,7 @@ pub(crate) const WITHIN: f64 = 0.05;
 
 /// One row measured again.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Row {
+pub(crate) struct Row {
     pub variant: String,
     /// Its total's ratio to the references in the edition.
     pub edition: f64,
@@ -27,20 +27,20 @@ pub struct Row {
 impl Row {
     /// remeasured / edition − 1 (−0.03: 3 % lower, i.e. faster, in the
     /// check).
-    pub fn difference(&self) -> f64 {
+    pub(crate) fn difference(&self) -> f64 {
         self.remeasured / self.edition - 1.0
     }
 
     /// Whether it agrees within `tol`, in ratio terms either way
     /// (|log difference| ≤ log(1 + tol)).
-    pub fn within(&self, tol: f64) -> bool {
+    pub(crate) fn within(&self, tol: f64) -> bool {
         (self.remeasured / self.edition).ln().abs() <= (1.0 + tol).ln() + 1e-12
     }
 }
 
 /// A reproducibility check's result.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Agreement {
+pub(crate) struct Agreement {
     /// When the check ran (its first session's start, RFC 3339).
     pub date: String,
     /// The machine it ran on, as the table names machines.
@@ -54,7 +54,7 @@ pub struct Agreement {
 
 impl Agreement {
     /// Pairs the two sides' row ratios.
-    pub fn of(
+    pub(crate) fn of(
         date: String,
         machine: String,
         edition: &BTreeMap<String, Normalised>,
@@ -81,14 +81,14 @@ impl Agreement {
     }
 
     /// How many rows agree within `tol`.
-    pub fn agreeing(&self, tol: f64) -> usize {
+    pub(crate) fn agreeing(&self, tol: f64) -> usize {
         self.rows.iter().filter(|r| r.within(tol)).count()
     }
 
     /// The precision the check shows: the smallest tolerance within which
     /// 90 % of its rows agree (the 90th percentile of |difference|, in
     /// ratio terms), `None` without rows. Ranks claim no finer order.
-    pub fn precision(&self) -> Option<f64> {
+    pub(crate) fn precision(&self) -> Option<f64> {
         if self.rows.is_empty() {
             return None;
         }
@@ -105,7 +105,7 @@ impl Agreement {
 
     /// The sentence the page states: "ratios reproduce within 5 % for 7 of
     /// 8 re-measured rows (2026-12-04, AMD EPYC ...)".
-    pub fn sentence(&self) -> String {
+    pub(crate) fn sentence(&self) -> String {
         let precision = self
             .precision()
             .map(|p| format!("; 90 % of them within {:.1} %", p * 100.0))

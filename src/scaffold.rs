@@ -131,7 +131,7 @@ const PLACEHOLDER: Syntax = Syntax {
 };
 
 /// The extensions `new` can write stubs for.
-pub fn known_exts() -> &'static str {
+pub(crate) fn known_exts() -> &'static str {
     "py rb js mjs ts lua pl php sh bash awk tcl jl r go c cpp cc rs"
 }
 
@@ -203,7 +203,7 @@ fn stub(bench: Bench, language: &str, id: &str, syntax: &Syntax) -> String {
 /// (`javac + java Main`). `None` when nothing is left, or for a shell
 /// script (`sh -c '…'`), which says nothing about the toolchain: then the
 /// contributor names them.
-pub fn derived_flags(build: Option<&str>, run: &str) -> Option<String> {
+pub(crate) fn derived_flags(build: Option<&str>, run: &str) -> Option<String> {
     fn of(command: &str) -> Option<String> {
         let words = shell_words::split(command).ok()?;
         let program = words.first()?;
@@ -275,7 +275,7 @@ fn own_program(conventional: &str, id: &str) -> String {
     }
 }
 
-pub fn new(languages: &Path, opts: &Options) -> Result<Done> {
+pub(crate) fn new(languages: &Path, opts: &Options) -> Result<Done> {
     // The id first, by the languages file's own rule, before anything is
     // read or written: an id no later command accepts (`../x;$(id)`)
     // would leave a languages file every command refuses.

@@ -48,7 +48,7 @@ impl fmt::Display for Shard {
 impl Shard {
     /// This shard's variants: the selected ones balanced over the shards by
     /// their expected cost ([`balance`]), in the order they were given.
-    pub fn select<'a>(&self, plan: &Plan<'a>) -> Vec<&'a Variant> {
+    pub(crate) fn select<'a>(&self, plan: &Plan<'a>) -> Vec<&'a Variant> {
         plan.shards
             .get(self.k - 1)
             .map(|s| s.iter().map(|p| p.variant).collect())
@@ -95,13 +95,13 @@ pub(crate) fn balance(items: &[(&str, f64)], n: usize) -> Vec<usize> {
 /// One variant in a plan: its selected cells and what each is expected to
 /// cost.
 #[derive(Debug, Clone)]
-pub struct Planned<'a> {
+pub(crate) struct Planned<'a> {
     pub variant: &'a Variant,
     pub cells: Vec<PlannedCell>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct PlannedCell {
+pub(crate) struct PlannedCell {
     pub bench: Bench,
     #[serde(flatten)]
     pub estimate: Estimate,
@@ -119,12 +119,12 @@ impl PlannedCell {
 impl Planned<'_> {
     /// What the variant costs, done cells included: what shards are
     /// balanced by (the same before and after a resume).
-    pub fn cost(&self) -> f64 {
+    pub(crate) fn cost(&self) -> f64 {
         self.cells.iter().map(|c| c.estimate.seconds()).sum()
     }
 
     /// What is left to run.
-    pub fn seconds(&self) -> f64 {
+    pub(crate) fn seconds(&self) -> f64 {
         self.cells
             .iter()
             .filter(|c| !c.done)
@@ -136,7 +136,7 @@ impl Planned<'_> {
 /// What a `run` would do: per shard its variants and their cells, with
 /// their expected time. Without `--shard`, one shard of everything.
 #[derive(Debug, Clone)]
-pub struct Plan<'a> {
+pub(crate) struct Plan<'a> {
     pub shards: Vec<Vec<Planned<'a>>>,
     /// `--shard K/N`: this machine's shard.
     pub shard: Option<Shard>,
@@ -149,7 +149,7 @@ pub struct Plan<'a> {
 impl<'a> Plan<'a> {
     /// Plans `variants` × `benches` (the CPU ones each has a program for);
     /// `done` holds the cells `--resume` would skip.
-    pub fn new(
+    pub(crate) fn new(
         variants: &[&'a Variant],
         benches: &[Bench],
         estimator: &Estimator,
@@ -208,17 +208,17 @@ impl<'a> Plan<'a> {
     }
 
     /// Every selected cell's cost.
-    pub fn total(&self) -> f64 {
+    pub(crate) fn total(&self) -> f64 {
         self.all().map(Planned::cost).sum()
     }
 
     /// A shard's fair share: the total over the shards.
-    pub fn ideal(&self) -> f64 {
+    pub(crate) fn ideal(&self) -> f64 {
         self.total() / self.shards.len() as f64
     }
 
     /// The costliest variant.
-    pub fn largest(&self) -> Option<&Planned<'a>> {
+    pub(crate) fn largest(&self) -> Option<&Planned<'a>> {
         self.all().max_by(|a, b| {
             a.cost()
                 .total_cmp(&b.cost())
@@ -227,7 +227,7 @@ impl<'a> Plan<'a> {
     }
 
     /// Each shard's cost (what it was balanced by).
-    pub fn loads(&self) -> Vec<f64> {
+    pub(crate) fn loads(&self) -> Vec<f64> {
         self.shards
             .iter()
             .map(|s| s.iter().map(Planned::cost).sum())
@@ -236,7 +236,7 @@ impl<'a> Plan<'a> {
 
     /// Variants that cost more alone than a shard's fair share: no
     /// partition by variant can even them out.
-    pub fn warnings(&self) -> Vec<String> {
+    pub(crate) fn warnings(&self) -> Vec<String> {
         if self.shards.len() < 2 {
             return Vec::new();
         }
@@ -318,7 +318,7 @@ impl<'a> Plan<'a> {
 
     /// The plan for the terminal: the sources, each shard's variants with
     /// their cells, the total and the warnings.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let (unknown, left) = self.unestimated();
         let nothing_known = left > 0 && unknown == left;
         let mut out = String::new();
@@ -412,7 +412,7 @@ impl<'a> Plan<'a> {
     }
 
     /// The plan as JSON (`run --plan --json`).
-    pub fn json(&self) -> serde_json::Value {
+    pub(crate) fn json(&self) -> serde_json::Value {
         let loads = self.loads();
         let shards: Vec<serde_json::Value> = self
             .shards

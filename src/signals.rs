@@ -17,7 +17,7 @@ extern "C" fn on_signal(_: libc::c_int) {
 
 /// The first Ctrl-C stops the running command and ends the session cleanly;
 /// a second one kills langbench at once (SA_RESETHAND).
-pub fn install_interrupt_handler() {
+pub(crate) fn install_interrupt_handler() {
     // SAFETY: the handler only stores to an atomic.
     unsafe {
         let mut sa: libc::sigaction = std::mem::zeroed();
@@ -28,7 +28,7 @@ pub fn install_interrupt_handler() {
     }
 }
 
-pub fn interrupted() -> bool {
+pub(crate) fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
 
@@ -73,7 +73,7 @@ pub fn output_closed() -> bool {
 /// Calls `wait` (waiting for a spawned command) while a watcher thread
 /// forwards an interrupt to the command's agent as SIGTERM (the agent stops
 /// its group); the watcher ends with `wait`.
-pub fn forward_while<T>(agent: libc::pid_t, wait: impl FnOnce() -> T) -> T {
+pub(crate) fn forward_while<T>(agent: libc::pid_t, wait: impl FnOnce() -> T) -> T {
     // The watcher sleeps on a channel: it looks at the flag every 50 ms
     // (the signal handler can only store to an atomic), and wakes at once
     // when `wait` returns and the sender is dropped. A plain sleep loop

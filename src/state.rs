@@ -20,7 +20,7 @@ use crate::nofollow::{self, Create};
 /// The directory langbench keeps its per-variant state in (made
 /// canonical once it exists: the sandbox opens what lies in it by a path
 /// that may hold no link).
-pub fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     let dir = if let Some(d) = std::env::var_os("LANGBENCH_STATE").filter(|d| !d.is_empty()) {
         PathBuf::from(d)
     } else {
@@ -50,7 +50,7 @@ fn open_root() -> Result<(PathBuf, OwnedFd)> {
 /// the program's directory (`{dir}` and `{src}` of its prepare, build and
 /// run commands point there). `None` for a variant without `prepare`,
 /// whose commands use the checkout's directory, read-only.
-pub fn prepared_dir(variant: &Variant, bench: Bench) -> Option<PathBuf> {
+pub(crate) fn prepared_dir(variant: &Variant, bench: Bench) -> Option<PathBuf> {
     if variant.prepare.is_empty() {
         return None;
     }
@@ -71,7 +71,7 @@ pub fn prepared_dir(variant: &Variant, bench: Bench) -> Option<PathBuf> {
 /// given to the sandbox's user through its descriptor; the sandbox opens
 /// them by a canonical path in which it follows no link either.
 #[derive(Debug, Clone)]
-pub struct Caches {
+pub(crate) struct Caches {
     /// (host directory, path under HOME).
     pub dirs: Vec<(PathBuf, PathBuf)>,
     /// The directory of these caches (`caches/ID/DIGEST`), open: where
@@ -88,7 +88,7 @@ impl Caches {
     /// The caches of `variant` at toolchain `version` (none when it
     /// declares none, or with `cold`: every run from empty caches, as
     /// `--cold-caches` asks), created and given to `ids`.
-    pub fn of(
+    pub(crate) fn of(
         variant: &Variant,
         version: &str,
         cold: bool,
@@ -164,19 +164,19 @@ impl Caches {
     }
 
     /// With at most `kb` KB in them (0: no bound).
-    pub fn limited(mut self, kb: u64) -> Caches {
+    pub(crate) fn limited(mut self, kb: u64) -> Caches {
         self.limit_kb = kb;
         self
     }
 
     /// KB the caches hold (blocks in use, as `du` counts).
-    pub fn kb(&self) -> u64 {
+    pub(crate) fn kb(&self) -> u64 {
         self.dirs.iter().map(|(host, _)| du_kb(host)).sum()
     }
 
     /// Why the caches are past their bound (`None`: within it, or none):
     /// what they hold and the bound, for a run's note.
-    pub fn past_limit(&self) -> Option<String> {
+    pub(crate) fn past_limit(&self) -> Option<String> {
         if self.limit_kb == 0 || self.dirs.is_empty() {
             return None;
         }
@@ -195,7 +195,7 @@ impl Caches {
     /// cold (every cache empty, or this program never ran with them: as a
     /// person's first `crystal run` of a new file compiles it even after
     /// another file warmed the cache) or warm; `None` without caches.
-    pub fn start(&self, program: Option<&str>) -> Option<crate::record::CacheStart> {
+    pub(crate) fn start(&self, program: Option<&str>) -> Option<crate::record::CacheStart> {
         if self.dirs.is_empty() {
             return None;
         }
@@ -229,7 +229,7 @@ impl Caches {
     /// warm-up. Remembering is best effort: a marker that cannot be written
     /// (a full disk, a read-only state directory) costs the next run its
     /// "warm" label, never the run just measured, so it is a warning.
-    pub fn end(
+    pub(crate) fn end(
         &self,
         started: Option<crate::record::CacheStart>,
         program: Option<&str>,
@@ -254,7 +254,7 @@ impl Caches {
 
 /// KB `variant`'s caches for toolchain `version` hold (0 before its first
 /// run); `None` where it declares none.
-pub fn caches_kb(variant: &Variant, version: &str) -> Option<u64> {
+pub(crate) fn caches_kb(variant: &Variant, version: &str) -> Option<u64> {
     if variant.caches.is_empty() {
         return None;
     }
@@ -265,7 +265,7 @@ pub fn caches_kb(variant: &Variant, version: &str) -> Option<u64> {
 }
 
 /// Every cache of a variant (all toolchain versions).
-pub fn variant_caches(id: &str) -> PathBuf {
+pub(crate) fn variant_caches(id: &str) -> PathBuf {
     root().join("caches").join(id)
 }
 
@@ -343,7 +343,7 @@ pub fn clear_caches(ids: &[String], dry_run: bool) -> Result<std::process::ExitC
 
 /// KB of disk in use under `p` (files, not following symlinks: their
 /// blocks, as `du` counts, so a sparse file counts what it holds).
-pub fn du_kb(p: &Path) -> u64 {
+pub(crate) fn du_kb(p: &Path) -> u64 {
     use std::os::unix::fs::MetadataExt;
     crate::scratch::entries_under(p)
         .iter()
@@ -352,7 +352,7 @@ pub fn du_kb(p: &Path) -> u64 {
 }
 
 /// `kb` as `1.2 MB`.
-pub fn mb(kb: u64) -> String {
+pub(crate) fn mb(kb: u64) -> String {
     format!("{:.1} MB", kb as f64 * 1024.0 / 1e6)
 }
 
@@ -381,7 +381,7 @@ const MANIFEST: &str = ".langbench-sources";
 /// and written as a file, never through a link or from a FIFO), and a copy
 /// that cannot be brought up to date that way (a directory of it replaced
 /// by a symlink, a file by a directory) starts afresh.
-pub fn sync_copy(src: &Path, dst: &Path, ids: Option<(u32, u32)>) -> Result<()> {
+pub(crate) fn sync_copy(src: &Path, dst: &Path, ids: Option<(u32, u32)>) -> Result<()> {
     let mut files = Vec::new();
     collect(src, Path::new(""), &mut files)
         .with_context(|| format!("cannot read {}", src.display()))?;

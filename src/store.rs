@@ -37,18 +37,18 @@ use crate::record::{RunRecord, SCHEMA, SessionRecord};
 use crate::ws::record::WS_RECORDS;
 
 /// The session records ([`SessionRecord`], one JSON object per line).
-pub const SESSIONS: &str = "sessions.jsonl";
+pub(crate) const SESSIONS: &str = "sessions.jsonl";
 /// The run records ([`RunRecord`], one JSON object per line).
-pub const RUNS: &str = "runs.jsonl";
+pub(crate) const RUNS: &str = "runs.jsonl";
 /// The reference runs (issue #39): the reference set measured at every
 /// block boundary of a session in rounds ([`RunRecord`]s with their
 /// `block`). Kept apart from `runs.jsonl`, so that they are never counted
 /// as their variant's own runs, by this langbench or an older one.
-pub const REFERENCES: &str = "references.jsonl";
+pub(crate) const REFERENCES: &str = "references.jsonl";
 /// The directory of stored reproducibility checks (`reproduce --store`).
-pub const REPRODUCED: &str = "reproduced";
+pub(crate) const REPRODUCED: &str = "reproduced";
 /// At most this many reproducibility checks are read.
-pub const MAX_REPRODUCTIONS: usize = 64;
+pub(crate) const MAX_REPRODUCTIONS: usize = 64;
 
 /// Everything stored in one results directory.
 #[derive(Debug, Default, Clone)]
@@ -72,7 +72,7 @@ impl Stored {
     /// write one format, so the greatest string is the latest): what the
     /// files derived from them stand for, in place of the clock's time, so
     /// the same records write the same bytes (issue #41).
-    pub fn as_of<'a>(&'a self, also: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    pub(crate) fn as_of<'a>(&'a self, also: impl IntoIterator<Item = &'a str>) -> Option<String> {
         let sessions = self.sessions.iter().map(|s| s.started_at.as_str());
         let runs = self
             .runs
@@ -83,7 +83,7 @@ impl Stored {
     }
 
     /// [`Stored::newest_runs`] by cell (variant, benchmark), in file order.
-    pub fn newest_cells(&self) -> BTreeMap<(String, crate::bench::Bench), Vec<&RunRecord>> {
+    pub(crate) fn newest_cells(&self) -> BTreeMap<(String, crate::bench::Bench), Vec<&RunRecord>> {
         let mut cells: BTreeMap<(String, crate::bench::Bench), Vec<&RunRecord>> = BTreeMap::new();
         for r in self.newest_runs() {
             cells
@@ -159,7 +159,7 @@ impl Stored {
     /// record its own session, aged by its line: the ws records use that,
     /// since `ws merge` and `ws --target` write records of sessions that
     /// `sessions.jsonl` does not hold, and their file order is their age.
-    pub fn newest_per_cell<'a, T, K: Ord>(
+    pub(crate) fn newest_per_cell<'a, T, K: Ord>(
         records: &'a [T],
         cell: impl Fn(&'a T) -> K,
         session: impl Fn(&'a T) -> Option<(usize, &'a str)>,
@@ -317,7 +317,7 @@ impl Store {
 
     /// Reads the file `name` of the directory, through no link; `None`
     /// when it does not exist.
-    pub fn read_file(&self, name: &str) -> Result<Option<Vec<u8>>> {
+    pub(crate) fn read_file(&self, name: &str) -> Result<Option<Vec<u8>>> {
         let Some(mut f) = self.open_file(name, false)? else {
             return Ok(None);
         };
@@ -328,27 +328,27 @@ impl Store {
     }
 
     /// Its path.
-    pub fn dir(&self) -> &Path {
+    pub(crate) fn dir(&self) -> &Path {
         &self.dir
     }
 
     /// Appends a session record to `sessions.jsonl` and syncs it.
-    pub fn append_session(&self, s: &SessionRecord) -> Result<()> {
+    pub(crate) fn append_session(&self, s: &SessionRecord) -> Result<()> {
         self.append(SESSIONS, s)
     }
 
     /// Appends a run record to `runs.jsonl` and syncs it.
-    pub fn append_run(&self, r: &RunRecord) -> Result<()> {
+    pub(crate) fn append_run(&self, r: &RunRecord) -> Result<()> {
         self.append(RUNS, r)
     }
 
     /// Appends a reference run to `references.jsonl` and syncs it.
-    pub fn append_reference(&self, r: &RunRecord) -> Result<()> {
+    pub(crate) fn append_reference(&self, r: &RunRecord) -> Result<()> {
         self.append(REFERENCES, r)
     }
 
     /// Appends one record to the JSON-lines file `name` and syncs it.
-    pub fn append<T: Serialize>(&self, name: &str, value: &T) -> Result<()> {
+    pub(crate) fn append<T: Serialize>(&self, name: &str, value: &T) -> Result<()> {
         let f = self
             .open_file(name, true)?
             .context("a file opened to be created exists")?;
@@ -362,7 +362,7 @@ impl Store {
     /// most a torn last line, which reading tolerates and the next append
     /// starts after; no caller says the records are stored before this
     /// returns.
-    pub fn append_all<'v, T: Serialize + 'v>(
+    pub(crate) fn append_all<'v, T: Serialize + 'v>(
         &self,
         name: &str,
         values: impl IntoIterator<Item = &'v T>,
@@ -374,7 +374,7 @@ impl Store {
     }
 
     /// Reads the JSON-lines file `name` (tolerating a torn last line).
-    pub fn read<T: DeserializeOwned>(
+    pub(crate) fn read<T: DeserializeOwned>(
         &self,
         name: &str,
         warnings: &mut Vec<String>,
@@ -502,14 +502,14 @@ impl Store {
     /// link's target), renamed over `name`. `name` may name a directory of
     /// the results directory (`charts/x.svg`), created if missing and
     /// opened without following a link.
-    pub fn write_derived(&self, name: &str, bytes: &[u8]) -> Result<()> {
+    pub(crate) fn write_derived(&self, name: &str, bytes: &[u8]) -> Result<()> {
         self.write_derived_with(name, &mut |w| w.write_all(bytes))
     }
 
     /// [`Store::write_derived`] of what `body` writes (buffered), for a
     /// file too large to hold in memory first (results.json: 164 MB at
     /// 6,500 variants, issue #41).
-    pub fn write_derived_with(
+    pub(crate) fn write_derived_with(
         &self,
         name: &str,
         body: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>,
@@ -825,7 +825,7 @@ pub struct Lock {
 }
 
 /// The lock file of a results directory (see [`Lock`]).
-pub const LOCK: &str = ".lock";
+pub(crate) const LOCK: &str = ".lock";
 
 impl Store {
     /// Takes the directory's lock, or says who holds it.
@@ -868,7 +868,7 @@ impl Store {
 /// `references.jsonl`: each one's name,
 /// length and bytes, in that order, absent ones skipped). Equal digests:
 /// the same records.
-pub fn records_digest(dir: &Path) -> Result<String> {
+pub(crate) fn records_digest(dir: &Path) -> Result<String> {
     if !dir.is_dir() {
         bail!("{} does not exist (or is not a directory)", dir.display());
     }
@@ -916,12 +916,12 @@ fn results_dirs_beside(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Whether `dir` holds run or ws records.
-pub fn holds_records(dir: &Path) -> bool {
+pub(crate) fn holds_records(dir: &Path) -> bool {
     [RUNS, WS_RECORDS].iter().any(|f| dir.join(f).is_file())
 }
 
 /// A results directory beside `dir` whose name is close to its name.
-pub fn similar_results_dir(dir: &Path) -> Option<String> {
+pub(crate) fn similar_results_dir(dir: &Path) -> Option<String> {
     let name = dir.file_name()?.to_string_lossy().into_owned();
     let beside = results_dirs_beside(dir);
     let names: Vec<String> = beside

@@ -72,7 +72,7 @@ fn capitalized(s: &str) -> String {
 /// Defaults: session [`SESSION`], language = the id capitalized, flags = the
 /// id, version 1.0, size `tiny` (N = 1,000), run 1, 1 s, 1,000 KB, `ok`.
 #[derive(Debug, Clone)]
-pub struct Run(RunRecord);
+pub(crate) struct Run(RunRecord);
 
 /// A correct first run of `variant` on `bench` (see [`Run`]).
 pub(crate) fn run(variant: &str, bench: Bench) -> Run {
@@ -109,24 +109,24 @@ pub(crate) fn run(variant: &str, bench: Bench) -> Run {
 
 impl Run {
     /// The run number within its cell (0: a cell-level record).
-    pub fn nth(mut self, run: u32) -> Self {
+    pub(crate) fn nth(mut self, run: u32) -> Self {
         self.0.attempt = run;
         self
     }
     /// Wall time (and user time: a single-threaded program).
-    pub fn wall(mut self, s: f64) -> Self {
+    pub(crate) fn wall(mut self, s: f64) -> Self {
         self.0.wall_s = s;
         self.0.user_s = s;
         self
     }
-    pub fn rss(mut self, kb: u64) -> Self {
+    pub(crate) fn rss(mut self, kb: u64) -> Self {
         self.0.max_rss_kb = kb;
         self
     }
     /// The status, with the exit such a run has (a crash a signal, a
     /// failure exit 1, nothing for a run that never ran) and a detail
     /// for any status but ok.
-    pub fn status(mut self, status: Status) -> Self {
+    pub(crate) fn status(mut self, status: Status) -> Self {
         self.0.status = status;
         self.0.exit = match status {
             Status::Ok | Status::WrongOutput | Status::Escaped => Some(Exit::Exited(0)),
@@ -138,55 +138,55 @@ impl Run {
         self.0.detail = (status != Status::Ok).then(|| format!("{status}: why"));
         self
     }
-    pub fn exit(mut self, exit: Option<Exit>) -> Self {
+    pub(crate) fn exit(mut self, exit: Option<Exit>) -> Self {
         self.0.exit = exit;
         self
     }
-    pub fn detail(mut self, detail: &str) -> Self {
+    pub(crate) fn detail(mut self, detail: &str) -> Self {
         self.0.detail = Some(detail.into());
         self
     }
-    pub fn session(mut self, session: &str) -> Self {
+    pub(crate) fn session(mut self, session: &str) -> Self {
         self.0.session = session.into();
         self
     }
-    pub fn names(mut self, language: &str, flags: &str, version: &str) -> Self {
+    pub(crate) fn names(mut self, language: &str, flags: &str, version: &str) -> Self {
         self.0.language = language.into();
         self.0.flags = flags.into();
         self.0.version = version.into();
         self
     }
     /// The size selection and the N it means for this benchmark.
-    pub fn size(mut self, size: &str, n: u64) -> Self {
+    pub(crate) fn size(mut self, size: &str, n: u64) -> Self {
         self.0.size = size.into();
         self.0.n = n;
         self
     }
     /// The whole process tree's CPU seconds and peak KB.
-    pub fn tree(mut self, cpu_s: f64, rss_kb: u64) -> Self {
+    pub(crate) fn tree(mut self, cpu_s: f64, rss_kb: u64) -> Self {
         self.0.tree_cpu_s = Some(cpu_s);
         self.0.tree_max_rss_kb = Some(rss_kb);
         self
     }
-    pub fn build_wall(mut self, s: f64) -> Self {
+    pub(crate) fn build_wall(mut self, s: f64) -> Self {
         self.0.build_wall_s = Some(s);
         self
     }
     /// How its toolchain caches started (`cold`: empty, `warm`: filled by
     /// the variant's earlier runs).
-    pub fn cache(mut self, cache: crate::record::CacheStart) -> Self {
+    pub(crate) fn cache(mut self, cache: crate::record::CacheStart) -> Self {
         self.0.cache = Some(cache);
         self
     }
     /// A published edition's figure: no user/sys time, no exit.
-    pub fn published(mut self) -> Self {
+    pub(crate) fn published(mut self) -> Self {
         self.0.origin = Origin::Published;
         self.0.user_s = 0.0;
         self.0.exit = None;
         self
     }
     /// The record.
-    pub fn record(self) -> RunRecord {
+    pub(crate) fn record(self) -> RunRecord {
         self.0
     }
 }

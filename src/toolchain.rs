@@ -13,14 +13,14 @@ use crate::spawn::Spawner;
 /// How long a version probe may take: a toolchain that prints its version
 /// takes well under a second (a JVM a few); one that hangs must not stall
 /// `list` or a session (see [`version`] for one that is only slow).
-pub const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How many probes run at once: they mostly wait (a JVM starting, a probe
 /// that hangs), so a few at a time cost little more than one.
-pub const PROBE_THREADS: usize = 4;
+pub(crate) const PROBE_THREADS: usize = 4;
 
 /// Installation state and version of one variant.
-pub fn inspect(spawner: &Spawner, v: &Variant) -> VariantInfo {
+pub(crate) fn inspect(spawner: &Spawner, v: &Variant) -> VariantInfo {
     let missing = v.missing();
     let version = if missing.is_empty() {
         version(spawner, v).unwrap_or_else(|e| format!("unknown ({e})"))
@@ -31,7 +31,7 @@ pub fn inspect(spawner: &Spawner, v: &Variant) -> VariantInfo {
 }
 
 /// A variant's state as a session records it.
-pub fn info(v: &Variant, missing: Vec<String>, version: String) -> VariantInfo {
+pub(crate) fn info(v: &Variant, missing: Vec<String>, version: String) -> VariantInfo {
     let installed = missing.is_empty();
     VariantInfo {
         id: v.id.clone(),
@@ -50,7 +50,7 @@ pub fn info(v: &Variant, missing: Vec<String>, version: String) -> VariantInfo {
 
 /// [`inspect`] of every variant, [`PROBE_THREADS`] at a time (see
 /// [`probe_all`]).
-pub fn inspect_all(
+pub(crate) fn inspect_all(
     spawner: &Spawner,
     variants: &[&Variant],
     done: &(dyn Fn(usize, usize) + Sync),
@@ -61,7 +61,7 @@ pub fn inspect_all(
 /// `probe` of every variant, [`PROBE_THREADS`] at a time, in the
 /// variants' order; `done(finished, of)` after each. `None` after Ctrl-C
 /// (no new probe starts; a running one is stopped by the spawner).
-pub fn probe_all<T: Send>(
+pub(crate) fn probe_all<T: Send>(
     variants: &[&Variant],
     probe: &(dyn Fn(&Variant) -> T + Sync),
     done: &(dyn Fn(usize, usize) + Sync),
@@ -98,7 +98,7 @@ pub fn probe_all<T: Send>(
 
 /// How long a probe that was still working when [`PROBE_TIMEOUT`] passed
 /// (a JVM starting on a loaded machine) gets for one more try.
-pub const BUSY_PROBE_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const BUSY_PROBE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The CPU a timed-out probe must have used to count as busy, not hung.
 const BUSY_CPU: Duration = Duration::from_secs(1);
@@ -109,7 +109,7 @@ const BUSY_CPU: Duration = Duration::from_secs(1);
 /// least a second of CPU: a JVM starting while other work runs) is tried
 /// once more with [`BUSY_PROBE_TIMEOUT`], one that was waiting (hung) is
 /// not: it says "timed out".
-pub fn version(spawner: &Spawner, v: &Variant) -> Result<String> {
+pub(crate) fn version(spawner: &Spawner, v: &Variant) -> Result<String> {
     let probe = |timeout: Duration| -> Result<crate::spawn::Outcome> {
         let dir = crate::scratch::dir("probe")?;
         let mut req = v.request(v.version.expand(&Default::default()), dir.path());
@@ -156,14 +156,14 @@ fn busy(o: &crate::spawn::Outcome) -> bool {
 
 /// What `toolchains install` did for one variant.
 #[derive(Debug)]
-pub struct InstallResult {
+pub(crate) struct InstallResult {
     pub id: String,
     pub outcome: Result<String, NotInstalled>,
 }
 
 /// Why `toolchains install` did not install a variant's toolchain.
 #[derive(Debug, thiserror::Error)]
-pub enum NotInstalled {
+pub(crate) enum NotInstalled {
     /// No registry here provides it: expected, `list` shows its hint.
     #[error("no registry here provides it: {0}")]
     NotProvided(String),
@@ -240,7 +240,11 @@ fn apt_install_args(pkgs: &[String]) -> Vec<String> {
 /// whose `needs` are all present is left alone, so it is safe to re-run and
 /// never replaces a toolchain installed another way. One variant's failure
 /// does not stop the others.
-pub fn install(variants: &[&Variant], dry_run: bool, spawner: &Spawner) -> Vec<InstallResult> {
+pub(crate) fn install(
+    variants: &[&Variant],
+    dry_run: bool,
+    spawner: &Spawner,
+) -> Vec<InstallResult> {
     let all = variants;
     let (present, variants): (Vec<&Variant>, Vec<&Variant>) =
         variants.iter().partition(|v| v.missing().is_empty());

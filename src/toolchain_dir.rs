@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 /// Why a Maven or dist toolchain was not installed.
 #[derive(Debug, thiserror::Error)]
-pub enum InstallError {
+pub(crate) enum InstallError {
     /// Its `install` table is not valid (what languages.toml's check says).
     #[error("{0}")]
     Invalid(String),

@@ -18,7 +18,7 @@ use crate::bench::{Bench, Size};
 /// ([`cache_dir`]): assoc at 12,000,000 takes about a minute and 2 GB to
 /// compute. `run` asks for every benchmark's before its first run, so a
 /// failure here loses no finished run.
-pub fn expected(bench: Bench, n: u64) -> Option<String> {
+pub(crate) fn expected(bench: Bench, n: u64) -> Option<String> {
     static CACHE: Mutex<Option<HashMap<(Bench, u64), String>>> = Mutex::new(None);
     if let Some(hit) = CACHE
         .lock()
@@ -61,7 +61,7 @@ pub fn expected(bench: Bench, n: u64) -> Option<String> {
 
 /// Where expected outputs are kept between sessions: `$LANGBENCH_CACHE`,
 /// else `$XDG_CACHE_HOME/langbench`, else `~/.cache/langbench`.
-pub fn cache_dir() -> Option<std::path::PathBuf> {
+pub(crate) fn cache_dir() -> Option<std::path::PathBuf> {
     let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
     env("LANGBENCH_CACHE")
         .map(std::path::PathBuf::from)
@@ -71,7 +71,7 @@ pub fn cache_dir() -> Option<std::path::PathBuf> {
 
 /// Compares a run's stdout with the expected output. `Err` says how it
 /// differs, briefly.
-pub fn check(expected: &str, got: &[u8], truncated: bool) -> Result<(), String> {
+pub(crate) fn check(expected: &str, got: &[u8], truncated: bool) -> Result<(), String> {
     if !truncated && got == expected.as_bytes() {
         return Ok(());
     }
@@ -120,7 +120,7 @@ fn first_digit(mut d: f64) -> u64 {
 }
 
 /// Reference implementation of assoc.
-pub fn assoc(n: u64) -> String {
+pub(crate) fn assoc(n: u64) -> String {
     let mut map: HashMap<String, f64> = HashMap::new();
     let mut dup = [0u64; 3];
     let mut set_or_inc = |k: String, set: u64, inc: u64, c: usize| match map.get_mut(&k) {
@@ -158,7 +158,7 @@ pub fn assoc(n: u64) -> String {
 /// Reference result of str-comb: a correct sort has no inversions, starts at
 /// "1" and ends at the lexicographically greatest of "1".."N", which is the
 /// greatest of N itself and the all-nines numbers shorter than N.
-pub fn str_comb(n: u64) -> String {
+pub(crate) fn str_comb(n: u64) -> String {
     let digits = n.to_string().len();
     let last = (1..digits)
         .map(|l| "9".repeat(l))

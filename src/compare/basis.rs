@@ -31,7 +31,7 @@ use crate::reference::{HostSpeed, Normalised};
 use crate::summary::{Cell, Row};
 
 /// How one edition's figures are taken.
-pub enum Basis {
+pub(crate) enum Basis {
     /// As measured: best of N (over the reference row's with
     /// `--relative-to`), as before reference passes.
     Measured,
@@ -54,7 +54,7 @@ pub enum Basis {
 /// A cell's (or a total's) figure on a basis: seconds or × reference, and
 /// the runs a change is tested on (none where they are not per run).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Figure {
+pub(crate) struct Figure {
     pub value: f64,
     pub runs: Vec<f64>,
 }
@@ -72,7 +72,7 @@ fn measured(c: &Cell) -> bool {
 
 impl Basis {
     /// The basis `edition` affords, with `relative_to` (see the module).
-    pub fn of(edition: &Edition, relative_to: Option<&str>) -> Basis {
+    pub(crate) fn of(edition: &Edition, relative_to: Option<&str>) -> Basis {
         let Some(s) = &edition.summary else {
             return Basis::Measured;
         };
@@ -119,7 +119,7 @@ impl Basis {
 
     /// Whether figures come from reference passes (the `--relative-to`
     /// row is then not needed for them).
-    pub fn references(&self) -> bool {
+    pub(crate) fn references(&self) -> bool {
         matches!(self, Basis::References { .. })
     }
 
@@ -127,7 +127,7 @@ impl Basis {
     /// measured one (the caller's, as before): a cell not normalised (no
     /// passes around a run of it), or of the reference's own session.
     /// `reference`: the `--relative-to` row.
-    pub fn cell(&self, row: &Row, b: Bench, reference: Option<&Row>) -> Option<Figure> {
+    pub(crate) fn cell(&self, row: &Row, b: Bench, reference: Option<&Row>) -> Option<Figure> {
         let c = row.cells.get(&b).filter(|c| measured(c))?;
         match self {
             Basis::Measured => None,
@@ -170,7 +170,7 @@ impl Basis {
 
     /// `row`'s total on this basis (a complete row's; `None` where it is
     /// the measured one).
-    pub fn total(&self, row: &Row, reference: Option<&Row>) -> Option<f64> {
+    pub(crate) fn total(&self, row: &Row, reference: Option<&Row>) -> Option<f64> {
         row.total_s()?;
         match self {
             Basis::Measured => None,
@@ -217,7 +217,7 @@ impl Basis {
     /// fastest and slowest normalised runs, the interval ranks are shared
     /// by); relative to `--relative-to`, those sums over the reference's
     /// level added up, as [`Basis::total`] divides the means.
-    pub fn total_range(&self, row: &Row) -> Option<(f64, f64)> {
+    pub(crate) fn total_range(&self, row: &Row) -> Option<(f64, f64)> {
         match self {
             Basis::References { relative: None, .. } => {
                 row.normalised_total().map(|n| (n.lo, n.hi))
@@ -241,7 +241,7 @@ impl Basis {
     }
 
     /// How `label`'s figures were taken, in words.
-    pub fn text(&self, label: &str) -> String {
+    pub(crate) fn text(&self, label: &str) -> String {
         match self {
             Basis::Measured => format!("{label}: as measured (best of N), no reference passes"),
             Basis::References {
@@ -273,7 +273,7 @@ impl Basis {
 /// The fact line saying how each side was taken, when one is not as
 /// measured (a comparison of editions without reference passes stays as
 /// it was).
-pub fn fact(sides: &[(&str, &Basis)]) -> Option<(String, String)> {
+pub(crate) fn fact(sides: &[(&str, &Basis)]) -> Option<(String, String)> {
     if sides.iter().all(|(_, b)| matches!(b, Basis::Measured)) {
         return None;
     }

@@ -13,7 +13,7 @@ use crate::ws::record::WsRecord;
 use crate::ws::summary as ws_summary;
 
 /// One results directory, as compared.
-pub struct Edition {
+pub(crate) struct Edition {
     pub dir: PathBuf,
     /// Short name in headers: the directory's name (`2021`, `2026`).
     pub label: String,
@@ -33,7 +33,7 @@ pub struct Edition {
 
 impl Edition {
     /// The time of its newest record ([`crate::store::Stored::as_of`]).
-    pub fn as_of(&self) -> Option<String> {
+    pub(crate) fn as_of(&self) -> Option<String> {
         self.stored
             .as_of(self.ws.iter().map(|r| r.finished_at.as_str()))
     }
@@ -41,11 +41,11 @@ impl Edition {
     /// The newest record's time of `editions`: what a comparison or a
     /// history of them stands for, so the same editions give the same
     /// workbook.
-    pub fn newest<'a>(editions: impl IntoIterator<Item = &'a Edition>) -> Option<String> {
+    pub(crate) fn newest<'a>(editions: impl IntoIterator<Item = &'a Edition>) -> Option<String> {
         editions.into_iter().filter_map(Edition::as_of).max()
     }
 
-    pub fn load(dir: &Path) -> Result<Edition> {
+    pub(crate) fn load(dir: &Path) -> Result<Edition> {
         ensure!(
             dir.is_dir(),
             "{} is not a results directory (no such directory)",
@@ -132,22 +132,16 @@ impl Edition {
     }
 }
 
-/// The variant a row stands for today: a published row's id may carry
-/// `@version` (two rows of one variant in one edition), and a row whose id
-/// is unknown resolves by language and flags through the aliases.
-pub fn key(langs: &Languages, id: &str, language: &str, flags: &str) -> String {
-    Keys::new(langs).key(id, language, flags)
-}
-
-/// [`key`] for many rows: the languages file's ids indexed once, not
-/// scanned per row (quadratic at 6,500 variants, issue #41).
-pub struct Keys<'l> {
+/// The variant a row stands for today ([`Keys::key`]), for many rows: the
+/// languages file's ids indexed once, not scanned per row (quadratic at
+/// 6,500 variants, issue #41).
+pub(crate) struct Keys<'l> {
     resolver: crate::config::Resolver<'l>,
     ids: std::collections::HashSet<&'l str>,
 }
 
 impl<'l> Keys<'l> {
-    pub fn new(langs: &'l Languages) -> Keys<'l> {
+    pub(crate) fn new(langs: &'l Languages) -> Keys<'l> {
         Keys {
             resolver: langs.resolver(),
             ids: langs.variants.iter().map(|v| v.id.as_str()).collect(),
@@ -155,7 +149,7 @@ impl<'l> Keys<'l> {
     }
 
     /// [`key`] of one row.
-    pub fn key(&self, id: &str, language: &str, flags: &str) -> String {
+    pub(crate) fn key(&self, id: &str, language: &str, flags: &str) -> String {
         let base = id.split('@').next().unwrap_or(id);
         if self.ids.contains(base) {
             return base.to_string();

@@ -26,12 +26,12 @@
 //! chart, the added and dropped variants) and `ws` (the ws-echo table),
 //! `significance` tells a change from noise.
 
-pub mod basis;
+pub(crate) mod basis;
 mod cells;
 mod cpu;
-pub mod edition;
-pub mod significance;
-pub mod table;
+pub(crate) mod edition;
+pub(crate) mod significance;
+pub(crate) mod table;
 mod ws;
 
 use std::path::Path;

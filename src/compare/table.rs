@@ -14,7 +14,7 @@ use crate::machine::Machine;
 
 /// The comparison as a document: the CPU table, the ws table, added and
 /// dropped variants, and old-vs-new charts.
-pub fn compare(
+pub(crate) fn compare(
     langs: &Languages,
     old: &Edition,
     new: &Edition,

@@ -36,13 +36,13 @@ mod template;
 mod variant;
 
 use errors::*;
-pub use errors::{ConfigError, Lint};
+pub(crate) use errors::{ConfigError, Lint};
 use lints::*;
 use raw::RawFile;
 pub use raw::{Alias, Install};
 use resolve::*;
-pub use resolve::{FILE_GLOB, MAX_ID, id_problem};
-pub use template::{Template, Vars};
+pub(crate) use resolve::{FILE_GLOB, MAX_ID, id_problem};
+pub(crate) use template::{Template, Vars};
 pub use variant::*;
 
 /// The parsed file.
@@ -222,7 +222,7 @@ pub fn synthetic(n: usize) -> String {
 /// The reference set when `[edition]` names none: the C programs of the
 /// editions, compiled two ways (an optimising compiler and a naive one, so
 /// the set follows both memory-bound and compute-bound code).
-pub const DEFAULT_REFERENCES: [&str; 2] = ["c-gcc", "c-tcc"];
+pub(crate) const DEFAULT_REFERENCES: [&str; 2] = ["c-gcc", "c-tcc"];
 
 /// `[edition] references`: every id a variant of the file with a program
 /// for every CPU benchmark (a reference is measured on each), at least one,

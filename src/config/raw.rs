@@ -204,7 +204,7 @@ impl Install {
     }
 
     /// Its dist toolchain, `{root}` being `root`.
-    pub fn dist_spec<'a>(&'a self, root: &'a Path) -> Option<crate::dist::Spec<'a>> {
+    pub(crate) fn dist_spec<'a>(&'a self, root: &'a Path) -> Option<crate::dist::Spec<'a>> {
         self.dist
             .as_ref()
             .map(|dist| crate::dist::Spec { dist, root })
@@ -228,7 +228,7 @@ impl Install {
     /// VCS spec (an apt "package" `-oDPkg::Pre-Invoke::=CMD` runs CMD as
     /// root; npm and pip install from URLs, paths and git). `Err` names the
     /// first one that is not, and what is allowed.
-    pub fn validate_packages(&self) -> Result<(), String> {
+    pub(crate) fn validate_packages(&self) -> Result<(), String> {
         static APT: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
             Regex::new(r"^[a-z0-9][a-z0-9+.\-]*(:[a-z0-9\-]+)?(=[A-Za-z0-9.+~:\-]+)?$")
                 .expect("valid regex")
@@ -289,7 +289,7 @@ impl Install {
     }
 
     /// Its Maven toolchain, `{root}` being `root`.
-    pub fn maven_spec<'a>(&'a self, root: &'a Path) -> crate::maven::Spec<'a> {
+    pub(crate) fn maven_spec<'a>(&'a self, root: &'a Path) -> crate::maven::Spec<'a> {
         crate::maven::Spec {
             maven: &self.maven,
             bin: &self.bin,

@@ -71,11 +71,11 @@ pub(super) static ID: std::sync::LazyLock<Regex> =
 
 /// The longest id: it names directories (caches, prepared copies) and
 /// anchors, and is a table's label; the longest today has 25 characters.
-pub const MAX_ID: usize = 64;
+pub(crate) const MAX_ID: usize = 64;
 
 /// Why `id` is not a variant id, if it is not one: the one rule for the
 /// languages file and for `langbench new`.
-pub fn id_problem(id: &str) -> Option<String> {
+pub(crate) fn id_problem(id: &str) -> Option<String> {
     if !ID.is_match(id) {
         return Some(
             "id must be lowercase letters, digits, '-' or '.' (and start with a letter or digit)"
@@ -790,7 +790,7 @@ pub(super) fn resolve_files(
 
 /// How `files` globs match: `*` and `?` within one path component, and a
 /// leading `.` only when written.
-pub const FILE_GLOB: glob::MatchOptions = glob::MatchOptions {
+pub(crate) const FILE_GLOB: glob::MatchOptions = glob::MatchOptions {
     case_sensitive: true,
     require_literal_separator: true,
     require_literal_leading_dot: true,

@@ -21,7 +21,7 @@ pub struct Template {
 
 /// Values for the placeholders of a template.
 #[derive(Debug, Clone, Default)]
-pub struct Vars {
+pub(crate) struct Vars {
     pub src: String,
     pub dir: String,
     pub build: String,
@@ -74,7 +74,7 @@ impl Template {
     }
 
     /// Placeholder names used in the template.
-    pub fn placeholders(&self) -> BTreeSet<String> {
+    pub(crate) fn placeholders(&self) -> BTreeSet<String> {
         self.words
             .iter()
             .flat_map(|w| PLACEHOLDER.captures_iter(w).map(|c| c[1].to_string()))
@@ -82,7 +82,7 @@ impl Template {
     }
 
     /// The argv with placeholders substituted.
-    pub fn expand(&self, vars: &Vars) -> Vec<String> {
+    pub(crate) fn expand(&self, vars: &Vars) -> Vec<String> {
         self.words
             .iter()
             .enumerate()

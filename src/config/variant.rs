@@ -37,14 +37,14 @@ fn path_exists(path: &Path) -> bool {
 }
 
 /// The file name stem of `bench`'s programs: `num_comb` for num-comb.
-pub fn stem(bench: Bench) -> String {
+pub(crate) fn stem(bench: Bench) -> String {
     bench.name().replace('-', "_")
 }
 
 /// Where a variant's programs are by convention, relative to the languages
 /// file: `programs/<bench>/<stem>.<ext>` for the CPU benchmarks, and
 /// `programs/ws-echo/<name>/ws_echo.<ext>` for a variant `ws-<name>`.
-pub fn conventional_programs(id: &str, ext: &str) -> Vec<(Bench, String)> {
+pub(crate) fn conventional_programs(id: &str, ext: &str) -> Vec<(Bench, String)> {
     match id.strip_prefix("ws-") {
         Some(name) => vec![(
             Bench::WsEcho,
@@ -111,7 +111,7 @@ pub struct Variant {
 
 impl Variant {
     /// The working directory for a run: `cwd` expanded, else the build dir.
-    pub fn cwd(&self, vars: &Vars) -> PathBuf {
+    pub(crate) fn cwd(&self, vars: &Vars) -> PathBuf {
         PathBuf::from(match &self.cwd {
             Some(c) => expand_str(c, vars),
             None => vars.build.clone(),
@@ -132,7 +132,7 @@ impl Variant {
     /// With a Maven toolchain, its `bin/` comes first on PATH (so scripts
     /// find its launchers) and a launcher as the program is started by its
     /// full path (the agent looks programs up on langbench's own PATH).
-    pub fn request(&self, mut argv: Vec<String>, cwd: &Path) -> crate::spawn::Request {
+    pub(crate) fn request(&self, mut argv: Vec<String>, cwd: &Path) -> crate::spawn::Request {
         let launchers = self.launchers();
         let bin = launchers.map(|(h, _)| h.join("bin"));
         if let (Some((_, names)), Some(bin), Some(program)) = (launchers, &bin, argv.first_mut())
@@ -185,7 +185,7 @@ impl Variant {
 
     /// Placeholder values for a run of `bench` whose program's directory
     /// is `dir` (a copy of the checkout's) instead of the checkout's own.
-    pub fn vars_in(&self, bench: Bench, build: &Path, dir: Option<&Path>) -> Option<Vars> {
+    pub(crate) fn vars_in(&self, bench: Bench, build: &Path, dir: Option<&Path>) -> Option<Vars> {
         let mut vars = self.vars(bench, build)?;
         if let (Some(dir), Some(name)) = (dir, self.programs.get(&bench)?.file_name()) {
             vars.src = dir.join(name).display().to_string();
@@ -204,7 +204,7 @@ impl Variant {
     }
 
     /// Placeholder values for a run of `bench`.
-    pub fn vars(&self, bench: Bench, build: &Path) -> Option<Vars> {
+    pub(crate) fn vars(&self, bench: Bench, build: &Path) -> Option<Vars> {
         let src = self.programs.get(&bench)?;
         Some(Vars {
             src: src.display().to_string(),
@@ -220,7 +220,7 @@ impl Variant {
 
     /// Whether any command or the working directory uses `{dir}` (then every
     /// file of a program's directory belongs to the variant).
-    pub fn uses_dir(&self) -> bool {
+    pub(crate) fn uses_dir(&self) -> bool {
         self.build
             .iter()
             .chain(&self.prepare)
@@ -230,7 +230,7 @@ impl Variant {
     }
 
     /// Picks the version out of the version command's output.
-    pub fn parse_version(&self, output: &str) -> Option<String> {
+    pub(crate) fn parse_version(&self, output: &str) -> Option<String> {
         static DEFAULT: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
             Regex::new(r"\d+\.\d+(?:[.\-+~][0-9A-Za-z.+~\-]*)?").expect("valid regex")
         });

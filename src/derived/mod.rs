@@ -22,19 +22,19 @@ use crate::summary::{Summary, View, json, measured, runs};
 use crate::ws::record::{WS_RECORDS, WsRecord};
 use crate::ws::summary as ws_summary;
 
-pub const SUMMARY_MD: &str = "summary.md";
-pub const SUMMARY_CSV: &str = "summary.csv";
-pub const RUNS_CSV: &str = "runs.csv";
-pub const RESULTS_JSON: &str = "results.json";
-pub const WS_MD: &str = "ws-summary.md";
-pub const WS_CSV: &str = "ws-summary.csv";
-pub const WS_JSON: &str = "ws.json";
-pub const CHARTS_DIR: &str = "charts";
-pub const XLSX: &str = "results.xlsx";
+pub(crate) const SUMMARY_MD: &str = "summary.md";
+pub(crate) const SUMMARY_CSV: &str = "summary.csv";
+pub(crate) const RUNS_CSV: &str = "runs.csv";
+pub(crate) const RESULTS_JSON: &str = "results.json";
+pub(crate) const WS_MD: &str = "ws-summary.md";
+pub(crate) const WS_CSV: &str = "ws-summary.csv";
+pub(crate) const WS_JSON: &str = "ws.json";
+pub(crate) const CHARTS_DIR: &str = "charts";
+pub(crate) const XLSX: &str = "results.xlsx";
 
 /// The whole results directory as one document: the CPU summary with every
 /// run, and the ws table, whichever the directory holds.
-pub struct Derived {
+pub(crate) struct Derived {
     pub summary: Option<Summary>,
     /// The page (report.html) and the spreadsheet (results.xlsx): every
     /// table and chart of the directory in one document.
@@ -43,23 +43,23 @@ pub struct Derived {
 }
 
 /// Rewrites every derived file of the store from its records.
-pub fn write_all(store: &Store) -> Result<Derived> {
+pub(crate) fn write_all(store: &Store) -> Result<Derived> {
     write_all_with(store, View::default())
 }
 
 /// Derived files rendered in memory: (name in the directory, bytes).
-pub type Files = Vec<(String, Vec<u8>)>;
+pub(crate) type Files = Vec<(String, Vec<u8>)>;
 
 /// [`write_all`] with rendering options (`--spread`, `--noise-threshold`,
 /// the languages file), and the directory's `provenance.json`.
-pub fn write_all_with(store: &Store, view: View) -> Result<Derived> {
+pub(crate) fn write_all_with(store: &Store, view: View) -> Result<Derived> {
     write_loaded(store, Loaded::from(store)?, view)
 }
 
 /// [`write_all`] from records the caller already holds, the store's own
 /// (merge has just written them): read again, they would be parsed twice,
 /// which was a third of a merge's time at scale (issue #41).
-pub fn write_all_from(
+pub(crate) fn write_all_from(
     store: &Store,
     stored: crate::store::Stored,
     ws: Vec<crate::ws::record::WsRecord>,
@@ -107,7 +107,7 @@ fn write_loaded(store: &Store, loaded: Loaded, view: View) -> Result<Derived> {
 /// Every derived file of the store, rendered from its records without
 /// writing; `data_only`: only the deterministic text files that
 /// `report --check` compares (no HTML, spreadsheet, JSON or charts).
-pub fn render_all(store: &Store, view: &View, data_only: bool) -> Result<(Files, Derived)> {
+pub(crate) fn render_all(store: &Store, view: &View, data_only: bool) -> Result<(Files, Derived)> {
     let mut files: Files = Vec::new();
     let derived = render_each(
         store,
@@ -277,7 +277,7 @@ fn render_charts_page_and_book(
 }
 
 /// `charts/<id>.svg` of every chart of `doc`.
-pub fn chart_files(doc: &Document) -> Files {
+pub(crate) fn chart_files(doc: &Document) -> Files {
     doc.charts
         .iter()
         .map(|c| {
@@ -456,7 +456,7 @@ fn ws_machine_notes(used: &[&SessionRecord], records: &[&WsRecord]) -> Vec<Note>
 
 /// `langbench report DIR`: rewrites the derived files of an existing results
 /// directory that holds records.
-pub fn rewrite(dir: &std::path::Path, view: View) -> Result<Derived> {
+pub(crate) fn rewrite(dir: &std::path::Path, view: View) -> Result<Derived> {
     anyhow::ensure!(
         dir.is_dir(),
         "{} is not a results directory (no such directory)",
@@ -479,7 +479,7 @@ pub fn rewrite(dir: &std::path::Path, view: View) -> Result<Derived> {
 /// The files of a comparison (or history) directory: `<stem>.md`, a CSV
 /// per table, `<stem>.xlsx`, `<stem>.html` and the charts; `data_only`: the
 /// Markdown and CSV that `report --check` compares.
-pub fn comparison_files(stem: &str, doc: &Document, data_only: bool) -> Result<Files> {
+pub(crate) fn comparison_files(stem: &str, doc: &Document, data_only: bool) -> Result<Files> {
     let mut files: Files = vec![(format!("{stem}.md"), markdown::Markdown.render(doc)?)];
     for t in &doc.tables {
         files.push((format!("{}.csv", t.id), csv::table(t)?));
@@ -494,7 +494,7 @@ pub fn comparison_files(stem: &str, doc: &Document, data_only: bool) -> Result<F
 
 /// `compare --out DIR` (and `history --out DIR`): the document in every
 /// format, and what it was built from.
-pub fn write_comparison(
+pub(crate) fn write_comparison(
     dir: &std::path::Path,
     stem: &str,
     doc: &Document,
@@ -510,7 +510,7 @@ pub fn write_comparison(
 
 /// Says where the results are, naming the page to open; 130 after
 /// Ctrl-C, like a shell.
-pub fn finish(out: &std::path::Path) -> std::process::ExitCode {
+pub(crate) fn finish(out: &std::path::Path) -> std::process::ExitCode {
     let page = out.join(html::FILE);
     if page.is_file() {
         println!("Results: {} (open {})", out.display(), page.display());

@@ -27,7 +27,7 @@ pub const FILE: &str = "provenance.json";
 /// What kind of directory it describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Kind {
+pub(crate) enum Kind {
     /// A results directory: its own records.
     Results,
     /// `compare OLD NEW --out DIR`.
@@ -38,7 +38,7 @@ pub enum Kind {
 
 /// One input: a directory and the digest of its records when it was read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Input {
+pub(crate) struct Input {
     /// Relative to the directory this provenance is in (`.` for its own
     /// records, `../2026` for a comparison's).
     pub dir: String,
@@ -51,7 +51,7 @@ pub struct Input {
 
 /// `provenance.json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Provenance {
+pub(crate) struct Provenance {
     pub kind: Kind,
     /// The langbench that wrote the derived files.
     pub langbench: String,
@@ -62,7 +62,7 @@ pub struct Provenance {
 }
 
 impl Provenance {
-    pub fn new(
+    pub(crate) fn new(
         kind: Kind,
         out: &Path,
         inputs: &[&Path],
@@ -87,18 +87,18 @@ impl Provenance {
     }
 
     /// A results directory's own.
-    pub fn results(dir: &Path) -> Result<Provenance> {
+    pub(crate) fn results(dir: &Path) -> Result<Provenance> {
         Provenance::new(Kind::Results, dir, &[dir], None)
     }
 
-    pub fn write(&self, dir: &Path) -> Result<()> {
+    pub(crate) fn write(&self, dir: &Path) -> Result<()> {
         let mut json = serde_json::to_vec_pretty(self)?;
         json.push(b'\n');
         crate::store::Store::open(dir)?.write_derived(FILE, &json)
     }
 
     /// The one of `dir`, if it has one.
-    pub fn read(dir: &Path) -> Result<Option<Provenance>> {
+    pub(crate) fn read(dir: &Path) -> Result<Option<Provenance>> {
         let path = dir.join(FILE);
         if !dir.is_dir() {
             return Ok(None);
@@ -112,12 +112,12 @@ impl Provenance {
     }
 
     /// Where input `i` is, from `dir` (this provenance's directory).
-    pub fn input_dir(&self, dir: &Path, i: usize) -> PathBuf {
+    pub(crate) fn input_dir(&self, dir: &Path, i: usize) -> PathBuf {
         dir.join(&self.inputs[i].dir)
     }
 
     /// The inputs whose records changed since: (input, why).
-    pub fn changed(&self, dir: &Path) -> Vec<(usize, String)> {
+    pub(crate) fn changed(&self, dir: &Path) -> Vec<(usize, String)> {
         (0..self.inputs.len())
             .filter_map(|i| {
                 let input = &self.inputs[i];
@@ -138,7 +138,7 @@ impl Provenance {
     }
 
     /// Whether input `i` is the directory `other`.
-    pub fn names(&self, dir: &Path, i: usize, other: &Path) -> bool {
+    pub(crate) fn names(&self, dir: &Path, i: usize, other: &Path) -> bool {
         same_dir(&self.input_dir(dir, i), other)
     }
 }

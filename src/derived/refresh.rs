@@ -22,7 +22,7 @@ use crate::summary::View;
 
 /// A comparison or history directory rebuilt from its provenance: the
 /// document and the file stem it is written under.
-pub fn rebuild_document(
+pub(crate) fn rebuild_document(
     dir: &Path,
     prov: &Provenance,
     langs: &Languages,
@@ -57,7 +57,7 @@ pub fn rebuild_document(
 
 /// Rebuilds a comparison (or history) directory from its provenance, with
 /// the inputs' records as they are now.
-pub fn rebuild(dir: &Path, prov: &Provenance, langs: &Languages) -> Result<()> {
+pub(crate) fn rebuild(dir: &Path, prov: &Provenance, langs: &Languages) -> Result<()> {
     let (stem, doc) = rebuild_document(dir, prov, langs)?;
     let inputs: Vec<PathBuf> = (0..prov.inputs.len())
         .map(|i| prov.input_dir(dir, i))
@@ -166,7 +166,7 @@ fn inputs_text(p: &Provenance) -> String {
 
 /// Why a directory's derived files do not match its records (empty: they
 /// do).
-pub fn check(dir: &Path, view: &View) -> Result<Vec<String>> {
+pub(crate) fn check(dir: &Path, view: &View) -> Result<Vec<String>> {
     let Some(prov) = Provenance::read(dir)? else {
         if [crate::store::RUNS, crate::ws::record::WS_RECORDS]
             .iter()

@@ -21,7 +21,7 @@ impl Format {
     /// `doc` as this format prints it on the terminal; the terminal's
     /// tables within `width` columns (`None`: every column, see
     /// [`terminal::width`]).
-    pub fn text(self, doc: &Document, width: Option<usize>) -> Result<String> {
+    pub(crate) fn text(self, doc: &Document, width: Option<usize>) -> Result<String> {
         Ok(match self {
             Format::Terminal => terminal::document_fit(doc, width),
             Format::Markdown => {

@@ -9,7 +9,7 @@
 //!
 //! Here is the command; `table` builds the history's document.
 
-pub mod table;
+pub(crate) mod table;
 
 use std::path::{Path, PathBuf};
 

@@ -22,7 +22,7 @@ use crate::machine::Machine;
 use crate::summary::{Row, Summary};
 
 /// The history of `editions` (oldest first) as a document.
-pub fn document(
+pub(crate) fn document(
     langs: &Languages,
     editions: &[&Edition],
     relative_to: Option<&str>,

@@ -84,7 +84,7 @@ impl Base {
     /// The directory given with `--cgroup`: must be a writable cgroup v2
     /// directory. The memory controller is enabled for its children when
     /// PATH offers it (a write to PATH's own `cgroup.subtree_control`).
-    pub fn given(dir: &Path) -> Result<Base> {
+    pub(crate) fn given(dir: &Path) -> Result<Base> {
         let dir = dir
             .canonicalize()
             .with_context(|| format!("--cgroup {}", dir.display()))?;
@@ -170,7 +170,7 @@ impl Base {
     }
 
     /// One line for the session record.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let mut s = format!(
             "cgroup v2 {} ({}): one child per run; tree CPU from its cpu.stat",
             self.dir.display(),
@@ -189,7 +189,7 @@ impl Base {
 
     /// Creates the cgroup of one run; `limit_kb`: its memory.max (only
     /// with the memory controller).
-    pub fn child(&self, limit_kb: Option<u64>) -> Result<Run> {
+    pub(crate) fn child(&self, limit_kb: Option<u64>) -> Result<Run> {
         static SEQ: AtomicU32 = AtomicU32::new(0);
         let path = self.dir.join(format!(
             "langbench-{}-{}",
@@ -230,14 +230,14 @@ fn xattr(p: &Path, name: &str) -> Option<String> {
 
 /// The cgroup of one run: removed (its processes killed first) on drop.
 #[derive(Debug)]
-pub struct Run {
+pub(crate) struct Run {
     pub path: PathBuf,
     pub memory: bool,
 }
 
 /// What a run's cgroup measured.
 #[derive(Debug, Clone, Copy)]
-pub struct Usage {
+pub(crate) struct Usage {
     pub user: Duration,
     pub sys: Duration,
     /// memory.peak in KB (with the memory controller).
@@ -247,11 +247,11 @@ pub struct Usage {
 }
 
 impl Run {
-    pub fn procs(&self) -> PathBuf {
+    pub(crate) fn procs(&self) -> PathBuf {
         self.path.join("cgroup.procs")
     }
 
-    pub fn usage(&self) -> Usage {
+    pub(crate) fn usage(&self) -> Usage {
         let stat = self.path.join("cpu.stat");
         Usage {
             user: Duration::from_micros(keyed(&stat, "user_usec").unwrap_or(0)),

@@ -9,14 +9,14 @@
 
 pub mod agent;
 pub mod cgroup;
-pub mod contain;
-pub mod escape;
+pub(crate) mod contain;
+pub(crate) mod escape;
 mod event;
 mod kit;
-pub mod outcome;
-pub mod procstat;
-pub mod proxy;
-pub mod refusal;
+pub(crate) mod outcome;
+pub(crate) mod procstat;
+pub(crate) mod proxy;
+pub(crate) mod refusal;
 
 use std::ffi::CString;
 use std::io::{BufRead, BufReader, Read};
@@ -41,7 +41,7 @@ pub const AGENT_ARG: &str = "__spawn";
 /// langbench's memory.
 pub const STDOUT_KEEP: usize = 1 << 20;
 /// How much of stderr is kept (the tail, which is where errors are).
-pub const STDERR_KEEP: usize = 64 << 10;
+pub(crate) const STDERR_KEEP: usize = 64 << 10;
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -165,23 +165,23 @@ pub struct Limits {
 /// The host directory that is the sandboxed HOME of a run whose build
 /// directory is `build` (bound at [`SANDBOX_HOME`]; removed with `build`):
 /// what the run left in its HOME, `check` reads there.
-pub fn home_dir_of(build: &Path) -> PathBuf {
+pub(crate) fn home_dir_of(build: &Path) -> PathBuf {
     build.join(".home")
 }
 
 /// Where a sandboxed command's HOME is: one path for every run, in its
 /// private /tmp (a fresh directory of the run's is bound there).
-pub const SANDBOX_HOME: &str = "/tmp/home";
+pub(crate) const SANDBOX_HOME: &str = "/tmp/home";
 
 /// Where a sandboxed run's build directory (`{build}`, its default working
 /// directory) is: one path for every run, as a person's working directory
 /// is the same each time they type the command (`nim r` keys its compile
 /// cache by it), the run's fresh directory bound there.
-pub const SANDBOX_BUILD: &str = "/tmp/build";
+pub(crate) const SANDBOX_BUILD: &str = "/tmp/build";
 
 /// The unprivileged user and group root's sandboxed commands run as:
 /// `nobody` and `nogroup` on Debian, Ubuntu and Fedora alike.
-pub const SANDBOX_IDS: (u32, u32) = (65534, 65534);
+pub(crate) const SANDBOX_IDS: (u32, u32) = (65534, 65534);
 
 impl Default for Limits {
     fn default() -> Self {
@@ -217,7 +217,7 @@ impl Containment {
     }
 
     /// One line for the session record.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         if !self.namespaces {
             return "none (--no-sandbox): process group + subreaper + sweep; no tree figures, no memory limit".into();
         }
@@ -270,7 +270,7 @@ impl Containment {
     /// namespaces, the fresh /proc, a mount) returns the refusal with the
     /// missing privilege and what to do ([`refusal::Facts::explain`]).
     /// Nothing to check with `--no-sandbox`.
-    pub fn require(&self, spawner_exe: &Path) -> Result<()> {
+    pub(crate) fn require(&self, spawner_exe: &Path) -> Result<()> {
         if !self.namespaces {
             return Ok(());
         }
@@ -304,14 +304,14 @@ impl Containment {
 
     /// Whether `e`, from running a command, is the kernel refusing the
     /// namespaces or the fresh /proc (not the command failing).
-    pub fn refused(e: &anyhow::Error) -> bool {
+    pub(crate) fn refused(e: &anyhow::Error) -> bool {
         let e = e.to_string();
         e.starts_with(contain::REFUSED) || e.starts_with("sandbox: mount /proc")
     }
 
     /// The method that measured the trees, for the session record's
     /// `tree_measure`.
-    pub fn tree_measure(&self) -> &'static str {
+    pub(crate) fn tree_measure(&self) -> &'static str {
         match (&self.cgroup, self.namespaces) {
             (_, false) => "none",
             (Some(c), true) if c.memory => "cgroup v2",
@@ -342,7 +342,7 @@ impl Request {
 /// Whether this process may enter another network namespace (`setns`
 /// needs CAP_SYS_ADMIN in its own user namespace: root, in practice). The
 /// ws load client does, to reach a sandboxed server that has only `lo`.
-pub fn can_enter_netns() -> bool {
+pub(crate) fn can_enter_netns() -> bool {
     const CAP_SYS_ADMIN: u32 = 21;
     std::fs::read_to_string("/proc/self/status")
         .ok()
@@ -424,7 +424,7 @@ impl Spawner {
     /// The `{build}` of a run whose build directory is `build` on the host:
     /// [`SANDBOX_BUILD`] where runs are sandboxed (see [`Self::isolate`]),
     /// else `build` itself.
-    pub fn build_path(&self, build: &Path) -> PathBuf {
+    pub(crate) fn build_path(&self, build: &Path) -> PathBuf {
         if self.containment.namespaces && self.containment.isolate {
             PathBuf::from(SANDBOX_BUILD)
         } else {
@@ -433,7 +433,7 @@ impl Spawner {
     }
 
     /// The spawner of the running langbench binary.
-    pub fn current() -> Result<Self> {
+    pub(crate) fn current() -> Result<Self> {
         Ok(Spawner::new(
             std::env::current_exe().context("cannot locate the langbench executable")?,
         ))
@@ -655,7 +655,7 @@ fn canonical_parent(p: &Path) -> PathBuf {
 /// the current directory with stdin from /dev/null and langbench's
 /// stdout/stderr; `req.cwd`, `req.env`, `req.sandbox` and `req.capture`
 /// are not supported here.
-pub fn run_here(c: &Containment, req: &Request) -> Result<Outcome> {
+pub(crate) fn run_here(c: &Containment, req: &Request) -> Result<Outcome> {
     if req.argv.is_empty() {
         bail!("empty command");
     }
@@ -686,7 +686,7 @@ pub struct Running {
 
 impl Running {
     /// Pid of the command (also its process group id).
-    pub fn pid(&self) -> i32 {
+    pub(crate) fn pid(&self) -> i32 {
         self.pid
     }
 
@@ -695,7 +695,7 @@ impl Running {
     /// from the agent, which unshared it for itself (init and the command
     /// inherit it) before it reported the command's pid; an error once the
     /// agent has ended.
-    pub fn netns(&self) -> Result<Option<OwnedFd>> {
+    pub(crate) fn netns(&self) -> Result<Option<OwnedFd>> {
         if !self.private_net {
             return Ok(None);
         }
@@ -705,12 +705,12 @@ impl Running {
     }
 
     /// Pid of the agent process (signal it with SIGTERM to stop the command).
-    pub fn agent_pid(&self) -> i32 {
+    pub(crate) fn agent_pid(&self) -> i32 {
         self.agent.id() as i32
     }
 
     /// Whether the command has finished (the agent reports before exiting).
-    pub fn has_exited(&mut self) -> bool {
+    pub(crate) fn has_exited(&mut self) -> bool {
         // The command's pid stays a zombie child of the agent until it is
         // reaped, and /proc/PID/stat shows it as 'Z' until then.
         Stat::of(self.pid).is_none_or(|s| s.is_zombie())

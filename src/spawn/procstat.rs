@@ -16,7 +16,7 @@ use procfs::FromRead;
 /// The fields of `/proc/PID/stat` langbench reads (proc(5) numbers the
 /// fields from 1: the pid is 1, the command name 2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stat {
+pub(crate) struct Stat {
     /// Field 3: `R` running, `S` sleeping, `D` disk sleep, `Z` zombie,
     /// `X` dead, ...
     pub state: char,
@@ -37,12 +37,12 @@ pub struct Stat {
 
 impl Stat {
     /// The stat of process `pid` (`None`: gone, or unreadable).
-    pub fn of(pid: i32) -> Option<Stat> {
+    pub(crate) fn of(pid: i32) -> Option<Stat> {
         Stat::read(&format!("/proc/{pid}/stat"))
     }
 
     /// The calling process's own stat.
-    pub fn of_self() -> Option<Stat> {
+    pub(crate) fn of_self() -> Option<Stat> {
         Stat::read("/proc/self/stat")
     }
 
@@ -51,17 +51,18 @@ impl Stat {
     }
 
     /// Parses the file's contents (`None`: not a stat line).
-    pub fn parse(text: &[u8]) -> Option<Stat> {
+    #[cfg(test)]
+    pub(crate) fn parse(text: &[u8]) -> Option<Stat> {
         procfs::process::Stat::from_read(text).ok().map(Stat::from)
     }
 
     /// Ended but not yet reaped by its parent.
-    pub fn is_zombie(&self) -> bool {
+    pub(crate) fn is_zombie(&self) -> bool {
         self.state == 'Z'
     }
 
     /// Still running: neither a zombie nor dead.
-    pub fn is_alive(&self) -> bool {
+    pub(crate) fn is_alive(&self) -> bool {
         !matches!(self.state, 'Z' | 'X')
     }
 }

@@ -55,7 +55,7 @@ use mio::{Events, Interest, Poll, Token, Waker};
 /// `cargo build`, `go build`, `mvn package`): host names, port 443 only.
 /// Another registry or a mirror is the maintainer's to allow
 /// (`LANGBENCH_PREPARE_ALLOW`).
-pub const REGISTRIES: &[(&str, &[&str])] = &[
+pub(crate) const REGISTRIES: &[(&str, &[&str])] = &[
     ("npm", &["registry.npmjs.org"]),
     ("pip (PyPI)", &["pypi.org", "files.pythonhosted.org"]),
     (
@@ -72,16 +72,16 @@ pub const REGISTRIES: &[(&str, &[&str])] = &[
 /// The environment variable naming more hosts the proxy lets through
 /// (comma-separated): a registry mirror, another registry. Their
 /// addresses are checked as every other's.
-pub const ALLOW_ENV: &str = "LANGBENCH_PREPARE_ALLOW";
+pub(crate) const ALLOW_ENV: &str = "LANGBENCH_PREPARE_ALLOW";
 
 /// The most connections served at once, whatever `--max-processes` says:
 /// each holds two descriptors, and npm opens at most 16 at a time, cargo
 /// and pip fewer.
-pub const MAX_CONNECTIONS: usize = 256;
+pub(crate) const MAX_CONNECTIONS: usize = 256;
 
 /// How long a client has to send its whole request head (a `CONNECT` line
 /// and its headers, a few hundred bytes) after connecting.
-pub const HEAD_TIMEOUT: Duration = Duration::from_secs(5);
+pub(crate) const HEAD_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How long connecting to one address of a registry may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
@@ -91,7 +91,7 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
 /// every entry, whatever its "globally reachable" column says (an anycast
 /// service block is no registry either). Then the one block of IANA's
 /// IPv4 Multicast Address Space Registry.
-pub const SPECIAL_V4: &[(&str, &str)] = &[
+pub(crate) const SPECIAL_V4: &[(&str, &str)] = &[
     ("0.0.0.0/8", "\"This network\" (RFC 791)"),
     ("0.0.0.0/32", "\"This host on this network\" (RFC 1122)"),
     ("10.0.0.0/8", "Private-Use (RFC 1918)"),
@@ -145,7 +145,7 @@ pub const SPECIAL_V4: &[(&str, &str)] = &[
 /// every entry. Then, from IANA's IPv6 Address Space registry, everything
 /// outside 2000::/3, the only block allocated as global unicast (it holds
 /// multicast, ff00::/8, and the IPv4-compatible ::/96 too).
-pub const SPECIAL_V6: &[(&str, &str)] = &[
+pub(crate) const SPECIAL_V6: &[(&str, &str)] = &[
     ("::1/128", "Loopback Address (RFC 4291)"),
     ("::/128", "Unspecified Address (RFC 4291)"),
     ("::ffff:0:0/96", "IPv4-mapped Address (RFC 4291)"),
@@ -199,7 +199,7 @@ const TRUST_ENV: &[&str] = &[
 ];
 
 /// A running proxy; stopped when dropped.
-pub struct Proxy {
+pub(crate) struct Proxy {
     netns: PathBuf,
     port: u16,
     stop: Arc<AtomicBool>,
@@ -214,7 +214,7 @@ impl Proxy {
     /// `max_connections` connections at once (the step's process bound,
     /// `--max-processes`; never more than [`MAX_CONNECTIONS`]). `Err`
     /// (why) where that cannot be done (not root).
-    pub fn start(max_connections: u64) -> Result<Proxy, String> {
+    pub(crate) fn start(max_connections: u64) -> Result<Proxy, String> {
         let cap = usize::try_from(max_connections)
             .unwrap_or(MAX_CONNECTIONS)
             .clamp(1, MAX_CONNECTIONS);
@@ -297,12 +297,12 @@ impl Proxy {
     }
 
     /// The network namespace to join (`--netns` of the agent).
-    pub fn netns(&self) -> &Path {
+    pub(crate) fn netns(&self) -> &Path {
         &self.netns
     }
 
     /// The environment that sends a package manager through the proxy.
-    pub fn env(&self) -> Vec<(String, String)> {
+    pub(crate) fn env(&self) -> Vec<(String, String)> {
         let url = format!("http://127.0.0.1:{}", self.port);
         let mut env: Vec<(String, String)> = [
             "HTTPS_PROXY",
@@ -989,7 +989,7 @@ fn usable(
 /// The special-purpose block `ip` lies in (`192.0.2.0/24, Documentation
 /// (TEST-NET-1) (RFC 5737)`), if any: [`SPECIAL_V4`], [`SPECIAL_V6`], and
 /// IPv6 outside 2000::/3.
-pub fn special_purpose(ip: IpAddr) -> Option<String> {
+pub(crate) fn special_purpose(ip: IpAddr) -> Option<String> {
     // A prefix test on the address's bits: hand-written (a few lines)
     // since no network-prefix crate is in Cargo.lock.
     let within = |net: &str| -> bool {
@@ -1037,7 +1037,8 @@ pub fn special_purpose(ip: IpAddr) -> Option<String> {
 
 /// Whether `ip` is an address the proxy may connect to: in no
 /// special-purpose block ([`special_purpose`]).
-pub fn is_public(ip: IpAddr) -> bool {
+#[cfg(test)]
+fn is_public(ip: IpAddr) -> bool {
     special_purpose(ip).is_none()
 }
 

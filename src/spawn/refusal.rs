@@ -12,7 +12,7 @@ use std::path::Path;
 
 /// What the kernel says about this process and its namespaces.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Facts {
+pub(crate) struct Facts {
     pub euid: u32,
     /// CAP_SYS_ADMIN in the effective set (`CapEff` of /proc/self/status).
     pub cap_sys_admin: bool,
@@ -38,7 +38,7 @@ const CAP_NET_ADMIN: u32 = 12;
 
 impl Facts {
     /// Reads the facts of this process.
-    pub fn read() -> Facts {
+    pub(crate) fn read() -> Facts {
         let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
         let field = |name: &str| {
             status
@@ -70,7 +70,7 @@ impl Facts {
 
     /// The reasons the sandbox can be refused here, each with what to do,
     /// most likely first; `error` is what the refused step said.
-    pub fn reasons(&self, error: &str) -> Vec<String> {
+    pub(crate) fn reasons(&self, error: &str) -> Vec<String> {
         let mut r = Vec::new();
         let proc_refused = error.contains("/proc");
         if self.euid == 0 && !self.cap_sys_admin {
@@ -155,7 +155,7 @@ impl Facts {
 
     /// The whole refusal: what failed, why, what to do, and that nothing
     /// ran.
-    pub fn explain(&self, error: &str) -> String {
+    pub(crate) fn explain(&self, error: &str) -> String {
         // The agent's own hint; said in full below.
         let error = error.replace(" (try --no-sandbox)", "");
         let error = error.as_str();
@@ -175,14 +175,14 @@ impl Facts {
 }
 
 /// What [`Facts::loopback`] reports as the refused step.
-pub const NO_LOOPBACK: &str = "no loopback in the sandbox's network namespace";
+pub(crate) const NO_LOOPBACK: &str = "no loopback in the sandbox's network namespace";
 
 impl Facts {
     /// The sandbox is made, but root cannot bring up its loopback (no
     /// CAP_NET_ADMIN, as in a container under its runtime's defaults):
     /// that refusal, else None. Without root the user namespace langbench
     /// makes gives the capability over its own network namespaces.
-    pub fn loopback(&self) -> Option<String> {
+    pub(crate) fn loopback(&self) -> Option<String> {
         (self.euid == 0 && !self.cap_net_admin).then(|| self.explain(NO_LOOPBACK))
     }
 }

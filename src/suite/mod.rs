@@ -102,7 +102,7 @@ pub fn command(
 /// appended to the store (and the derived files rewritten) as soon as it
 /// finishes. `estimator` is called once there is something to run.
 /// Returns the table and the machine's warnings (to repeat under it).
-pub fn benchmark(
+pub(crate) fn benchmark(
     spawner: &Spawner,
     variants: &[&Variant],
     opts: &Options,

@@ -13,7 +13,7 @@ use crate::reference::HostSpeed;
 use crate::store::Stored;
 
 impl Summary {
-    pub fn from_stored(stored: &Stored) -> Summary {
+    pub(crate) fn from_stored(stored: &Stored) -> Summary {
         let shown = stored.newest_runs();
         let (mut rows, benches) = started_rows(stored, &shown);
         let programs = add_selected(stored, &mut rows);

@@ -7,7 +7,7 @@ use super::Summary;
 use crate::document::thousands;
 
 impl Summary {
-    pub fn sizes_text(&self) -> String {
+    pub(crate) fn sizes_text(&self) -> String {
         self.benches
             .iter()
             .map(|(b, n)| format!("{b} N={}", thousands(*n)))
@@ -16,7 +16,7 @@ impl Summary {
     }
 
     /// The page's title: edition, sizes and dates.
-    pub fn title(&self) -> String {
+    pub(crate) fn title(&self) -> String {
         let size = match self.size.as_str() {
             "2020" | "2021" => format!("{} sizes", self.size),
             "" => String::new(),
@@ -49,7 +49,7 @@ impl Summary {
 
     /// Facts shown above the table: what edition, measured where, when and
     /// with what, and how to read it.
-    pub fn meta(&self) -> Vec<(String, String)> {
+    pub(crate) fn meta(&self) -> Vec<(String, String)> {
         let mut meta = self.edition_facts();
         meta.extend(self.machine_facts());
         meta.extend(self.reading_facts());
@@ -273,7 +273,7 @@ impl Summary {
     }
 
     /// Facts a reader opens on demand: the sessions.
-    pub fn details(&self) -> Vec<(String, String)> {
+    pub(crate) fn details(&self) -> Vec<(String, String)> {
         self.sessions
             .iter()
             .map(|s| {

@@ -37,7 +37,7 @@ use crate::spawn::{Exit, signal_name};
 
 /// A run left out of its cell's spread: it started on cold caches.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct ColdRun {
+pub(crate) struct ColdRun {
     /// Its number within the cell.
     pub run: u32,
     pub wall_s: f64,
@@ -45,7 +45,7 @@ pub struct ColdRun {
 
 /// A variant × benchmark: its runs from the newest session that ran it.
 #[derive(Debug, Clone, Serialize)]
-pub struct Cell {
+pub(crate) struct Cell {
     pub status: Status,
     /// The run whose figures the table shows: the fastest run of the cell's
     /// status (best of N for ok cells).
@@ -122,7 +122,7 @@ impl Cell {
     /// run of the cell's status, not a cold one left out; none of a
     /// published cell, one record without a spread, or of a cell without
     /// a figure, such as a timeout).
-    pub fn in_spread(&self, r: &RunRecord) -> bool {
+    pub(crate) fn in_spread(&self, r: &RunRecord) -> bool {
         !self.published()
             && self.wall_s().is_some()
             && r.status == self.status
@@ -136,13 +136,13 @@ impl Cell {
 
     /// The runs disagree more than `cv` (a fraction): the figure may be
     /// the machine's noise as much as the program's.
-    pub fn noisy(&self, cv: f64) -> Option<Spread> {
+    pub(crate) fn noisy(&self, cv: f64) -> Option<Spread> {
         self.spread.filter(|s| s.runs > 1 && s.cv > cv)
     }
 
     /// The figure: the shown run's wall time. A timeout has none (it is
     /// where the run was killed, not a time it took).
-    pub fn wall_s(&self) -> Option<f64> {
+    pub(crate) fn wall_s(&self) -> Option<f64> {
         self.best
             .as_ref()
             .filter(|_| self.status.has_figures() && self.status != Status::Timeout)
@@ -154,7 +154,7 @@ impl Cell {
     /// counts them, and above all whether the figure is one of them (not
     /// what a person's second run measures); `None` when none did or the
     /// records do not say.
-    pub fn cold_figure(&self) -> Option<String> {
+    pub(crate) fn cold_figure(&self) -> Option<String> {
         use crate::record::CacheStart;
         let best = self.best.as_ref()?;
         let measured = self.runs.iter().filter(|r| r.status.has_figures());
@@ -218,7 +218,7 @@ impl Cell {
     /// factor tells the two apart; `check` judges every variant after its
     /// caches hold the build). The times compared are the whole runs'
     /// (build and run), as the figure is. `(first, fastest later, ratio)`.
-    pub fn beats_cold(&self) -> Option<(&RunRecord, &RunRecord, f64)> {
+    pub(crate) fn beats_cold(&self) -> Option<(&RunRecord, &RunRecord, f64)> {
         use crate::record::CacheStart;
         if !self.status.has_figures() || self.status == Status::Timeout || self.published() {
             return None;
@@ -238,7 +238,7 @@ impl Cell {
 
     /// The note of [`Cell::beats_cold`], in capitals where it starts, so
     /// that no reviewer reads past it.
-    pub fn beats_cold_note(&self) -> Option<String> {
+    pub(crate) fn beats_cold_note(&self) -> Option<String> {
         let (first, warm, ratio) = self.beats_cold()?;
         Some(format!(
             "REMEMBERED ANSWER? run {} took {:.3} s and run {} {:.3} s at the same size, \
@@ -256,7 +256,7 @@ impl Cell {
     }
 
     /// Where a timed-out run was killed.
-    pub fn timed_out_at(&self) -> Option<f64> {
+    pub(crate) fn timed_out_at(&self) -> Option<f64> {
         self.best
             .as_ref()
             .filter(|_| self.status == Status::Timeout)
@@ -265,7 +265,7 @@ impl Cell {
 
     /// The figure's CPU seconds (user + sys of the shown run, `wait4`);
     /// published editions gave none.
-    pub fn cpu_s(&self) -> Option<f64> {
+    pub(crate) fn cpu_s(&self) -> Option<f64> {
         self.wall_s()?;
         self.best
             .as_ref()
@@ -274,7 +274,7 @@ impl Cell {
     }
 
     /// Copied from a published edition (one record: its best of N).
-    pub fn published(&self) -> bool {
+    pub(crate) fn published(&self) -> bool {
         self.best
             .as_ref()
             .is_some_and(|b| b.origin == Origin::Published)
@@ -284,7 +284,7 @@ impl Cell {
     /// spread, when there are several: the whisker under the figure and
     /// what shared ranks compare. A cold run left out of the spread is not
     /// in it, unless it is the figure (the range then starts there).
-    pub fn interval(&self) -> Option<(f64, f64)> {
+    pub(crate) fn interval(&self) -> Option<(f64, f64)> {
         let w = self.wall_s()?;
         self.spread
             .filter(|s| s.runs > 1)
@@ -293,7 +293,7 @@ impl Cell {
 
     /// Fewer runs than its session asked for, without an earlier run that
     /// settled the cell (the session was stopped): (runs, asked).
-    pub fn partial_runs(&self) -> Option<(usize, u32)> {
+    pub(crate) fn partial_runs(&self) -> Option<(usize, u32)> {
         let asked = self.asked?;
         let ran = self.runs.iter().filter(|r| r.attempt > 0).count();
         let settled = self.runs.iter().any(|r| r.status.settles_cell());
@@ -302,7 +302,7 @@ impl Cell {
 
     /// Peak RSS: of the shown run, or the peak a run that did not finish
     /// had reached (when known).
-    pub fn rss_kb(&self) -> Option<u64> {
+    pub(crate) fn rss_kb(&self) -> Option<u64> {
         let b = self.best.as_ref()?;
         match self.status {
             s if s.has_figures() => Some(b.max_rss_kb),
@@ -314,7 +314,7 @@ impl Cell {
     }
 
     /// Short text for the time column.
-    pub fn time_text(&self) -> String {
+    pub(crate) fn time_text(&self) -> String {
         let t = self.wall_s().map(|w| format!("{w:.2}")).unwrap_or_default();
         let exit = self.best.as_ref().and_then(|b| b.exit);
         match self.status {
@@ -339,12 +339,12 @@ impl Cell {
         }
     }
 
-    pub fn rss_text(&self) -> String {
+    pub(crate) fn rss_text(&self) -> String {
         self.rss_kb().map(thousands).unwrap_or_else(|| "-".into())
     }
 
     /// How the cell's mark looks (see [`Flag`]).
-    pub fn flag(&self, noise_cv: f64) -> Option<Flag> {
+    pub(crate) fn flag(&self, noise_cv: f64) -> Option<Flag> {
         match self.status {
             Status::Ok if self.partial_runs().is_some() => Some(Flag::PartialCell),
             Status::Ok => self.noisy(noise_cv).map(|_| Flag::Noisy),
@@ -369,7 +369,7 @@ fn exit_text(e: Option<Exit>) -> String {
 
 /// One variant's row.
 #[derive(Debug, Clone, Serialize)]
-pub struct Row {
+pub(crate) struct Row {
     pub variant: String,
     pub language: String,
     pub flags: String,
@@ -392,34 +392,34 @@ pub struct Row {
 
 impl Row {
     /// What the row shows to name itself: `Language · flags`.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         format!("{} · {}", self.language, self.flags)
     }
 
     /// Sum of the cells that have a time (flagged cells included; failed
     /// cells and timeouts are not times): the total of a complete row, the
     /// "partial" sum of another.
-    pub fn sum_s(&self) -> f64 {
+    pub(crate) fn sum_s(&self) -> f64 {
         self.cells.values().filter_map(Cell::wall_s).sum()
     }
 
     /// The total: only a complete row has one.
-    pub fn total_s(&self) -> Option<f64> {
+    pub(crate) fn total_s(&self) -> Option<f64> {
         self.complete().then(|| self.sum_s())
     }
 
-    pub fn sum_rss_kb(&self) -> u64 {
+    pub(crate) fn sum_rss_kb(&self) -> u64 {
         self.cells.values().filter_map(Cell::rss_kb).sum()
     }
 
-    pub fn total_rss_kb(&self) -> Option<u64> {
+    pub(crate) fn total_rss_kb(&self) -> Option<u64> {
         self.complete().then(|| self.sum_rss_kb())
     }
 
     /// The range the total could have taken over the runs measured: the
     /// sums of each cell's fastest and slowest runs (a cell of one run
     /// counts its one figure at both ends).
-    pub fn total_range(&self) -> Option<(f64, f64)> {
+    pub(crate) fn total_range(&self) -> Option<(f64, f64)> {
         self.total_s()?;
         let mut lo = 0.0;
         let mut hi = 0.0;
@@ -437,7 +437,7 @@ impl Row {
     /// share a rank where they overlap — the normalised total's mean and
     /// (fastest, slowest) where `normalised`, else the seconds and the
     /// range of runs. `None` for a row without a total.
-    pub fn rank_key(&self, normalised: bool) -> Option<(f64, (f64, f64))> {
+    pub(crate) fn rank_key(&self, normalised: bool) -> Option<(f64, (f64, f64))> {
         if normalised {
             self.normalised_total().map(|n| (n.mean, (n.lo, n.hi)))
         } else {
@@ -448,21 +448,21 @@ impl Row {
     /// The normalised total: the sum of its cells' normalised figures
     /// (means, fastest and slowest), for a complete row whose every cell
     /// has one.
-    pub fn normalised_total(&self) -> Option<Normalised> {
+    pub(crate) fn normalised_total(&self) -> Option<Normalised> {
         self.total_s()?;
         let cells: Option<Vec<Normalised>> = self.cells.values().map(|c| c.normalised).collect();
         Normalised::sum(cells?)
     }
 
     /// CPU seconds of the shown runs, summed, when every cell has them.
-    pub fn total_cpu_s(&self) -> Option<f64> {
+    pub(crate) fn total_cpu_s(&self) -> Option<f64> {
         self.total_s()?;
         self.cells.values().map(Cell::cpu_s).sum()
     }
 
     /// Every benchmark of the table ran and is correct: only then is the
     /// total comparable with other rows.
-    pub fn complete(&self) -> bool {
+    pub(crate) fn complete(&self) -> bool {
         self.started
             && self.missing.is_empty()
             && self.no_program.is_empty()
@@ -470,11 +470,11 @@ impl Row {
     }
 
     /// Whether any cell has a time to show.
-    pub fn has_figures(&self) -> bool {
+    pub(crate) fn has_figures(&self) -> bool {
         self.cells.values().any(|c| c.wall_s().is_some())
     }
 
-    pub fn installed(&self) -> bool {
+    pub(crate) fn installed(&self) -> bool {
         if !self.started {
             return self.selected_installed;
         }
@@ -485,7 +485,7 @@ impl Row {
 
     /// One word for the row: `complete`, `partial`, `no figures`, `not
     /// run`, `not installed` (the spreadsheet's status column).
-    pub fn state(&self) -> &'static str {
+    pub(crate) fn state(&self) -> &'static str {
         if !self.installed() {
             "not installed"
         } else if !self.started {
@@ -503,7 +503,7 @@ impl Row {
 /// A row's place by total time. Rows whose totals lie within each other's
 /// range of runs share a rank: they are not told apart by these runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Rank {
+pub(crate) struct Rank {
     /// 1 = fastest; rows sharing a rank have the same (competition
     /// ranking: 1, 2, 2, 4).
     pub place: usize,
@@ -512,7 +512,7 @@ pub struct Rank {
 }
 
 impl Rank {
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         if self.shared {
             format!("={}", self.place)
         } else {
@@ -562,7 +562,7 @@ pub(crate) fn ranks(totals: &[Option<(f64, f64)>]) -> Vec<Option<Rank>> {
 
 /// A session as the table tells of it.
 #[derive(Debug, Clone, Serialize)]
-pub struct SessionInfo {
+pub(crate) struct SessionInfo {
     pub id: String,
     pub started_at: String,
     pub langbench: String,
@@ -581,7 +581,7 @@ pub struct SessionInfo {
 
 /// The table of one results directory.
 #[derive(Debug, Clone, Serialize)]
-pub struct Summary {
+pub(crate) struct Summary {
     /// Benchmarks in column order, with their N.
     pub benches: Vec<(Bench, u64)>,
     pub size: String,
@@ -650,7 +650,7 @@ impl Default for View {
 
 impl Summary {
     /// Applies rendering options.
-    pub fn view(mut self, view: &View) -> Summary {
+    pub(crate) fn view(mut self, view: &View) -> Summary {
         self.noise_cv = view.noise_cv;
         self.show_spread = view.show_spread;
         self
@@ -661,7 +661,7 @@ impl Summary {
     /// a rank where their normalised intervals overlap), else by the
     /// seconds (rows share a rank where a total is within the leader's
     /// range of runs).
-    pub fn ranks(&self) -> Vec<Option<Rank>> {
+    pub(crate) fn ranks(&self) -> Vec<Option<Rank>> {
         // Normalised: `ranks` joins a row to its leader's group when its
         // first figure is no more than the leader's second: with (fastest,
         // slowest) of rows in order of their means, that is where the
@@ -684,7 +684,7 @@ impl Summary {
     /// The precision of the stored reproducibility checks (the coarsest,
     /// when there are several): the relative difference within which 90 %
     /// of a check's re-measured ratios agreed. `None` without one.
-    pub fn rank_precision(&self) -> Option<f64> {
+    pub(crate) fn rank_precision(&self) -> Option<f64> {
         self.reproduced
             .iter()
             .filter_map(crate::reproduced::Agreement::precision)
@@ -696,7 +696,7 @@ impl Summary {
     /// reference passes and every complete row has a normalised total (a
     /// complete row measured without references around it would have no
     /// rank; then every row is ranked by its seconds, as before).
-    pub fn ranks_normalised(&self) -> bool {
+    pub(crate) fn ranks_normalised(&self) -> bool {
         self.host.is_some()
             && self.rows.iter().any(Row::complete)
             && self

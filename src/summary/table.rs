@@ -275,7 +275,7 @@ impl Summary {
     }
 
     /// The editions' table.
-    pub fn table(&self) -> Table {
+    pub(crate) fn table(&self) -> Table {
         let columns = self.columns();
         Table {
             id: "summary".into(),
@@ -289,7 +289,8 @@ impl Summary {
     }
 
     /// The texts a reader sees in one row (display columns).
-    pub fn row_texts(&self, row: &Row) -> Vec<String> {
+    #[cfg(test)]
+    pub(crate) fn row_texts(&self, row: &Row) -> Vec<String> {
         let i = self.rows.iter().position(|r| r.variant == row.variant);
         let rank = i.and_then(|i| self.ranks()[i]);
         let columns = self.columns();
@@ -489,7 +490,7 @@ impl Summary {
 
     /// The summary as a document (the runs table is added by the caller
     /// that has the records).
-    pub fn document(&self) -> Document {
+    pub(crate) fn document(&self) -> Document {
         Document {
             title: self.title(),
             meta: self.meta(),
@@ -503,7 +504,8 @@ impl Summary {
 
     /// Everything printed at the end of a run: the table, then what to do
     /// about its notes.
-    pub fn terminal_text(&self) -> String {
+    #[cfg(test)]
+    pub(crate) fn terminal_text(&self) -> String {
         let doc = self.document();
         let mut s = crate::export::terminal::document(&doc);
         for a in &doc.advice {

@@ -7,7 +7,7 @@ use super::record::{Phase, WsRecord, WsStatus};
 use crate::document::{Bar, BarChart, BarRow, Mark, Unit};
 
 /// rps and p99 latency per server and phase.
-pub fn ws(records: &[&WsRecord]) -> Vec<BarChart> {
+pub(crate) fn ws(records: &[&WsRecord]) -> Vec<BarChart> {
     if records.is_empty() {
         return Vec::new();
     }

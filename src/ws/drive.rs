@@ -13,14 +13,14 @@ use super::record::{Phase, WsStatus};
 use super::sample;
 
 /// CPUs this process may use.
-pub fn own_cpus() -> Vec<usize> {
+pub(crate) fn own_cpus() -> Vec<usize> {
     affinity(0).unwrap_or_else(|| {
         (0..std::thread::available_parallelism().map_or(1, |n| n.get())).collect()
     })
 }
 
 /// The CPUs `pid` may run on (0: this process).
-pub fn affinity(pid: i32) -> Option<Vec<usize>> {
+pub(crate) fn affinity(pid: i32) -> Option<Vec<usize>> {
     // SAFETY: sched_getaffinity fills the set we own.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
@@ -37,7 +37,7 @@ pub fn affinity(pid: i32) -> Option<Vec<usize>> {
 
 /// (server CPUs, client CPUs): the client gets `client` CPUs (default
 /// half, at least one) at the end, the server the rest. One CPU: shared.
-pub fn split_cpus(client: Option<usize>) -> (Vec<usize>, Vec<usize>) {
+pub(crate) fn split_cpus(client: Option<usize>) -> (Vec<usize>, Vec<usize>) {
     let cpus = own_cpus();
     let n = cpus.len();
     if n < 2 {
@@ -69,7 +69,7 @@ pub fn client_bound(
 
 /// The client's options for `opts` on `cpus` (empty: unpinned, one thread
 /// per CPU of this machine).
-pub fn client_options(opts: &Options, cpus: &[usize]) -> ClientOptions {
+pub(crate) fn client_options(opts: &Options, cpus: &[usize]) -> ClientOptions {
     ClientOptions {
         connections: opts.connections,
         max_handshakes: opts.max_handshakes,
@@ -82,14 +82,14 @@ pub fn client_options(opts: &Options, cpus: &[usize]) -> ClientOptions {
 }
 
 /// The server as the phases see it.
-pub trait Server {
+pub(crate) trait Server {
     /// Root of the process tree to sample (`None`: not visible here).
     fn pid(&self) -> Option<i32>;
     fn died(&mut self) -> bool;
 }
 
 /// A server given by `--server-pid` (or none).
-pub struct Pid(pub Option<i32>);
+pub(crate) struct Pid(pub Option<i32>);
 
 impl Server for Pid {
     fn pid(&self) -> Option<i32> {
@@ -102,7 +102,7 @@ impl Server for Pid {
 }
 
 /// One phase with the histograms behind it (for merging across hosts).
-pub struct PhaseResult {
+pub(crate) struct PhaseResult {
     pub phase: Phase,
     pub latency: Histogram<u64>,
     pub late: Histogram<u64>,
@@ -110,7 +110,7 @@ pub struct PhaseResult {
     pub server_cpu_s: Option<f64>,
 }
 
-pub fn skipped(delay_ms: f64) -> Phase {
+pub(crate) fn skipped(delay_ms: f64) -> Phase {
     Phase {
         delay_ms,
         status: WsStatus::Skipped,
@@ -158,7 +158,7 @@ fn wait_until(until: SystemTime, server: &mut dyn Server) -> bool {
 /// Runs every phase of `opts` with the open `client`. With `start`, phase i
 /// begins at `start + i·(warm-up + duration)` on the wall clock, so clients
 /// on several hosts measure the same windows.
-pub fn phases(
+pub(crate) fn phases(
     client: &mut Client,
     opts: &Options,
     start: Option<SystemTime>,

@@ -3,20 +3,19 @@
 //! delay phases while sampling its process tree, stop it, and store one
 //! record per server.
 
-pub mod charts;
-pub mod client;
-pub mod drive;
-pub mod options;
+pub(crate) mod charts;
+pub(crate) mod client;
+pub(crate) mod drive;
+pub(crate) mod options;
 pub mod record;
 pub mod remote;
-pub mod sample;
-pub mod summary;
+pub(crate) mod sample;
+pub(crate) mod summary;
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-pub use drive::skipped;
 pub use record::{Phase, Placement, WS_RECORDS, WsRecord, WsStatus};
 
 use anyhow::{Context, Result};
@@ -36,7 +35,7 @@ pub use options::Options;
 
 /// Raises RLIMIT_NOFILE to its hard limit (inherited by servers started
 /// afterwards). Returns the new soft limit.
-pub fn raise_nofile() -> u64 {
+pub(crate) fn raise_nofile() -> u64 {
     // SAFETY: getrlimit/setrlimit on a struct we own.
     unsafe {
         let mut r: libc::rlimit = std::mem::zeroed();
@@ -155,7 +154,7 @@ impl drive::Server for Spawned<'_> {
 }
 
 /// A record with nothing measured yet.
-pub fn blank_record(
+pub(crate) fn blank_record(
     session: &str,
     opts: &Options,
     variant: &str,
@@ -191,7 +190,7 @@ pub fn blank_record(
 }
 
 /// Status and detail of a finished record from its phases.
-pub fn settle(rec: &mut WsRecord, handshake_samples: &[String]) {
+pub(crate) fn settle(rec: &mut WsRecord, handshake_samples: &[String]) {
     let errors: u64 = rec
         .phases
         .iter()
@@ -454,7 +453,7 @@ fn classify(rec: &mut WsRecord, end: &Shutdown, handshake_samples: &[String]) {
 }
 
 /// Raises RLIMIT_NOFILE for `connections` (and servers started afterwards).
-pub fn ensure_nofile(connections: usize) -> Result<()> {
+pub(crate) fn ensure_nofile(connections: usize) -> Result<()> {
     let nofile = raise_nofile();
     if (nofile as usize) < connections + 100 {
         anyhow::bail!(

@@ -36,7 +36,7 @@ pub enum WsStatus {
 impl WsStatus {
     /// The name stored in records and shown in tables (`never-listened`):
     /// the serde name, so the two cannot drift apart.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         serde_variant::to_variant_name(&self).expect("WsStatus is a unit enum")
     }
 }
@@ -240,7 +240,7 @@ pub struct Placement {
 }
 
 /// A published library name without its version: `nbio 1.3.16` → `nbio`.
-pub fn library_name(library: &str) -> String {
+pub(crate) fn library_name(library: &str) -> String {
     let words: Vec<&str> = library.split_whitespace().collect();
     match words.split_last() {
         Some((last, rest))

@@ -9,7 +9,7 @@ use crate::spawn::procstat::Stat;
 
 /// One look at the tree.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct TreeSample {
+pub(crate) struct TreeSample {
     pub rss_kb: u64,
     /// CPU seconds used so far by the processes alive now.
     pub cpu_s: f64,
@@ -38,7 +38,7 @@ fn runq_wait_s(pid: i32) -> f64 {
 }
 
 /// Run-queue wait of the calling thread so far.
-pub fn thread_runq_wait() -> std::time::Duration {
+pub(crate) fn thread_runq_wait() -> std::time::Duration {
     std::time::Duration::from_nanos(schedstat_wait_ns("/proc/thread-self/schedstat"))
 }
 
@@ -60,7 +60,7 @@ fn rss_kb(pid: i32) -> u64 {
 }
 
 /// Samples `root` and all its descendants.
-pub fn sample_tree(root: i32) -> TreeSample {
+pub(crate) fn sample_tree(root: i32) -> TreeSample {
     let mut children: HashMap<i32, Vec<i32>> = HashMap::new();
     let mut cpu: HashMap<i32, u64> = HashMap::new();
     if let Ok(dir) = std::fs::read_dir("/proc") {
@@ -92,7 +92,7 @@ pub fn sample_tree(root: i32) -> TreeSample {
 }
 
 /// CPU seconds (user + system) this process has used so far.
-pub fn self_cpu_s() -> f64 {
+pub(crate) fn self_cpu_s() -> f64 {
     // SAFETY: getrusage fills the struct we own.
     let ru = unsafe {
         let mut ru: libc::rusage = std::mem::zeroed();

@@ -10,7 +10,7 @@ use crate::record::Origin;
 use crate::store::Store;
 
 /// The newest record of each server, in the order they were run.
-pub fn latest(records: &[WsRecord]) -> Vec<&WsRecord> {
+pub(crate) fn latest(records: &[WsRecord]) -> Vec<&WsRecord> {
     crate::store::Stored::newest_per_cell(records, |r| r.variant.as_str(), |_| None)
 }
 
@@ -82,7 +82,7 @@ fn f2(v: f64) -> String {
 /// Server CPU µs per echo: the server's CPU time in the window / echoes
 /// (the cost figure that holds even where throughput is capped by the
 /// kernel or the client).
-pub fn server_us_per_echo(p: &Phase) -> Option<f64> {
+pub(crate) fn server_us_per_echo(p: &Phase) -> Option<f64> {
     let s = p.stats.as_ref()?;
     let cores = p.server_cores?;
     (s.echoes > 0 && p.window_s > 0.0).then(|| cores * p.window_s * 1e6 / s.echoes as f64)
@@ -90,7 +90,7 @@ pub fn server_us_per_echo(p: &Phase) -> Option<f64> {
 
 /// Server KB per connection: (peak RSS in the window − RSS before any
 /// connection) / connections alive.
-pub fn server_kb_per_conn(r: &WsRecord, p: &Phase) -> Option<f64> {
+pub(crate) fn server_kb_per_conn(r: &WsRecord, p: &Phase) -> Option<f64> {
     let idle = r.server_rss_idle_kb?;
     let peak = p.server_rss_peak_kb?;
     let alive = p.stats.as_ref()?.alive.unwrap_or(r.opened);
@@ -391,7 +391,7 @@ fn table_notes(lines: &[Line]) -> Vec<Note> {
 
 /// The ws table of `records` (one record per server, newest first chosen by
 /// the caller).
-pub fn table(records: &[&WsRecord]) -> Table {
+pub(crate) fn table(records: &[&WsRecord]) -> Table {
     let lines = lines(records);
     let columns = columns();
     Table {
@@ -406,7 +406,7 @@ pub fn table(records: &[&WsRecord]) -> Table {
 }
 
 /// Facts shown above the ws table.
-pub fn meta(records: &[&WsRecord]) -> Vec<(String, String)> {
+pub(crate) fn meta(records: &[&WsRecord]) -> Vec<(String, String)> {
     let mut meta = Vec::new();
     if let Some(r) = records.first() {
         if r.origin == Origin::Published {
@@ -463,7 +463,7 @@ pub fn meta(records: &[&WsRecord]) -> Vec<(String, String)> {
 }
 
 /// The ws results as a document.
-pub fn document(records: &[&WsRecord]) -> Document {
+pub(crate) fn document(records: &[&WsRecord]) -> Document {
     Document {
         title: "langbench ws-echo results".into(),
         meta: meta(records),
@@ -475,20 +475,20 @@ pub fn document(records: &[&WsRecord]) -> Document {
 
 /// The table of `records` on the terminal (after `ws`, `ws merge`, `ws
 /// --target` and `run --bench ws-echo`).
-pub fn print(records: &[WsRecord]) {
+pub(crate) fn print(records: &[WsRecord]) {
     let shown: Vec<&WsRecord> = records.iter().collect();
     println!("{}", crate::export::terminal::document(&document(&shown)));
 }
 
 /// Reads `ws.jsonl` of a store (no file: no records).
-pub fn load(store: &Store) -> Result<(Vec<WsRecord>, Vec<String>)> {
+pub(crate) fn load(store: &Store) -> Result<(Vec<WsRecord>, Vec<String>)> {
     let mut warnings = Vec::new();
     let records: Vec<WsRecord> = store.read(WS_RECORDS, &mut warnings)?;
     Ok((records, warnings))
 }
 
 /// One progress line per finished phase.
-pub fn phase_line(id: &str, p: &Phase) -> String {
+pub(crate) fn phase_line(id: &str, p: &Phase) -> String {
     let f = |v: Option<f64>| v.map(f2).unwrap_or_else(|| "-".into());
     match &p.stats {
         Some(s) => format!(

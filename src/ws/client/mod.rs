@@ -63,14 +63,12 @@ mod url;
 use frame::*;
 use handshake::{finish_handshake, start_handshake};
 use stats::histogram;
-pub use stats::{
-    SATURATED_BUSY, SATURATED_LATE_MS, Window, buckets, from_buckets, load_of, stats_of,
-};
-pub use url::Target;
+pub(crate) use stats::{Window, buckets, from_buckets, load_of, stats_of};
+pub(crate) use url::Target;
 
 /// How the client runs.
 #[derive(Debug, Clone)]
-pub struct ClientOptions {
+pub(crate) struct ClientOptions {
     pub connections: usize,
     pub max_handshakes: usize,
     /// How long a connection waits for one echo before counting it lost.
@@ -115,7 +113,7 @@ struct Control {
 }
 
 /// The running client.
-pub struct Client {
+pub(crate) struct Client {
     control: Arc<Control>,
     threads: Vec<std::thread::JoinHandle<()>>,
     window_start: Option<(Instant, f64)>,
@@ -135,7 +133,7 @@ fn thread_cpu() -> Duration {
 /// `/proc/PID/ns/net`): the sockets it creates from now on live there. Only
 /// this thread moves (`setns` with `CLONE_NEWNET` is per thread); it needs
 /// CAP_SYS_ADMIN (root).
-pub fn enter_netns(ns: &std::os::fd::OwnedFd) -> std::io::Result<()> {
+pub(crate) fn enter_netns(ns: &std::os::fd::OwnedFd) -> std::io::Result<()> {
     use std::os::fd::AsRawFd;
     // SAFETY: setns on an fd we own, for the calling thread only.
     if unsafe { libc::setns(ns.as_raw_fd(), libc::CLONE_NEWNET) } != 0 {
@@ -146,7 +144,10 @@ pub fn enter_netns(ns: &std::os::fd::OwnedFd) -> std::io::Result<()> {
 
 /// Runs `f` on a thread that first enters `target`'s network namespace (if
 /// it has one), e.g. to probe whether the server listens.
-pub fn in_netns<T: Send>(target: &Target, f: impl FnOnce() -> T + Send) -> std::io::Result<T> {
+pub(crate) fn in_netns<T: Send>(
+    target: &Target,
+    f: impl FnOnce() -> T + Send,
+) -> std::io::Result<T> {
     match &target.netns {
         None => Ok(f()),
         Some(ns) => std::thread::scope(|s| {
@@ -161,7 +162,7 @@ pub fn in_netns<T: Send>(target: &Target, f: impl FnOnce() -> T + Send) -> std::
 }
 
 /// Pins the calling thread to `cpus`.
-pub fn pin_thread(cpus: &[usize]) {
+pub(crate) fn pin_thread(cpus: &[usize]) {
     // SAFETY: sched_setaffinity on the calling thread with a set we own.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
@@ -176,7 +177,7 @@ impl Client {
     /// Opens the connections (each thread its share, at most
     /// `max_handshakes` in flight overall) and starts the loops. Returns
     /// once every connection is open or has failed its handshake.
-    pub fn open(target: &Target, o: &ClientOptions) -> Client {
+    pub(crate) fn open(target: &Target, o: &ClientOptions) -> Client {
         let control = Arc::new(Control {
             delay_us: AtomicU64::new(o.first_delay.as_micros() as u64),
             epoch: AtomicU64::new(0),
@@ -253,21 +254,21 @@ impl Client {
         }
     }
 
-    pub fn set_delay(&self, d: Duration) {
+    pub(crate) fn set_delay(&self, d: Duration) {
         self.control
             .delay_us
             .store(d.as_micros() as u64, Ordering::SeqCst);
     }
 
-    pub fn alive(&self) -> usize {
+    pub(crate) fn alive(&self) -> usize {
         self.control.alive.load(Ordering::SeqCst)
     }
 
-    pub fn handshake_failures(&self) -> u64 {
+    pub(crate) fn handshake_failures(&self) -> u64 {
         self.control.handshake_failures.load(Ordering::SeqCst)
     }
 
-    pub fn handshake_samples(&self) -> Vec<String> {
+    pub(crate) fn handshake_samples(&self) -> Vec<String> {
         self.control
             .handshake_samples
             .lock()
@@ -275,12 +276,12 @@ impl Client {
             .unwrap_or_default()
     }
 
-    pub fn threads(&self) -> usize {
+    pub(crate) fn threads(&self) -> usize {
         self.threads.len()
     }
 
     /// Starts a measured window.
-    pub fn start_window(&mut self) {
+    pub(crate) fn start_window(&mut self) {
         if let Ok(mut w) = self.control.windows.lock() {
             w.clear();
         }
@@ -293,7 +294,7 @@ impl Client {
 
     /// Ends the window and returns what it saw (each thread notices within
     /// 10 ms and hands in its share).
-    pub fn end_window(&mut self) -> Window {
+    pub(crate) fn end_window(&mut self) -> Window {
         let e = self.control.epoch.load(Ordering::SeqCst);
         if e % 2 == 1 {
             self.control.epoch.store(e + 1, Ordering::SeqCst);
@@ -371,7 +372,7 @@ impl Client {
     }
 
     /// Closes every connection politely and joins the threads.
-    pub fn stop(self) {
+    pub(crate) fn stop(self) {
         self.control.stop.store(true, Ordering::SeqCst);
         for t in self.threads {
             let _ = t.join();

@@ -7,14 +7,14 @@ use hdrhistogram::Histogram;
 use crate::ws::record::{ClientLoad, WindowStats};
 
 /// A thread counts as saturated from this busy fraction ...
-pub const SATURATED_BUSY: f64 = 0.90;
+pub(crate) const SATURATED_BUSY: f64 = 0.90;
 /// ... or when its median send is this late (ms; epoll's timeout has 1 ms
 /// granularity, so 1–2 ms is normal).
-pub const SATURATED_LATE_MS: f64 = 5.0;
+pub(crate) const SATURATED_LATE_MS: f64 = 5.0;
 
 /// One window's result, with the merged histograms (for `ws merge`).
 #[derive(Debug, Clone)]
-pub struct Window {
+pub(crate) struct Window {
     pub stats: WindowStats,
     pub load: ClientLoad,
     pub latency: Histogram<u64>,
@@ -29,13 +29,13 @@ pub(super) fn histogram() -> Histogram<u64> {
 
 /// Non-empty buckets of a histogram as (µs, count): a portable form for
 /// JSON (merged by recording each value `count` times).
-pub fn buckets(h: &Histogram<u64>) -> Vec<[u64; 2]> {
+pub(crate) fn buckets(h: &Histogram<u64>) -> Vec<[u64; 2]> {
     h.iter_recorded()
         .map(|v| [v.value_iterated_to(), v.count_at_value()])
         .collect()
 }
 
-pub fn from_buckets(b: &[[u64; 2]]) -> Histogram<u64> {
+pub(crate) fn from_buckets(b: &[[u64; 2]]) -> Histogram<u64> {
     let mut h = histogram();
     for &[v, c] in b {
         let _ = h.record_n(v.clamp(1, 60_000_000), c);
@@ -44,7 +44,7 @@ pub fn from_buckets(b: &[[u64; 2]]) -> Histogram<u64> {
 }
 
 /// Window statistics of a merged histogram.
-pub fn stats_of(
+pub(crate) fn stats_of(
     h: &Histogram<u64>,
     echoes: u64,
     rps: f64,
@@ -67,7 +67,7 @@ pub fn stats_of(
 }
 
 /// The client's load figures from a (merged) lateness histogram.
-pub fn load_of(
+pub(crate) fn load_of(
     late: &Histogram<u64>,
     threads: usize,
     busiest: f64,

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 
 /// Where the load goes: `ws://HOST:PORT/PATH`.
 #[derive(Debug, Clone)]
-pub struct Target {
+pub(crate) struct Target {
     pub addr: SocketAddr,
     /// The Host header.
     pub host: String,
@@ -20,7 +20,7 @@ pub struct Target {
 }
 
 impl Target {
-    pub fn local(addr: SocketAddr) -> Target {
+    pub(crate) fn local(addr: SocketAddr) -> Target {
         Target {
             addr,
             host: addr.to_string(),
@@ -30,7 +30,7 @@ impl Target {
     }
 
     /// Parses `ws://HOST:PORT/PATH` (PORT defaults to 80, PATH to `/`).
-    pub fn parse(url: &str) -> Result<Target> {
+    pub(crate) fn parse(url: &str) -> Result<Target> {
         let rest = url.strip_prefix("ws://").with_context(|| {
             format!("{url}: expected ws://HOST:PORT/PATH (wss is not supported)")
         })?;
@@ -57,7 +57,7 @@ impl Target {
         })
     }
 
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("ws://{}{}", self.host, self.path)
     }
 }
