@@ -15,7 +15,7 @@ use crate::document::columns::{Columns, col};
 use crate::document::thousands;
 use crate::document::{Bar, BarChart, BarRow, Entry, Flag, Kind, Mark, Note, Show, Table, Unit};
 use crate::record::Status;
-use crate::summary::{Rank, Row, Summary, ranks};
+use crate::summary::{Rank, Row, Summary, ranks_within};
 
 /// A figure of one cell in one edition.
 #[derive(Clone, Default)]
@@ -318,8 +318,9 @@ fn lines<'a>(
 /// has (or has complete) do not move it. A side read against its
 /// reference passes ([`Basis::References`]) is ranked as its own table
 /// ranks it ([`Summary::ranks`]): by normalised total, rows sharing a rank
-/// where their intervals overlap, so a row measured while the host was
-/// slow is not ranked below one it beat (issue #39). Otherwise by seconds,
+/// where their intervals overlap (or lie within a stored reproducibility
+/// check's precision), so a row measured while the host was slow is not
+/// ranked below one it beat (issue #39). Otherwise by seconds,
 /// a row sharing its leader's rank when its total is within the leader's
 /// range of runs.
 pub(super) fn common_ranks(
@@ -339,10 +340,12 @@ pub(super) fn common_ranks(
             let t = |i: usize| keys[i].map_or(f64::INFINITY, |k| k.0);
             t(a).total_cmp(&t(b))
         });
-        let intervals: Vec<Option<(f64, f64)>> =
-            order.iter().map(|&i| keys[i].map(|k| k.1)).collect();
+        let ordered: Vec<Option<(f64, (f64, f64))>> = order.iter().map(|&i| keys[i]).collect();
+        // As its own table: within a stored reproducibility check's
+        // precision too ([`Summary::ranks`]).
+        let precision = on.summary.rank_precision().filter(|_| normalised);
         let mut out = vec![None; pairs.len()];
-        for (k, r) in ranks(&intervals).into_iter().enumerate() {
+        for (k, r) in ranks_within(&ordered, precision).into_iter().enumerate() {
             out[order[k]] = r;
         }
         out

@@ -35,12 +35,31 @@ pub(crate) fn compare(
     if let (Some(so), Some(sn)) = (&old.summary, &new.summary) {
         let (table, changes, charts, both) =
             cpu(langs, old, new, so, sn, opts, [&bases[0], &bases[1]])?;
+        let normalised: String = [("old", so, &bases[0]), ("new", sn, &bases[1])]
+            .into_iter()
+            .filter(|(_, _, b)| b.references())
+            .map(|(side, s, _)| {
+                let precision = s.rank_precision().map_or(String::new(), |p| {
+                    format!(
+                        ", or whose normalised totals lie within its reproducibility check's \
+                         precision (±{:.1} %),",
+                        p * 100.0
+                    )
+                });
+                format!(
+                    "; the {side} side, measured with reference passes, is ranked as its own \
+                     table ranks it: by normalised total, rows whose normalised intervals \
+                     overlap{precision} share a rank"
+                )
+            })
+            .collect();
         doc.meta.push((
             "Rank".into(),
             format!(
                 "position by total time among the {both} variants with a complete row in both \
                  directories (not each edition's own rank: variants one side lacks would move \
-                 it); rows whose totals lie within each other's range of runs share a rank (=)"
+                 it); rows whose totals lie within each other's range of runs share a rank \
+                 (=){normalised}"
             ),
         ));
         doc.tables.push(table);

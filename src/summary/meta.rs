@@ -223,9 +223,9 @@ impl Summary {
             if self.ranks_normalised() {
                 let precision = self.rank_precision().map_or(String::new(), |p| {
                     format!(
-                        ", and so does a row whose fastest is within the reproducibility \
-                         check's precision (±{:.1} %: 90 % of its re-measured ratios agreed \
-                         that closely) of the slowest of its group's first row: the ranks \
+                        ", and so does a row whose normalised total is within the \
+                         reproducibility check's precision (±{:.1} %: 90 % of its re-measured \
+                         ratios agreed that closely) of its group's first row's: the ranks \
                          claim no finer order than a measurement in another sitting keeps",
                         p * 100.0
                     )

@@ -528,10 +528,28 @@ impl Rank {
 /// added up): the ranges overlap, so these runs cannot tell them apart.
 /// Comparing with the group's leader, not its last member, keeps a long
 /// chain of small steps from sharing one rank.
+#[cfg(test)]
 pub(crate) fn ranks(totals: &[Option<(f64, f64)>]) -> Vec<Option<Rank>> {
-    let mut out = vec![None; totals.len()];
+    let keys: Vec<Option<(f64, (f64, f64))>> =
+        totals.iter().map(|t| t.map(|(a, b)| (a, (a, b)))).collect();
+    ranks_within(&keys, None)
+}
+
+/// [`ranks`] of rows keyed `(figure, (fastest, slowest))` in ascending
+/// order of figure: a row joins its leader's group where its fastest is
+/// no slower than the leader's slowest (the intervals overlap) or, with
+/// a reproducibility check's `precision`, where its figure is within
+/// that precision of the leader's (rows closer than another sitting's
+/// measurement keeps them apart, issue #39).
+pub(crate) fn ranks_within(
+    keys: &[Option<(f64, (f64, f64))>],
+    precision: Option<f64>,
+) -> Vec<Option<Rank>> {
+    let mut out = vec![None; keys.len()];
     let mut place = 0;
-    let mut leader: Option<(usize, f64)> = None;
+    let mut first = 0;
+    // The leader's figure and slowest.
+    let mut leader: Option<(f64, f64)> = None;
     let mut members: Vec<usize> = Vec::new();
     let flush = |members: &mut Vec<usize>, out: &mut Vec<Option<Rank>>, first: usize| {
         for &m in members.iter() {
@@ -542,19 +560,20 @@ pub(crate) fn ranks(totals: &[Option<(f64, f64)>]) -> Vec<Option<Rank>> {
         }
         members.clear();
     };
-    let mut first = 0;
-    for (i, t) in totals.iter().enumerate() {
-        let Some((total, _)) = *t else { continue };
+    for (i, k) in keys.iter().enumerate() {
+        let Some((figure, (fastest, slowest))) = *k else {
+            continue;
+        };
         place += 1;
-        match leader {
-            Some((_, slowest)) if total <= slowest => members.push(i),
-            _ => {
-                flush(&mut members, &mut out, first);
-                first = place;
-                leader = Some((i, t.map_or(total, |(_, hi)| hi.max(total))));
-                members.push(i);
-            }
+        let joins = leader.is_some_and(|(lf, ls)| {
+            fastest <= ls || precision.is_some_and(|p| figure <= lf * (1.0 + p))
+        });
+        if !joins {
+            flush(&mut members, &mut out, first);
+            first = place;
+            leader = Some((figure, slowest.max(fastest)));
         }
+        members.push(i);
     }
     flush(&mut members, &mut out, first);
     out
@@ -667,18 +686,14 @@ impl Summary {
         // slowest) of rows in order of their means, that is where the
         // intervals overlap (the leader's fastest is below its mean, so
         // below the row's slowest).
-        // With a stored reproducibility check, the slowest end is widened
-        // by its precision: rows that another sitting's measurement could
-        // put in either order share a rank (issue #39: the ranks claim no
-        // finer order than the check shows).
+        // With a stored reproducibility check, rows whose normalised
+        // totals are within its precision share a rank too: another
+        // sitting's measurement could put them in either order (issue #39:
+        // the ranks claim no finer order than the check shows).
         let normalised = self.ranks_normalised();
-        let widen = 1.0 + self.rank_precision().filter(|_| normalised).unwrap_or(0.0);
-        let intervals: Vec<Option<(f64, f64)>> = self
-            .rows
-            .iter()
-            .map(|r| r.rank_key(normalised).map(|(_, (lo, hi))| (lo, hi * widen)))
-            .collect();
-        ranks(&intervals)
+        let keys: Vec<Option<(f64, (f64, f64))>> =
+            self.rows.iter().map(|r| r.rank_key(normalised)).collect();
+        ranks_within(&keys, self.rank_precision().filter(|_| normalised))
     }
 
     /// The precision of the stored reproducibility checks (the coarsest,
