@@ -103,16 +103,22 @@ fn rows_whose_normalised_intervals_overlap_share_a_rank() {
 }
 
 /// a ran 1.0 and 1.5 s while the host was slow, b 1.2 and 1.3 s while it
-/// was fast: as seconds they share a rank (b's best is within a's range),
-/// normalised a is 0.75–1.125 s and b 1.8–1.95 s: ranks 1 and 2.
-#[test]
-fn rows_whose_normalised_intervals_do_not_overlap_do_not_share_a_rank() {
-    let runs = vec![
+/// was fast.
+fn a_slow_host_b_fast() -> Vec<RunRecord> {
+    vec![
         run("a", 1, AFTER, 1.0),
         run("a", 2, AFTER, 1.5),
         run("b", 1, BEFORE, 1.2),
         run("b", 2, BEFORE, 1.3),
-    ];
+    ]
+}
+
+/// [`a_slow_host_b_fast`]: as seconds they share a rank (b's best is
+/// within a's range), normalised a is 0.75–1.125 s and b 1.8–1.95 s:
+/// ranks 1 and 2.
+#[test]
+fn rows_whose_normalised_intervals_do_not_overlap_do_not_share_a_rank() {
+    let runs = a_slow_host_b_fast();
     let without = Summary::from_stored(&Stored {
         runs: runs.clone(),
         ..Default::default()
@@ -261,19 +267,14 @@ fn check_of(p: f64) -> (String, Vec<u8>) {
     )
 }
 
-/// The rows of the test above (a 0.75–1.125 s, b 1.8–1.95 s normalised,
+/// [`a_slow_host_b_fast`] (a 0.75–1.125 s, b 1.8–1.95 s normalised,
 /// geometric means 0.9186 and 1.8735 s, ×2.04 apart): with a stored check
 /// of precision 110 % they share a rank (0.9186 × 2.1 = 1.929 ≥ 1.8735),
 /// and the Rank note says why; with 100 % they do not (1.837 < 1.8735):
 /// the ranks claim no finer order than the check shows (issue #39).
 #[test]
 fn rows_within_a_reproducibility_checks_precision_share_a_rank() {
-    let runs = vec![
-        run("a", 1, AFTER, 1.0),
-        run("a", 2, AFTER, 1.5),
-        run("b", 1, BEFORE, 1.2),
-        run("b", 2, BEFORE, 1.3),
-    ];
+    let runs = a_slow_host_b_fast();
     let with = |p: f64| {
         Summary::from_stored(&Stored {
             runs: runs.clone(),
