@@ -179,15 +179,8 @@ impl Basis {
                 host,
                 relative: Some(_),
             } => {
-                // The normalised seconds added up, over the reference's
-                // level added up: a total relative to the reference's.
-                let mut sum = 0.0;
-                let mut level = 0.0;
-                for (b, c) in &row.cells {
-                    sum += Normalised::of(host, cell_runs(c))?.mean;
-                    level += host.level(*b)?;
-                }
-                (level > 0.0).then(|| sum / level)
+                let (sum, level) = relative_sums(host, row)?;
+                Some(sum.mean / level)
             }
             Basis::Sessions { .. } => {
                 // Each cell in the reference's shown state (its seconds ×
@@ -227,14 +220,8 @@ impl Basis {
                 relative: Some(_),
             } => {
                 row.total_s()?;
-                let (mut lo, mut hi, mut level) = (0.0, 0.0, 0.0);
-                for (b, c) in &row.cells {
-                    let n = Normalised::of(host, cell_runs(c))?;
-                    lo += n.lo;
-                    hi += n.hi;
-                    level += host.level(*b)?;
-                }
-                (level > 0.0).then(|| (lo / level, hi / level))
+                let (sum, level) = relative_sums(host, row)?;
+                Some((sum.lo / level, sum.hi / level))
             }
             _ => None,
         }
@@ -268,6 +255,22 @@ impl Basis {
             ),
         }
     }
+}
+
+/// A row's normalised cells added up (means, fastest and slowest) and
+/// the references' level added up over the same benchmarks: each sum over
+/// the level is the total relative to the reference (the total's figure
+/// and its interval). `None` where a cell has no normalised figure or the
+/// level is not positive.
+fn relative_sums(host: &HostSpeed, row: &Row) -> Option<(Normalised, f64)> {
+    let mut cells = Vec::new();
+    let mut level = 0.0;
+    for (b, c) in &row.cells {
+        cells.push(Normalised::of(host, cell_runs(c))?);
+        level += host.level(*b)?;
+    }
+    let sum = Normalised::sum(cells)?;
+    (level > 0.0).then_some((sum, level))
 }
 
 /// The fact line saying how each side was taken, when one is not as
