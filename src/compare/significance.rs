@@ -44,16 +44,39 @@ impl Verdict {
 /// wide: that is the honest answer, not a defect. (A bootstrap would need
 /// far more runs per cell than an edition has to resample from.)
 pub(crate) fn significance(old: &[f64], new: &[f64]) -> Option<Change> {
-    if old.len() < 2 || new.len() < 2 || old.iter().chain(new).any(|v| v.is_nan() || *v <= 0.0) {
+    if old.len() < 2 || new.len() < 2 || !times(old) || !times(new) {
         return None;
     }
     let (m_old, q_old, n_old) = log_stats(old);
     let (m_new, q_new, n_new) = log_stats(new);
-    let d = m_new - m_old;
     let se = (q_old + q_new).sqrt();
-    let runs = (old.len(), new.len());
+    let df =
+        (q_old + q_new).powi(2) / (q_old.powi(2) / (n_old - 1.0) + q_new.powi(2) / (n_new - 1.0));
+    interval(m_new - m_old, se, df, (old.len(), new.len()))
+}
+
+/// Every value is a time a log can be taken of (positive, not NaN).
+fn times(v: &[f64]) -> bool {
+    v.iter().all(|x| !x.is_nan() && *x > 0.0)
+}
+
+/// Of runs' log times: their mean, the variance of that mean, and how
+/// many there are.
+fn log_stats(v: &[f64]) -> (f64, f64, f64) {
+    let logs: Vec<f64> = v.iter().map(|x| x.ln()).collect();
+    let n = logs.len() as f64;
+    let mean = logs.iter().sum::<f64>() / n;
+    let var = logs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    (mean, var / n, n)
+}
+
+/// The change of log difference `d` with standard error `se`: its 95%
+/// interval by Student's t with `df` degrees of freedom, and the verdict
+/// (`faster` or `slower` when the interval excludes 1); with no spread at
+/// all, the exact ratio (for either test).
+fn interval(d: f64, se: f64, df: f64, runs: (usize, usize)) -> Option<Change> {
     if se <= f64::EPSILON * d.abs().max(1.0) {
-        // No spread at all on either side: the ratio is exact.
+        // No spread at all: the ratio is exact.
         let r = d.exp();
         let verdict = if d.abs() < 1e-12 {
             Verdict::NotSignificant
@@ -70,25 +93,6 @@ pub(crate) fn significance(old: &[f64], new: &[f64]) -> Option<Change> {
             runs,
         });
     }
-    let df =
-        (q_old + q_new).powi(2) / (q_old.powi(2) / (n_old - 1.0) + q_new.powi(2) / (n_new - 1.0));
-    interval(d, se, df, runs)
-}
-
-/// Of runs' log times: their mean, the variance of that mean, and how
-/// many there are.
-fn log_stats(v: &[f64]) -> (f64, f64, f64) {
-    let logs: Vec<f64> = v.iter().map(|x| x.ln()).collect();
-    let n = logs.len() as f64;
-    let mean = logs.iter().sum::<f64>() / n;
-    let var = logs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-    (mean, var / n, n)
-}
-
-/// The change of log difference `d` with standard error `se`: its 95%
-/// interval by Student's t with `df` degrees of freedom, and the verdict
-/// (`faster` or `slower` when the interval excludes 1).
-fn interval(d: f64, se: f64, df: f64, runs: (usize, usize)) -> Option<Change> {
     let t = StudentsT::new(0.0, 1.0, df).ok()?.inverse_cdf(0.975);
     let (lo, hi) = ((d - t * se).exp(), (d + t * se).exp());
     let verdict = if hi < 1.0 {
@@ -121,11 +125,7 @@ pub(crate) fn against_published(
     runs: &[f64],
     published_is_old: bool,
 ) -> Option<Change> {
-    if runs.len() < 2
-        || published.is_nan()
-        || published <= 0.0
-        || runs.iter().any(|v| v.is_nan() || *v <= 0.0)
-    {
+    if runs.len() < 2 || !times(&[published]) || !times(runs) {
         return None;
     }
     let (mean, var_of_mean, n) = log_stats(runs);
