@@ -300,3 +300,24 @@ fn rows_within_a_reproducibility_checks_precision_share_a_rank() {
         ("1".into(), "2".into())
     );
 }
+
+/// A stored check comes with the directory, from whoever made it: one
+/// whose ratios make no finite precision (1e-300 against 1e300) is
+/// ignored, not a reason to merge every row into one rank.
+#[test]
+fn a_forged_check_without_a_finite_precision_leaves_the_ranks_alone() {
+    let json = serde_json::json!({
+        "date": "2026-12-05T08:56:24Z",
+        "machine": "<script>alert(1)</script>",
+        "rows": [{"variant": "x assoc", "edition": 1e-300, "remeasured": 1e300}],
+        "unmatched": [],
+    });
+    let s = Summary::from_stored(&Stored {
+        runs: a_slow_host_b_fast(),
+        references: passes(),
+        reproductions: vec![("forged.json".into(), serde_json::to_vec(&json).unwrap())],
+        ..Default::default()
+    });
+    assert_eq!(s.rank_precision(), None);
+    assert_eq!((rank(&s, "a"), rank(&s, "b")), ("1".into(), "2".into()));
+}
