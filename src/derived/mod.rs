@@ -266,7 +266,10 @@ fn render_charts_page_and_book(
             emit(name, Body::Bytes(bytes))?;
         }
         if let Some(book) = book {
-            emit(html::FILE.into(), Body::Bytes(html::Html.render(whole)?))?;
+            // Streamed to the file: the page is the largest file (87 MB
+            // at 6,500 variants) and was held whole (issue #41).
+            let mut page = |w: &mut dyn std::io::Write| html::write_page(whole, w);
+            emit(html::FILE.into(), Body::Stream(&mut page))?;
             let book = book
                 .join()
                 .map_err(|_| anyhow::anyhow!("rendering results.xlsx panicked"))??;

@@ -44,8 +44,44 @@ pub(crate) struct Html;
 
 impl Exporter for Html {
     fn render(&self, doc: &Document) -> Result<Vec<u8>> {
-        Ok(page(doc).into_string().into_bytes())
+        let mut bytes = Vec::new();
+        write_page(doc, &mut bytes)?;
+        Ok(bytes)
     }
+}
+
+/// Where a shell's streamed part goes: markup no document string can
+/// become, since `html!` escapes every `<` of them; the only unescaped
+/// inserts are the constant CSS and JS and the SVG charts, which escape
+/// their own text (`pages_are_streamed_unchanged` checks a document whose
+/// strings hold this very text).
+const HOLE: &str = "<!--langbench:streamed-->";
+
+/// [`Html`]'s page written to `w` piece by piece: the shell (head, header,
+/// charts, what was measured) is rendered whole, each table and each of
+/// its rows on its own, so the page of a 6,500-variant directory (87 MB,
+/// most of it the runs table) is never held whole in memory (issue #41).
+/// The bytes are the same as rendering the page in one piece would give.
+pub(crate) fn write_page(doc: &Document, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let tables: Vec<&Table> = doc.tables.iter().filter(|t| !t.data_only).collect();
+    let anchors: BTreeSet<String> = doc
+        .measured
+        .iter()
+        .map(|m| Measured::anchor_of(&m.variant))
+        .collect();
+    let shell = page(doc, &tables, PreEscaped(HOLE)).into_string();
+    let (before, after) = split_at_hole(&shell);
+    w.write_all(before.as_bytes())?;
+    for t in &tables {
+        write_table(t, &anchors, w)?;
+    }
+    w.write_all(after.as_bytes())
+}
+
+fn split_at_hole(shell: &str) -> (&str, &str) {
+    shell
+        .split_once(HOLE)
+        .expect("a page's shell holds the place of its streamed part")
 }
 
 /// Anchor of a table's section (tables and charts may share an id).
@@ -85,13 +121,8 @@ const ALL_FLAGS: [Flag; 12] = [
     Flag::Incomparable,
 ];
 
-fn page(doc: &Document) -> Markup {
-    let tables: Vec<&Table> = doc.tables.iter().filter(|t| !t.data_only).collect();
-    let anchors: BTreeSet<String> = doc
-        .measured
-        .iter()
-        .map(|m| Measured::anchor_of(&m.variant))
-        .collect();
+/// The page with `hole` where its tables go ([`write_page`] writes them).
+fn page(doc: &Document, tables: &[&Table], hole: PreEscaped<&str>) -> Markup {
     html! {
         (DOCTYPE)
         html lang="en" {
@@ -124,11 +155,11 @@ fn page(doc: &Document) -> Markup {
                             }
                         }
                     }
-                    (contents(doc, &tables))
-                    (legend(doc, &tables))
+                    (contents(doc, tables))
+                    (legend(doc, tables))
                 }
                 main {
-                    @for t in &tables { (table(t, &anchors)) }
+                    (hole)
                     @for c in &doc.charts { (chart(c)) }
                     @if !doc.measured.is_empty() { (measured(&doc.measured)) }
                     // The details block's facts, for print only (a printed
@@ -242,8 +273,24 @@ fn head_class(col: &Column, label: bool) -> Option<String> {
     (!c.is_empty()).then(|| c.join(" "))
 }
 
-fn table(t: &Table, anchors: &BTreeSet<String>) -> Markup {
+/// One table's section written to `w`, its rows one by one.
+fn write_table(
+    t: &Table,
+    anchors: &BTreeSet<String>,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     let cols = t.page_columns();
+    let shell = table(t, &cols, PreEscaped(HOLE)).into_string();
+    let (before, after) = split_at_hole(&shell);
+    w.write_all(before.as_bytes())?;
+    for (r, cells) in t.rows.iter().enumerate() {
+        w.write_all(row(t, &cols, r, cells, anchors).into_string().as_bytes())?;
+    }
+    w.write_all(after.as_bytes())
+}
+
+/// A table's section with `hole` where its rows go ([`write_table`]).
+fn table(t: &Table, cols: &[usize], hole: PreEscaped<&str>) -> Markup {
     let has_extra = cols.iter().any(|&i| t.columns[i].show == Show::Extra);
     html! {
         section.table.hide-extra[has_extra] id=(table_anchor(t)) {
@@ -288,20 +335,7 @@ fn table(t: &Table, anchors: &BTreeSet<String>) -> Markup {
                             }
                         }
                     }
-                    tbody {
-                        @for (r, row) in t.rows.iter().enumerate() {
-                            tr data-i=(r) {
-                                @for (n, &i) in cols.iter().enumerate() {
-                                    @let col = &t.columns[i];
-                                    @if let Some(cell) = row.get(i) {
-                                        (td(col, cell, n < t.labels, anchors))
-                                    } @else {
-                                        td.empty {}
-                                    }
-                                }
-                            }
-                        }
-                    }
+                    tbody { (hole) }
                 }
             }
             @if !t.notes.is_empty() {
@@ -313,6 +347,22 @@ fn table(t: &Table, anchors: &BTreeSet<String>) -> Markup {
                             li { strong { (text(&n.key)) } ": " (text(&n.text)) }
                         }
                     }
+                }
+            }
+        }
+    }
+}
+
+/// Row `r` of a table: its cells in the page's columns.
+fn row(t: &Table, cols: &[usize], r: usize, cells: &[Entry], anchors: &BTreeSet<String>) -> Markup {
+    html! {
+        tr data-i=(r) {
+            @for (n, &i) in cols.iter().enumerate() {
+                @let col = &t.columns[i];
+                @if let Some(cell) = cells.get(i) {
+                    (td(col, cell, n < t.labels, anchors))
+                } @else {
+                    td.empty {}
                 }
             }
         }
@@ -386,9 +436,9 @@ fn td(col: &Column, cell: &Entry, label: bool, anchors: &BTreeSet<String>) -> Ma
         classes.push("empty");
     }
     let class = (!classes.is_empty()).then(|| classes.join(" "));
-    let link = cell.link.as_ref().filter(|a| anchors.contains(*a));
+    let link = cell.link().filter(|a| anchors.contains(*a));
     html! {
-        td class=[class] title=[cell.note.as_deref().map(text)] data-v=[sort_value(cell)]
+        td class=[class] title=[cell.note().map(text)] data-v=[sort_value(cell)]
             data-label=(text(&col.header)) {
             @if let Some(a) = link {
                 a href={ "#" (a) } { (text(&cell.text)) }
@@ -397,7 +447,7 @@ fn td(col: &Column, cell: &Entry, label: bool, anchors: &BTreeSet<String>) -> Ma
             } @else {
                 (text(&cell.text))
             }
-            @if let Some((lo, hi)) = cell.interval.filter(|(lo, hi)| hi > lo) {
+            @if let Some((lo, hi)) = cell.interval().filter(|(lo, hi)| hi > lo) {
                 span.range title="the fastest to the slowest run" { (range_text(col.kind, lo, hi)) }
             }
         }
@@ -909,7 +959,7 @@ const JS: &str = r#"
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::document::{Bar, BarRow, Column, Kind, Show};
+    use crate::document::{Bar, BarRow, Column, Kind, Note, Show};
     use std::path::{Path, PathBuf};
     use std::process::{Command, Stdio};
     use std::sync::Mutex;
@@ -1067,6 +1117,41 @@ mod tests {
 
     fn render(doc: &Document) -> String {
         String::from_utf8(Html.render(doc).unwrap()).unwrap()
+    }
+
+    /// The page is written in pieces around a marker (`HOLE`); a document
+    /// whose own strings hold the marker's text must neither split the
+    /// page there nor lose a row (attack: a variant named after it).
+    #[test]
+    fn pages_are_streamed_unchanged() {
+        let mut doc = summary_doc();
+        doc.title = format!("t {HOLE}");
+        doc.meta.push((HOLE.into(), HOLE.into()));
+        doc.tables[0].title = HOLE.into();
+        doc.tables[0].rows[3][0] = Entry::text(HOLE);
+        doc.tables[0].notes.push(Note::new("", HOLE));
+        let rows: usize = doc
+            .tables
+            .iter()
+            .filter(|t| !t.data_only)
+            .map(|t| t.rows.len())
+            .sum();
+        let html = render(&doc);
+        assert!(!html.contains(HOLE), "a document string came out unescaped");
+        let escaped = "&lt;!--langbench:streamed--&gt;";
+        // Title (head, h1), fact (name, value), table title (contents,
+        // h2), cell (text, sort value), note: each where it belongs.
+        assert_eq!(html.matches(escaped).count(), 9, "{html}");
+        assert_eq!(html.matches("<tr data-i=").count(), rows);
+        assert!(
+            html.ends_with("</script></body></html>"),
+            "{}",
+            &html[html.len() - 200..]
+        );
+        assert_eq!(
+            html.matches("<tbody>").count(),
+            html.matches("</tbody>").count()
+        );
     }
 
     #[test]
