@@ -506,9 +506,14 @@ impl Compared {
     fn of(fo: &Fig, fnw: &Fig, size_mismatch: bool, rel: bool) -> Compared {
         let mut t = ratio(fo, fnw, |f| f.time);
         let shown = arrow_noisy(fo, fnw, rel);
-        let size_note = t.note.clone().filter(|n| n.contains("N differs"));
+        let size_note = t
+            .note()
+            .filter(|n| n.contains("N differs"))
+            .map(str::to_owned);
         if size_mismatch {
-            t.note = Some("not compared: a benchmark's N differs between the editions".into());
+            t.set_note(Some(
+                "not compared: a benchmark's N differs between the editions".into(),
+            ));
             t.flag = Some(Flag::Incomparable);
         }
         let change = (t.as_f64().is_some() && !size_mismatch)
@@ -557,7 +562,7 @@ fn tested(t: &mut Entry, c: &Change) -> Option<String> {
             v => v.name(),
         }
     );
-    t.interval = Some((c.lo, c.hi));
+    t.set_interval(Some((c.lo, c.hi)));
     let why = if c.runs.0 == 1 || c.runs.1 == 1 {
         format!(
             "{}: the runs' geometric mean against the published figure ×{:.2}, 95% interval \
@@ -583,8 +588,8 @@ fn tested(t: &mut Entry, c: &Change) -> Option<String> {
     };
     match c.verdict {
         Verdict::NotSignificant => {
-            if t.note.is_none() {
-                t.note = Some(why);
+            if t.note().is_none() {
+                t.set_note(Some(why));
             }
             None
         }
@@ -594,10 +599,11 @@ fn tested(t: &mut Entry, c: &Change) -> Option<String> {
             } else {
                 Flag::Slower
             });
-            t.note = Some(match t.note.take() {
+            let note = match t.note() {
                 Some(n) => format!("{why}; {n}"),
                 None => why.clone(),
-            });
+            };
+            t.set_note(Some(note));
             Some(why)
         }
     }
@@ -626,13 +632,13 @@ fn notes(lines: &[Line]) -> Vec<Note> {
             if let Some(why) = &c.beyond_noise {
                 notes.push(Note::new(format!("{label} / {name}"), why.clone()));
             }
-            if let Some(n) = &c.time.note
+            if let Some(n) = c.time.note()
                 && c.time.mark == Mark::Flagged
             {
                 let note = if n.contains("N differs") {
                     Note::new(name, format!("{n}, in every row"))
                 } else {
-                    Note::new(format!("{label} / {name}"), n.clone())
+                    Note::new(format!("{label} / {name}"), n)
                 };
                 if !notes.contains(&note) {
                     notes.push(note);

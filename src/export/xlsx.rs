@@ -329,7 +329,7 @@ fn write_table(
                 }
                 None => write_cell(sheet, y, x, column.kind, cell, format)?,
             }
-            if let Some(n) = cell.note.as_deref().filter(|n| !n.trim().is_empty()) {
+            if let Some(n) = cell.note().filter(|n| !n.trim().is_empty()) {
                 sheet.insert_note(y, x, &note(n))?;
             }
             let shown = if column.kind.is_numeric() {
@@ -1181,20 +1181,14 @@ mod tests {
         let flagged = &grid[2][3];
         assert_eq!(flagged.value.as_deref(), Some("3.5"));
         assert_eq!(flagged.background.as_deref(), Some("#ffeb9c"));
-        assert_eq!(
-            flagged.annotation.as_deref(),
-            table.rows[1][4].note.as_deref()
-        );
+        assert_eq!(flagged.annotation.as_deref(), table.rows[1][4].note());
         // Failed: no number and no text in the numeric column, red, with
         // its reason.
         let failed = &grid[3][5];
         assert_eq!(failed.value, None);
         assert_eq!(failed.text, "");
         assert_eq!(failed.background.as_deref(), Some("#ffc7ce"));
-        assert_eq!(
-            failed.annotation.as_deref(),
-            table.rows[2][6].note.as_deref()
-        );
+        assert_eq!(failed.annotation.as_deref(), table.rows[2][6].note());
         // The partial total: empty, no formula, grey, with its reason.
         assert_eq!(grid[3][7].value, None);
         assert_eq!(grid[3][7].formula, None);

@@ -91,12 +91,12 @@ fn rows_whose_normalised_intervals_overlap_share_a_rank() {
     assert!(s.ranks_normalised());
     assert_eq!((rank(&s, "a"), rank(&s, "b")), ("=1".into(), "=1".into()));
     let n = entry(&s, "b", "total_normalised_s");
-    assert_eq!(n.interval, Some((1.5, 2.1 * 0.75)));
+    assert_eq!(n.interval(), Some((1.5, 2.1 * 0.75)));
     let mean = (1.5f64 * 1.575).sqrt();
     assert!((n.as_f64().unwrap() - mean).abs() < 1e-9);
     assert!(
         entry(&s, "a", "rank")
-            .note
+            .note()
             .unwrap()
             .contains("normalised totals' intervals overlap")
     );
@@ -137,7 +137,7 @@ fn rows_whose_normalised_intervals_do_not_overlap_do_not_share_a_rank() {
     // 0.2064 above it, 22 %.
     let a = entry(&s, "a", "assoc_normalised_s");
     assert_eq!(a.text, "0.92 ±22%");
-    assert_eq!(a.interval, Some((0.75, 1.125)));
+    assert_eq!(a.interval(), Some((0.75, 1.125)));
     assert_eq!(entry(&s, "a", "assoc_normalised_lo_s").as_f64(), Some(0.75));
     assert_eq!(
         entry(&s, "a", "total_normalised_hi_s").as_f64(),
@@ -289,7 +289,7 @@ fn rows_within_a_reproducibility_checks_precision_share_a_rank() {
         (rank(&coarse, "a"), rank(&coarse, "b")),
         ("=1".into(), "=1".into())
     );
-    let note = entry(&coarse, "a", "rank").note.unwrap();
+    let note = entry(&coarse, "a", "rank").note().unwrap().to_owned();
     assert!(
         note.contains("within the reproducibility check's precision (±110.0 %"),
         "{note}"
