@@ -53,7 +53,23 @@ pub(crate) type Files = Vec<(String, Vec<u8>)>;
 /// [`write_all`] with rendering options (`--spread`, `--noise-threshold`,
 /// the languages file), and the directory's `provenance.json`.
 pub(crate) fn write_all_with(store: &Store, view: View) -> Result<Derived> {
-    write_loaded(store, Loaded::from(store)?, view)
+    write_loaded(store, Loaded::from(store)?, view, Keep::Summary)
+}
+
+/// [`write_all_with`] for a caller that needs the files and the page's
+/// document but not the [`Summary`] (`report`, the rewrite after each
+/// run): it is dropped before the page and the workbook, the largest
+/// files, are rendered; it holds a copy of every run (95 MB at 6,500
+/// variants, issue #41).
+pub(crate) fn write_files(store: &Store, view: View) -> Result<Derived> {
+    write_loaded(store, Loaded::from(store)?, view, Keep::Document)
+}
+
+/// What [`render_each`] hands back besides the files.
+#[derive(Clone, Copy, PartialEq)]
+enum Keep {
+    Summary,
+    Document,
 }
 
 /// [`write_all`] from records the caller already holds, the store's own
@@ -69,7 +85,7 @@ pub(crate) fn write_all_from(
         ws,
         ws_warnings: Vec::new(),
     };
-    write_loaded(store, loaded, View::default())
+    write_loaded(store, loaded, View::default(), Keep::Summary)
 }
 
 /// The records the derived files are rendered from.
@@ -91,15 +107,22 @@ impl Loaded {
     }
 }
 
-fn write_loaded(store: &Store, loaded: Loaded, view: View) -> Result<Derived> {
+fn write_loaded(store: &Store, loaded: Loaded, view: View, keep: Keep) -> Result<Derived> {
     // Each file written as soon as it is rendered and then dropped, not
     // all held at once: at 6,500 variants they are 300 MB (issue #41).
     // The store creates charts/ as it writes the first chart, and never
     // through a link (src/store.rs).
-    let derived = render_each(store, loaded, &view, false, &mut |name, body| match body {
-        Body::Bytes(bytes) => store.write_derived(&name, &bytes),
-        Body::Stream(write) => store.write_derived_with(&name, write),
-    })?;
+    let derived = render_each(
+        store,
+        loaded,
+        &view,
+        false,
+        keep,
+        &mut |name, body| match body {
+            Body::Bytes(bytes) => store.write_derived(&name, &bytes),
+            Body::Stream(write) => store.write_derived_with(&name, write),
+        },
+    )?;
     provenance::Provenance::results(store.dir())?.write(store.dir())?;
     Ok(derived)
 }
@@ -114,6 +137,7 @@ pub(crate) fn render_all(store: &Store, view: &View, data_only: bool) -> Result<
         Loaded::from(store)?,
         view,
         data_only,
+        Keep::Summary,
         &mut |name, body| {
             let bytes = match body {
                 Body::Bytes(bytes) => bytes,
@@ -144,6 +168,7 @@ fn render_each(
     loaded: Loaded,
     view: &View,
     data_only: bool,
+    keep: Keep,
     emit: &mut dyn FnMut(String, Body) -> Result<()>,
 ) -> Result<Derived> {
     let Loaded {
@@ -159,7 +184,7 @@ fn render_each(
         as_of: as_of.clone(),
         ..Default::default()
     };
-    let summary = (!stored.runs.is_empty()).then(|| Summary::from_stored(&stored).view(view));
+    let mut summary = (!stored.runs.is_empty()).then(|| Summary::from_stored(&stored).view(view));
     if let Some(s) = &summary {
         let mut doc = s.document();
         if !data_only {
@@ -237,6 +262,9 @@ fn render_each(
     // workbook, the largest files, are rendered.
     drop(stored);
     drop(ws_records);
+    if keep == Keep::Document {
+        summary = None;
+    }
     if !data_only {
         render_charts_page_and_book(&whole, store.dir(), emit)?;
     }
@@ -476,7 +504,7 @@ pub(crate) fn rewrite(dir: &std::path::Path, view: View) -> Result<Derived> {
     );
     let store = Store::open(dir)?;
     let _lock = store.lock()?;
-    write_all_with(&store, view)
+    write_files(&store, view)
 }
 
 /// The files of a comparison (or history) directory: `<stem>.md`, a CSV

@@ -209,7 +209,7 @@ pub(super) fn made_before(
 impl<'a> Suite<'a> {
     /// Rewrites the derived files (from every stored record).
     fn rewrite(&mut self) -> Result<()> {
-        crate::derived::write_all_with(self.store, self.opts.view.clone())?;
+        crate::derived::write_files(self.store, self.opts.view.clone())?;
         self.rewrite = Rewrite::default();
         Ok(())
     }
