@@ -554,7 +554,7 @@ fn against_published_fig(fo: &Fig, fnw: &Fig) -> Option<Change> {
 /// The time ratio `t` with the test's verdict and interval; a change
 /// beyond the noise flags it, and is returned for the notes.
 fn tested(t: &mut Entry, c: &Change) -> Option<String> {
-    t.text = format!(
+    t.text = compact_str::format_compact!(
         "{} {}",
         t.text,
         match c.verdict {

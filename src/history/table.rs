@@ -461,7 +461,7 @@ fn chart(h: &History, lines: &[Line]) -> BarChart {
         (None, _) => Bar {
             value: None,
             mark: Mark::Failed,
-            label: Some(cell.text.clone()),
+            label: Some(cell.text.to_string()),
             ..Default::default()
         },
     };

@@ -60,7 +60,7 @@ fn entry(s: &Summary, variant: &str, key: &str) -> Entry {
 }
 
 fn rank(s: &Summary, variant: &str) -> String {
-    entry(s, variant, "rank").text
+    entry(s, variant, "rank").text.into()
 }
 
 /// a ran 1.0 and 1.05 s while the host was fast, b 2.0 and 2.1 s while

@@ -299,7 +299,7 @@ impl Summary {
             .iter()
             .zip(columns.row(&Line { row, rank }))
             .filter(|(c, _)| c.in_display())
-            .map(|(_, entry)| entry.text)
+            .map(|(_, entry)| entry.text.into())
             .collect()
     }
 

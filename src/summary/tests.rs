@@ -248,9 +248,9 @@ fn a_cold_first_run_is_not_noise() {
         .filter(|r| r[col("variant")].text == "go")
         .map(|r| {
             (
-                r[col("wall_s")].text.clone(),
-                r[col("cache")].text.clone(),
-                r[col("in_spread")].text.clone(),
+                r[col("wall_s")].text.to_string(),
+                r[col("cache")].text.to_string(),
+                r[col("in_spread")].text.to_string(),
             )
         })
         .collect();
