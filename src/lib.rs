@@ -51,3 +51,4 @@ pub(crate) mod toolchain_dir;
 pub mod verify;
 pub(crate) mod version_cache;
 pub mod ws;
+pub mod ws_record;

@@ -18,7 +18,7 @@ use crate::bench::Bench;
 use crate::derived::Derived;
 use crate::record::{RunRecord, SessionRecord};
 use crate::store::{REFERENCES, RUNS, Store};
-use crate::ws::record::{WS_RECORDS, WsRecord};
+use crate::ws_record::{WS_RECORDS, WsRecord};
 
 /// What a merge did.
 #[derive(Debug)]

@@ -19,8 +19,8 @@ use crate::export::{Exporter, csv, html, markdown, svg, xlsx};
 use crate::record::{Origin, SessionRecord};
 use crate::store::Store;
 use crate::summary::{Summary, View, json, measured, runs};
-use crate::ws::record::{WS_RECORDS, WsRecord};
 use crate::ws::summary as ws_summary;
+use crate::ws_record::{WS_RECORDS, WsRecord};
 
 pub(crate) const SUMMARY_MD: &str = "summary.md";
 pub(crate) const SUMMARY_CSV: &str = "summary.csv";
@@ -62,7 +62,7 @@ pub(crate) fn write_all_with(store: &Store, view: View) -> Result<Derived> {
 pub(crate) fn write_all_from(
     store: &Store,
     stored: crate::store::Stored,
-    ws: Vec<crate::ws::record::WsRecord>,
+    ws: Vec<crate::ws_record::WsRecord>,
 ) -> Result<Derived> {
     let loaded = Loaded {
         stored,
@@ -75,7 +75,7 @@ pub(crate) fn write_all_from(
 /// The records the derived files are rendered from.
 struct Loaded {
     stored: crate::store::Stored,
-    ws: Vec<crate::ws::record::WsRecord>,
+    ws: Vec<crate::ws_record::WsRecord>,
     ws_warnings: Vec<String>,
 }
 

@@ -8,9 +8,9 @@ use hdrhistogram::Histogram;
 
 use super::client::{Client, ClientOptions};
 use super::options::Options;
-use super::record::ClientLoad;
-use super::record::{Phase, WsStatus};
 use super::sample;
+use crate::ws_record::ClientLoad;
+use crate::ws_record::{Phase, WsStatus};
 
 /// CPUs this process may use.
 pub(crate) fn own_cpus() -> Vec<usize> {

@@ -7,7 +7,6 @@ pub(crate) mod charts;
 pub(crate) mod client;
 pub(crate) mod drive;
 pub(crate) mod options;
-pub mod record;
 pub mod remote;
 pub(crate) mod sample;
 pub(crate) mod summary;
@@ -16,7 +15,7 @@ use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-pub use record::{Phase, Placement, WS_RECORDS, WsRecord, WsStatus};
+pub use crate::ws_record::{Phase, Placement, WS_RECORDS, WsRecord, WsStatus};
 
 use anyhow::{Context, Result};
 

@@ -19,10 +19,10 @@ use serde::{Deserialize, Serialize};
 use super::client::{self, Client, Target, buckets, from_buckets};
 use super::drive::{self, Pid};
 use super::options::Options;
-use super::record::{ClientLoad, Placement, WindowStats};
-use super::record::{Phase, WS_RECORDS, WsRecord, WsStatus};
 use super::{blank_record, settle};
 use crate::store::Store;
+use crate::ws_record::{ClientLoad, Placement, WindowStats};
+use crate::ws_record::{Phase, WS_RECORDS, WsRecord, WsStatus};
 
 pub(crate) const REPORT_SCHEMA: u32 = 1;
 

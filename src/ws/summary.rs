@@ -3,11 +3,11 @@
 
 use anyhow::Result;
 
-use super::record::{ClientLoad, Phase, WS_RECORDS, WindowStats, WsRecord, WsStatus};
 use crate::document::columns::{Columns, col};
 use crate::document::{Document, Entry, Kind, Mark, Note, Table};
 use crate::record::Origin;
 use crate::store::Store;
+use crate::ws_record::{ClientLoad, Phase, WS_RECORDS, WindowStats, WsRecord, WsStatus};
 
 /// The newest record of each server, in the order they were run.
 pub(crate) fn latest(records: &[WsRecord]) -> Vec<&WsRecord> {
