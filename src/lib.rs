@@ -52,3 +52,4 @@ pub mod verify;
 pub(crate) mod version_cache;
 pub mod ws;
 pub mod ws_record;
+pub(crate) mod ws_summary;

@@ -3,13 +3,11 @@
 //! delay phases while sampling its process tree, stop it, and store one
 //! record per server.
 
-pub(crate) mod charts;
 pub(crate) mod client;
 pub(crate) mod drive;
 pub(crate) mod options;
 pub mod remote;
 pub(crate) mod sample;
-pub(crate) mod summary;
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::Path;
@@ -29,6 +27,7 @@ use crate::signals::interrupted;
 use crate::spawn::{Exit, Outcome, Request, Running, Spawner};
 use crate::step::stderr_tail;
 use crate::store::Store;
+use crate::ws_summary;
 pub use drive::client_bound;
 pub use options::Options;
 
@@ -403,7 +402,7 @@ impl Ctx<'_> {
             &mut Spawned(server),
             server_cpus.len(),
             &|m| pb.set_message(format!("{id} · {m}")),
-            &|p| say(pb, summary::phase_line(&id, p)),
+            &|p| say(pb, ws_summary::phase_line(&id, p)),
         );
         rec.phases = results.into_iter().map(|r| r.phase).collect();
         let handshake_samples = client.handshake_samples();
@@ -557,6 +556,6 @@ pub fn command(
 ) -> Result<std::process::ExitCode> {
     crate::signals::install_interrupt_handler();
     let records = benchmark(spawner, variants, opts)?;
-    summary::print(&records);
+    ws_summary::print(&records);
     Ok(crate::derived::finish(&opts.out))
 }

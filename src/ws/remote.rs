@@ -124,7 +124,7 @@ pub(crate) fn run_client(
         &mut server,
         server_cpus.len(),
         progress,
-        &|p| progress(super::summary::phase_line("target", p)),
+        &|p| progress(crate::ws_summary::phase_line("target", p)),
     );
     let report = ClientReport {
         schema: REPORT_SCHEMA,
@@ -425,6 +425,6 @@ fn drive_target(
 pub fn merge_command(reports: &[ClientReport], name: &str, opts: &Options) -> Result<ExitCode> {
     let rec = merge(reports, name, opts)?;
     store(&opts.out, &rec)?;
-    super::summary::print(std::slice::from_ref(&rec));
+    crate::ws_summary::print(std::slice::from_ref(&rec));
     Ok(crate::derived::finish(&opts.out))
 }

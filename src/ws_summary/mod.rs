@@ -1,6 +1,8 @@
 //! The WebSocket table: one row per server and phase, built once as a
 //! [`Table`] and rendered by every format of [`crate::export`].
 
+pub(crate) mod charts;
+
 use anyhow::Result;
 
 use crate::document::columns::{Columns, col};
@@ -468,7 +470,7 @@ pub(crate) fn document(records: &[&WsRecord]) -> Document {
         title: "langbench ws-echo results".into(),
         meta: meta(records),
         tables: vec![table(records)],
-        charts: super::charts::ws(records),
+        charts: charts::ws(records),
         ..Default::default()
     }
 }
