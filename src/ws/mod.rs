@@ -5,9 +5,7 @@
 
 pub(crate) mod client;
 pub(crate) mod drive;
-pub(crate) mod options;
 pub mod remote;
-pub(crate) mod sample;
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::Path;
@@ -27,9 +25,9 @@ use crate::signals::interrupted;
 use crate::spawn::{Exit, Outcome, Request, Running, Spawner};
 use crate::step::stderr_tail;
 use crate::store::Store;
+pub use crate::ws_options::Options;
 use crate::ws_summary;
 pub use drive::client_bound;
-pub use options::Options;
 
 /// Raises RLIMIT_NOFILE to its hard limit (inherited by servers started
 /// afterwards). Returns the new soft limit.
@@ -376,7 +374,7 @@ impl Ctx<'_> {
         pb: &indicatif::ProgressBar,
     ) -> (WsRecord, Vec<String>) {
         let mut rec = self.record(v, info, WsStatus::Ok, None);
-        rec.server_rss_idle_kb = Some(sample::sample_tree(server.pid()).rss_kb);
+        rec.server_rss_idle_kb = Some(crate::ws_sample::sample_tree(server.pid()).rss_kb);
         let (server_cpus, client_cpus) = self.cpus(server);
         pb.set_message(format!(
             "{} · opening {} connections",

@@ -18,9 +18,9 @@ use serde::{Deserialize, Serialize};
 
 use super::client::{self, Client, Target, buckets, from_buckets};
 use super::drive::{self, Pid};
-use super::options::Options;
 use super::{blank_record, settle};
 use crate::store::Store;
+use crate::ws_options::Options;
 use crate::ws_record::{ClientLoad, Placement, WindowStats};
 use crate::ws_record::{Phase, WS_RECORDS, WsRecord, WsStatus};
 
@@ -102,7 +102,7 @@ pub(crate) fn run_client(
     if !client_cpus.is_empty() {
         client::pin_thread(client_cpus);
     }
-    let idle = server_pid.map(|p| super::sample::sample_tree(p).rss_kb);
+    let idle = server_pid.map(|p| crate::ws_sample::sample_tree(p).rss_kb);
     progress(format!(
         "opening {} connections to {}",
         opts.connections,
