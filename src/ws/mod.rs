@@ -3,14 +3,14 @@
 //! delay phases while sampling its process tree, stop it, and store one
 //! record per server.
 
-pub(crate) mod client;
-pub(crate) mod drive;
 pub mod remote;
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+pub use crate::ws_load::drive::client_bound;
+pub use crate::ws_options::Options;
 pub use crate::ws_record::{Phase, Placement, WS_RECORDS, WsRecord, WsStatus};
 
 use anyhow::{Context, Result};
@@ -25,9 +25,8 @@ use crate::signals::interrupted;
 use crate::spawn::{Exit, Outcome, Request, Running, Spawner};
 use crate::step::stderr_tail;
 use crate::store::Store;
-pub use crate::ws_options::Options;
+use crate::ws_load::{client, drive};
 use crate::ws_summary;
-pub use drive::client_bound;
 
 /// Raises RLIMIT_NOFILE to its hard limit (inherited by servers started
 /// afterwards). Returns the new soft limit.

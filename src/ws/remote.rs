@@ -16,10 +16,10 @@ use std::time::{Duration, SystemTime};
 use anyhow::{Context, Result, bail, ensure};
 use serde::{Deserialize, Serialize};
 
-use super::client::{self, Client, Target, buckets, from_buckets};
-use super::drive::{self, Pid};
 use super::{blank_record, settle};
 use crate::store::Store;
+use crate::ws_load::client::{self, Client, Target, buckets, from_buckets};
+use crate::ws_load::drive::{self, Pid};
 use crate::ws_options::Options;
 use crate::ws_record::{ClientLoad, Placement, WindowStats};
 use crate::ws_record::{Phase, WS_RECORDS, WsRecord, WsStatus};
