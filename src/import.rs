@@ -15,8 +15,8 @@ use crate::config::Languages;
 use crate::machine::Machine;
 use crate::record::{Origin, RunRecord, SCHEMA, SessionRecord, Status, now_rfc3339};
 use crate::store::Store;
-use crate::ws::record::{Phase, WS_RECORDS, WsRecord, WsStatus};
-use crate::ws::record::{WindowStats, library_name};
+use crate::ws_record::{Phase, WS_RECORDS, WsRecord, WsStatus};
+use crate::ws_record::{WindowStats, library_name};
 
 /// The editions' "did not finish" time (seconds).
 pub(crate) const SENTINEL_S: f64 = 999.99;

@@ -51,3 +51,8 @@ pub(crate) mod toolchain_dir;
 pub mod verify;
 pub(crate) mod version_cache;
 pub mod ws;
+pub(crate) mod ws_load;
+pub(crate) mod ws_options;
+pub mod ws_record;
+pub(crate) mod ws_sample;
+pub(crate) mod ws_summary;

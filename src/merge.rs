@@ -18,7 +18,7 @@ use crate::bench::Bench;
 use crate::derived::Derived;
 use crate::record::{RunRecord, SessionRecord};
 use crate::store::{REFERENCES, RUNS, Store};
-use crate::ws::record::{WS_RECORDS, WsRecord};
+use crate::ws_record::{WS_RECORDS, WsRecord};
 
 /// What a merge did.
 #[derive(Debug)]
@@ -98,7 +98,7 @@ fn read(dirs: &[PathBuf], warnings: &mut Vec<String>) -> Result<Vec<Source>> {
         ensure!(d.is_dir(), "{} is not a results directory", d.display());
         let store = Store::open(d)?;
         let stored = store.load()?;
-        let (ws, w) = crate::ws::summary::load(&store)?;
+        let (ws, w) = crate::ws_summary::load(&store)?;
         warnings.extend(stored.warnings);
         warnings.extend(w);
         sources.push(Source {

@@ -34,7 +34,7 @@ use serde::de::DeserializeOwned;
 use sha2::{Digest, Sha256};
 
 use crate::record::{RunRecord, SCHEMA, SessionRecord};
-use crate::ws::record::WS_RECORDS;
+use crate::ws_record::WS_RECORDS;
 
 /// The session records ([`SessionRecord`], one JSON object per line).
 pub(crate) const SESSIONS: &str = "sessions.jsonl";

@@ -9,7 +9,7 @@ use crate::bench::Bench;
 use crate::machine::Machine;
 use crate::record::{Origin, RunRecord, SCHEMA, SessionRecord, Status, VariantInfo};
 use crate::spawn::Exit;
-use crate::ws::record::WsRecord;
+use crate::ws_record::WsRecord;
 
 /// The session every fake record belongs to unless told otherwise.
 pub(crate) const SESSION: &str = "s1";

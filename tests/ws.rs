@@ -237,7 +237,7 @@ fn a_saturated_client_is_fair_says_so_and_applies_the_client_bound_rule() {
 
 #[test]
 fn the_client_bound_rule() {
-    use langbench::ws::record::ClientLoad;
+    use langbench::ws_record::ClientLoad;
     let saturated = ClientLoad {
         saturated: true,
         ..Default::default()

@@ -9,8 +9,8 @@ use crate::config::Languages;
 use crate::machine::Machine;
 use crate::store::Store;
 use crate::summary::Summary;
-use crate::ws::record::WsRecord;
-use crate::ws::summary as ws_summary;
+use crate::ws_record::WsRecord;
+use crate::ws_summary;
 
 /// One results directory, as compared.
 pub(crate) struct Edition {

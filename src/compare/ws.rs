@@ -7,7 +7,7 @@ use super::edition::{Edition, Keys, Matched, Pair};
 use crate::config::Languages;
 use crate::document::columns::{Columns, col};
 use crate::document::{Entry, Kind, Mark, Note, Table};
-use crate::ws::record::{Phase, WindowStats, WsRecord};
+use crate::ws_record::{Phase, WindowStats, WsRecord};
 
 /// ws-echo: per server both editions have and delay phase, rps, latency,
 /// server RAM and cores old → new; added and dropped servers as notes.
@@ -119,7 +119,7 @@ fn notes(
 }
 
 pub(super) fn ws_library(r: &WsRecord) -> String {
-    crate::ws::record::library_name(&r.library)
+    crate::ws_record::library_name(&r.library)
 }
 
 /// An edition's ws servers, each with the variant it stands for.

@@ -2,7 +2,7 @@
 //! its records is derived from them and rewritten whole, atomically, after
 //! every run (so it is always current) and by `langbench report DIR` (the
 //! records alone). Here each table is built ([`crate::summary`],
-//! [`crate::ws::summary`]), rendered in every format ([`crate::export`])
+//! [`crate::ws_summary`]), rendered in every format ([`crate::export`])
 //! and written with the directory's `provenance.json`; a comparison (and a
 //! history) directory is written the same way (`write_comparison`), and
 //! `refresh` is `langbench report DIR...` and `report --check`.
@@ -19,8 +19,8 @@ use crate::export::{Exporter, csv, html, markdown, svg, xlsx};
 use crate::record::{Origin, SessionRecord};
 use crate::store::Store;
 use crate::summary::{Summary, View, json, measured, runs};
-use crate::ws::record::{WS_RECORDS, WsRecord};
-use crate::ws::summary as ws_summary;
+use crate::ws_record::{WS_RECORDS, WsRecord};
+use crate::ws_summary;
 
 pub(crate) const SUMMARY_MD: &str = "summary.md";
 pub(crate) const SUMMARY_CSV: &str = "summary.csv";
@@ -78,7 +78,7 @@ enum Keep {
 pub(crate) fn write_all_from(
     store: &Store,
     stored: crate::store::Stored,
-    ws: Vec<crate::ws::record::WsRecord>,
+    ws: Vec<crate::ws_record::WsRecord>,
 ) -> Result<Derived> {
     let loaded = Loaded {
         stored,
@@ -91,7 +91,7 @@ pub(crate) fn write_all_from(
 /// The records the derived files are rendered from.
 struct Loaded {
     stored: crate::store::Stored,
-    ws: Vec<crate::ws::record::WsRecord>,
+    ws: Vec<crate::ws_record::WsRecord>,
     ws_warnings: Vec<String>,
 }
 

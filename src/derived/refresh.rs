@@ -168,7 +168,7 @@ fn inputs_text(p: &Provenance) -> String {
 /// do).
 pub(crate) fn check(dir: &Path, view: &View) -> Result<Vec<String>> {
     let Some(prov) = Provenance::read(dir)? else {
-        if [crate::store::RUNS, crate::ws::record::WS_RECORDS]
+        if [crate::store::RUNS, crate::ws_record::WS_RECORDS]
             .iter()
             .any(|f| dir.join(f).is_file())
         {

@@ -20,7 +20,7 @@ use crate::spawn::Exit;
 use crate::store::Store;
 use crate::summary::View;
 use crate::testing::{self, run, session, variant};
-use crate::ws::record::{WS_RECORDS, WsRecord, WsStatus};
+use crate::ws_record::{WS_RECORDS, WsRecord, WsStatus};
 
 const CPU: [Bench; 3] = [Assoc, NumComb, StrComb];
 

@@ -91,7 +91,7 @@ pub fn command(
     }
     if opts.benches.contains(&Bench::WsEcho) && !interrupted() {
         let records = crate::ws::benchmark(spawner, &variants, ws)?;
-        crate::ws::summary::print(&records);
+        crate::ws_summary::print(&records);
     }
     Ok(finish(&opts.out))
 }

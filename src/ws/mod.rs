@@ -3,20 +3,15 @@
 //! delay phases while sampling its process tree, stop it, and store one
 //! record per server.
 
-pub(crate) mod charts;
-pub(crate) mod client;
-pub(crate) mod drive;
-pub(crate) mod options;
-pub mod record;
 pub mod remote;
-pub(crate) mod sample;
-pub(crate) mod summary;
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-pub use record::{Phase, Placement, WS_RECORDS, WsRecord, WsStatus};
+pub use crate::ws_load::drive::client_bound;
+pub use crate::ws_options::Options;
+pub use crate::ws_record::{Phase, Placement, WS_RECORDS, WsRecord, WsStatus};
 
 use anyhow::{Context, Result};
 
@@ -30,8 +25,8 @@ use crate::signals::interrupted;
 use crate::spawn::{Exit, Outcome, Request, Running, Spawner};
 use crate::step::stderr_tail;
 use crate::store::Store;
-pub use drive::client_bound;
-pub use options::Options;
+use crate::ws_load::{client, drive};
+use crate::ws_summary;
 
 /// Raises RLIMIT_NOFILE to its hard limit (inherited by servers started
 /// afterwards). Returns the new soft limit.
@@ -378,7 +373,7 @@ impl Ctx<'_> {
         pb: &indicatif::ProgressBar,
     ) -> (WsRecord, Vec<String>) {
         let mut rec = self.record(v, info, WsStatus::Ok, None);
-        rec.server_rss_idle_kb = Some(sample::sample_tree(server.pid()).rss_kb);
+        rec.server_rss_idle_kb = Some(crate::ws_sample::sample_tree(server.pid()).rss_kb);
         let (server_cpus, client_cpus) = self.cpus(server);
         pb.set_message(format!(
             "{} · opening {} connections",
@@ -404,7 +399,7 @@ impl Ctx<'_> {
             &mut Spawned(server),
             server_cpus.len(),
             &|m| pb.set_message(format!("{id} · {m}")),
-            &|p| say(pb, summary::phase_line(&id, p)),
+            &|p| say(pb, ws_summary::phase_line(&id, p)),
         );
         rec.phases = results.into_iter().map(|r| r.phase).collect();
         let handshake_samples = client.handshake_samples();
@@ -558,6 +553,6 @@ pub fn command(
 ) -> Result<std::process::ExitCode> {
     crate::signals::install_interrupt_handler();
     let records = benchmark(spawner, variants, opts)?;
-    summary::print(&records);
+    ws_summary::print(&records);
     Ok(crate::derived::finish(&opts.out))
 }

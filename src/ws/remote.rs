@@ -16,13 +16,13 @@ use std::time::{Duration, SystemTime};
 use anyhow::{Context, Result, bail, ensure};
 use serde::{Deserialize, Serialize};
 
-use super::client::{self, Client, Target, buckets, from_buckets};
-use super::drive::{self, Pid};
-use super::options::Options;
-use super::record::{ClientLoad, Placement, WindowStats};
-use super::record::{Phase, WS_RECORDS, WsRecord, WsStatus};
 use super::{blank_record, settle};
 use crate::store::Store;
+use crate::ws_load::client::{self, Client, Target, buckets, from_buckets};
+use crate::ws_load::drive::{self, Pid};
+use crate::ws_options::Options;
+use crate::ws_record::{ClientLoad, Placement, WindowStats};
+use crate::ws_record::{Phase, WS_RECORDS, WsRecord, WsStatus};
 
 pub(crate) const REPORT_SCHEMA: u32 = 1;
 
@@ -102,7 +102,7 @@ pub(crate) fn run_client(
     if !client_cpus.is_empty() {
         client::pin_thread(client_cpus);
     }
-    let idle = server_pid.map(|p| super::sample::sample_tree(p).rss_kb);
+    let idle = server_pid.map(|p| crate::ws_sample::sample_tree(p).rss_kb);
     progress(format!(
         "opening {} connections to {}",
         opts.connections,
@@ -124,7 +124,7 @@ pub(crate) fn run_client(
         &mut server,
         server_cpus.len(),
         progress,
-        &|p| progress(super::summary::phase_line("target", p)),
+        &|p| progress(crate::ws_summary::phase_line("target", p)),
     );
     let report = ClientReport {
         schema: REPORT_SCHEMA,
@@ -425,6 +425,6 @@ fn drive_target(
 pub fn merge_command(reports: &[ClientReport], name: &str, opts: &Options) -> Result<ExitCode> {
     let rec = merge(reports, name, opts)?;
     store(&opts.out, &rec)?;
-    super::summary::print(std::slice::from_ref(&rec));
+    crate::ws_summary::print(std::slice::from_ref(&rec));
     Ok(crate::derived::finish(&opts.out))
 }

@@ -68,9 +68,9 @@ fn report(client: &str, conns: usize, delay_ms: &str, echoes: u64, errors: u64, 
 
 /// langbench's own client, through its library.
 fn langbench_client(addr: &str, conns: usize, delay: Duration, secs: f64, delay_ms: &str) {
-    use langbench::ws::client::{Client, ClientOptions, Target};
+    use langbench::ws_load::client::{Client, ClientOptions, Target};
     let rss0 = rss_kb();
-    let cpus = langbench::ws::drive::own_cpus();
+    let cpus = langbench::ws_load::drive::own_cpus();
     let mut c = Client::open(
         &Target::local(addr.parse().unwrap()),
         &ClientOptions {

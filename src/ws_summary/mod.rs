@@ -1,13 +1,15 @@
 //! The WebSocket table: one row per server and phase, built once as a
 //! [`Table`] and rendered by every format of [`crate::export`].
 
+pub(crate) mod charts;
+
 use anyhow::Result;
 
-use super::record::{ClientLoad, Phase, WS_RECORDS, WindowStats, WsRecord, WsStatus};
 use crate::document::columns::{Columns, col};
 use crate::document::{Document, Entry, Kind, Mark, Note, Table};
 use crate::record::Origin;
 use crate::store::Store;
+use crate::ws_record::{ClientLoad, Phase, WS_RECORDS, WindowStats, WsRecord, WsStatus};
 
 /// The newest record of each server, in the order they were run.
 pub(crate) fn latest(records: &[WsRecord]) -> Vec<&WsRecord> {
@@ -468,7 +470,7 @@ pub(crate) fn document(records: &[&WsRecord]) -> Document {
         title: "langbench ws-echo results".into(),
         meta: meta(records),
         tables: vec![table(records)],
-        charts: super::charts::ws(records),
+        charts: charts::ws(records),
         ..Default::default()
     }
 }

@@ -3,8 +3,8 @@
 //! is a labelled gap, a phase with errors or a saturated client a marked
 //! bar.
 
-use super::record::{Phase, WsRecord, WsStatus};
 use crate::document::{Bar, BarChart, BarRow, Mark, Unit};
+use crate::ws_record::{Phase, WsRecord, WsStatus};
 
 /// rps and p99 latency per server and phase.
 pub(crate) fn ws(records: &[&WsRecord]) -> Vec<BarChart> {

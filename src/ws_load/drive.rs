@@ -7,10 +7,10 @@ use std::time::{Duration, Instant, SystemTime};
 use hdrhistogram::Histogram;
 
 use super::client::{Client, ClientOptions};
-use super::options::Options;
-use super::record::ClientLoad;
-use super::record::{Phase, WsStatus};
-use super::sample;
+use crate::ws_options::Options;
+use crate::ws_record::ClientLoad;
+use crate::ws_record::{Phase, WsStatus};
+use crate::ws_sample;
 
 /// CPUs this process may use.
 pub(crate) fn own_cpus() -> Vec<usize> {
@@ -214,7 +214,7 @@ fn window(
     delay_ms: f64,
 ) -> PhaseResult {
     let pid = server.pid();
-    let s0 = pid.map(sample::sample_tree);
+    let s0 = pid.map(ws_sample::sample_tree);
     let t0 = Instant::now();
     client.start_window();
     let (mut peak, mut sum, mut count) = (s0.map_or(0, |s| s.rss_kb), 0u64, 0u64);
@@ -228,7 +228,7 @@ fn window(
             return crashed(delay_ms, "the server died during the measured window");
         }
         if let Some(p) = pid {
-            let s = sample::sample_tree(p);
+            let s = ws_sample::sample_tree(p);
             peak = peak.max(s.rss_kb);
             sum += s.rss_kb;
             count += 1;

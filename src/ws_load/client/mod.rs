@@ -285,7 +285,7 @@ impl Client {
         if let Ok(mut w) = self.control.windows.lock() {
             w.clear();
         }
-        self.window_start = Some((Instant::now(), crate::ws::sample::self_cpu_s()));
+        self.window_start = Some((Instant::now(), crate::ws_sample::self_cpu_s()));
         let e = self.control.epoch.load(Ordering::SeqCst);
         if e.is_multiple_of(2) {
             self.control.epoch.store(e + 1, Ordering::SeqCst);
@@ -302,7 +302,7 @@ impl Client {
         let c0 = self
             .window_start
             .take()
-            .map_or_else(crate::ws::sample::self_cpu_s, |(_, c)| c);
+            .map_or_else(crate::ws_sample::self_cpu_s, |(_, c)| c);
         let wait = Instant::now();
         let parts: Vec<ThreadWindow> = loop {
             let done = self
@@ -322,7 +322,7 @@ impl Client {
             }
             std::thread::sleep(Duration::from_millis(1));
         };
-        let client_cpu_s = crate::ws::sample::self_cpu_s() - c0;
+        let client_cpu_s = crate::ws_sample::self_cpu_s() - c0;
         let mut latency = histogram();
         let mut late = histogram();
         let (mut echoes, mut errors, mut rps, mut pings) = (0, 0, 0.0, 0);
@@ -574,7 +574,7 @@ impl<'a> Thread<'a> {
             l.pings = 0;
             l.t0 = Instant::now();
             l.cpu0 = thread_cpu();
-            l.wait0 = crate::ws::sample::thread_runq_wait();
+            l.wait0 = crate::ws_sample::thread_runq_wait();
             for c in &mut self.conns {
                 c.echoes_in_window = 0;
             }
@@ -601,7 +601,7 @@ impl<'a> Thread<'a> {
             per_conn_min: if lo == u64::MAX { 0 } else { lo },
             per_conn_max: hi,
             pings: l.pings,
-            runq_wait: crate::ws::sample::thread_runq_wait().saturating_sub(l.wait0),
+            runq_wait: crate::ws_sample::thread_runq_wait().saturating_sub(l.wait0),
         };
         if let Ok(mut ws) = self.control.windows.lock() {
             ws.push(w);

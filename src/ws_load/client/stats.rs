@@ -4,7 +4,7 @@
 
 use hdrhistogram::Histogram;
 
-use crate::ws::record::{ClientLoad, WindowStats};
+use crate::ws_record::{ClientLoad, WindowStats};
 
 /// A thread counts as saturated from this busy fraction ...
 pub(crate) const SATURATED_BUSY: f64 = 0.90;
