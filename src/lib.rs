@@ -27,6 +27,7 @@ pub(crate) mod noise;
 pub mod progress;
 pub(crate) mod record;
 pub(crate) mod reference;
+pub mod report;
 pub mod reproduce;
 pub(crate) mod reproduced;
 pub(crate) mod resume;

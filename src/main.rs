@@ -150,7 +150,7 @@ fn real_main() -> Result<ExitCode> {
             for d in dirs.iter().filter(checked) {
                 langbench::store::results_dir(d, "report:")?;
             }
-            langbench::derived::refresh::report_command(&dirs, a.view()?, a.check, a.wide)
+            langbench::report::report_command(&dirs, a.view()?, a.check, a.wide)
         }
         Command::History(a) => {
             let (langs, out) = (a.languages.load()?, a.out.as_deref());

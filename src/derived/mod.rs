@@ -4,11 +4,12 @@
 //! records alone). Here each table is built ([`crate::summary`],
 //! [`crate::ws_summary`]), rendered in every format ([`crate::export`])
 //! and written with the directory's `provenance.json`; a comparison (and a
-//! history) directory is written the same way (`write_comparison`), and
-//! `refresh` is `langbench report DIR...` and `report --check`.
+//! history) directory is written the same way (`write_comparison`).
+//! `langbench report DIR...` and `report --check` are the command in
+//! [`crate::report`], a layer above: it also rebuilds comparisons and
+//! histories, whose tables are above this pipeline.
 
 pub mod provenance;
-pub mod refresh;
 #[cfg(test)]
 mod tests;
 

@@ -3,18 +3,20 @@
 //! from it whose inputs changed, and rebuilds a comparison directory named
 //! directly; with `--check`, writes nothing and fails on every directory
 //! whose derived files no longer match its records (see
-//! [`super::provenance`]).
+//! [`crate::derived::provenance`]). The derived files themselves are
+//! rendered by [`crate::derived`]; here is the command, which also loads
+//! the editions a comparison or history is built from.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 
-use super::provenance::{Kind, Provenance};
-use super::{Files, comparison_files, render_all, rewrite, write_comparison};
 use crate::compare::edition::{Edition, Options};
 use crate::compare::table::compare;
 use crate::config::Languages;
+use crate::derived::provenance::{self, Kind, Provenance};
+use crate::derived::{Files, comparison_files, render_all, rewrite, write_comparison};
 use crate::document::Document;
 use crate::export::terminal;
 use crate::store::Store;
@@ -174,13 +176,13 @@ pub(crate) fn check(dir: &Path, view: &View) -> Result<Vec<String>> {
         {
             return Ok(vec![format!(
                 "no {}: its derived files were written by an older langbench or by hand",
-                super::provenance::FILE
+                provenance::FILE
             )]);
         }
         bail!(
             "{} is neither a results directory (no records) nor a comparison (no {})",
             dir.display(),
-            super::provenance::FILE
+            provenance::FILE
         );
     };
     let mut why: Vec<String> = prov.changed(dir).into_iter().map(|(_, w)| w).collect();
