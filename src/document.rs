@@ -9,6 +9,13 @@
 //! saying whether it is a plain correct figure; a failed entry has no
 //! value, so no format can show it as a number. (An entry, not a "cell":
 //! in langbench a cell is one variant × one benchmark, `summary::Cell`.)
+//!
+//! Its face, to every table's builder and every format: `Document`,
+//! `Table` and its [`Column`]s ([`Kind`], [`Show`], [`Priority`]),
+//! [`Entry`] (its constructors, [`Value`], [`Mark`], [`Flag`]), `Note`,
+//! `BarChart` (`BarRow`, `Bar`, `Unit`), `Measured`
+//! (`MeasuredBench`, `SourceFile`), `thousands`, and [`columns`]'s
+//! `Columns` and `col`; the rest is its inside.
 
 use compact_str::CompactString;
 use serde::Serialize;

@@ -8,6 +8,11 @@
 //! build directory ([`steps`]) and judges it ([`judge`]: the records'
 //! status words). [`measure`] is one measured run of a cell: the attempt,
 //! its figures and verdict in a record.
+//!
+//! Its face: [`Program`] (`new`, `set_caches`, `needs_prepare`, `prepare`,
+//! `vars`, and `attempt` with the attempt's `totals`, `ended` and `verdict`)
+//! for `check`, the suite and `ws`; [`Cell`] (`measure`, `identity`) for the
+//! suite; [`Verdict`] and [`Ended`] for `check`; the rest is its inside.
 
 pub(crate) mod judge;
 pub(crate) mod measure;

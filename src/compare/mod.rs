@@ -25,6 +25,12 @@
 //! `table` builds the comparison's document from `cpu` (the CPU table, its
 //! chart, the added and dropped variants) and `ws` (the ws-echo table),
 //! `significance` tells a change from noise.
+//!
+//! Its face: [`command`] for main.rs; for `history` and `report`,
+//! `edition`'s `Edition` (`load`, `newest`, its `dir` and `summary`), `Keys`
+//! and `Options` (also `cli`'s), `basis`'s `Basis` (`of`, `total`,
+//! `total_range`, `references`) and `fact`, and `table::compare`; the rest is
+//! its inside.
 
 pub(crate) mod basis;
 mod cells;

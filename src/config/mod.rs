@@ -24,6 +24,14 @@
 //! `errors` (errors and lints with file:line, the reading's context),
 //! `variant` (a validated variant), `lints`, `resolve` (raw → variant:
 //! conventions, defaults, checks); this file reads the file with them.
+//!
+//! Its face: [`Languages`] (`load`, `parse`, `select`, `resolve`, `resolver`
+//! giving a [`Resolver`], and its `variants`, `lints` and `references`),
+//! [`Variant`] (its fields, its [`Install`], its methods), [`Alias`],
+//! `Template` and `Vars` for `cell`, [`synthetic`] for the benches and
+//! tests, and `FILE_GLOB`, `MAX_ID`, `id_problem` and
+//! `conventional_programs` for `check` and `scaffold`; the rest is its
+//! inside.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};

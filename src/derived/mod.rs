@@ -8,6 +8,13 @@
 //! `langbench report DIR...` and `report --check` are the command in
 //! [`crate::report`], a layer above: it also rebuilds comparisons and
 //! histories, whose tables are above this pipeline.
+//!
+//! Its face: `write_all` (and `write_all_with`, `write_all_from`),
+//! `write_files`, `finish` and `Derived` for the commands that store
+//! records; `render_all`, `rewrite`, `comparison_files` (its `Files`)
+//! and `write_comparison` for `report`, `compare` and `history`; and
+//! [`provenance`]'s `Provenance` (`new`, `read`, `input_dir`, `names`,
+//! `changed`), `Kind` and `FILE`; the rest is its inside.
 
 pub mod provenance;
 #[cfg(test)]

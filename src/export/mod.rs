@@ -4,6 +4,12 @@
 //! Those that make one file of a document implement [`Exporter`]; the
 //! terminal and the SVG charts are rendered the same way, without the
 //! trait (a terminal has a width, a chart is one of a document's several).
+//!
+//! Its face: [`Exporter`] and the formats implementing it (`csv::Csv`,
+//! `markdown::Markdown`, `xlsx::Xlsx`, `html::Html`), `csv::table`,
+//! `html::FILE` and `html::write_page`, `svg::render`, `format::Format`, and
+//! `terminal`'s `document`, `document_fit`, `width`, `wrapped`, `warn` and
+//! `warning`; the rest is its inside.
 
 pub(crate) mod csv;
 pub(crate) mod format;

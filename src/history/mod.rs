@@ -8,6 +8,9 @@
 //! variant's in the same edition, which is what compares across machines.
 //!
 //! Here is the command; `table` builds the history's document.
+//!
+//! Its face: [`command`] for main.rs and `table::document` for `report`
+//! (which rebuilds a history directory); the rest is its inside.
 
 pub(crate) mod table;
 

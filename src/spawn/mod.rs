@@ -6,6 +6,14 @@
 //! that the command's peak RSS from `wait4` is its own and not inflated by
 //! langbench's memory. The agent reports the command's pid and, at the end,
 //! its rusage on a pipe (fd 3 in the agent).
+//!
+//! Its face: [`Spawner`] (`new`, `current`, `with_containment`, `isolate`,
+//! `execute`, `start` giving a [`Running`]) and its [`Request`],
+//! [`Containment`] and [`Limits`]; the outcome ([`Outcome`], [`Exit`],
+//! [`Done`], [`Captured`], [`Bounds`], [`TreeUsage`], [`signal_name`]);
+//! `run_here`, `home_dir_of`, `can_enter_netns`, [`AGENT_ARG`] with
+//! `agent::main`, [`STDOUT_KEEP`], `cgroup::Base`, `escape`, `proxy::Proxy`,
+//! `procstat::Stat`, `refusal::Facts`; the rest is its inside.
 
 pub mod agent;
 pub mod cgroup;

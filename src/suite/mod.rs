@@ -9,6 +9,11 @@
 //! prepare; one run measured under the progress line, and stored) →
 //! [`crate::cell`] (one run: its steps, the verdict, the record). [`plan`]
 //! holds the estimates and `run --plan`: the same selection, nothing run.
+//!
+//! Its face: [`command`] and [`plan_command`] for main.rs, [`Options`] and
+//! [`RoundsOptions`] (built by `cli` and `reproduce`), [`default_out`] and
+//! [`holds`], and `benchmark` and [`estimates`] (its [`Estimates`]) for
+//! `reproduce`; the rest is its inside.
 
 mod cells;
 mod options;

@@ -8,6 +8,12 @@
 //! sizes, dates, machines, sessions, langbench versions) and how sure they
 //! are (each cell's runs, the rows whose totals are within each other's
 //! noise), so every rendering can say so.
+//!
+//! Its face: [`Summary`] (`from_stored`, `view`, `document`, `title`,
+//! `sizes_text`, `rank_precision`) with its [`Row`]s and their [`Cell`]s,
+//! [`Rank`] and [`ranks_within`] for `compare` and `history`, [`View`],
+//! `runs::table`, `json::write_results` and `measured::sections`; the rest is
+//! its inside.
 
 pub(crate) mod charts;
 mod gather;

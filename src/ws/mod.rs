@@ -2,6 +2,13 @@
 //! until it listens, drive it with langbench's own load client through the
 //! delay phases while sampling its process tree, stop it, and store one
 //! record per server.
+//!
+//! Its face: [`command`] and [`benchmark`] (which the suite and the tests
+//! call), `remote`'s `client_command`, `target_command`, `merge_command` and
+//! `read_reports` for main.rs, and its re-exports [`Options`],
+//! [`client_bound`], [`WsRecord`] and [`WsStatus`] (also [`Phase`],
+//! [`Placement`] and [`WS_RECORDS`], which nothing reaches through `ws`);
+//! the rest is its inside.
 
 pub mod remote;
 

@@ -1,5 +1,9 @@
 //! The WebSocket table: one row per server and phase, built once as a
 //! [`Table`] and rendered by every format of [`crate::export`].
+//!
+//! Its face: [`load`], [`latest`] and [`document`] (for the derived files,
+//! `compare`'s editions and `merge`), and `print` and [`phase_line`] (the
+//! ws commands' terminal output); the rest is its inside.
 
 pub(crate) mod charts;
 

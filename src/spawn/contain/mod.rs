@@ -39,6 +39,10 @@
 //! Here is the agent's side (the namespaces, init forked); `view` builds
 //! the filesystem init's command sees, `init` is init's loop and
 //! aftermath, `relay` the agent's while init runs.
+//!
+//! Its face, to the rest of `spawn`: [`agent`] (the agent's side, called by
+//! `agent.rs`), `REFUSED` (the error `Containment::refused` recognises) and
+//! `view::loopback_up` (for the proxy); the rest is its inside.
 
 mod init;
 mod relay;

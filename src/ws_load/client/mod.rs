@@ -43,6 +43,13 @@
 //! send's lateness past its due time and each thread's CPU time; a thread
 //! busy ≥ 90% of the window or sending ≥ 5 ms late at the median is
 //! saturated, and the phase says so.
+//!
+//! Its face: [`Client`] (`open`; `alive`, `handshake_failures`,
+//! `handshake_samples`, `threads` and `stop` for `ws`; `set_delay`,
+//! `start_window` and `end_window`, a [`Window`], for `drive`),
+//! [`ClientOptions`], [`Target`] (`parse`), [`pin_thread`], [`in_netns`], and
+//! what a remote report carries ([`buckets`], [`from_buckets`], [`stats_of`],
+//! [`load_of`]); the rest is its inside.
 
 use std::collections::VecDeque;
 use std::io::{Read, Write};
