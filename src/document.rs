@@ -47,7 +47,7 @@ pub(crate) struct Document {
 }
 
 /// One variant's "what was measured": shown as a section of the report,
-/// linked from its rows by [`Measured::anchor`].
+/// linked from its rows by [`Measured::anchor_of`].
 #[derive(Debug, Clone, Default, Serialize)]
 pub(crate) struct Measured {
     pub variant: String,

@@ -156,7 +156,7 @@ pub(crate) fn held(stored: &Stored, now: &Now) -> BTreeMap<(String, Bench), Held
     held_of(stored, &cells(stored), now)
 }
 
-/// [`held`], and the cells whose program changed ([`program_changes`])
+/// What the directory holds of each cell, and the cells whose program changed ([`program_changes`])
 /// marked to run again: both from one grouping of the records by cell.
 pub(crate) fn held_now(
     stored: &Stored,

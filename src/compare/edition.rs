@@ -1,5 +1,5 @@
 //! One results directory as compared ([`Edition`]), and how two editions'
-//! rows are matched: by the variant each stands for today ([`key`]).
+//! rows are matched: by the variant each stands for today ([`Keys::key`]).
 
 use std::path::{Path, PathBuf};
 
@@ -148,7 +148,10 @@ impl<'l> Keys<'l> {
         }
     }
 
-    /// [`key`] of one row.
+    /// The variant a row stands for today: its id (without an `@size`
+    /// suffix) where the languages file has it, else the variant its
+    /// language and flags resolve to (a published row, through the
+    /// aliases), else the id as it is.
     pub(crate) fn key(&self, id: &str, language: &str, flags: &str) -> String {
         let base = id.split('@').next().unwrap_or(id);
         if self.ids.contains(base) {
@@ -169,7 +172,7 @@ pub(super) struct Pair<'a, T> {
 }
 
 /// Each edition's rows (CPU rows or ws servers), each with the variant it
-/// stands for (see `key`).
+/// stands for (see [`Keys::key`]).
 pub(super) struct Matched<'a, T> {
     pub(super) old: Vec<(String, &'a T)>,
     pub(super) new: Vec<(String, &'a T)>,

@@ -541,7 +541,7 @@ pub(crate) fn ranks(totals: &[Option<(f64, f64)>]) -> Vec<Option<Rank>> {
     ranks_within(&keys, None)
 }
 
-/// [`ranks`] of rows keyed `(figure, (fastest, slowest))` in ascending
+/// The ranks of rows keyed `(figure, (fastest, slowest))` in ascending
 /// order of figure: a row joins its leader's group where its fastest is
 /// no slower than the leader's slowest (the intervals overlap) or, with
 /// a reproducibility check's `precision`, where its figure is within
