@@ -126,7 +126,7 @@ fn write_loaded(store: &Store, loaded: Loaded, view: View, keep: Keep) -> Result
         &view,
         false,
         keep,
-        &mut |name, body| match body {
+        &|name, body| match body {
             Body::Bytes(bytes) => store.write_derived(&name, &bytes),
             Body::Stream(write) => store.write_derived_with(&name, write),
         },
@@ -139,14 +139,14 @@ fn write_loaded(store: &Store, loaded: Loaded, view: View, keep: Keep) -> Result
 /// writing; `data_only`: only the deterministic text files that
 /// `report --check` compares (no HTML, spreadsheet, JSON or charts).
 pub(crate) fn render_all(store: &Store, view: &View, data_only: bool) -> Result<(Files, Derived)> {
-    let mut files: Files = Vec::new();
+    let files = std::sync::Mutex::new(Files::new());
     let derived = render_each(
         store,
         Loaded::from(store)?,
         view,
         data_only,
         Keep::Summary,
-        &mut |name, body| {
+        &|name, body| {
             let bytes = match body {
                 Body::Bytes(bytes) => bytes,
                 Body::Stream(write) => {
@@ -155,10 +155,16 @@ pub(crate) fn render_all(store: &Store, view: &View, data_only: bool) -> Result<
                     bytes
                 }
             };
-            files.push((name, bytes));
+            files
+                .lock()
+                .map_err(|_| anyhow::anyhow!("rendering a derived file panicked"))?
+                .push((name, bytes));
             Ok(())
         },
     )?;
+    let files = files
+        .into_inner()
+        .map_err(|_| anyhow::anyhow!("rendering a derived file panicked"))?;
     Ok((files, derived))
 }
 
@@ -177,7 +183,7 @@ fn render_each(
     view: &View,
     data_only: bool,
     keep: Keep,
-    emit: &mut dyn FnMut(String, Body) -> Result<()>,
+    emit: &(dyn Fn(String, Body) -> Result<()> + Sync),
 ) -> Result<Derived> {
     let Loaded {
         stored,
@@ -194,36 +200,26 @@ fn render_each(
     };
     let mut summary = (!stored.runs.is_empty()).then(|| Summary::from_stored(&stored).view(view));
     if let Some(s) = &summary {
-        let mut doc = s.document();
-        if !data_only {
-            let langs = match &view.languages {
-                Some(p) => crate::config::Languages::load(p).map_err(|e| {
-                    warnings.push(format!(
-                        "{} could not be read, so report.html shows no program sources or \
-                         notes: {e:#}",
-                        p.display()
-                    ));
-                    format!(
-                        "{} could not be read",
-                        p.file_name().unwrap_or_default().to_string_lossy()
-                    )
-                }),
-                None => Err("none was given to this report".to_string()),
-            };
-            doc.measured = measured::sections(s, langs.as_ref().map_err(String::as_str));
-        }
-        emit(
-            SUMMARY_MD.into(),
-            Body::Bytes(markdown::Markdown.render(&doc)?),
-        )?;
-        emit(SUMMARY_CSV.into(), Body::Bytes(csv::Csv.render(&doc)?))?;
-        let runs = runs::table(&stored, s);
-        emit(RUNS_CSV.into(), Body::Bytes(csv::table(&runs)?))?;
-        if !data_only {
-            let mut write =
-                |w: &mut dyn std::io::Write| json::write_results(&stored, s, as_of.as_deref(), w);
-            emit(RESULTS_JSON.into(), Body::Stream(&mut write))?;
-        }
+        // results.json (182 MB of JSON at 6,500 variants, an eighth of a
+        // report's time) is written on a second thread while the tables
+        // are built here: both only read the records and the summary
+        // (issue #41).
+        let (doc, runs) = std::thread::scope(|scope| -> Result<_> {
+            let json = (!data_only).then(|| {
+                scope.spawn(|| {
+                    let mut write = |w: &mut dyn std::io::Write| {
+                        json::write_results(&stored, s, as_of.as_deref(), w)
+                    };
+                    emit(RESULTS_JSON.into(), Body::Stream(&mut write))
+                })
+            });
+            let tables = summary_tables(s, &stored, view, data_only, &mut warnings, emit);
+            if let Some(json) = json {
+                json.join()
+                    .map_err(|_| anyhow::anyhow!("writing results.json panicked"))??;
+            }
+            tables
+        })?;
         whole.title = doc.title;
         whole.meta.extend(doc.meta);
         whole.details.extend(doc.details);
@@ -283,6 +279,44 @@ fn render_each(
     })
 }
 
+/// The summary's document (with what was measured, unless `data_only`)
+/// and the runs table, their Markdown and CSV files handed to `emit`.
+fn summary_tables(
+    s: &Summary,
+    stored: &crate::store::Stored,
+    view: &View,
+    data_only: bool,
+    warnings: &mut Vec<String>,
+    emit: &(dyn Fn(String, Body) -> Result<()> + Sync),
+) -> Result<(Document, crate::document::Table)> {
+    let mut doc = s.document();
+    if !data_only {
+        let langs = match &view.languages {
+            Some(p) => crate::config::Languages::load(p).map_err(|e| {
+                warnings.push(format!(
+                    "{} could not be read, so report.html shows no program sources or \
+                     notes: {e:#}",
+                    p.display()
+                ));
+                format!(
+                    "{} could not be read",
+                    p.file_name().unwrap_or_default().to_string_lossy()
+                )
+            }),
+            None => Err("none was given to this report".to_string()),
+        };
+        doc.measured = measured::sections(s, langs.as_ref().map_err(String::as_str));
+    }
+    emit(
+        SUMMARY_MD.into(),
+        Body::Bytes(markdown::Markdown.render(&doc)?),
+    )?;
+    emit(SUMMARY_CSV.into(), Body::Bytes(csv::Csv.render(&doc)?))?;
+    let runs = runs::table(stored, s);
+    emit(RUNS_CSV.into(), Body::Bytes(csv::table(&runs)?))?;
+    Ok((doc, runs))
+}
+
 /// The charts, the page and the workbook of `whole`, each handed to
 /// `emit` as it is rendered. The workbook renders on a second thread while
 /// the charts and the page render and are written here: the three only
@@ -293,7 +327,7 @@ fn render_each(
 fn render_charts_page_and_book(
     whole: &Document,
     scratch: &std::path::Path,
-    emit: &mut dyn FnMut(String, Body) -> Result<()>,
+    emit: &(dyn Fn(String, Body) -> Result<()> + Sync),
 ) -> Result<()> {
     std::thread::scope(|scope| -> Result<()> {
         let tables = !whole.tables.is_empty();
