@@ -224,7 +224,7 @@ impl Column {
         self.show != Show::Data
     }
 
-    pub(crate) fn in_data(&self) -> bool {
+    fn in_data(&self) -> bool {
         self.show != Show::Display
     }
 }

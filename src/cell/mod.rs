@@ -14,10 +14,10 @@
 //! for `check`, the suite and `ws`; [`Cell`] (`measure`, `identity`) for the
 //! suite; [`Verdict`] and [`Ended`] for `check`; the rest is its inside.
 
-pub(crate) mod judge;
-pub(crate) mod measure;
-pub(crate) mod program;
-pub(crate) mod steps;
+mod judge;
+mod measure;
+mod program;
+mod steps;
 
 pub(crate) use judge::Verdict;
 pub(crate) use measure::Cell;

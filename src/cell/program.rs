@@ -84,7 +84,7 @@ impl<'a> Program<'a> {
     }
 
     /// Why its caches are past `--cache-limit`, if they are.
-    pub(crate) fn caches_past_limit(&self) -> Option<String> {
+    pub(super) fn caches_past_limit(&self) -> Option<String> {
         self.caches.as_ref().and_then(Caches::past_limit)
     }
 

@@ -16,7 +16,7 @@ use crate::spawn::{Exit, Outcome};
 /// outcomes in the tests, so that what is decided from outcomes (a failed
 /// build skips the run, the status, ESCAPED) is tested without processes
 /// (hyperfine's `Executor` and `MockExecutor` are the model).
-pub(crate) trait Executor {
+pub(super) trait Executor {
     /// Runs one of the cell's commands (a build step or the run).
     fn execute(&mut self, command: &Template) -> Result<Outcome>;
 }
@@ -30,7 +30,7 @@ impl<F: FnMut(&Template) -> Result<Outcome>> Executor for F {
 /// The build steps, then the run, each through `executor`, their figures
 /// added to `totals`. The run never happens when a step cannot start or a
 /// build step fails.
-pub(crate) fn run_steps(
+pub(super) fn run_steps(
     build: &[Template],
     run: &Template,
     executor: &mut impl Executor,
@@ -131,7 +131,7 @@ impl Totals {
     }
 
     /// A build step's outcome: its time is also the build's.
-    pub(crate) fn add_build(&mut self, o: &Outcome) {
+    fn add_build(&mut self, o: &Outcome) {
         self.add(o);
         self.build_wall = Some(self.build_wall.unwrap_or(0.0) + o.done.wall.as_secs_f64());
     }

@@ -36,7 +36,7 @@ pub(crate) mod basis;
 mod cells;
 mod cpu;
 pub(crate) mod edition;
-pub(crate) mod significance;
+mod significance;
 pub(crate) mod table;
 mod ws;
 

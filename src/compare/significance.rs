@@ -5,7 +5,7 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// Whether a change of one cell is beyond the noise of its runs.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Change {
+pub(super) struct Change {
     /// New / old of the runs' geometric means.
     pub ratio: f64,
     /// Its 95% confidence interval.
@@ -17,14 +17,14 @@ pub(crate) struct Change {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Verdict {
+pub(super) enum Verdict {
     Faster,
     Slower,
     NotSignificant,
 }
 
 impl Verdict {
-    pub(crate) fn name(self) -> &'static str {
+    pub(super) fn name(self) -> &'static str {
         match self {
             Verdict::Faster => "faster",
             Verdict::Slower => "slower",
@@ -43,7 +43,7 @@ impl Verdict {
 /// have at least two runs. With only a handful of runs the interval is
 /// wide: that is the honest answer, not a defect. (A bootstrap would need
 /// far more runs per cell than an edition has to resample from.)
-pub(crate) fn significance(old: &[f64], new: &[f64]) -> Option<Change> {
+pub(super) fn significance(old: &[f64], new: &[f64]) -> Option<Change> {
     if old.len() < 2 || new.len() < 2 || !times(old) || !times(new) {
         return None;
     }
@@ -120,7 +120,7 @@ fn interval(d: f64, se: f64, df: f64, runs: (usize, usize)) -> Option<Change> {
 /// could be the published figure's speed; the published figure's own
 /// noise is unknown and not in it, so it is narrower than a test with
 /// runs on both sides would be. `None` unless `runs` has two or more.
-pub(crate) fn against_published(
+pub(super) fn against_published(
     published: f64,
     runs: &[f64],
     published_is_old: bool,

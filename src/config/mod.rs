@@ -230,7 +230,7 @@ pub fn synthetic(n: usize) -> String {
 /// The reference set when `[edition]` names none: the C programs of the
 /// editions, compiled two ways (an optimising compiler and a naive one, so
 /// the set follows both memory-bound and compute-bound code).
-pub(crate) const DEFAULT_REFERENCES: [&str; 2] = ["c-gcc", "c-tcc"];
+const DEFAULT_REFERENCES: [&str; 2] = ["c-gcc", "c-tcc"];
 
 /// `[edition] references`: every id a variant of the file with a program
 /// for every CPU benchmark (a reference is measured on each), at least one,

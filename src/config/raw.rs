@@ -228,7 +228,7 @@ impl Install {
     /// VCS spec (an apt "package" `-oDPkg::Pre-Invoke::=CMD` runs CMD as
     /// root; npm and pip install from URLs, paths and git). `Err` names the
     /// first one that is not, and what is allowed.
-    pub(crate) fn validate_packages(&self) -> Result<(), String> {
+    fn validate_packages(&self) -> Result<(), String> {
         static APT: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
             Regex::new(r"^[a-z0-9][a-z0-9+.\-]*(:[a-z0-9\-]+)?(=[A-Za-z0-9.+~:\-]+)?$")
                 .expect("valid regex")

@@ -74,7 +74,7 @@ impl Template {
     }
 
     /// Placeholder names used in the template.
-    pub(crate) fn placeholders(&self) -> BTreeSet<String> {
+    pub(super) fn placeholders(&self) -> BTreeSet<String> {
         self.words
             .iter()
             .flat_map(|w| PLACEHOLDER.captures_iter(w).map(|c| c[1].to_string()))

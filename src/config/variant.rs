@@ -37,7 +37,7 @@ fn path_exists(path: &Path) -> bool {
 }
 
 /// The file name stem of `bench`'s programs: `num_comb` for num-comb.
-pub(crate) fn stem(bench: Bench) -> String {
+fn stem(bench: Bench) -> String {
     bench.name().replace('-', "_")
 }
 

@@ -30,15 +30,15 @@ use crate::summary::{Summary, View, json, measured, runs};
 use crate::ws_record::{WS_RECORDS, WsRecord};
 use crate::ws_summary;
 
-pub(crate) const SUMMARY_MD: &str = "summary.md";
-pub(crate) const SUMMARY_CSV: &str = "summary.csv";
-pub(crate) const RUNS_CSV: &str = "runs.csv";
-pub(crate) const RESULTS_JSON: &str = "results.json";
-pub(crate) const WS_MD: &str = "ws-summary.md";
-pub(crate) const WS_CSV: &str = "ws-summary.csv";
-pub(crate) const WS_JSON: &str = "ws.json";
-pub(crate) const CHARTS_DIR: &str = "charts";
-pub(crate) const XLSX: &str = "results.xlsx";
+const SUMMARY_MD: &str = "summary.md";
+const SUMMARY_CSV: &str = "summary.csv";
+const RUNS_CSV: &str = "runs.csv";
+const RESULTS_JSON: &str = "results.json";
+const WS_MD: &str = "ws-summary.md";
+const WS_CSV: &str = "ws-summary.csv";
+const WS_JSON: &str = "ws.json";
+const CHARTS_DIR: &str = "charts";
+const XLSX: &str = "results.xlsx";
 
 /// The whole results directory as one document: the CPU summary with every
 /// run, and the ws table, whichever the directory holds.
@@ -350,7 +350,7 @@ fn render_charts_page_and_book(
 }
 
 /// `charts/<id>.svg` of every chart of `doc`.
-pub(crate) fn chart_files(doc: &Document) -> Files {
+fn chart_files(doc: &Document) -> Files {
     doc.charts
         .iter()
         .map(|c| {

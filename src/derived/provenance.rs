@@ -87,7 +87,7 @@ impl Provenance {
     }
 
     /// A results directory's own.
-    pub(crate) fn results(dir: &Path) -> Result<Provenance> {
+    pub(super) fn results(dir: &Path) -> Result<Provenance> {
         Provenance::new(Kind::Results, dir, &[dir], None)
     }
 

@@ -10,7 +10,7 @@ use crate::document::{Document, Entry, Kind, Table, Value};
 pub(crate) struct Csv;
 
 /// The plain value of a cell as CSV text, at its column's precision.
-pub(crate) fn value_text(kind: Kind, cell: &Entry) -> String {
+fn value_text(kind: Kind, cell: &Entry) -> String {
     match &cell.value {
         Value::Empty => String::new(),
         // Line breaks stay (the field is quoted): a stderr tail keeps its

@@ -77,14 +77,14 @@ pub(crate) fn render(chart: &BarChart) -> String {
 /// report's heading and `<figcaption>`): the same drawing without them, so
 /// they are not shown twice. The `<title>` element (tooltip, accessible
 /// name) stays.
-pub(crate) fn render_figure(chart: &BarChart) -> String {
+pub(super) fn render_figure(chart: &BarChart) -> String {
     render_with(chart, false)
 }
 
 /// The figure for a phone: [`NARROW_WIDTH`] wide, each row's label above
 /// its bars instead of in a gutter beside them, so the text is drawn at
 /// its size rather than shrunk with a 960 px image.
-pub(crate) fn render_narrow(chart: &BarChart) -> String {
+pub(super) fn render_narrow(chart: &BarChart) -> String {
     let layout = Layout::new_with(chart, false, true);
     let mut out = String::with_capacity(4096 + chart.rows.len() * 600);
     layout.write(chart, &mut out);
@@ -347,7 +347,7 @@ fn nice_step(raw: f64) -> f64 {
 
 /// A compact figure with about three significant digits: `0.0512`,
 /// `12.3`, `800`, `3.05k`, `600k`, `2.45M`.
-pub(crate) fn format_value(v: f64) -> String {
+fn format_value(v: f64) -> String {
     if !v.is_finite() {
         return v.to_string();
     }
@@ -375,7 +375,7 @@ pub(crate) fn format_value(v: f64) -> String {
 }
 
 /// A value in its unit: `12.3 s`, `2.1 GB` (from KB), `×1.52`.
-pub(crate) fn format_unit(v: f64, unit: Unit) -> String {
+fn format_unit(v: f64, unit: Unit) -> String {
     match unit {
         Unit::Plain => format_value(v),
         Unit::Seconds => format!("{} s", format_value(v)),

@@ -261,7 +261,7 @@ fn least_needed(cols: &[Shown]) -> Option<usize> {
 }
 
 /// The table in at most `width` columns (see the module's steps).
-pub(crate) fn table_fit(t: &Table, width: usize) -> String {
+fn table_fit(t: &Table, width: usize) -> String {
     let rows = t.rows.len();
     let fits = |s: &str| display_width(s) <= width;
     let over = |cols: &[Shown], borders: bool| {

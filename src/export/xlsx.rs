@@ -38,11 +38,11 @@ use crate::document::{Document, Entry, Flag, Kind, Mark, Table, Value};
 pub(crate) struct Xlsx;
 
 /// The name of the last sheet (the document's facts); no table sheet gets it.
-pub(crate) const ABOUT_SHEET: &str = "About";
+const ABOUT_SHEET: &str = "About";
 /// The sheet of every table's notes.
-pub(crate) const NOTES_SHEET: &str = "Notes";
+const NOTES_SHEET: &str = "Notes";
 /// The sheet of what was measured.
-pub(crate) const PROGRAMS_SHEET: &str = "Programs";
+const PROGRAMS_SHEET: &str = "Programs";
 
 /// Flagged: shown, but not a plain correct figure (light amber).
 const FLAGGED_FILL: u32 = 0xFFEB9C;

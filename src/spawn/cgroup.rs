@@ -237,7 +237,7 @@ pub(crate) struct Run {
 
 /// What a run's cgroup measured.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Usage {
+pub(super) struct Usage {
     pub user: Duration,
     pub sys: Duration,
     /// memory.peak in KB (with the memory controller).
@@ -251,7 +251,7 @@ impl Run {
         self.path.join("cgroup.procs")
     }
 
-    pub(crate) fn usage(&self) -> Usage {
+    pub(super) fn usage(&self) -> Usage {
         let stat = self.path.join("cpu.stat");
         Usage {
             user: Duration::from_micros(keyed(&stat, "user_usec").unwrap_or(0)),

@@ -17,15 +17,15 @@ pub(crate) const WALK_MIN_NEW: usize = 3;
 /// The tree used more CPU than the process itself by more than this many
 /// seconds, and by more than [`CPU_EXCESS_FRACTION`] of the process's own:
 /// work done by processes nobody waited for.
-pub(crate) const CPU_EXCESS_MIN_S: f64 = 0.5;
-pub(crate) const CPU_EXCESS_FRACTION: f64 = 0.5;
+const CPU_EXCESS_MIN_S: f64 = 0.5;
+const CPU_EXCESS_FRACTION: f64 = 0.5;
 
 /// One process nobody waited for peaked at more than this many times the
 /// process's own peak, and more than [`SINGLE_RSS_EXCESS_KB`] above it.
 /// (The tree's summed memory is recorded, not flagged: a compiler's
 /// parallel jobs make it 2–8× the largest one.)
-pub(crate) const SINGLE_RSS_FACTOR: u64 = 2;
-pub(crate) const SINGLE_RSS_EXCESS_KB: u64 = 50 * 1024;
+const SINGLE_RSS_FACTOR: u64 = 2;
+const SINGLE_RSS_EXCESS_KB: u64 = 50 * 1024;
 
 /// Whether the tree's CPU seconds escaped the process's own.
 pub(crate) fn cpu_escaped(tree_cpu_s: f64, own_cpu_s: f64) -> bool {

@@ -21,7 +21,7 @@ pub(crate) mod contain;
 pub(crate) mod escape;
 mod event;
 mod kit;
-pub(crate) mod outcome;
+mod outcome;
 pub(crate) mod procstat;
 pub(crate) mod proxy;
 pub(crate) mod refusal;
@@ -49,7 +49,7 @@ pub const AGENT_ARG: &str = "__spawn";
 /// langbench's memory.
 pub const STDOUT_KEEP: usize = 1 << 20;
 /// How much of stderr is kept (the tail, which is where errors are).
-pub(crate) const STDERR_KEEP: usize = 64 << 10;
+const STDERR_KEEP: usize = 64 << 10;
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -179,17 +179,17 @@ pub(crate) fn home_dir_of(build: &Path) -> PathBuf {
 
 /// Where a sandboxed command's HOME is: one path for every run, in its
 /// private /tmp (a fresh directory of the run's is bound there).
-pub(crate) const SANDBOX_HOME: &str = "/tmp/home";
+const SANDBOX_HOME: &str = "/tmp/home";
 
 /// Where a sandboxed run's build directory (`{build}`, its default working
 /// directory) is: one path for every run, as a person's working directory
 /// is the same each time they type the command (`nim r` keys its compile
 /// cache by it), the run's fresh directory bound there.
-pub(crate) const SANDBOX_BUILD: &str = "/tmp/build";
+const SANDBOX_BUILD: &str = "/tmp/build";
 
 /// The unprivileged user and group root's sandboxed commands run as:
 /// `nobody` and `nogroup` on Debian, Ubuntu and Fedora alike.
-pub(crate) const SANDBOX_IDS: (u32, u32) = (65534, 65534);
+const SANDBOX_IDS: (u32, u32) = (65534, 65534);
 
 impl Default for Limits {
     fn default() -> Self {

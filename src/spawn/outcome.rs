@@ -83,7 +83,7 @@ impl Exit {
     /// From a status `wait4` gave; `None` for a status that is neither
     /// (stopped or continued, which `wait4` without `WUNTRACED` or
     /// `WCONTINUED` never returns).
-    pub(crate) fn from_wait_status(status: i32) -> Option<Exit> {
+    pub(super) fn from_wait_status(status: i32) -> Option<Exit> {
         if libc::WIFEXITED(status) {
             Some(Exit::Exited(libc::WEXITSTATUS(status)))
         } else if libc::WIFSIGNALED(status) {

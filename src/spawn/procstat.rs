@@ -42,7 +42,7 @@ impl Stat {
     }
 
     /// The calling process's own stat.
-    pub(crate) fn of_self() -> Option<Stat> {
+    pub(super) fn of_self() -> Option<Stat> {
         Stat::read("/proc/self/stat")
     }
 
@@ -57,12 +57,12 @@ impl Stat {
     }
 
     /// Ended but not yet reaped by its parent.
-    pub(crate) fn is_zombie(&self) -> bool {
+    pub(super) fn is_zombie(&self) -> bool {
         self.state == 'Z'
     }
 
     /// Still running: neither a zombie nor dead.
-    pub(crate) fn is_alive(&self) -> bool {
+    pub(super) fn is_alive(&self) -> bool {
         !matches!(self.state, 'Z' | 'X')
     }
 }

@@ -55,7 +55,7 @@ use mio::{Events, Interest, Poll, Token, Waker};
 /// `cargo build`, `go build`, `mvn package`): host names, port 443 only.
 /// Another registry or a mirror is the maintainer's to allow
 /// (`LANGBENCH_PREPARE_ALLOW`).
-pub(crate) const REGISTRIES: &[(&str, &[&str])] = &[
+const REGISTRIES: &[(&str, &[&str])] = &[
     ("npm", &["registry.npmjs.org"]),
     ("pip (PyPI)", &["pypi.org", "files.pythonhosted.org"]),
     (
@@ -72,16 +72,16 @@ pub(crate) const REGISTRIES: &[(&str, &[&str])] = &[
 /// The environment variable naming more hosts the proxy lets through
 /// (comma-separated): a registry mirror, another registry. Their
 /// addresses are checked as every other's.
-pub(crate) const ALLOW_ENV: &str = "LANGBENCH_PREPARE_ALLOW";
+const ALLOW_ENV: &str = "LANGBENCH_PREPARE_ALLOW";
 
 /// The most connections served at once, whatever `--max-processes` says:
 /// each holds two descriptors, and npm opens at most 16 at a time, cargo
 /// and pip fewer.
-pub(crate) const MAX_CONNECTIONS: usize = 256;
+const MAX_CONNECTIONS: usize = 256;
 
 /// How long a client has to send its whole request head (a `CONNECT` line
 /// and its headers, a few hundred bytes) after connecting.
-pub(crate) const HEAD_TIMEOUT: Duration = Duration::from_secs(5);
+const HEAD_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How long connecting to one address of a registry may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
@@ -91,7 +91,7 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
 /// every entry, whatever its "globally reachable" column says (an anycast
 /// service block is no registry either). Then the one block of IANA's
 /// IPv4 Multicast Address Space Registry.
-pub(crate) const SPECIAL_V4: &[(&str, &str)] = &[
+const SPECIAL_V4: &[(&str, &str)] = &[
     ("0.0.0.0/8", "\"This network\" (RFC 791)"),
     ("0.0.0.0/32", "\"This host on this network\" (RFC 1122)"),
     ("10.0.0.0/8", "Private-Use (RFC 1918)"),
@@ -145,7 +145,7 @@ pub(crate) const SPECIAL_V4: &[(&str, &str)] = &[
 /// every entry. Then, from IANA's IPv6 Address Space registry, everything
 /// outside 2000::/3, the only block allocated as global unicast (it holds
 /// multicast, ff00::/8, and the IPv4-compatible ::/96 too).
-pub(crate) const SPECIAL_V6: &[(&str, &str)] = &[
+const SPECIAL_V6: &[(&str, &str)] = &[
     ("::1/128", "Loopback Address (RFC 4291)"),
     ("::/128", "Unspecified Address (RFC 4291)"),
     ("::ffff:0:0/96", "IPv4-mapped Address (RFC 4291)"),
@@ -989,7 +989,7 @@ fn usable(
 /// The special-purpose block `ip` lies in (`192.0.2.0/24, Documentation
 /// (TEST-NET-1) (RFC 5737)`), if any: [`SPECIAL_V4`], [`SPECIAL_V6`], and
 /// IPv6 outside 2000::/3.
-pub(crate) fn special_purpose(ip: IpAddr) -> Option<String> {
+fn special_purpose(ip: IpAddr) -> Option<String> {
     // A prefix test on the address's bits: hand-written (a few lines)
     // since no network-prefix crate is in Cargo.lock.
     let within = |net: &str| -> bool {

@@ -70,7 +70,7 @@ impl Facts {
 
     /// The reasons the sandbox can be refused here, each with what to do,
     /// most likely first; `error` is what the refused step said.
-    pub(crate) fn reasons(&self, error: &str) -> Vec<String> {
+    fn reasons(&self, error: &str) -> Vec<String> {
         let mut r = Vec::new();
         let proc_refused = error.contains("/proc");
         if self.euid == 0 && !self.cap_sys_admin {
@@ -175,14 +175,14 @@ impl Facts {
 }
 
 /// What [`Facts::loopback`] reports as the refused step.
-pub(crate) const NO_LOOPBACK: &str = "no loopback in the sandbox's network namespace";
+const NO_LOOPBACK: &str = "no loopback in the sandbox's network namespace";
 
 impl Facts {
     /// The sandbox is made, but root cannot bring up its loopback (no
     /// CAP_NET_ADMIN, as in a container under its runtime's defaults):
     /// that refusal, else None. Without root the user namespace langbench
     /// makes gives the capability over its own network namespaces.
-    pub(crate) fn loopback(&self) -> Option<String> {
+    pub(super) fn loopback(&self) -> Option<String> {
         (self.euid == 0 && !self.cap_net_admin).then(|| self.explain(NO_LOOPBACK))
     }
 }

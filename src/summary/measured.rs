@@ -175,7 +175,7 @@ fn expanded(v: &Variant, program: &Path, n: u64) -> Vec<String> {
 }
 
 /// A program source, if it may be shown (see the module's comment).
-pub(crate) fn read_source(root: &Path, path: &Path) -> SourceFile {
+fn read_source(root: &Path, path: &Path) -> SourceFile {
     let shown = relative(root, path);
     let text = (|| {
         let root = root

@@ -49,7 +49,7 @@ impl Summary {
 
     /// Facts shown above the table: what edition, measured where, when and
     /// with what, and how to read it.
-    pub(crate) fn meta(&self) -> Vec<(String, String)> {
+    pub(super) fn meta(&self) -> Vec<(String, String)> {
         let mut meta = self.edition_facts();
         meta.extend(self.machine_facts());
         meta.extend(self.reading_facts());

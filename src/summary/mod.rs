@@ -15,7 +15,7 @@
 //! `runs::table`, `json::write_results` and `measured::sections`; the rest is
 //! its inside.
 
-pub(crate) mod charts;
+mod charts;
 mod gather;
 pub(crate) mod json;
 pub(crate) mod measured;
@@ -23,9 +23,9 @@ mod meta;
 #[cfg(test)]
 mod normalised_tests;
 mod notes;
-pub(crate) mod precision;
+mod precision;
 pub(crate) mod runs;
-pub(crate) mod table;
+mod table;
 #[cfg(test)]
 mod tests;
 
@@ -43,7 +43,7 @@ use crate::spawn::{Exit, signal_name};
 
 /// A run left out of its cell's spread: it started on cold caches.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub(crate) struct ColdRun {
+struct ColdRun {
     /// Its number within the cell.
     pub run: u32,
     pub wall_s: f64,
@@ -62,7 +62,7 @@ pub(crate) struct Cell {
     pub spread: Option<Spread>,
     /// Runs of the cell's status that started on cold caches and are left
     /// out of `spread`.
-    pub cold_left_out: Vec<ColdRun>,
+    cold_left_out: Vec<ColdRun>,
     /// The runs its session asked for (best of N; with `--runs auto` the
     /// minimum, 3); `None` when the session is not known.
     pub asked: Option<u32>,
@@ -128,7 +128,7 @@ impl Cell {
     /// run of the cell's status, not a cold one left out; none of a
     /// published cell, one record without a spread, or of a cell without
     /// a figure, such as a timeout).
-    pub(crate) fn in_spread(&self, r: &RunRecord) -> bool {
+    fn in_spread(&self, r: &RunRecord) -> bool {
         !self.published()
             && self.wall_s().is_some()
             && r.status == self.status
@@ -160,7 +160,7 @@ impl Cell {
     /// counts them, and above all whether the figure is one of them (not
     /// what a person's second run measures); `None` when none did or the
     /// records do not say.
-    pub(crate) fn cold_figure(&self) -> Option<String> {
+    fn cold_figure(&self) -> Option<String> {
         use crate::record::CacheStart;
         let best = self.best.as_ref()?;
         let measured = self.runs.iter().filter(|r| r.status.has_figures());
@@ -244,7 +244,7 @@ impl Cell {
 
     /// The note of [`Cell::beats_cold`], in capitals where it starts, so
     /// that no reviewer reads past it.
-    pub(crate) fn beats_cold_note(&self) -> Option<String> {
+    fn beats_cold_note(&self) -> Option<String> {
         let (first, warm, ratio) = self.beats_cold()?;
         Some(format!(
             "REMEMBERED ANSWER? run {} took {:.3} s and run {} {:.3} s at the same size, \
@@ -262,7 +262,7 @@ impl Cell {
     }
 
     /// Where a timed-out run was killed.
-    pub(crate) fn timed_out_at(&self) -> Option<f64> {
+    fn timed_out_at(&self) -> Option<f64> {
         self.best
             .as_ref()
             .filter(|_| self.status == Status::Timeout)
@@ -299,7 +299,7 @@ impl Cell {
 
     /// Fewer runs than its session asked for, without an earlier run that
     /// settled the cell (the session was stopped): (runs, asked).
-    pub(crate) fn partial_runs(&self) -> Option<(usize, u32)> {
+    fn partial_runs(&self) -> Option<(usize, u32)> {
         let asked = self.asked?;
         let ran = self.runs.iter().filter(|r| r.attempt > 0).count();
         let settled = self.runs.iter().any(|r| r.status.settles_cell());
@@ -320,7 +320,7 @@ impl Cell {
     }
 
     /// Short text for the time column.
-    pub(crate) fn time_text(&self) -> String {
+    fn time_text(&self) -> String {
         let t = self.wall_s().map(|w| format!("{w:.2}")).unwrap_or_default();
         let exit = self.best.as_ref().and_then(|b| b.exit);
         match self.status {
@@ -345,7 +345,7 @@ impl Cell {
         }
     }
 
-    pub(crate) fn rss_text(&self) -> String {
+    fn rss_text(&self) -> String {
         self.rss_kb().map(thousands).unwrap_or_else(|| "-".into())
     }
 
@@ -405,7 +405,7 @@ impl Row {
     /// Sum of the cells that have a time (flagged cells included; failed
     /// cells and timeouts are not times): the total of a complete row, the
     /// "partial" sum of another.
-    pub(crate) fn sum_s(&self) -> f64 {
+    fn sum_s(&self) -> f64 {
         self.cells.values().filter_map(Cell::wall_s).sum()
     }
 
@@ -414,7 +414,7 @@ impl Row {
         self.complete().then(|| self.sum_s())
     }
 
-    pub(crate) fn sum_rss_kb(&self) -> u64 {
+    fn sum_rss_kb(&self) -> u64 {
         self.cells.values().filter_map(Cell::rss_kb).sum()
     }
 
@@ -461,7 +461,7 @@ impl Row {
     }
 
     /// CPU seconds of the shown runs, summed, when every cell has them.
-    pub(crate) fn total_cpu_s(&self) -> Option<f64> {
+    fn total_cpu_s(&self) -> Option<f64> {
         self.total_s()?;
         self.cells.values().map(Cell::cpu_s).sum()
     }
@@ -587,7 +587,7 @@ pub(crate) fn ranks_within(
 
 /// A session as the table tells of it.
 #[derive(Debug, Clone, Serialize)]
-pub(crate) struct SessionInfo {
+struct SessionInfo {
     pub id: String,
     pub started_at: String,
     pub langbench: String,
@@ -613,7 +613,7 @@ pub(crate) struct Summary {
     pub rows: Vec<Row>,
     /// The machine most rows were measured on.
     pub machine: Option<Machine>,
-    pub sessions: Vec<SessionInfo>,
+    sessions: Vec<SessionInfo>,
     /// The figures are a published edition's, imported (not measured here).
     pub published: bool,
     /// A cell whose runs' coefficient of variation exceeds this fraction
@@ -717,7 +717,7 @@ impl Summary {
     /// reference passes and every complete row has a normalised total (a
     /// complete row measured without references around it would have no
     /// rank; then every row is ranked by its seconds, as before).
-    pub(crate) fn ranks_normalised(&self) -> bool {
+    fn ranks_normalised(&self) -> bool {
         self.host.is_some()
             && self.rows.iter().any(Row::complete)
             && self

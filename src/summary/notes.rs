@@ -10,7 +10,7 @@ use crate::record::{RunRecord, Status};
 impl Summary {
     /// Why a cell is not a plain correct figure (`None` for one that is),
     /// told to a reader (what to do about it is [`Summary::advice`]'s).
-    pub(crate) fn cell_note(&self, row: &Row, bench: Bench) -> Option<String> {
+    pub(super) fn cell_note(&self, row: &Row, bench: Bench) -> Option<String> {
         let Some(c) = row.cells.get(&bench) else {
             if row.no_program.contains(&bench) {
                 return Some(format!("n/a: the variant has no {bench} program"));
@@ -145,7 +145,7 @@ impl Summary {
     /// Lines explaining every cell that is not a plain, correct time, keyed
     /// by what the row shows; then the machine state of the sessions the
     /// table's runs come from, where their check warned.
-    pub(crate) fn notes(&self) -> Vec<Note> {
+    pub(super) fn notes(&self) -> Vec<Note> {
         let mut notes = Vec::new();
         notes.extend(self.normalised_note());
         for row in &self.rows {
@@ -245,7 +245,7 @@ impl Summary {
     }
 
     /// What the maintainer could do about the notes: for the terminal only.
-    pub(crate) fn advice(&self) -> Vec<String> {
+    pub(super) fn advice(&self) -> Vec<String> {
         let mut advice = Vec::new();
         let missing: usize = self
             .rows

@@ -13,7 +13,7 @@ use crate::reference::{Disagreement, HostSpeed, MOVED_LIMIT};
 
 impl Summary {
     /// The precision fact, or none without reference passes.
-    pub(crate) fn precision_facts(&self) -> Vec<(String, String)> {
+    pub(super) fn precision_facts(&self) -> Vec<(String, String)> {
         let mut facts = match &self.host {
             Some(host) => vec![("Precision".into(), precision_text(host))],
             None => Vec::new(),
@@ -25,7 +25,7 @@ impl Summary {
     /// The machines whose references disagree with the main machine's
     /// beyond the quality gate's limit (issue #42: shards on several
     /// machines); none on one machine or without references.
-    pub(crate) fn disagreements(&self) -> Vec<Disagreement> {
+    pub(super) fn disagreements(&self) -> Vec<Disagreement> {
         let (Some(host), Some(main)) = (&self.host, self.main_machine) else {
             return Vec::new();
         };
@@ -43,7 +43,7 @@ impl Summary {
     /// Why `row`'s figures do not compare with the other machines' rows,
     /// if its machine's references disagree (`flagged`: from
     /// [`Summary::disagreements`]).
-    pub(crate) fn disagreeing(&self, row: &Row, flagged: &[Disagreement]) -> Option<String> {
+    pub(super) fn disagreeing(&self, row: &Row, flagged: &[Disagreement]) -> Option<String> {
         let m = row.machine?;
         let d: Vec<&Disagreement> = flagged.iter().filter(|d| d.machine == m).collect();
         let worst = d.first()?;
@@ -101,7 +101,7 @@ impl Summary {
     }
 
     /// The blocks `row`'s runs were measured in (issue #42), in order.
-    pub(crate) fn blocks(row: &Row) -> Vec<u32> {
+    pub(super) fn blocks(row: &Row) -> Vec<u32> {
         let b: BTreeSet<u32> = row
             .cells
             .values()
@@ -114,7 +114,7 @@ impl Summary {
     /// (`reproduce --store`): its sentence, computed here from its rows
     /// (never a sentence the file carries), its date and machine made
     /// inert (the file comes with the directory, from whoever made it).
-    pub(crate) fn reproduced_facts(&self) -> Vec<(String, String)> {
+    pub(super) fn reproduced_facts(&self) -> Vec<(String, String)> {
         self.reproduced
             .iter()
             .filter(|a| !a.rows.is_empty())
@@ -125,7 +125,7 @@ impl Summary {
 
 /// The reference passes (distinct session and block, over every
 /// benchmark) and the sessions they ran in.
-pub(crate) fn passes_and_sessions(host: &HostSpeed) -> (usize, usize) {
+pub(super) fn passes_and_sessions(host: &HostSpeed) -> (usize, usize) {
     let mut passes = BTreeSet::new();
     let mut sessions = BTreeSet::new();
     for (session, _, ps) in host.series() {

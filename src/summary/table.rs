@@ -275,7 +275,7 @@ impl Summary {
     }
 
     /// The editions' table.
-    pub(crate) fn table(&self) -> Table {
+    pub(super) fn table(&self) -> Table {
         let columns = self.columns();
         Table {
             id: "summary".into(),

@@ -6,9 +6,7 @@
 //! Its face: [`command`] and [`benchmark`] (which the suite and the tests
 //! call), `remote`'s `client_command`, `target_command`, `merge_command` and
 //! `read_reports` for main.rs, and its re-exports [`Options`],
-//! [`client_bound`], [`WsRecord`] and [`WsStatus`] (also [`Phase`],
-//! [`Placement`] and [`WS_RECORDS`], which nothing reaches through `ws`);
-//! the rest is its inside.
+//! [`client_bound`], [`WsRecord`] and [`WsStatus`]; the rest is its inside.
 
 pub mod remote;
 
@@ -18,7 +16,7 @@ use std::time::{Duration, Instant};
 
 pub use crate::ws_load::drive::client_bound;
 pub use crate::ws_options::Options;
-pub use crate::ws_record::{Phase, Placement, WS_RECORDS, WsRecord, WsStatus};
+pub use crate::ws_record::{WsRecord, WsStatus};
 
 use anyhow::{Context, Result};
 
@@ -33,11 +31,12 @@ use crate::spawn::{Exit, Outcome, Request, Running, Spawner};
 use crate::step::stderr_tail;
 use crate::store::Store;
 use crate::ws_load::{client, drive};
+use crate::ws_record::{Placement, WS_RECORDS};
 use crate::ws_summary;
 
 /// Raises RLIMIT_NOFILE to its hard limit (inherited by servers started
 /// afterwards). Returns the new soft limit.
-pub(crate) fn raise_nofile() -> u64 {
+fn raise_nofile() -> u64 {
     // SAFETY: getrlimit/setrlimit on a struct we own.
     unsafe {
         let mut r: libc::rlimit = std::mem::zeroed();
@@ -156,7 +155,7 @@ impl drive::Server for Spawned<'_> {
 }
 
 /// A record with nothing measured yet.
-pub(crate) fn blank_record(
+fn blank_record(
     session: &str,
     opts: &Options,
     variant: &str,
@@ -192,7 +191,7 @@ pub(crate) fn blank_record(
 }
 
 /// Status and detail of a finished record from its phases.
-pub(crate) fn settle(rec: &mut WsRecord, handshake_samples: &[String]) {
+fn settle(rec: &mut WsRecord, handshake_samples: &[String]) {
     let errors: u64 = rec
         .phases
         .iter()
@@ -455,7 +454,7 @@ fn classify(rec: &mut WsRecord, end: &Shutdown, handshake_samples: &[String]) {
 }
 
 /// Raises RLIMIT_NOFILE for `connections` (and servers started afterwards).
-pub(crate) fn ensure_nofile(connections: usize) -> Result<()> {
+fn ensure_nofile(connections: usize) -> Result<()> {
     let nofile = raise_nofile();
     if (nofile as usize) < connections + 100 {
         anyhow::bail!(

@@ -24,7 +24,7 @@ use crate::ws_options::Options;
 use crate::ws_record::{ClientLoad, Placement, WindowStats};
 use crate::ws_record::{Phase, WS_RECORDS, WsRecord, WsStatus};
 
-pub(crate) const REPORT_SCHEMA: u32 = 1;
+const REPORT_SCHEMA: u32 = 1;
 
 /// One `ws-client` process's result.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -63,7 +63,7 @@ pub struct ReportPhase {
 
 /// Parses `--start-at`: RFC 3339, or Unix seconds, or `+S` (S seconds from
 /// now).
-pub(crate) fn parse_start(s: &str) -> Result<SystemTime> {
+fn parse_start(s: &str) -> Result<SystemTime> {
     if let Some(rel) = s.strip_prefix('+') {
         let secs: f64 = rel.parse().with_context(|| format!("--start-at {s}"))?;
         return Ok(SystemTime::now() + Duration::from_secs_f64(secs));
@@ -84,7 +84,7 @@ fn hostname() -> String {
 
 /// Runs the load client alone against `target` through every phase.
 /// `client_cpus`: the CPUs for its threads (empty: unpinned).
-pub(crate) fn run_client(
+fn run_client(
     target: &Target,
     opts: &Options,
     client_cpus: &[usize],
@@ -159,7 +159,7 @@ pub(crate) fn run_client(
 
 /// Combines the reports of N client processes driving one target into one
 /// record named `name`.
-pub(crate) fn merge(reports: &[ClientReport], name: &str, opts: &Options) -> Result<WsRecord> {
+fn merge(reports: &[ClientReport], name: &str, opts: &Options) -> Result<WsRecord> {
     ensure!(!reports.is_empty(), "nothing to merge");
     let first = &reports[0];
     for r in reports {
@@ -339,7 +339,7 @@ pub fn read_reports(files: &[std::path::PathBuf]) -> Result<Vec<ClientReport>> {
 }
 
 /// Stores a merged (or `--target`) record and rewrites the derived files.
-pub(crate) fn store(out: &std::path::Path, rec: &WsRecord) -> Result<()> {
+fn store(out: &std::path::Path, rec: &WsRecord) -> Result<()> {
     let store = Store::open(out)?;
     store.append(WS_RECORDS, rec)?;
     crate::derived::write_all(&store)?;

@@ -110,7 +110,7 @@ pub(crate) struct PhaseResult {
     pub server_cpu_s: Option<f64>,
 }
 
-pub(crate) fn skipped(delay_ms: f64) -> Phase {
+fn skipped(delay_ms: f64) -> Phase {
     Phase {
         delay_ms,
         status: WsStatus::Skipped,

@@ -7,7 +7,7 @@ use crate::document::{Bar, BarChart, BarRow, Mark, Unit};
 use crate::ws_record::{Phase, WsRecord, WsStatus};
 
 /// rps and p99 latency per server and phase.
-pub(crate) fn ws(records: &[&WsRecord]) -> Vec<BarChart> {
+pub(super) fn ws(records: &[&WsRecord]) -> Vec<BarChart> {
     if records.is_empty() {
         return Vec::new();
     }

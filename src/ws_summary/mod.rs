@@ -5,7 +5,7 @@
 //! `compare`'s editions and `merge`), and `print` and [`phase_line`] (the
 //! ws commands' terminal output); the rest is its inside.
 
-pub(crate) mod charts;
+mod charts;
 
 use anyhow::Result;
 
@@ -88,7 +88,7 @@ fn f2(v: f64) -> String {
 /// Server CPU µs per echo: the server's CPU time in the window / echoes
 /// (the cost figure that holds even where throughput is capped by the
 /// kernel or the client).
-pub(crate) fn server_us_per_echo(p: &Phase) -> Option<f64> {
+fn server_us_per_echo(p: &Phase) -> Option<f64> {
     let s = p.stats.as_ref()?;
     let cores = p.server_cores?;
     (s.echoes > 0 && p.window_s > 0.0).then(|| cores * p.window_s * 1e6 / s.echoes as f64)
@@ -96,7 +96,7 @@ pub(crate) fn server_us_per_echo(p: &Phase) -> Option<f64> {
 
 /// Server KB per connection: (peak RSS in the window − RSS before any
 /// connection) / connections alive.
-pub(crate) fn server_kb_per_conn(r: &WsRecord, p: &Phase) -> Option<f64> {
+fn server_kb_per_conn(r: &WsRecord, p: &Phase) -> Option<f64> {
     let idle = r.server_rss_idle_kb?;
     let peak = p.server_rss_peak_kb?;
     let alive = p.stats.as_ref()?.alive.unwrap_or(r.opened);
@@ -397,7 +397,7 @@ fn table_notes(lines: &[Line]) -> Vec<Note> {
 
 /// The ws table of `records` (one record per server, newest first chosen by
 /// the caller).
-pub(crate) fn table(records: &[&WsRecord]) -> Table {
+fn table(records: &[&WsRecord]) -> Table {
     let lines = lines(records);
     let columns = columns();
     Table {
@@ -412,7 +412,7 @@ pub(crate) fn table(records: &[&WsRecord]) -> Table {
 }
 
 /// Facts shown above the ws table.
-pub(crate) fn meta(records: &[&WsRecord]) -> Vec<(String, String)> {
+fn meta(records: &[&WsRecord]) -> Vec<(String, String)> {
     let mut meta = Vec::new();
     if let Some(r) = records.first() {
         if r.origin == Origin::Published {

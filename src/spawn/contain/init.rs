@@ -117,7 +117,7 @@ unsafe fn drop_privileges(ids: Option<(u32, u32)>) -> bool {
 /// `close_range(2)`, Linux 5.9). Descriptors langbench's own parent left
 /// open (a CI runner's, a make jobserver's, a directory of the host) never
 /// reach the command.
-pub(crate) fn close_from(from: i32, keep: Option<i32>) {
+pub(super) fn close_from(from: i32, keep: Option<i32>) {
     // SAFETY: close_range on descriptor numbers; nothing is dereferenced.
     unsafe {
         match keep {

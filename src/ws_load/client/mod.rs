@@ -140,7 +140,7 @@ fn thread_cpu() -> Duration {
 /// `/proc/PID/ns/net`): the sockets it creates from now on live there. Only
 /// this thread moves (`setns` with `CLONE_NEWNET` is per thread); it needs
 /// CAP_SYS_ADMIN (root).
-pub(crate) fn enter_netns(ns: &std::os::fd::OwnedFd) -> std::io::Result<()> {
+fn enter_netns(ns: &std::os::fd::OwnedFd) -> std::io::Result<()> {
     use std::os::fd::AsRawFd;
     // SAFETY: setns on an fd we own, for the calling thread only.
     if unsafe { libc::setns(ns.as_raw_fd(), libc::CLONE_NEWNET) } != 0 {

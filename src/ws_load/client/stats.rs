@@ -7,10 +7,10 @@ use hdrhistogram::Histogram;
 use crate::ws_record::{ClientLoad, WindowStats};
 
 /// A thread counts as saturated from this busy fraction ...
-pub(crate) const SATURATED_BUSY: f64 = 0.90;
+const SATURATED_BUSY: f64 = 0.90;
 /// ... or when its median send is this late (ms; epoll's timeout has 1 ms
 /// granularity, so 1–2 ms is normal).
-pub(crate) const SATURATED_LATE_MS: f64 = 5.0;
+const SATURATED_LATE_MS: f64 = 5.0;
 
 /// One window's result, with the merged histograms (for `ws merge`).
 #[derive(Debug, Clone)]
