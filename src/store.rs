@@ -393,7 +393,7 @@ impl Store {
             Some(bytes) => {
                 let text = String::from_utf8(bytes)
                     .map_err(|e| anyhow!("{}: not UTF-8 text ({e})", path.display()))?;
-                Ok(parse_lines(&path, &text, warnings))
+                Ok(parse_lines(&path, &text, warnings, max_line(name)))
             }
         }
     }
@@ -734,10 +734,31 @@ fn append_lines<'v, T: Serialize + 'v>(
     f.sync_data().with_context(cannot)
 }
 
-/// The longest record line read, in bytes: far past the longest one
-/// langbench writes (a session's, ~4 KB with every variant's versions), so
-/// only a record made to be huge is skipped before it is parsed.
+/// The longest record line read, in bytes: far past the longest run
+/// record langbench writes (a few KB), so only a record made to be huge is
+/// skipped before it is parsed. Session records have their own bound
+/// ([`MAX_SESSION_LINE`]).
 const MAX_LINE: usize = 1 << 20;
+
+/// The longest line of `sessions.jsonl` read, in bytes. A session record
+/// lists every variant the session selected (~250 bytes each: 2026's 84
+/// variants write 21 KB), so it grows with the languages file: 6,500
+/// variants (the scale of issue #41) write 1.5 MB, past [`MAX_LINE`].
+/// Skipped, such a session was missing from the records langbench had
+/// just written: `--resume` and `run --plan` then took its runs for newer
+/// than every session that was read ([`Stored::newest_per_cell`]), cut
+/// the runs of a cell measured in rounds at the session they continue,
+/// and measured the cell again. 16 MiB holds some 65,000 variants.
+const MAX_SESSION_LINE: usize = 1 << 24;
+
+/// The longest line read of the records file `name`.
+fn max_line(name: &str) -> usize {
+    if name == SESSIONS {
+        MAX_SESSION_LINE
+    } else {
+        MAX_LINE
+    }
+}
 
 /// Cuts every string of `v` longer than [`crate::inert::MAX_FIELD`]
 /// characters to that; how many it cut.
@@ -753,7 +774,12 @@ fn bound_strings(v: &mut serde_json::Value) -> usize {
     }
 }
 
-fn parse_lines<T: DeserializeOwned>(path: &Path, text: &str, warnings: &mut Vec<String>) -> Vec<T> {
+fn parse_lines<T: DeserializeOwned>(
+    path: &Path,
+    text: &str,
+    warnings: &mut Vec<String>,
+    max_line: usize,
+) -> Vec<T> {
     let lines: Vec<&str> = text.split('\n').collect();
     let mut out = Vec::new();
     for (i, line) in lines.iter().enumerate() {
@@ -770,10 +796,10 @@ fn parse_lines<T: DeserializeOwned>(path: &Path, text: &str, warnings: &mut Vec<
             ));
             continue;
         }
-        if line.len() > MAX_LINE {
+        if line.len() > max_line {
             warnings.push(format!(
-                "{at}: skipped a record of {} bytes: a record is at most {MAX_LINE} (the largest \
-                 langbench writes is a few KB)",
+                "{at}: skipped a record of {} bytes: a record here is at most {max_line} (the \
+                 largest langbench writes is far smaller)",
                 line.len()
             ));
             continue;
@@ -1112,6 +1138,54 @@ mod tests {
         let loaded = s.load().unwrap();
         assert_eq!(loaded.runs.len(), 2);
         assert_eq!(loaded.runs[1].attempt, 2);
+    }
+
+    /// A session of 6,500 variants (issue #41's scale) writes a 1.5 MB
+    /// line: it is read back, and `--resume` counts complete the cells
+    /// measured in rounds across such sessions. It used to be skipped as
+    /// over the 1 MiB bound of a record, and the cells run again.
+    #[test]
+    fn a_session_of_thousands_of_variants_is_read_back_for_resume() {
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::open(d.path()).unwrap();
+        let variants: Vec<_> = (0..6500)
+            .map(|i| {
+                let mut v = crate::testing::variant(&format!("v{i}"), &[Bench::Assoc]);
+                v.install_hint = "apt-get install some-toolchain-package".repeat(4);
+                v
+            })
+            .collect();
+        let sessions = ["s1", "s2", "s3"].map(|id| SessionRecord {
+            variants: variants.clone(),
+            ..crate::testing::session(id)
+        });
+        for (k, session) in sessions.iter().enumerate() {
+            s.append_session(session).unwrap();
+            let mut r = crate::testing::run("v0", Bench::Assoc)
+                .session(&session.session)
+                .nth(k as u32 + 1)
+                .record();
+            r.continues = (k > 0).then(|| sessions[k - 1].session.clone());
+            s.append_run(&r).unwrap();
+        }
+        let line = std::fs::read_to_string(d.path().join(SESSIONS)).unwrap();
+        assert!(line.lines().all(|l| l.len() > MAX_LINE));
+        let loaded = s.load().unwrap();
+        assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+        assert_eq!(loaded.sessions.len(), 3);
+        assert_eq!(loaded.sessions[2].variants.len(), 6500);
+        let done = crate::resume::complete_cells(&loaded, crate::noise::Runs::Fixed(3));
+        assert!(done.contains(&("v0".to_string(), Bench::Assoc)));
+        // Past its own bound a session line is still skipped.
+        let mut w = OpenOptions::new()
+            .append(true)
+            .open(d.path().join(SESSIONS))
+            .unwrap();
+        w.write_all(&vec![b'x'; MAX_SESSION_LINE + 1]).unwrap();
+        w.write_all(b"\n").unwrap();
+        let loaded = s.load().unwrap();
+        assert_eq!(loaded.sessions.len(), 3);
+        assert_eq!(loaded.warnings.len(), 1, "{:?}", loaded.warnings);
     }
 
     #[test]
