@@ -204,6 +204,25 @@ fn resume_keeps_the_two_finished_runs_of_three_and_runs_the_third() {
         "{plan}"
     );
     assert!(plan.contains("(~0s left)"), "{plan}");
+    // A line the records cannot give (torn, or skipped) changes what is
+    // done: the plan says so on stderr, as the run does, and its plan
+    // on stdout stays whole.
+    let runs = f.path().join("results/runs.jsonl");
+    let mut torn = std::fs::read_to_string(&runs).unwrap();
+    torn.push_str("{\"variant\": \"torn\n");
+    std::fs::write(&runs, torn).unwrap();
+    let o = std::process::Command::new(bin())
+        .args(args(&f, &["--resume", "--plan"]))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("runs.jsonl:4"), "{err}");
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("Plan (nothing runs): 1 variant;"),
+        "{}",
+        text(&o)
+    );
 }
 
 /// `--resume` decides from the records which cells are complete before it

@@ -130,6 +130,11 @@ pub fn plan_command(
     let est = estimates(opts)?;
     let done = match (opts.resume, stored_if_any(&opts.out)?) {
         (true, Some(s)) => {
+            // What the records could not give (a skipped or torn line)
+            // changes what is done: said, as the run says it.
+            for w in &s.warnings {
+                crate::export::terminal::warn(w);
+            }
             // The run would refuse this directory: so does its plan.
             resume::refuse_other_machine(&s, &crate::machine::Machine::detect(), &opts.out)?;
             let changed = resume::program_changes(&s, variants, opts.size);
