@@ -10,7 +10,7 @@ interleaved run by run, and the table shows both.
     cargo build --release
     python3 benches/scale.py [--old /tmp/lb-old] [--sizes 650,6500] [--large] [--repeat 3]
 
-The commands: `report DIR`, `report --check DIR` (after a report), `merge`
+The commands: `report DIR`, `report --check DIR` (after the same binary's report), `merge`
 of 10 shards, `run --resume` with every cell done (nothing to run; each
 time on a fresh copy: of the records and their derived files, as a
 finished run leaves them, and of the records alone, which it rewrites),
@@ -31,7 +31,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 COMMANDS = [
     ("report", ["report", "results/2026"], None),
-    ("report --check", ["report", "--check", "results/2026"], None),
+    ("report --check", ["report", "--check", "results/2026"], "check"),
     ("merge 10 shards", ["merge", "results/merged"] + [f"results/shards/{i}" for i in range(1, 11)],
      "merge"),
     ("run --resume (done)", ["run", "--resume", "--size", "2021", "--out", "results/resume"],
@@ -43,9 +43,15 @@ COMMANDS = [
 ]
 
 
-def prepare(d, what):
-    """What a command needs fresh before each timed run (not timed)."""
-    if what == "merge":
+def prepare(d, what, binary):
+    """What a command needs fresh before each timed run (not timed). The
+    derived files a command reads are each binary's own: two langbench
+    versions may derive different files from the same records (a fix
+    that reads more of them), and `report --check` or a `--resume` with
+    nothing to do would then time a stale directory."""
+    if what == "check":
+        untimed(binary, d, ["report", "results/2026"])
+    elif what == "merge":
         shutil.rmtree(f"{d}/results/merged", ignore_errors=True)
     elif what == "resume":
         # As a finished run leaves it: the records and their derived files
@@ -53,6 +59,7 @@ def prepare(d, what):
         shutil.rmtree(f"{d}/results/resume", ignore_errors=True)
         shutil.copytree(f"{d}/results/2026", f"{d}/results/resume",
                         ignore=shutil.ignore_patterns(".lock"))
+        untimed(binary, d, ["report", "results/resume"])
     elif what == "resume-records":
         # The records alone (a directory whose derived files were deleted
         # or never written): the run rewrites them.
@@ -60,6 +67,11 @@ def prepare(d, what):
         os.makedirs(f"{d}/results/resume")
         for f in ("runs.jsonl", "sessions.jsonl"):
             shutil.copy(f"{d}/results/2026/{f}", f"{d}/results/resume/{f}")
+
+
+def untimed(binary, d, args):
+    subprocess.run([binary] + args, cwd=d, check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
 
 
 def timed(binary, d, args):
@@ -98,7 +110,7 @@ def main():
                 figures[(n, name, side)] = []
             for _ in range(a.repeat):
                 for side, b in bins:
-                    prepare(d, what)
+                    prepare(d, what, b)
                     figures[(n, name, side)].append(timed(b, d, args))
             for side, b in bins:
                 w, m = med(figures[(n, name, side)])
