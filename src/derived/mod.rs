@@ -176,7 +176,9 @@ enum Body<'b> {
 }
 
 /// [`render_all`], each file handed to `emit` (name in the directory,
-/// bytes) as it is rendered, in the order `render_all` lists them.
+/// bytes) as it is rendered; results.json from a second thread while the
+/// tables render, the rest in order (`emit` is called from both, hence
+/// `Sync`).
 fn render_each(
     store: &Store,
     loaded: Loaded,
