@@ -2,6 +2,7 @@
 //! run the way `/usr/bin/time` does.
 
 pub mod bench;
+pub(crate) mod canon;
 pub(crate) mod cell;
 pub mod check;
 pub mod cli;

@@ -66,6 +66,8 @@ pub(super) struct Ctx<'a> {
     /// variants share their toolchain's, and compiling one is ~0.3 ms (a
     /// file of 6,500 variants spent 2 s on it, issue #41).
     pub(super) regexes: std::collections::HashMap<String, regex::Regex>,
+    /// Real paths of the program files' directories, each resolved once.
+    pub(super) canon: crate::canon::Canon,
 }
 
 impl Ctx<'_> {

@@ -84,6 +84,7 @@ impl Languages {
             root: PathBuf::new(),
             lints: Vec::new(),
             regexes: Default::default(),
+            canon: Default::default(),
         };
         check_lengths(&ctx)?;
         let raw: RawFile = toml::from_str(text).map_err(|e| {

@@ -277,7 +277,7 @@ pub(super) fn inside_root(ctx: &Ctx, file: &str) -> Result<PathBuf, &'static str
         return Err("a `..` in it");
     }
     let full = ctx.root.join(path);
-    match full.canonicalize() {
+    match ctx.canon.real(&full) {
         Ok(real) if !real.starts_with(&ctx.root) => Err("a symlink leads out"),
         _ => Ok(full),
     }

@@ -31,6 +31,7 @@ use std::path::Path;
 use sha2::{Digest, Sha256};
 
 use super::{Row, Summary};
+use crate::canon::Canon;
 use crate::config::{Languages, Variant, Vars};
 use crate::document::{Measured, MeasuredBench, SourceFile};
 use crate::record::Origin;
@@ -55,6 +56,7 @@ pub(crate) fn sections(s: &Summary, langs: Result<&Languages, &str>) -> Vec<Meas
                 .collect()
         })
         .unwrap_or_default();
+    let canon = Canon::default();
     s.rows
         .iter()
         .filter(|r| r.started && r.installed())
@@ -62,12 +64,17 @@ pub(crate) fn sections(s: &Summary, langs: Result<&Languages, &str>) -> Vec<Meas
             let variant = langs
                 .ok()
                 .and_then(|l| by_id.get(r.variant.as_str()).map(|v| (l, *v)));
-            section(r, variant, langs.err())
+            section(r, variant, langs.err(), &canon)
         })
         .collect()
 }
 
-fn section(row: &Row, variant: Option<(&Languages, &Variant)>, no_langs: Option<&str>) -> Measured {
+fn section(
+    row: &Row,
+    variant: Option<(&Languages, &Variant)>,
+    no_langs: Option<&str>,
+    canon: &Canon,
+) -> Measured {
     let source_of = match (variant, no_langs) {
         (Some((l, v)), _) => format!(
             "commands and digests from the records where they carry them; sources and the \
@@ -111,8 +118,8 @@ fn section(row: &Row, variant: Option<(&Languages, &Variant)>, no_langs: Option<
             };
             let (files, verified) = match program {
                 Some((v, p)) => {
-                    let file = read_source(v.root(), p);
-                    let verified = verify(v, p, &file, identity.map(|i| i.program.as_str()));
+                    let file = read_source(canon, v.root(), p);
+                    let verified = verify(v, &file, identity.map(|i| i.program.as_str()));
                     (vec![file], verified)
                 }
                 None => (
@@ -175,14 +182,15 @@ fn expanded(v: &Variant, program: &Path, n: u64) -> Vec<String> {
 }
 
 /// A program source, if it may be shown (see the module's comment).
-fn read_source(root: &Path, path: &Path) -> SourceFile {
+/// `canon` resolves the many sources' directories once (issue #41).
+fn read_source(canon: &Canon, root: &Path, path: &Path) -> SourceFile {
     let shown = relative(root, path);
     let text = (|| {
-        let root = root
-            .canonicalize()
+        let root = canon
+            .dir(root)
             .map_err(|e| format!("the languages file's directory cannot be read: {e}"))?;
-        let real = path
-            .canonicalize()
+        let real = canon
+            .real(path)
             .map_err(|e| format!("cannot be read: {e}"))?;
         if !real.starts_with(&root) {
             return Err("not shown: outside the languages file's directory".to_string());
@@ -204,7 +212,7 @@ fn read_source(root: &Path, path: &Path) -> SourceFile {
 }
 
 /// Whether the shown source is the program that ran, in a sentence.
-fn verify(v: &Variant, program: &Path, file: &SourceFile, ran: Option<&str>) -> String {
+fn verify(v: &Variant, file: &SourceFile, ran: Option<&str>) -> String {
     let Some(ran) = ran else {
         return "not verified: these runs recorded no program digest; shown is the file in the \
                 checkout now"
@@ -215,13 +223,16 @@ fn verify(v: &Variant, program: &Path, file: &SourceFile, ran: Option<&str>) -> 
                 every file in it); shown is its main file in the checkout now"
             .into();
     }
-    let Ok(bytes) = std::fs::read(program) else {
-        return "not verified: the file cannot be read".into();
+    // The digest of the text shown, read once: not of a second read that
+    // a file replaced in between would make another file's.
+    let text = match &file.text {
+        Ok(text) => text,
+        Err(why) if why.starts_with("cannot be read") => {
+            return "not verified: the file cannot be read".into();
+        }
+        Err(_) => return "not verified: the file is not shown".into(),
     };
-    if file.text.is_err() {
-        return "not verified: the file is not shown".into();
-    }
-    let now = hex(&Sha256::digest(&bytes));
+    let now = hex(&Sha256::digest(text.as_bytes()));
     let ran = ran.to_ascii_lowercase();
     // A recorded digest may be a prefix of the full sha256.
     if !ran.is_empty() && (now.starts_with(&ran) || ran.starts_with(&now)) {
