@@ -120,19 +120,33 @@ fn write_loaded(store: &Store, loaded: Loaded, view: View, keep: Keep) -> Result
     // all held at once: at 6,500 variants they are 300 MB (issue #41).
     // The store creates charts/ as it writes the first chart, and never
     // through a link (src/store.rs).
-    let derived = render_each(
-        store,
-        loaded,
-        &view,
-        false,
-        keep,
-        &|name, body| match body {
-            Body::Bytes(bytes) => store.write_derived(&name, &bytes),
-            Body::Stream(write) => store.write_derived_with(&name, write),
-        },
-    )?;
-    provenance::Provenance::results(store.dir())?.write(store.dir())?;
-    Ok(derived)
+    //
+    // The records' digest for provenance.json is taken on a second thread
+    // while the summary is built: it reads and hashes every record file
+    // again (58 MB at 6,500 variants), and at the end it was the last
+    // tenth of a second of a report with one core idle (issue #41). It is
+    // of the records as they were just loaded, the ones the files are
+    // rendered from (the store is locked).
+    std::thread::scope(|scope| {
+        let provenance = scope.spawn(|| provenance::Provenance::results(store.dir()));
+        let derived = render_each(
+            store,
+            loaded,
+            &view,
+            false,
+            keep,
+            &|name, body| match body {
+                Body::Bytes(bytes) => store.write_derived(&name, &bytes),
+                Body::Stream(write) => store.write_derived_with(&name, write),
+            },
+        );
+        let provenance = provenance
+            .join()
+            .map_err(|_| anyhow::anyhow!("digesting the records panicked"))?;
+        let derived = derived?;
+        provenance?.write(store.dir())?;
+        Ok(derived)
+    })
 }
 
 /// Every derived file of the store, rendered from its records without
@@ -200,6 +214,20 @@ fn render_each(
         as_of: as_of.clone(),
         ..Default::default()
     };
+    // The languages file (sources and notes for "what was measured") is
+    // parsed on a second thread while the summary is built: 3 MB of TOML
+    // at 6,500 variants, a tenth of a report's time on one core while the
+    // other was idle (issue #41).
+    let languages = match &view.languages {
+        Some(p) if !data_only && !stored.runs.is_empty() => {
+            let p = p.clone();
+            Some(std::thread::spawn(move || {
+                let langs = crate::config::Languages::load(&p);
+                (p, langs)
+            }))
+        }
+        _ => None,
+    };
     let mut summary = (!stored.runs.is_empty()).then(|| Summary::from_stored(&stored).view(view));
     if let Some(s) = &summary {
         // results.json (182 MB of JSON at 6,500 variants, an eighth of a
@@ -215,7 +243,7 @@ fn render_each(
                     emit(RESULTS_JSON.into(), Body::Stream(&mut write))
                 })
             });
-            let tables = summary_tables(s, &stored, view, data_only, &mut warnings, emit);
+            let tables = summary_tables(s, &stored, data_only, languages, &mut warnings, emit);
             if let Some(json) = json {
                 json.join()
                     .map_err(|_| anyhow::anyhow!("writing results.json panicked"))??;
@@ -266,11 +294,14 @@ fn render_each(
     }
     // The records are in the document now: freed before the page and the
     // workbook, the largest files, are rendered.
-    drop(stored);
-    drop(ws_records);
-    if keep == Keep::Document {
-        summary = None;
-    }
+    // Freed on a thread of their own: freeing ~1.5 million allocations
+    // took a tenth of a second in front of the page (issue #41).
+    let summary_dropped = if keep == Keep::Document {
+        summary.take()
+    } else {
+        None
+    };
+    std::thread::spawn(move || drop((stored, ws_records, summary_dropped)));
     if !data_only {
         render_charts_page_and_book(&whole, store.dir(), emit)?;
     }
@@ -281,30 +312,37 @@ fn render_each(
     })
 }
 
-/// The summary's document (with what was measured, unless `data_only`)
-/// and the runs table, their Markdown and CSV files handed to `emit`.
+/// The summary's document (with what was measured, unless `data_only`:
+/// the sources and notes from the languages file being parsed on
+/// `languages`) and the runs table, their Markdown and CSV files handed
+/// to `emit`.
 fn summary_tables(
     s: &Summary,
     stored: &crate::store::Stored,
-    view: &View,
     data_only: bool,
+    languages: Option<Parsing>,
     warnings: &mut Vec<String>,
     emit: &(dyn Fn(String, Body) -> Result<()> + Sync),
 ) -> Result<(Document, crate::document::Table)> {
     let mut doc = s.document();
     if !data_only {
-        let langs = match &view.languages {
-            Some(p) => crate::config::Languages::load(p).map_err(|e| {
-                warnings.push(format!(
-                    "{} could not be read, so report.html shows no program sources or \
-                     notes: {e:#}",
-                    p.display()
-                ));
-                format!(
-                    "{} could not be read",
-                    p.file_name().unwrap_or_default().to_string_lossy()
-                )
-            }),
+        let langs = match languages {
+            Some(parsing) => {
+                let (p, langs) = parsing
+                    .join()
+                    .map_err(|_| anyhow::anyhow!("reading the languages file panicked"))?;
+                langs.map_err(|e| {
+                    warnings.push(format!(
+                        "{} could not be read, so report.html shows no program sources or \
+                         notes: {e:#}",
+                        p.display()
+                    ));
+                    format!(
+                        "{} could not be read",
+                        p.file_name().unwrap_or_default().to_string_lossy()
+                    )
+                })
+            }
             None => Err("none was given to this report".to_string()),
         };
         doc.measured = measured::sections(s, langs.as_ref().map_err(String::as_str));
@@ -318,6 +356,10 @@ fn summary_tables(
     emit(RUNS_CSV.into(), Body::Bytes(csv::table(&runs)?))?;
     Ok((doc, runs))
 }
+
+/// A languages file being parsed: its path, and it or why it could not be.
+type Parsing =
+    std::thread::JoinHandle<(std::path::PathBuf, anyhow::Result<crate::config::Languages>)>;
 
 /// The charts, the page and the workbook of `whole`, each handed to
 /// `emit` as it is rendered. The workbook renders on a second thread while
