@@ -126,9 +126,17 @@ fn real_main() -> Result<ExitCode> {
         Command::Compare(a) => {
             langbench::store::results_dir(&a.old, "compare: OLD")?;
             langbench::store::results_dir(&a.new, "compare: NEW")?;
-            let (langs, out) = (a.languages.load()?, a.out.as_deref());
+            let (languages, out) = (|| a.languages.load(), a.out.as_deref());
             let width = a.width();
-            compare::command(&langs, &a.old, &a.new, &a.options(), a.format, width, out)
+            compare::command(
+                languages,
+                &a.old,
+                &a.new,
+                &a.options(),
+                a.format,
+                width,
+                out,
+            )
         }
         Command::Reproduce(a) => {
             let langs = a.languages.load()?;
@@ -153,10 +161,10 @@ fn real_main() -> Result<ExitCode> {
             langbench::report::report_command(&dirs, a.view()?, a.check, a.wide)
         }
         Command::History(a) => {
-            let (langs, out) = (a.languages.load()?, a.out.as_deref());
+            let (languages, out) = (|| a.languages.load(), a.out.as_deref());
             let relative_to = a.relative_to.as_deref();
             let width = a.width();
-            history::command(&langs, &a.dirs, relative_to, a.format, width, out)
+            history::command(languages, &a.dirs, relative_to, a.format, width, out)
         }
         Command::Expected(a) => verify::expected_command(a.bench, a.size),
     }

@@ -98,14 +98,16 @@ impl Stored {
     /// benchmark re-run later shows only its later runs), with the runs of
     /// the sessions its runs [`continue`](RunRecord::continues) (a cell
     /// that `--resume` finished), in file order.
-    pub fn newest_runs(&self) -> Vec<&RunRecord> {
+    pub fn newest_runs<'s>(&'s self) -> Vec<&'s RunRecord> {
         let order: BTreeMap<&str, usize> = self
             .sessions
             .iter()
             .enumerate()
             .map(|(i, s)| (s.session.as_str(), i))
             .collect();
-        let cell = |r: &RunRecord| (r.variant.clone(), r.bench);
+        // Borrowed keys: a cell's key cloned per run was a tenth of a
+        // history's time at 65,000 variants (issue #41).
+        let cell = |r: &'s RunRecord| (r.variant.as_str(), r.bench);
         let newest = Stored::newest_per_cell(
             &self.runs,
             |r| (r.variant.as_str(), r.bench),
@@ -119,20 +121,20 @@ impl Stored {
         }
         // The sessions each cell's newest session continues, transitively
         // (a cell interrupted and resumed twice), each once.
-        let mut links: BTreeMap<((String, crate::bench::Bench), &str), &str> = BTreeMap::new();
+        let mut links: BTreeMap<((&str, crate::bench::Bench), &str), &str> = BTreeMap::new();
         for r in &self.runs {
             if let Some(c) = &r.continues {
                 links.insert((cell(r), r.session.as_str()), c.as_str());
             }
         }
-        let mut shown: BTreeMap<(String, crate::bench::Bench), Vec<&str>> = BTreeMap::new();
+        let mut shown: BTreeMap<(&str, crate::bench::Bench), Vec<&str>> = BTreeMap::new();
         for r in &newest {
             shown
                 .entry(cell(r))
                 .or_insert_with(|| vec![r.session.as_str()]);
         }
         for (c, sessions) in shown.iter_mut() {
-            while let Some(&earlier) = links.get(&(c.clone(), sessions[sessions.len() - 1])) {
+            while let Some(&earlier) = links.get(&(*c, sessions[sessions.len() - 1])) {
                 if sessions.contains(&earlier) {
                     break;
                 }

@@ -52,8 +52,61 @@ impl Edition {
             dir.display()
         );
         let store = Store::open(dir)?;
+        // The records' digest on a second thread while they are loaded and
+        // summarised: it reads them again (issue #41).
+        std::thread::scope(|scope| {
+            let digest = scope.spawn(|| crate::store::records_digest(dir));
+            let edition = Edition::from_store(dir, &store);
+            let digest = digest
+                .join()
+                .map_err(|_| anyhow::anyhow!("digesting {} panicked", dir.display()))?;
+            let mut edition = edition?;
+            edition.digest = digest?;
+            Ok(edition)
+        })
+    }
+
+    /// Several directories' editions, loaded side by side (one thread
+    /// each: a history's newest edition is most of its time, and the
+    /// others and the languages file load beside it, issue #41); the first
+    /// directory's error in their order, as loading them one by one gave.
+    pub(crate) fn load_all(dirs: &[&Path]) -> Result<Vec<Edition>> {
+        std::thread::scope(|scope| {
+            let loading: Vec<_> = dirs
+                .iter()
+                .map(|d| scope.spawn(move || Edition::load(d)))
+                .collect();
+            loading
+                .into_iter()
+                .map(|l| {
+                    l.join()
+                        .map_err(|_| anyhow::anyhow!("loading an edition panicked"))?
+                })
+                .collect()
+        })
+    }
+
+    /// The languages file (from `languages`) and the editions of `dirs`,
+    /// all loaded side by side ([`Edition::load_all`]); the languages
+    /// file's error first, as when it was read before them.
+    pub(crate) fn load_with(
+        languages: impl FnOnce() -> Result<Languages> + Send,
+        dirs: &[&Path],
+    ) -> Result<(Languages, Vec<Edition>)> {
+        std::thread::scope(|scope| {
+            let langs = scope.spawn(languages);
+            let editions = Edition::load_all(dirs);
+            let langs = langs
+                .join()
+                .map_err(|_| anyhow::anyhow!("reading the languages file panicked"))??;
+            Ok((langs, editions?))
+        })
+    }
+
+    /// [`Edition::load`] but for its digest (left empty).
+    fn from_store(dir: &Path, store: &Store) -> Result<Edition> {
         let stored = store.load()?;
-        let (ws, _) = ws_summary::load(&store)?;
+        let (ws, _) = ws_summary::load(store)?;
         ensure!(
             !stored.runs.is_empty() || !ws.is_empty(),
             "{} holds no records (runs.jsonl or ws.jsonl)",
@@ -83,7 +136,7 @@ impl Edition {
             ws,
             machine,
             selected,
-            digest: crate::store::records_digest(dir)?,
+            digest: String::new(),
             stored,
         })
     }

@@ -51,7 +51,7 @@ use table::compare;
 /// `langbench compare OLD NEW`: the comparison printed in `format`, and
 /// with `out` also written there in every format.
 pub fn command(
-    langs: &Languages,
+    languages: impl FnOnce() -> Result<Languages> + Send,
     old: &Path,
     new: &Path,
     opts: &Options,
@@ -59,11 +59,13 @@ pub fn command(
     width: Option<usize>,
     out: Option<&Path>,
 ) -> Result<std::process::ExitCode> {
-    let editions = [Edition::load(old)?, Edition::load(new)?];
-    let doc = compare(langs, &editions[0], &editions[1], opts)?;
+    let (langs, editions) = Edition::load_with(languages, &[old, new])?;
+    let doc = compare(&langs, &editions[0], &editions[1], opts)?;
     // Left for the process's exit to free: every record and summary of
-    // both editions, a tenth of the command's time at scale (issue #41).
+    // both editions, a tenth of the command's time at scale (issue #41),
+    // and the languages file.
     std::mem::forget(editions);
+    std::mem::forget(langs);
     print!("{}", format.text(&doc, width)?);
     if let Some(out) = out {
         // Created, and refused if reached through a link or holding one,

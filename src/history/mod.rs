@@ -26,22 +26,22 @@ use table::document;
 /// `langbench history DIR...`: the history printed in `format`, and with
 /// `out` also written there in every format, with what it was built from.
 pub fn command(
-    langs: &Languages,
+    languages: impl FnOnce() -> Result<Languages> + Send,
     dirs: &[PathBuf],
     relative_to: Option<&str>,
     format: crate::export::format::Format,
     width: Option<usize>,
     out: Option<&Path>,
 ) -> Result<std::process::ExitCode> {
-    let editions = dirs
-        .iter()
-        .map(|d| Edition::load(d))
-        .collect::<Result<Vec<_>>>()?;
+    let dir_refs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
+    let (langs, editions) = Edition::load_with(languages, &dir_refs)?;
     let refs: Vec<&Edition> = editions.iter().collect();
-    let doc = document(langs, &refs, relative_to)?;
+    let doc = document(&langs, &refs, relative_to)?;
     // Left for the process's exit to free: every record and summary of
-    // every edition, 8 % of the command's time at scale (perf, issue #41).
+    // every edition, 8 % of the command's time at scale (perf, issue #41),
+    // and the languages file.
     std::mem::forget(editions);
+    std::mem::forget(langs);
     print!("{}", format.text(&doc, width)?);
     if let Some(out) = out {
         // Created, and refused if reached through a link or holding one,
