@@ -129,7 +129,7 @@ pub enum Show {
 
 /// What a column holds: decides alignment, CSV precision and the
 /// spreadsheet's number format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Kind {
     Text,
@@ -523,9 +523,75 @@ pub(crate) struct Table {
     /// How many leading columns name the row (Language, Command Flags):
     /// they stay in view (sticky on the page, frozen in the spreadsheet).
     pub labels: usize,
+    /// More rows after `rows`, made a chunk at a time as a renderer reads
+    /// them ([`Table::for_each_row`]); only a `data_only` table has them
+    /// (the data files are the renderers that read them).
+    #[serde(skip)]
+    pub streamed: Option<Streamed>,
 }
 
+/// Rows made when they are read, in order, a chunk at a time: a table too
+/// long to hold whole beside what it is made from (every run of a results
+/// directory: 60,000 rows of 23 entries at 6,500 variants, 89 MB, and
+/// 600,000 at 65,000, issue #41).
+#[derive(Clone)]
+pub(crate) struct Streamed {
+    /// How many rows it makes.
+    pub len: usize,
+    /// The rows of a range of `0..len`.
+    #[allow(clippy::type_complexity)]
+    pub rows: std::sync::Arc<dyn Fn(std::ops::Range<usize>) -> Vec<Vec<Entry>> + Send + Sync>,
+}
+
+impl std::fmt::Debug for Streamed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Streamed({} rows)", self.len)
+    }
+}
+
+/// The rows a [`Streamed`] table makes at a time.
+const CHUNK: usize = 4096;
+
 impl Table {
+    /// Its rows, `rows` and then the streamed ones: `f` gets each one's
+    /// index and entries, in order.
+    pub(crate) fn for_each_row<E>(
+        &self,
+        mut f: impl FnMut(usize, &[Entry]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        for (i, row) in self.rows.iter().enumerate() {
+            f(i, row)?;
+        }
+        if let Some(s) = &self.streamed {
+            let mut start = 0;
+            while start < s.len {
+                let end = (start + CHUNK).min(s.len);
+                for (i, row) in (start..end).zip((s.rows)(start..end)) {
+                    f(self.rows.len() + i, &row)?;
+                }
+                start = end;
+            }
+        }
+        Ok(())
+    }
+
+    /// Every row, streamed ones made now.
+    #[cfg(test)]
+    pub(crate) fn all_rows(&self) -> Vec<Vec<Entry>> {
+        let mut rows = Vec::new();
+        self.for_each_row(|_, row| -> Result<(), ()> {
+            rows.push(row.to_vec());
+            Ok(())
+        })
+        .expect("pushing cannot fail");
+        rows
+    }
+
+    /// How many rows it has, streamed ones included.
+    pub(crate) fn len(&self) -> usize {
+        self.rows.len() + self.streamed.as_ref().map_or(0, |s| s.len)
+    }
+
     /// Indices of the columns shown in human tables.
     pub(crate) fn display_columns(&self) -> Vec<usize> {
         (0..self.columns.len())

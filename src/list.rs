@@ -117,6 +117,7 @@ pub(crate) fn short(rows: &[(&Variant, VariantInfo)], width: Option<usize>) -> S
             notes: Vec::new(),
             data_only: false,
             labels: 1,
+            streamed: None,
         }],
         ..Default::default()
     };

@@ -249,6 +249,7 @@ pub(super) fn cpu(
         notes: notes(&lines),
         data_only: false,
         labels: 2,
+        streamed: None,
     };
     let chart = chart(&lines, old, new, opts, &sides);
     Ok((table, changes(langs, &rows, new), vec![chart], both))
@@ -967,6 +968,7 @@ pub(super) fn changes(langs: &Languages, rows: &Matched<Row>, new: &Edition) -> 
         notes: selected_note.into_iter().collect(),
         data_only: false,
         labels: 2,
+        streamed: None,
     }
 }
 

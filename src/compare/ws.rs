@@ -26,6 +26,7 @@ pub(super) fn ws(langs: &Languages, old: &Edition, new: &Edition) -> Table {
         notes: notes(&servers, &pairs, old, new),
         data_only: false,
         labels: 2,
+        streamed: None,
     }
 }
 

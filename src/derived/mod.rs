@@ -206,6 +206,9 @@ fn render_each(
         ws: ws_records,
         ws_warnings,
     } = loaded;
+    // Shared with the runs table, which makes its rows from the records as
+    // the data files are written (src/summary/runs.rs).
+    let stored = std::sync::Arc::new(stored);
     let mut warnings = stored.warnings.clone();
     warnings.extend(ws_warnings);
     let as_of = stored.as_of(ws_records.iter().map(|r| r.finished_at.as_str()));
@@ -229,6 +232,8 @@ fn render_each(
         _ => None,
     };
     let mut summary = (!stored.runs.is_empty()).then(|| Summary::from_stored(&stored).view(view));
+    // Where in `whole` the runs table is (runs.csv is written from it).
+    let mut runs_at = None;
     if let Some(s) = &summary {
         // results.json (182 MB of JSON at 6,500 variants, an eighth of a
         // report's time) is written on a second thread while the tables
@@ -254,6 +259,7 @@ fn render_each(
         whole.meta.extend(doc.meta);
         whole.details.extend(doc.details);
         whole.tables.extend(doc.tables);
+        runs_at = Some(whole.tables.len());
         whole.tables.push(runs);
         whole.charts.extend(doc.charts);
         whole.advice.extend(doc.advice);
@@ -292,19 +298,34 @@ fn render_each(
         whole.tables.extend(doc.tables);
         whole.charts.extend(doc.charts);
     }
-    // The records are in the document now: freed before the page and the
-    // workbook, the largest files, are rendered.
-    // Freed on a thread of their own: freeing ~1.5 million allocations
-    // took a tenth of a second in front of the page (issue #41).
+    // What the document does not need is freed before the page and the
+    // workbook, the largest files, are rendered (the records themselves
+    // only when the runs table has made its rows, below), on a thread of
+    // its own: freeing ~1.5 million allocations took a tenth of a second
+    // in front of the page (issue #41).
     let summary_dropped = if keep == Keep::Document {
         summary.take()
     } else {
         None
     };
     std::thread::spawn(move || drop((stored, ws_records, summary_dropped)));
-    if !data_only {
-        render_charts_page_and_book(&whole, store.dir(), emit)?;
+    let runs = runs_at.map(|i| &whole.tables[i]);
+    if data_only {
+        if let Some(runs) = runs {
+            emit_csv(RUNS_CSV, runs, emit)?;
+        }
+    } else {
+        render_charts_page_and_book(&whole, runs, store.dir(), emit)?;
     }
+    // The records the runs table makes its rows from, freed now that the
+    // files are written (on a thread of their own, as above): the
+    // document handed back keeps that table's columns, not its rows.
+    let streamed: Vec<_> = whole
+        .tables
+        .iter_mut()
+        .filter_map(|t| t.streamed.take())
+        .collect();
+    std::thread::spawn(move || drop(streamed));
     Ok(Derived {
         summary,
         document: whole,
@@ -314,11 +335,11 @@ fn render_each(
 
 /// The summary's document (with what was measured, unless `data_only`:
 /// the sources and notes from the languages file being parsed on
-/// `languages`) and the runs table, their Markdown and CSV files handed
-/// to `emit`.
+/// `languages`), its Markdown and CSV files handed to `emit`, and the
+/// runs table (whose CSV is written later, [`render_each`]).
 fn summary_tables(
     s: &Summary,
-    stored: &crate::store::Stored,
+    stored: &std::sync::Arc<crate::store::Stored>,
     data_only: bool,
     languages: Option<Parsing>,
     warnings: &mut Vec<String>,
@@ -352,24 +373,35 @@ fn summary_tables(
         Body::Bytes(markdown::Markdown.render(&doc)?),
     )?;
     emit(SUMMARY_CSV.into(), Body::Bytes(csv::Csv.render(&doc)?))?;
-    let runs = runs::table(stored, s);
-    emit(RUNS_CSV.into(), Body::Bytes(csv::table(&runs)?))?;
-    Ok((doc, runs))
+    Ok((doc, runs::table(stored, s)))
 }
 
 /// A languages file being parsed: its path, and it or why it could not be.
 type Parsing =
     std::thread::JoinHandle<(std::path::PathBuf, anyhow::Result<crate::config::Languages>)>;
 
-/// The charts, the page and the workbook of `whole`, each handed to
-/// `emit` as it is rendered. The workbook renders on a second thread while
-/// the charts and the page render and are written here: the three only
-/// read `whole`, and the workbook alone was a fifth of a 6,500-variant
-/// report (issue #41). Written in the same order as before. The
-/// workbook's table sheets wait in unnamed files in `scratch`, the results
-/// directory ([`xlsx::Xlsx::render_spilling`]).
+/// `table` as CSV, written as its rows are made, handed to `emit` as
+/// `name`.
+fn emit_csv(
+    name: &str,
+    table: &crate::document::Table,
+    emit: &(dyn Fn(String, Body) -> Result<()> + Sync),
+) -> Result<()> {
+    let mut write = |w: &mut dyn std::io::Write| csv::write_table(table, w);
+    emit(name.into(), Body::Stream(&mut write))
+}
+
+/// The charts, the page, runs.csv (of `runs`) and the workbook of
+/// `whole`, each handed to `emit` as it is rendered. The workbook renders
+/// on a second thread while the rest render and are written here: they
+/// only read `whole`, and the workbook alone was a fifth of a
+/// 6,500-variant report (issue #41); runs.csv comes last here, while the
+/// workbook (the longest) is still being made, so that it starts as
+/// early as it can. The workbook's table sheets wait in unnamed files in
+/// `scratch`, the results directory ([`xlsx::Xlsx::render_spilling`]).
 fn render_charts_page_and_book(
     whole: &Document,
+    runs: Option<&crate::document::Table>,
     scratch: &std::path::Path,
     emit: &(dyn Fn(String, Body) -> Result<()> + Sync),
 ) -> Result<()> {
@@ -379,11 +411,16 @@ fn render_charts_page_and_book(
         for (name, bytes) in chart_files(whole) {
             emit(name, Body::Bytes(bytes))?;
         }
-        if let Some(book) = book {
+        if book.is_some() {
             // Streamed to the file: the page is the largest file (87 MB
             // at 6,500 variants) and was held whole (issue #41).
             let mut page = |w: &mut dyn std::io::Write| html::write_page(whole, w);
             emit(html::FILE.into(), Body::Stream(&mut page))?;
+        }
+        if let Some(runs) = runs {
+            emit_csv(RUNS_CSV, runs, emit)?;
+        }
+        if let Some(book) = book {
             let book = book
                 .join()
                 .map_err(|_| anyhow::anyhow!("rendering results.xlsx panicked"))??;

@@ -42,13 +42,21 @@ fn inert(s: &str) -> String {
 }
 
 pub(crate) fn table(t: &Table) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    write_table(t, &mut bytes)?;
+    Ok(bytes)
+}
+
+/// [`table`] written to `out` as its rows are made (a streamed table's
+/// are never all held, src/document.rs).
+pub(crate) fn write_table(t: &Table, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let cols = t.data_columns();
-    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut w = csv::Writer::from_writer(out);
     w.write_record(cols.iter().map(|&i| t.columns[i].key.as_str()))?;
-    for row in &t.rows {
-        w.write_record(cols.iter().map(|&i| value_text(t.columns[i].kind, &row[i])))?;
-    }
-    Ok(w.into_inner()?)
+    t.for_each_row(|_, row| {
+        w.write_record(cols.iter().map(|&i| value_text(t.columns[i].kind, &row[i])))
+    })?;
+    w.flush()
 }
 
 impl Exporter for Csv {

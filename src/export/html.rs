@@ -1064,6 +1064,7 @@ mod tests {
             ],
             data_only: false,
             labels: 2,
+            streamed: None,
         };
         let runs = Table {
             id: "runs".into(),
@@ -1073,6 +1074,7 @@ mod tests {
             notes: vec![],
             data_only: true,
             labels: 0,
+            streamed: None,
         };
         let chart = BarChart {
             id: "assoc".into(),

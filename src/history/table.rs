@@ -39,6 +39,7 @@ pub(crate) fn document(
         notes: notes(&h, &lines),
         data_only: false,
         labels: 2,
+        streamed: None,
     };
     Ok(Document {
         title: format!("langbench history: editions {first} to {last}"),

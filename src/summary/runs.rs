@@ -1,32 +1,52 @@
 //! The every-run table (data only: CSV and the spreadsheet).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::{Cell, Row, Summary};
 use crate::document::columns::{Columns, col};
-use crate::document::{Entry, Kind, Table};
+use crate::document::{Entry, Kind, Streamed, Table};
 use crate::record::{CacheStart, Origin, RunRecord};
 use crate::spawn::Exit;
 use crate::store::Stored;
 
-/// One stored run, with the cell of the summary it belongs to.
+/// One stored run, with what its cell in the summary says of it.
 struct Run<'a> {
     r: &'a RunRecord,
-    cell: Option<&'a Cell>,
+    marks: Marks,
+}
+
+/// What a run's cell says of it, taken while the summary is at hand: the
+/// table's rows are made later, as the data files are written, from the
+/// records alone (src/document.rs's `Streamed`).
+#[derive(Clone, Copy, Default)]
+struct Marks {
+    /// It is its cell's figure.
+    best: bool,
+    /// Its cell's spread counts it.
+    in_spread: bool,
+}
+
+impl Marks {
+    fn of(r: &RunRecord, cell: Option<&Cell>) -> Marks {
+        Marks {
+            best: cell
+                .and_then(|c| c.best.as_ref())
+                .is_some_and(|b| b.session == r.session && b.attempt == r.attempt && r.attempt > 0),
+            in_spread: cell.is_some_and(|c| c.in_spread(r)),
+        }
+    }
 }
 
 impl Run<'_> {
     /// Whether it is its cell's figure.
     fn best(&self) -> bool {
-        let r = self.r;
-        self.cell
-            .and_then(|c| c.best.as_ref())
-            .is_some_and(|b| b.session == r.session && b.attempt == r.attempt && r.attempt > 0)
+        self.marks.best
     }
 
     /// Whether its cell's spread counts it.
     fn in_spread(&self) -> bool {
-        self.cell.is_some_and(|c| c.in_spread(self.r))
+        self.marks.in_spread
     }
 
     fn origin(&self) -> &'static str {
@@ -145,28 +165,44 @@ fn cache(r: &RunRecord) -> &'static str {
 }
 
 /// Every stored run, with whether it is its cell's figure, how its caches
-/// started and whether its cell's spread counts it.
-pub(crate) fn table(stored: &Stored, s: &Summary) -> Table {
+/// started and whether its cell's spread counts it. Its rows are made as
+/// a data file reads them ([`Streamed`]), from `stored`, which the table
+/// holds until it is dropped: held whole, they were more than the records
+/// (89 MB at 6,500 variants; at 65,000, 7 s of a report, issue #41).
+pub(crate) fn table(stored: &Arc<Stored>, s: &Summary) -> Table {
     // Each row once by variant (a scan per run was quadratic).
     let by_variant: HashMap<&str, &Row> = s.rows.iter().map(|r| (r.variant.as_str(), r)).collect();
-    let runs: Vec<Run> = stored
+    let marks: Vec<Marks> = stored
         .runs
         .iter()
-        .map(|r| Run {
-            r,
-            cell: by_variant
+        .map(|r| {
+            let cell = by_variant
                 .get(r.variant.as_str())
-                .and_then(|row| row.cells.get(&r.bench)),
+                .and_then(|row| row.cells.get(&r.bench));
+            Marks::of(r, cell)
         })
         .collect();
-    let columns = columns();
+    let records = Arc::clone(stored);
+    let rows = move |range: std::ops::Range<usize>| {
+        let columns = columns();
+        let runs: Vec<Run> = records.runs[range.clone()]
+            .iter()
+            .zip(&marks[range])
+            .map(|(r, &marks)| Run { r, marks })
+            .collect();
+        columns.rows(&runs)
+    };
     Table {
         id: "runs".into(),
         title: "Runs".into(),
-        columns: columns.columns(),
-        rows: columns.rows(&runs),
+        columns: columns().columns(),
+        rows: Vec::new(),
         notes: Vec::new(),
         data_only: true,
         labels: 4,
+        streamed: Some(Streamed {
+            len: stored.runs.len(),
+            rows: Arc::new(rows),
+        }),
     }
 }

@@ -285,6 +285,7 @@ impl Summary {
             notes: self.notes(),
             data_only: false,
             labels: 2,
+            streamed: None,
         }
     }
 

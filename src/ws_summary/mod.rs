@@ -408,6 +408,7 @@ fn table(records: &[&WsRecord]) -> Table {
         notes: table_notes(&lines),
         data_only: false,
         labels: 2,
+        streamed: None,
     }
 }
 
