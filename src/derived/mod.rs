@@ -217,20 +217,7 @@ fn render_each(
         as_of: as_of.clone(),
         ..Default::default()
     };
-    // The languages file (sources and notes for "what was measured") is
-    // parsed on a second thread while the summary is built: 3 MB of TOML
-    // at 6,500 variants, a tenth of a report's time on one core while the
-    // other was idle (issue #41).
-    let languages = match &view.languages {
-        Some(p) if !data_only && !stored.runs.is_empty() => {
-            let p = p.clone();
-            Some(std::thread::spawn(move || {
-                let langs = crate::config::Languages::load(&p);
-                (p, langs)
-            }))
-        }
-        _ => None,
-    };
+    let languages = parse_languages(view, !data_only && !stored.runs.is_empty());
     let mut summary = (!stored.runs.is_empty()).then(|| Summary::from_stored(&stored).view(view));
     // Where in `whole` the runs table is (runs.csv is written from it).
     let mut runs_at = None;
@@ -266,37 +253,15 @@ fn render_each(
         whole.measured.extend(doc.measured);
     }
     if !ws_records.is_empty() {
-        let latest = ws_summary::latest(&ws_records);
-        let mut doc = ws_summary::document(&latest);
-        let prov = ws_provenance(&stored.sessions, &latest);
-        doc.title = prov.title;
-        doc.meta.splice(0..0, prov.meta);
-        doc.details = prov.details;
-        if let Some(t) = doc.tables.first_mut() {
-            t.notes.extend(prov.notes);
-        }
-        emit(WS_MD.into(), Body::Bytes(markdown::Markdown.render(&doc)?))?;
-        emit(WS_CSV.into(), Body::Bytes(csv::Csv.render(&doc)?))?;
-        if !data_only {
-            let mut json = serde_json::to_vec_pretty(&ws_records)?;
-            json.push(b'\n');
-            emit(WS_JSON.into(), Body::Bytes(json))?;
-        }
-        if summary.is_none() {
-            whole.title = doc.title.clone();
-        }
-        // Prefixed only beside the CPU summary's own facts of the same
-        // names ("ws-echo Measured" on a page of ws figures alone said
-        // nothing the title does not).
-        let prefix = if summary.is_some() { "ws-echo " } else { "" };
-        whole.meta.extend(
-            doc.meta
-                .into_iter()
-                .map(|(k, v)| (format!("{prefix}{k}"), v)),
-        );
-        whole.details.extend(doc.details);
-        whole.tables.extend(doc.tables);
-        whole.charts.extend(doc.charts);
+        let with_summary = summary.is_some();
+        add_ws(
+            &mut whole,
+            &stored.sessions,
+            &ws_records,
+            with_summary,
+            data_only,
+            emit,
+        )?;
     }
     // What the document does not need is freed before the page and the
     // workbook, the largest files, are rendered (the records themselves
@@ -331,6 +296,64 @@ fn render_each(
         document: whole,
         warnings,
     })
+}
+
+/// The languages file of `view` (sources and notes for "what was
+/// measured"), parsed on a second thread while the summary is built, when
+/// `wanted`: 3 MB of TOML at 6,500 variants, a tenth of a report's time on
+/// one core while the other was idle (issue #41).
+fn parse_languages(view: &View, wanted: bool) -> Option<Parsing> {
+    let p = view.languages.clone().filter(|_| wanted)?;
+    Some(std::thread::spawn(move || {
+        let langs = crate::config::Languages::load(&p);
+        (p, langs)
+    }))
+}
+
+/// The ws-echo table of `ws_records` (with what its `sessions` say of
+/// where and when) added to `whole`, its Markdown, CSV and (unless
+/// `data_only`) JSON handed to `emit`; `with_summary`: beside the CPU
+/// summary's own.
+fn add_ws(
+    whole: &mut Document,
+    sessions: &[SessionRecord],
+    ws_records: &[crate::ws_record::WsRecord],
+    with_summary: bool,
+    data_only: bool,
+    emit: &(dyn Fn(String, Body) -> Result<()> + Sync),
+) -> Result<()> {
+    let latest = ws_summary::latest(ws_records);
+    let mut doc = ws_summary::document(&latest);
+    let prov = ws_provenance(sessions, &latest);
+    doc.title = prov.title;
+    doc.meta.splice(0..0, prov.meta);
+    doc.details = prov.details;
+    if let Some(t) = doc.tables.first_mut() {
+        t.notes.extend(prov.notes);
+    }
+    emit(WS_MD.into(), Body::Bytes(markdown::Markdown.render(&doc)?))?;
+    emit(WS_CSV.into(), Body::Bytes(csv::Csv.render(&doc)?))?;
+    if !data_only {
+        let mut json = serde_json::to_vec_pretty(ws_records)?;
+        json.push(b'\n');
+        emit(WS_JSON.into(), Body::Bytes(json))?;
+    }
+    if !with_summary {
+        whole.title = doc.title.clone();
+    }
+    // Prefixed only beside the CPU summary's own facts of the same
+    // names ("ws-echo Measured" on a page of ws figures alone said
+    // nothing the title does not).
+    let prefix = if with_summary { "ws-echo " } else { "" };
+    whole.meta.extend(
+        doc.meta
+            .into_iter()
+            .map(|(k, v)| (format!("{prefix}{k}"), v)),
+    );
+    whole.details.extend(doc.details);
+    whole.tables.extend(doc.tables);
+    whole.charts.extend(doc.charts);
+    Ok(())
 }
 
 /// The summary's document (with what was measured, unless `data_only`:
