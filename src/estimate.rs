@@ -336,7 +336,7 @@ mod tests {
 
     fn stored(runs: Vec<RunRecord>) -> Stored {
         Stored {
-            runs,
+            runs: crate::testing::shared(runs),
             ..Default::default()
         }
     }

@@ -104,7 +104,12 @@ fn read(dirs: &[PathBuf], warnings: &mut Vec<String>) -> Result<Vec<Source>> {
         sources.push(Source {
             dir: d.clone(),
             sessions: stored.sessions,
-            runs: stored.runs,
+            // Its own records now (renamed below): nothing else holds them.
+            runs: stored
+                .runs
+                .into_iter()
+                .map(|r| std::sync::Arc::try_unwrap(r).unwrap_or_else(|r| (*r).clone()))
+                .collect(),
             references: stored.references,
             ws,
         });
@@ -414,7 +419,11 @@ fn write(out: &Path, records: &Records) -> Result<Derived> {
     // written from, so these render as `report` of the directory would.
     let stored = crate::store::Stored {
         sessions: records.sessions.to_vec(),
-        runs: records.runs.iter().map(|r| (*r).clone()).collect(),
+        runs: records
+            .runs
+            .iter()
+            .map(|r| std::sync::Arc::new((*r).clone()))
+            .collect(),
         references: records.references.iter().map(|r| (*r).clone()).collect(),
         ..Default::default()
     };

@@ -361,7 +361,7 @@ mod tests {
     fn complete_cells_are_skipped_and_cut_ones_keep_their_runs() {
         let stored = Stored {
             sessions: vec![session(testing::SESSION)],
-            runs: vec![
+            runs: crate::testing::shared(vec![
                 run("done", 1),
                 run("done", 2),
                 run("done", 3),
@@ -373,7 +373,7 @@ mod tests {
                     .into(),
                 run("gap", 1),
                 run("gap", 3),
-            ],
+            ]),
             ..Default::default()
         };
         let held = held(&stored, &now());
@@ -411,6 +411,7 @@ mod tests {
                         .cache(c)
                         .record()
                 })
+                .map(std::sync::Arc::new)
                 .collect(),
             ..Default::default()
         };
@@ -430,7 +431,7 @@ mod tests {
     fn runs_measured_otherwise_are_rerun_and_say_why() {
         let cut = |s: SessionRecord| Stored {
             sessions: vec![s],
-            runs: vec![run("cut", 1), run("cut", 2)],
+            runs: crate::testing::shared(vec![run("cut", 1), run("cut", 2)]),
             ..Default::default()
         };
         let why = |s: SessionRecord, now: &Now| match &held(&cut(s), now)
@@ -474,7 +475,7 @@ mod tests {
                 machine: there.clone(),
                 ..base.clone()
             }],
-            runs: vec![run("cut", 1)],
+            runs: crate::testing::shared(vec![run("cut", 1)]),
             ..Default::default()
         };
         let refused = other_machine(&stored, &testing::machine()).unwrap();
@@ -515,7 +516,7 @@ mod tests {
         let mut r = run("a", 1);
         r.identity = crate::identity::of(v, Bench::Assoc, r.n, "5.1");
         let stored = Stored {
-            runs: vec![r.clone(), run("a", 2), r.clone(), run("gone", 1)],
+            runs: crate::testing::shared(vec![r.clone(), run("a", 2), r.clone(), run("gone", 1)]),
             ..Default::default()
         };
         let size = Size::Explicit(r.n);

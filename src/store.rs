@@ -56,7 +56,9 @@ pub struct Stored {
     /// `sessions.jsonl`, in file order (the order the sessions started).
     pub sessions: Vec<SessionRecord>,
     /// `runs.jsonl`, in file order.
-    pub runs: Vec<RunRecord>,
+    /// Shared with the summaries made from them (a cell's runs and its
+    /// figure), not copied into them (issue #41).
+    pub runs: Vec<Arc<RunRecord>>,
     /// `references.jsonl`, in file order.
     pub references: Vec<RunRecord>,
     /// Problems that were tolerated (a torn last line after a crash).
@@ -77,6 +79,7 @@ impl Stored {
         let runs = self
             .runs
             .iter()
+            .map(|r| &**r)
             .chain(&self.references)
             .map(|r| r.finished_at.as_str());
         sessions.chain(runs).chain(also).max().map(str::to_owned)
@@ -98,7 +101,7 @@ impl Stored {
     /// benchmark re-run later shows only its later runs), with the runs of
     /// the sessions its runs [`continue`](RunRecord::continues) (a cell
     /// that `--resume` finished), in file order.
-    pub fn newest_runs<'s>(&'s self) -> Vec<&'s RunRecord> {
+    pub fn newest_runs<'s>(&'s self) -> Vec<&'s Arc<RunRecord>> {
         let order: BTreeMap<&str, usize> = self
             .sessions
             .iter()
@@ -107,7 +110,7 @@ impl Stored {
             .collect();
         // Borrowed keys: a cell's key cloned per run was a tenth of a
         // history's time at 65,000 variants (issue #41).
-        let cell = |r: &'s RunRecord| (r.variant.as_str(), r.bench);
+        let cell = |r: &'s Arc<RunRecord>| (r.variant.as_str(), r.bench);
         let newest = Stored::newest_per_cell(
             &self.runs,
             |r| (r.variant.as_str(), r.bench),
@@ -406,12 +409,9 @@ impl Store {
     pub fn load(&self) -> Result<Stored> {
         let mut stored = Stored::default();
         stored.sessions = self.read_lines(SESSIONS, &mut stored.warnings)?;
-        stored.runs = self.read_lines(RUNS, &mut stored.warnings)?;
+        let mut runs: Vec<RunRecord> = self.read_lines(RUNS, &mut stored.warnings)?;
         stored.references = self.read_lines(REFERENCES, &mut stored.warnings)?;
-        for (name, records) in [
-            (RUNS, &mut stored.runs),
-            (REFERENCES, &mut stored.references),
-        ] {
+        for (name, records) in [(RUNS, &mut runs), (REFERENCES, &mut stored.references)] {
             let path = self.dir.join(name);
             records.retain(|r| {
                 let time = r.wall_s.is_finite() && r.wall_s >= 0.0;
@@ -431,7 +431,7 @@ impl Store {
             });
         }
         stored.reproductions = self.reproductions(&mut stored.warnings)?;
-        for r in stored.runs.iter().chain(&stored.references) {
+        for r in runs.iter().chain(&stored.references) {
             if r.schema > SCHEMA {
                 bail!(
                     "{} holds records of format {} but this langbench reads up to {SCHEMA}: upgrade langbench",
@@ -440,6 +440,7 @@ impl Store {
                 );
             }
         }
+        stored.runs = runs.into_iter().map(Arc::new).collect();
         Ok(stored)
     }
 
@@ -1121,7 +1122,7 @@ mod tests {
                 crate::testing::session("early"),
                 crate::testing::session("late"),
             ],
-            runs: vec![
+            runs: crate::testing::shared(vec![
                 run("a", "late", 1.0),
                 run("a", "late", 2.0),
                 run("a", "early", 3.0),
@@ -1131,10 +1132,10 @@ mod tests {
                 run("b", "gone-1", 5.0),
                 run("b", "gone-2", 6.0),
                 run("b", "early", 7.0),
-            ],
+            ]),
             ..Default::default()
         };
-        let walls = |rs: Vec<&RunRecord>| rs.iter().map(|r| r.wall_s).collect::<Vec<_>>();
+        let walls = |rs: Vec<&Arc<RunRecord>>| rs.iter().map(|r| r.wall_s).collect::<Vec<_>>();
         assert_eq!(walls(stored.newest_runs()), [1.0, 2.0, 6.0]);
         // Without sessions, the last line of each cell.
         let last = Stored::newest_per_cell(&stored.runs, |r| r.variant.as_str(), |_| None);
@@ -1158,7 +1159,7 @@ mod tests {
             sessions: ["s1", "s2", "s3", "s4"]
                 .map(crate::testing::session)
                 .to_vec(),
-            runs: vec![
+            runs: crate::testing::shared(vec![
                 run("s1", 1, None),
                 run("s2", 2, Some("s1")),
                 run("s3", 3, Some("s2")),
@@ -1166,7 +1167,7 @@ mod tests {
                 crate::testing::run("b", Bench::Assoc)
                     .session("s1")
                     .record(),
-            ],
+            ]),
             ..Default::default()
         };
         let shown = |s: &Stored| {
@@ -1185,7 +1186,7 @@ mod tests {
                 row("b", "s1", 1)
             ]
         );
-        stored.runs.push(run("s4", 1, None));
+        stored.runs.push(run("s4", 1, None).into());
         assert_eq!(shown(&stored), [row("b", "s1", 1), row("a", "s4", 1)]);
     }
 

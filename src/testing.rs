@@ -191,6 +191,18 @@ impl Run {
     }
 }
 
+/// A built run as the records share it ([`crate::store::Stored::runs`]).
+impl From<Run> for std::sync::Arc<RunRecord> {
+    fn from(r: Run) -> std::sync::Arc<RunRecord> {
+        std::sync::Arc::new(r.0)
+    }
+}
+
+/// Runs as the records share them ([`crate::store::Stored::runs`]).
+pub(crate) fn shared(runs: impl IntoIterator<Item = RunRecord>) -> Vec<std::sync::Arc<RunRecord>> {
+    runs.into_iter().map(std::sync::Arc::new).collect()
+}
+
 impl From<Run> for RunRecord {
     fn from(r: Run) -> RunRecord {
         r.0

@@ -61,7 +61,10 @@ pub(crate) struct Figure {
 
 /// The runs of a cell that count for its figure (its status's).
 fn cell_runs(c: &Cell) -> impl Iterator<Item = &crate::record::RunRecord> {
-    c.runs.iter().filter(move |r| r.status == c.status)
+    c.runs
+        .iter()
+        .map(|r| &**r)
+        .filter(move |r| r.status == c.status)
 }
 
 /// A cell measured here with a figure (not a published one: no reference

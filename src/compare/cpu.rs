@@ -53,8 +53,13 @@ impl Fig {
                 } else {
                     // The runs of its spread: a cold first run measures the
                     // caches' warm-up, not noise.
-                    crate::noise::NoiseSample::of(c.runs.iter().filter(|r| r.status == Status::Ok))
-                        .walls()
+                    crate::noise::NoiseSample::of(
+                        c.runs
+                            .iter()
+                            .map(|r| &**r)
+                            .filter(|r| r.status == Status::Ok),
+                    )
+                    .walls()
                 },
                 noisy: c
                     .noisy(s.noise_cv)
@@ -1026,7 +1031,7 @@ mod tests {
                 langbench: "0.1.0".into(),
             });
             Summary::from_stored(&Stored {
-                runs: vec![r],
+                runs: crate::testing::shared(vec![r]),
                 ..Default::default()
             })
             .rows
@@ -1065,6 +1070,7 @@ mod tests {
                         .cache(c)
                         .record()
                 })
+                .map(std::sync::Arc::new)
                 .collect();
             let s = Summary::from_stored(&Stored {
                 runs,

@@ -449,7 +449,7 @@ mod tests {
                 .into(),
         );
         Summary::from_stored(&Stored {
-            runs,
+            runs: crate::testing::shared(runs),
             ..Default::default()
         })
         .document()

@@ -1393,7 +1393,7 @@ mod sorting {
         }
         Stored {
             sessions: vec![s],
-            runs,
+            runs: crate::testing::shared(runs),
             ..Default::default()
         }
     }

@@ -4,6 +4,7 @@
 //! sessions, and where and when the figures were measured.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use super::{Cell, Row, SessionInfo, Summary, View};
 use crate::bench::Bench;
@@ -110,7 +111,7 @@ fn empty_row(variant: &str, language: &str, flags: &str, version: &str) -> Row {
 /// the benchmarks with their N.
 fn started_rows<'s>(
     stored: &'s Stored,
-    shown: &[&'s RunRecord],
+    shown: &[&'s Arc<RunRecord>],
 ) -> (BTreeMap<&'s str, Row>, BTreeMap<Bench, u64>) {
     let sessions: BTreeMap<&str, &SessionRecord> = stored
         .sessions
@@ -118,14 +119,16 @@ fn started_rows<'s>(
         .map(|s| (s.session.as_str(), s))
         .collect();
     let mut rows: BTreeMap<&str, Row> = BTreeMap::new();
-    let mut cell_runs: BTreeMap<(&str, Bench), Vec<RunRecord>> = BTreeMap::new();
+    // Each cell shares its runs with the records, not copies of them
+    // (issue #41: a copy of every run was 95 MB at 6,500 variants).
+    let mut cell_runs: BTreeMap<(&str, Bench), Vec<Arc<RunRecord>>> = BTreeMap::new();
     let mut benches: BTreeMap<Bench, u64> = BTreeMap::new();
     for r in shown {
         benches.insert(r.bench, r.n);
         cell_runs
             .entry((r.variant.as_str(), r.bench))
             .or_default()
-            .push((*r).clone());
+            .push(Arc::clone(r));
     }
     for ((variant, bench), runs) in cell_runs {
         let first = &runs[0];
@@ -320,7 +323,7 @@ struct Provenance {
 impl Provenance {
     fn of(
         stored: &Stored,
-        shown: &[&RunRecord],
+        shown: &[&Arc<RunRecord>],
         infos: &[SessionInfo],
         shown_sessions: &BTreeSet<&str>,
     ) -> Provenance {
@@ -354,7 +357,7 @@ impl Provenance {
 /// From the first session's start (or run, whichever is earlier) to the
 /// last run, of the measured runs (none: none).
 fn measured_between(
-    shown: &[&RunRecord],
+    shown: &[&Arc<RunRecord>],
     infos: &[SessionInfo],
 ) -> (Option<String>, Option<String>) {
     let measured = || shown.iter().filter(|r| r.origin == Origin::Measured);
@@ -379,7 +382,7 @@ fn measured_between(
 
 /// langbench's own version: with its revision where the runs recorded one
 /// (`identity.langbench`), else the sessions'.
-fn langbench(shown: &[&RunRecord], infos: &[SessionInfo]) -> Vec<String> {
+fn langbench(shown: &[&Arc<RunRecord>], infos: &[SessionInfo]) -> Vec<String> {
     let mut langbench: BTreeSet<String> = shown
         .iter()
         .filter_map(|r| r.identity.as_ref().map(|i| i.langbench.clone()))

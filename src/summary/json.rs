@@ -13,7 +13,7 @@ struct Results<'a> {
     generated_at: String,
     sessions: &'a [SessionRecord],
     summary: &'a Summary,
-    runs: &'a [RunRecord],
+    runs: &'a [std::sync::Arc<RunRecord>],
 }
 
 /// results.json, written to `w` as it is serialized (never held whole:

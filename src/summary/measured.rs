@@ -346,6 +346,7 @@ programs = {{ num-comb = "programs/num-comb/big.sh" }}
         let runs = ids
             .iter()
             .map(|id| run(id, Bench::NumComb).wall(1.5).record())
+            .map(std::sync::Arc::new)
             .collect();
         Summary::from_stored(&Stored {
             runs,
@@ -419,7 +420,7 @@ programs = {{ num-comb = "programs/num-comb/big.sh" }}
             langbench: "0.1.0 (abc1234)".into(),
         });
         let s = Summary::from_stored(&Stored {
-            runs: vec![with.clone()],
+            runs: crate::testing::shared(vec![with.clone()]),
             ..Default::default()
         });
         let m = &sections(&s, Ok(&langs))[0];
@@ -438,7 +439,7 @@ programs = {{ num-comb = "programs/num-comb/big.sh" }}
         // The program changed since: said so.
         with.identity.as_mut().unwrap().program = "f".repeat(64);
         let s = Summary::from_stored(&Stored {
-            runs: vec![with],
+            runs: crate::testing::shared(vec![with]),
             ..Default::default()
         });
         let b = &sections(&s, Ok(&langs))[0].benches[0];

@@ -30,6 +30,7 @@ mod table;
 mod tests;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -55,8 +56,8 @@ pub(crate) struct Cell {
     pub status: Status,
     /// The run whose figures the table shows: the fastest run of the cell's
     /// status (best of N for ok cells).
-    pub best: Option<RunRecord>,
-    pub runs: Vec<RunRecord>,
+    pub best: Option<Arc<RunRecord>>,
+    pub runs: Vec<Arc<RunRecord>>,
     /// The spread of the wall times of the runs of the cell's status that
     /// count as its noise ([`NoiseSample`]: the warm ones when it has two).
     pub spread: Option<Spread>,
@@ -75,7 +76,7 @@ pub(crate) struct Cell {
 }
 
 impl Cell {
-    fn from_runs(mut runs: Vec<RunRecord>, asked: Option<u32>) -> Cell {
+    fn from_runs(mut runs: Vec<Arc<RunRecord>>, asked: Option<u32>) -> Cell {
         runs.sort_by_key(|r| r.attempt);
         let status = runs
             .iter()
@@ -91,6 +92,7 @@ impl Cell {
             .cloned();
         let sample = NoiseSample::of(
             runs.iter()
+                .map(|r| &**r)
                 .filter(|r| r.status == status && status.has_figures()),
         );
         let spread = Spread::of(&sample.walls());
@@ -118,7 +120,13 @@ impl Cell {
     /// machine: no references ran around it).
     fn normalise(&mut self, host: &HostSpeed) {
         self.normalised = if self.status.is_ok() && self.wall_s().is_some() && !self.published() {
-            Normalised::of(host, self.runs.iter().filter(|r| r.status == self.status))
+            Normalised::of(
+                host,
+                self.runs
+                    .iter()
+                    .map(|r| &**r)
+                    .filter(|r| r.status == self.status),
+            )
         } else {
             None
         };
@@ -163,7 +171,11 @@ impl Cell {
     fn cold_figure(&self) -> Option<String> {
         use crate::record::CacheStart;
         let best = self.best.as_ref()?;
-        let measured = self.runs.iter().filter(|r| r.status.has_figures());
+        let measured = self
+            .runs
+            .iter()
+            .map(|r| &**r)
+            .filter(|r| r.status.has_figures());
         let left_out = !self.cold_left_out.is_empty();
         if best.cache != Some(CacheStart::Cold) {
             let cold: Vec<&RunRecord> = measured
@@ -232,6 +244,7 @@ impl Cell {
         let mut measured = self
             .runs
             .iter()
+            .map(|r| &**r)
             .filter(|r| r.status == self.status && r.attempt > 0);
         let first = measured.next()?;
         if first.cache == Some(CacheStart::Cold) {

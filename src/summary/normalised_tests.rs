@@ -76,7 +76,7 @@ fn rows_whose_normalised_intervals_overlap_share_a_rank() {
         run("b", 2, AFTER, 2.1),
     ];
     let without = Summary::from_stored(&Stored {
-        runs: runs.clone(),
+        runs: crate::testing::shared(runs.clone()),
         ..Default::default()
     });
     assert_eq!(
@@ -84,7 +84,7 @@ fn rows_whose_normalised_intervals_overlap_share_a_rank() {
         ("1".into(), "2".into())
     );
     let s = Summary::from_stored(&Stored {
-        runs: std::mem::take(&mut runs),
+        runs: crate::testing::shared(std::mem::take(&mut runs)),
         references: passes(),
         ..Default::default()
     });
@@ -120,7 +120,7 @@ fn a_slow_host_b_fast() -> Vec<RunRecord> {
 fn rows_whose_normalised_intervals_do_not_overlap_do_not_share_a_rank() {
     let runs = a_slow_host_b_fast();
     let without = Summary::from_stored(&Stored {
-        runs: runs.clone(),
+        runs: crate::testing::shared(runs.clone()),
         ..Default::default()
     });
     assert_eq!(
@@ -128,7 +128,7 @@ fn rows_whose_normalised_intervals_do_not_overlap_do_not_share_a_rank() {
         ("=1".into(), "=1".into())
     );
     let s = Summary::from_stored(&Stored {
-        runs,
+        runs: crate::testing::shared(runs),
         references: passes(),
         ..Default::default()
     });
@@ -154,7 +154,7 @@ fn a_row_without_references_around_it_keeps_the_ranks_of_seconds() {
     let mut other = run("b", 1, BEFORE, 1.2);
     other.session = "s2".into();
     let s = Summary::from_stored(&Stored {
-        runs: vec![run("a", 1, AFTER, 1.0), other],
+        runs: crate::testing::shared(vec![run("a", 1, AFTER, 1.0), other]),
         references: passes(),
         ..Default::default()
     });
@@ -186,7 +186,7 @@ fn the_precision_fact_states_drift_flagged_passes_sessions_and_passes() {
     references.push(reference("s2", Bench::Assoc, 0, 50_000, 10.0));
     references.push(reference("s2", Bench::Assoc, 1, 51_000, 10.0));
     let s = Summary::from_stored(&Stored {
-        runs: vec![run("a", 1, 500, 1.0)],
+        runs: crate::testing::shared(vec![run("a", 1, 500, 1.0)]),
         references,
         ..Default::default()
     });
@@ -205,7 +205,7 @@ fn the_precision_fact_states_drift_flagged_passes_sessions_and_passes() {
     );
     // Without references: no precision fact, no normalised columns.
     let plain = Summary::from_stored(&Stored {
-        runs: vec![run("a", 1, 500, 1.0)],
+        runs: crate::testing::shared(vec![run("a", 1, 500, 1.0)]),
         ..Default::default()
     });
     assert!(plain.document().meta.iter().all(|(k, _)| k != "Precision"));
@@ -239,7 +239,7 @@ fn the_precision_fact_groups_flagged_passes_per_session() {
         })
         .collect();
     let s = Summary::from_stored(&Stored {
-        runs: vec![run("a", 1, 500, 1.0)],
+        runs: crate::testing::shared(vec![run("a", 1, 500, 1.0)]),
         references,
         ..Default::default()
     });
@@ -277,7 +277,7 @@ fn rows_within_a_reproducibility_checks_precision_share_a_rank() {
     let runs = a_slow_host_b_fast();
     let with = |p: f64| {
         Summary::from_stored(&Stored {
-            runs: runs.clone(),
+            runs: crate::testing::shared(runs.clone()),
             references: passes(),
             reproductions: vec![check_of(p)],
             ..Default::default()
@@ -313,7 +313,7 @@ fn a_forged_check_without_a_finite_precision_leaves_the_ranks_alone() {
         "unmatched": [],
     });
     let s = Summary::from_stored(&Stored {
-        runs: a_slow_host_b_fast(),
+        runs: crate::testing::shared(a_slow_host_b_fast()),
         references: passes(),
         reproductions: vec![("forged.json".into(), serde_json::to_vec(&json).unwrap())],
         ..Default::default()

@@ -29,6 +29,7 @@ impl Summary {
         let ran: Vec<&RunRecord> = c
             .runs
             .iter()
+            .map(|r| &**r)
             .filter(|r| r.status != Status::Skipped)
             .collect();
         let failing = ran.iter().filter(|r| !r.status.is_ok()).count();

@@ -22,7 +22,7 @@ fn rec(variant: &str, bench: Bench, run: u32, wall: f64, status: Status) -> RunR
 #[test]
 fn best_of_n_and_failures_stay_visible() {
     let stored = Stored {
-        runs: vec![
+        runs: crate::testing::shared(vec![
             rec("fast", Bench::Assoc, 1, 2.0, Status::Ok),
             rec("fast", Bench::Assoc, 2, 1.5, Status::Ok),
             rec("fast", Bench::Assoc, 3, 1.7, Status::Ok),
@@ -30,7 +30,7 @@ fn best_of_n_and_failures_stay_visible() {
             rec("slow", Bench::Assoc, 1, 9.0, Status::Timeout),
             rec("slow", Bench::Assoc, 2, 0.0, Status::Skipped),
             rec("seg", Bench::Assoc, 1, 0.1, Status::Crashed),
-        ],
+        ]),
         ..Default::default()
     };
     // Runs of 2.0, 1.5, 1.7 s spread 15%: noisy at the default 5%.
@@ -76,6 +76,7 @@ fn warm_runs_far_faster_than_a_warm_first_run_are_flagged() {
                 r.cache = cache;
                 r
             })
+            .map(std::sync::Arc::new)
             .collect();
         let s = Summary::from_stored(&Stored {
             runs,
@@ -123,6 +124,7 @@ fn a_cold_figure_says_so() {
                 r.cache = Some(cache);
                 r
             })
+            .map(std::sync::Arc::new)
             .collect();
         let s = Summary::from_stored(&Stored {
             runs,
@@ -152,7 +154,7 @@ fn a_cold_figure_says_so() {
     let mut old = rec("go", Bench::NumComb, 1, 1.0, Status::Ok);
     old.cache = None;
     let s = Summary::from_stored(&Stored {
-        runs: vec![old],
+        runs: crate::testing::shared(vec![old]),
         ..Default::default()
     });
     assert_eq!(s.cell_note(&s.rows[0], Bench::NumComb), None);
@@ -183,7 +185,7 @@ fn a_cold_first_run_is_not_noise() {
     ]
     .concat();
     let stored = Stored {
-        runs,
+        runs: crate::testing::shared(runs),
         ..Default::default()
     };
     let s = Summary::from_stored(&stored);
@@ -280,6 +282,7 @@ fn without_two_warm_runs_every_run_counts() {
                     .cache(cache)
                     .record()
             })
+            .map(std::sync::Arc::new)
             .collect();
         Summary::from_stored(&Stored {
             runs,
@@ -326,7 +329,7 @@ fn newest_session_wins_per_cell() {
     let other = rec("a", Bench::NumComb, 1, 1.0, Status::Ok);
     let stored = Stored {
         sessions: vec![session("s1"), session("old"), session("new")],
-        runs: vec![other, new, old],
+        runs: crate::testing::shared(vec![other, new, old]),
         ..Default::default()
     };
     let s = Summary::from_stored(&stored);
@@ -339,11 +342,11 @@ fn a_row_cut_short_is_partial_not_ranked_as_complete() {
     // "cut" was interrupted after assoc: its one fast cell must not put
     // it above a row that ran every benchmark.
     let stored = Stored {
-        runs: vec![
+        runs: crate::testing::shared(vec![
             rec("full", Bench::Assoc, 1, 2.0, Status::Ok),
             rec("full", Bench::NumComb, 1, 3.0, Status::Ok),
             rec("cut", Bench::Assoc, 1, 1.0, Status::Ok),
-        ],
+        ]),
         ..Default::default()
     };
     let s = Summary::from_stored(&stored);
@@ -373,13 +376,13 @@ fn rows_without_figures_skips_and_missing_programs_say_what_they_are() {
     };
     let stored = Stored {
         sessions: vec![session],
-        runs: vec![
+        runs: crate::testing::shared(vec![
             rec("dead", Bench::Assoc, 1, 0.1, Status::Crashed),
             rec("dead", Bench::Assoc, 2, 0.0, Status::Skipped),
             rec("dead", Bench::Assoc, 3, 0.0, Status::Skipped),
             rec("dead", Bench::NumComb, 1, 0.1, Status::Failed),
             rec("half", Bench::Assoc, 1, 1.0, Status::Ok),
-        ],
+        ]),
         ..Default::default()
     };
     let s = Summary::from_stored(&stored);
@@ -409,7 +412,7 @@ fn newlines_and_escape_codes_in_names_stay_out_of_tables() {
     r.flags = "evil\n| x | y |\x1b[31mred".into();
     r.language = "L\r\nM".into();
     let s = Summary::from_stored(&Stored {
-        runs: vec![r],
+        runs: crate::testing::shared(vec![r]),
         ..Default::default()
     });
     let doc = s.document();
@@ -458,13 +461,13 @@ fn interrupted_cells_and_variants_never_started_say_so() {
     };
     let stored = Stored {
         sessions: vec![session],
-        runs: vec![
+        runs: crate::testing::shared(vec![
             rec("done", Bench::Assoc, 1, 1.0, Status::Ok),
             rec("done", Bench::Assoc, 2, 1.0, Status::Ok),
             rec("done", Bench::Assoc, 3, 1.0, Status::Ok),
             rec("cut", Bench::Assoc, 1, 2.0, Status::Ok),
             rec("cut", Bench::Assoc, 2, 2.0, Status::Ok),
-        ],
+        ]),
         ..Default::default()
     };
     let s = Summary::from_stored(&stored);
@@ -512,7 +515,7 @@ fn interrupted_cells_and_variants_never_started_say_so() {
 fn the_geometric_mean_weighs_every_benchmark_the_same() {
     let ok = Status::Ok;
     let stored = Stored {
-        runs: vec![
+        runs: crate::testing::shared(vec![
             // a: fastest at assoc (10 s), 4x the fastest at num_comb.
             rec("a", Bench::Assoc, 1, 10.0, ok),
             rec("a", Bench::NumComb, 1, 0.4, ok),
@@ -522,7 +525,7 @@ fn the_geometric_mean_weighs_every_benchmark_the_same() {
             // c: no num_comb time: no mean.
             rec("c", Bench::Assoc, 1, 10.0, ok),
             rec("c", Bench::NumComb, 1, 1.0, Status::Crashed),
-        ],
+        ]),
         ..Default::default()
     };
     let s = Summary::from_stored(&stored);
@@ -556,7 +559,7 @@ fn noisy_cells_are_one_note_apart_from_a_programs_problems() {
     }
     runs.push(rec("d", Bench::Assoc, 1, 1.0, Status::BadExit));
     let s = Summary::from_stored(&Stored {
-        runs,
+        runs: crate::testing::shared(runs),
         ..Default::default()
     });
     let notes = s.notes();
