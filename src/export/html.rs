@@ -58,10 +58,11 @@ impl Exporter for Html {
 const HOLE: &str = "<!--langbench:streamed-->";
 
 /// [`Html`]'s page written to `w` piece by piece: the shell (head, header,
-/// charts, what was measured) is rendered whole, each table and each of
-/// its rows on its own, so the page of a 6,500-variant directory (87 MB,
-/// most of it the runs table) is never held whole in memory (issue #41).
-/// The bytes are the same as rendering the page in one piece would give.
+/// charts) is rendered whole, each table, each of its rows and each
+/// variant's section of what was measured on its own, so the page of a
+/// 6,500-variant directory (87 MB, most of it the programs' sources) is
+/// never held whole in memory (issue #41). The bytes are the same as
+/// rendering the page in one piece would give.
 pub(crate) fn write_page(doc: &Document, w: &mut dyn std::io::Write) -> std::io::Result<()> {
     let tables: Vec<&Table> = doc.tables.iter().filter(|t| !t.data_only).collect();
     let anchors: BTreeSet<String> = doc
@@ -70,12 +71,25 @@ pub(crate) fn write_page(doc: &Document, w: &mut dyn std::io::Write) -> std::io:
         .map(|m| Measured::anchor_of(&m.variant))
         .collect();
     let shell = page(doc, &tables, PreEscaped(HOLE)).into_string();
-    let (before, after) = split_at_hole(&shell);
+    // The tables' place, then (with anything measured) its sections'.
+    let mut parts = shell.split(HOLE);
+    let before = parts.next().unwrap_or_default();
+    let after = parts
+        .next()
+        .expect("a page's shell holds the place of its tables");
     w.write_all(before.as_bytes())?;
     for t in &tables {
         write_table(t, &anchors, w)?;
     }
-    w.write_all(after.as_bytes())
+    w.write_all(after.as_bytes())?;
+    if let Some(after) = parts.next() {
+        for m in &doc.measured {
+            w.write_all(measured_variant(m).into_string().as_bytes())?;
+        }
+        w.write_all(after.as_bytes())?;
+    }
+    debug_assert!(parts.next().is_none(), "a page's shell has two holes");
+    Ok(())
 }
 
 fn split_at_hole(shell: &str) -> (&str, &str) {
@@ -161,7 +175,7 @@ fn page(doc: &Document, tables: &[&Table], hole: PreEscaped<&str>) -> Markup {
                 main {
                     (hole)
                     @for c in &doc.charts { (chart(c)) }
-                    @if !doc.measured.is_empty() { (measured(&doc.measured)) }
+                    @if !doc.measured.is_empty() { (measured(hole)) }
                     // The details block's facts, for print only (a printed
                     // page cannot open the block).
                     @if !doc.details.is_empty() {
@@ -539,8 +553,9 @@ fn tall(svg: &str) -> bool {
     matches!((attr("width"), attr("height")), (Some(w), Some(h)) if h > 2.0 * w)
 }
 
-/// "What was measured": a section per variant, linked from its rows.
-fn measured(all: &[Measured]) -> Markup {
+/// "What was measured": a section per variant, linked from its rows,
+/// each written where `hole` is ([`write_page`] writes them).
+fn measured(hole: PreEscaped<&str>) -> Markup {
     html! {
         section.measured id="measured" {
             h2 { "What was measured" }
@@ -550,7 +565,15 @@ fn measured(all: &[Measured]) -> Markup {
                  identity digest of the runs (\"unknown\" where the runs recorded none), wall and \
                  CPU seconds (user + system) of the shown run, and the program's source."
             }
-            @for m in all {
+            (hole)
+        }
+    }
+}
+
+/// One variant's section of "what was measured" (its sources are most of
+/// a page: 70 MB of 87 at 6,500 variants, issue #41).
+fn measured_variant(m: &Measured) -> Markup {
+    html! {
                 section.variant id=(Measured::anchor_of(&m.variant)) {
                     h3 { (text(&m.label)) " " span.muted { "(" (text(&m.variant)) ")" } }
                     dl.meta {
@@ -599,8 +622,6 @@ fn measured(all: &[Measured]) -> Markup {
                     }
                     p.back { a href="#table-summary" { "↑ the table" } }
                 }
-            }
-        }
     }
 }
 
@@ -1132,6 +1153,32 @@ mod tests {
         doc.tables[0].title = HOLE.into();
         doc.tables[0].rows[3][0] = Entry::text(HOLE);
         doc.tables[0].notes.push(Note::new("", HOLE));
+        // What was measured, streamed variant by variant: a source, a
+        // note and a label that hold the marker, and a second variant
+        // after them.
+        let bench = crate::document::MeasuredBench {
+            bench: "assoc".into(),
+            files: vec![crate::document::SourceFile {
+                path: "programs/assoc/x.c".into(),
+                text: Ok(format!("int main() {{ /* {HOLE} */ }}")),
+            }],
+            ..Default::default()
+        };
+        doc.measured = vec![
+            crate::document::Measured {
+                variant: "one".into(),
+                label: HOLE.into(),
+                note: Some(HOLE.into()),
+                benches: vec![bench.clone()],
+                ..Default::default()
+            },
+            crate::document::Measured {
+                variant: "two".into(),
+                label: "Two".into(),
+                benches: vec![bench],
+                ..Default::default()
+            },
+        ];
         let rows: usize = doc
             .tables
             .iter()
@@ -1143,8 +1190,19 @@ mod tests {
         let escaped = "&lt;!--langbench:streamed--&gt;";
         // Title (head, h1), fact (name, value), table title (contents,
         // h2), cell (text, sort value), note: each where it belongs.
-        assert_eq!(html.matches(escaped).count(), 9, "{html}");
+        // ... and label, note, two sources.
+        assert_eq!(html.matches(escaped).count(), 13, "{html}");
         assert_eq!(html.matches("<tr data-i=").count(), rows);
+        assert_eq!(html.matches("<section class=\"variant\"").count(), 2);
+        let (one, two) = (
+            html.find(r#"id="variant-one""#),
+            html.find(r#"id="variant-two""#),
+        );
+        assert!(
+            one.is_some() && one < two,
+            "the sections, once each, in order"
+        );
+        assert!(html.find("</footer>") > two, "the page goes on after them");
         assert!(
             html.ends_with("</script></body></html>"),
             "{}",
