@@ -53,7 +53,7 @@ pub(crate) mod toolchain_dir;
 pub mod verify;
 pub(crate) mod version_cache;
 pub mod ws;
-pub(crate) mod ws_load;
+pub mod ws_load;
 pub(crate) mod ws_options;
 pub mod ws_record;
 pub(crate) mod ws_sample;

@@ -13,7 +13,7 @@ use crate::ws_record::{Phase, WsStatus};
 use crate::ws_sample;
 
 /// CPUs this process may use.
-pub(crate) fn own_cpus() -> Vec<usize> {
+pub fn own_cpus() -> Vec<usize> {
     affinity(0).unwrap_or_else(|| {
         (0..std::thread::available_parallelism().map_or(1, |n| n.get())).collect()
     })

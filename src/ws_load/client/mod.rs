@@ -70,12 +70,13 @@ mod url;
 use frame::*;
 use handshake::{finish_handshake, start_handshake};
 use stats::histogram;
-pub(crate) use stats::{Window, buckets, from_buckets, load_of, stats_of};
-pub(crate) use url::Target;
+pub use stats::Window;
+pub(crate) use stats::{buckets, from_buckets, load_of, stats_of};
+pub use url::Target;
 
 /// How the client runs.
 #[derive(Debug, Clone)]
-pub(crate) struct ClientOptions {
+pub struct ClientOptions {
     pub connections: usize,
     pub max_handshakes: usize,
     /// How long a connection waits for one echo before counting it lost.
@@ -120,7 +121,7 @@ struct Control {
 }
 
 /// The running client.
-pub(crate) struct Client {
+pub struct Client {
     control: Arc<Control>,
     threads: Vec<std::thread::JoinHandle<()>>,
     window_start: Option<(Instant, f64)>,
@@ -184,7 +185,7 @@ impl Client {
     /// Opens the connections (each thread its share, at most
     /// `max_handshakes` in flight overall) and starts the loops. Returns
     /// once every connection is open or has failed its handshake.
-    pub(crate) fn open(target: &Target, o: &ClientOptions) -> Client {
+    pub fn open(target: &Target, o: &ClientOptions) -> Client {
         let control = Arc::new(Control {
             delay_us: AtomicU64::new(o.first_delay.as_micros() as u64),
             epoch: AtomicU64::new(0),
@@ -261,7 +262,7 @@ impl Client {
         }
     }
 
-    pub(crate) fn set_delay(&self, d: Duration) {
+    pub fn set_delay(&self, d: Duration) {
         self.control
             .delay_us
             .store(d.as_micros() as u64, Ordering::SeqCst);
@@ -288,7 +289,7 @@ impl Client {
     }
 
     /// Starts a measured window.
-    pub(crate) fn start_window(&mut self) {
+    pub fn start_window(&mut self) {
         if let Ok(mut w) = self.control.windows.lock() {
             w.clear();
         }
@@ -301,7 +302,7 @@ impl Client {
 
     /// Ends the window and returns what it saw (each thread notices within
     /// 10 ms and hands in its share).
-    pub(crate) fn end_window(&mut self) -> Window {
+    pub fn end_window(&mut self) -> Window {
         let e = self.control.epoch.load(Ordering::SeqCst);
         if e % 2 == 1 {
             self.control.epoch.store(e + 1, Ordering::SeqCst);
@@ -379,7 +380,7 @@ impl Client {
     }
 
     /// Closes every connection politely and joins the threads.
-    pub(crate) fn stop(self) {
+    pub fn stop(self) {
         self.control.stop.store(true, Ordering::SeqCst);
         for t in self.threads {
             let _ = t.join();

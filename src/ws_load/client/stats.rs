@@ -14,7 +14,7 @@ const SATURATED_LATE_MS: f64 = 5.0;
 
 /// One window's result, with the merged histograms (for `ws merge`).
 #[derive(Debug, Clone)]
-pub(crate) struct Window {
+pub struct Window {
     pub stats: WindowStats,
     pub load: ClientLoad,
     pub latency: Histogram<u64>,

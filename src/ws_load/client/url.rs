@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 
 /// Where the load goes: `ws://HOST:PORT/PATH`.
 #[derive(Debug, Clone)]
-pub(crate) struct Target {
+pub struct Target {
     pub addr: SocketAddr,
     /// The Host header.
     pub host: String,
@@ -20,7 +20,7 @@ pub(crate) struct Target {
 }
 
 impl Target {
-    pub(crate) fn local(addr: SocketAddr) -> Target {
+    pub fn local(addr: SocketAddr) -> Target {
         Target {
             addr,
             host: addr.to_string(),
