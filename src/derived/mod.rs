@@ -206,9 +206,6 @@ fn render_each(
         ws: ws_records,
         ws_warnings,
     } = loaded;
-    // Shared with the runs table, which makes its rows from the records as
-    // the data files are written (src/summary/runs.rs).
-    let stored = std::sync::Arc::new(stored);
     let mut warnings = stored.warnings.clone();
     warnings.extend(ws_warnings);
     let as_of = stored.as_of(ws_records.iter().map(|r| r.finished_at.as_str()));
@@ -264,10 +261,10 @@ fn render_each(
         )?;
     }
     // What the document does not need is freed before the page and the
-    // workbook, the largest files, are rendered (the records themselves
-    // only when the runs table has made its rows, below), on a thread of
-    // its own: freeing ~1.5 million allocations took a tenth of a second
-    // in front of the page (issue #41).
+    // workbook, the largest files, are rendered (the runs only when the
+    // runs table has made its rows, below: it shares them), on a thread
+    // of its own: freeing ~1.5 million allocations took a tenth of a
+    // second in front of the page (issue #41).
     let summary_dropped = if keep == Keep::Document {
         summary.take()
     } else {
@@ -282,7 +279,7 @@ fn render_each(
     } else {
         render_charts_page_and_book(&whole, runs, store.dir(), emit)?;
     }
-    // The records the runs table makes its rows from, freed now that the
+    // The runs the runs table makes its rows from, freed now that the
     // files are written (on a thread of their own, as above): the
     // document handed back keeps that table's columns, not its rows.
     let streamed: Vec<_> = whole
@@ -362,7 +359,7 @@ fn add_ws(
 /// runs table (whose CSV is written later, [`render_each`]).
 fn summary_tables(
     s: &Summary,
-    stored: &std::sync::Arc<crate::store::Stored>,
+    stored: &crate::store::Stored,
     data_only: bool,
     languages: Option<Parsing>,
     warnings: &mut Vec<String>,

@@ -1401,8 +1401,7 @@ mod sorting {
     fn document(stored: &Stored) -> Document {
         let s = Summary::from_stored(stored);
         let mut doc = s.document();
-        let stored = std::sync::Arc::new(stored.clone());
-        doc.tables.push(crate::summary::runs::table(&stored, &s));
+        doc.tables.push(crate::summary::runs::table(stored, &s));
         doc
     }
 

@@ -166,10 +166,11 @@ fn cache(r: &RunRecord) -> &'static str {
 
 /// Every stored run, with whether it is its cell's figure, how its caches
 /// started and whether its cell's spread counts it. Its rows are made as
-/// a data file reads them ([`Streamed`]), from `stored`, which the table
-/// holds until it is dropped: held whole, they were more than the records
-/// (89 MB at 6,500 variants; at 65,000, 7 s of a report, issue #41).
-pub(crate) fn table(stored: &Arc<Stored>, s: &Summary) -> Table {
+/// a data file reads them ([`Streamed`]), from the runs of `stored`, which
+/// the table shares until it is dropped: held whole, the rows were more
+/// than the records (89 MB at 6,500 variants; at 65,000, 7 s of a report,
+/// issue #41).
+pub(crate) fn table(stored: &Stored, s: &Summary) -> Table {
     // Each row once by variant (a scan per run was quadratic).
     let by_variant: HashMap<&str, &Row> = s.rows.iter().map(|r| (r.variant.as_str(), r)).collect();
     let marks: Vec<Marks> = stored
@@ -182,10 +183,10 @@ pub(crate) fn table(stored: &Arc<Stored>, s: &Summary) -> Table {
             Marks::of(r, cell)
         })
         .collect();
-    let records = Arc::clone(stored);
+    let records: Vec<Arc<RunRecord>> = stored.runs.clone();
     let rows = move |range: std::ops::Range<usize>| {
         let columns = columns();
-        let runs: Vec<Run> = records.runs[range.clone()]
+        let runs: Vec<Run> = records[range.clone()]
             .iter()
             .zip(&marks[range])
             .map(|(r, &marks)| Run { r, marks })

@@ -242,7 +242,7 @@ fn a_cold_first_run_is_not_noise() {
             .any(|(k, v)| k == "Noise" && v.contains("cold"))
     );
     // runs.csv: every run, the cold one with its time, out of the spread.
-    let runs = crate::summary::runs::table(&std::sync::Arc::new(stored.clone()), &s);
+    let runs = crate::summary::runs::table(&stored, &s);
     let col = |key: &str| runs.columns.iter().position(|c| c.key == key).unwrap();
     let go_runs: Vec<(String, String, String)> = runs
         .all_rows()

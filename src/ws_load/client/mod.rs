@@ -69,8 +69,8 @@ mod url;
 
 use frame::*;
 use handshake::{finish_handshake, start_handshake};
-use stats::histogram;
 pub use stats::Window;
+use stats::histogram;
 pub(crate) use stats::{buckets, from_buckets, load_of, stats_of};
 pub use url::Target;
 
