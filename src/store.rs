@@ -949,14 +949,18 @@ pub(crate) fn records_digest(dir: &Path) -> Result<String> {
         // Streamed through the hash, not read whole: the records of 6,500
         // variants are 58 MB, held beside the loaded records while a
         // report digests them (issue #41). The length comes first in the
-        // digest, so it is the file's size, checked against what was read.
-        let Some(mut f) = store.open_file(name, false)? else {
+        // digest: it is the file's size when opened, and that many bytes
+        // are hashed, the file as it was then (records are only appended:
+        // a run appending meanwhile adds lines after them); a file that
+        // shrank meanwhile is an error.
+        let Some(f) = store.open_file(name, false)? else {
             continue;
         };
         any = true;
         let len = f.metadata()?.len();
         h.update(name.as_bytes());
         h.update(len.to_le_bytes());
+        let mut f = f.take(len);
         let mut buf = vec![0u8; 1 << 16];
         let mut read = 0u64;
         loop {
@@ -974,8 +978,8 @@ pub(crate) fn records_digest(dir: &Path) -> Result<String> {
         }
         if read != len {
             bail!(
-                "{} changed while it was read ({len} bytes, then {read}): another langbench \
-                 is writing it; try again when it is done",
+                "{} shrank while it was read ({len} bytes, then {read}): something other \
+                 than langbench is changing it",
                 dir.join(name).display()
             );
         }
