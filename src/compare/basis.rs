@@ -59,14 +59,6 @@ pub(crate) struct Figure {
     pub runs: Vec<f64>,
 }
 
-/// The runs of a cell that count for its figure (its status's).
-fn cell_runs(c: &Cell) -> impl Iterator<Item = &crate::record::RunRecord> {
-    c.runs
-        .iter()
-        .map(|r| &**r)
-        .filter(move |r| r.status == c.status)
-}
-
 /// A cell measured here with a figure (not a published one: no reference
 /// ran around it).
 fn measured(c: &Cell) -> bool {
@@ -140,7 +132,7 @@ impl Basis {
                     None => 1.0,
                 };
                 // Each run normalised once: the figure is their mean.
-                let runs = Normalised::runs(host, cell_runs(c))?;
+                let runs = Normalised::runs(host, c.status_runs())?;
                 let n = Normalised::of_times(&runs)?;
                 Some(Figure {
                     value: n.mean / by,
@@ -269,7 +261,7 @@ fn relative_sums(host: &HostSpeed, row: &Row) -> Option<(Normalised, f64)> {
     let mut cells = Vec::new();
     let mut level = 0.0;
     for (b, c) in &row.cells {
-        cells.push(Normalised::of(host, cell_runs(c))?);
+        cells.push(Normalised::of(host, c.status_runs())?);
         level += host.level(*b)?;
     }
     let sum = Normalised::sum(cells)?;

@@ -53,13 +53,8 @@ impl Fig {
                 } else {
                     // The runs of its spread: a cold first run measures the
                     // caches' warm-up, not noise.
-                    crate::noise::NoiseSample::of(
-                        c.runs
-                            .iter()
-                            .map(|r| &**r)
-                            .filter(|r| r.status == Status::Ok),
-                    )
-                    .walls()
+                    crate::noise::NoiseSample::of(c.records().filter(|r| r.status == Status::Ok))
+                        .walls()
                 },
                 noisy: c
                     .noisy(s.noise_cv)

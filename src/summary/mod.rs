@@ -120,16 +120,21 @@ impl Cell {
     /// machine: no references ran around it).
     fn normalise(&mut self, host: &HostSpeed) {
         self.normalised = if self.status.is_ok() && self.wall_s().is_some() && !self.published() {
-            Normalised::of(
-                host,
-                self.runs
-                    .iter()
-                    .map(|r| &**r)
-                    .filter(|r| r.status == self.status),
-            )
+            Normalised::of(host, self.status_runs())
         } else {
             None
         };
+    }
+
+    /// Its runs, in attempt order (shared with the records they were read
+    /// into, hence the `Arc`s of [`Cell::runs`]).
+    pub(crate) fn records(&self) -> impl Iterator<Item = &RunRecord> + Clone {
+        self.runs.iter().map(|r| &**r)
+    }
+
+    /// The runs that count for its figure: those of its status.
+    pub(crate) fn status_runs(&self) -> impl Iterator<Item = &RunRecord> + Clone {
+        self.records().filter(move |r| r.status == self.status)
     }
 
     /// Whether `r` is one of the runs the spread columns count (a shown
@@ -171,11 +176,7 @@ impl Cell {
     fn cold_figure(&self) -> Option<String> {
         use crate::record::CacheStart;
         let best = self.best.as_ref()?;
-        let measured = self
-            .runs
-            .iter()
-            .map(|r| &**r)
-            .filter(|r| r.status.has_figures());
+        let measured = self.records().filter(|r| r.status.has_figures());
         let left_out = !self.cold_left_out.is_empty();
         if best.cache != Some(CacheStart::Cold) {
             let cold: Vec<&RunRecord> = measured
@@ -241,11 +242,7 @@ impl Cell {
         if !self.status.has_figures() || self.status == Status::Timeout || self.published() {
             return None;
         }
-        let mut measured = self
-            .runs
-            .iter()
-            .map(|r| &**r)
-            .filter(|r| r.status == self.status && r.attempt > 0);
+        let mut measured = self.status_runs().filter(|r| r.attempt > 0);
         let first = measured.next()?;
         if first.cache == Some(CacheStart::Cold) {
             return None;

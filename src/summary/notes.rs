@@ -27,9 +27,7 @@ impl Summary {
             .and_then(|r| r.detail.clone())
             .unwrap_or_default();
         let ran: Vec<&RunRecord> = c
-            .runs
-            .iter()
-            .map(|r| &**r)
+            .records()
             .filter(|r| r.status != Status::Skipped)
             .collect();
         let failing = ran.iter().filter(|r| !r.status.is_ok()).count();
