@@ -226,7 +226,7 @@ impl Summary {
                         ", and so does a row whose normalised total is within the \
                          reproducibility check's precision (±{:.1} %: 90 % of its re-measured \
                          ratios agreed that closely) of its group's first row's: the ranks \
-                         claim no finer order than a measurement in another sitting keeps",
+                         claim no finer order than a measurement in another sitting or on another machine keeps",
                         p * 100.0
                     )
                 });

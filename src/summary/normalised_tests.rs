@@ -301,6 +301,40 @@ fn rows_within_a_reproducibility_checks_precision_share_a_rank() {
     );
 }
 
+/// A check measured on another CPU model than the rows' says so in its
+/// fact (its differences include the machines'); one on the same model
+/// does not (issue #39: the fresh boot available ran on an Intel Xeon,
+/// the edition on an AMD EPYC).
+#[test]
+fn a_check_on_another_cpu_model_says_so() {
+    let fact = |machine: &str| {
+        let (name, mut json) = check_of(0.02);
+        let mut v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+        v["machine"] = machine.into();
+        json = serde_json::to_vec(&v).unwrap();
+        let s = Summary::from_stored(&Stored {
+            sessions: vec![testing::session(testing::SESSION)],
+            runs: crate::testing::shared(a_slow_host_b_fast()),
+            references: passes(),
+            reproductions: vec![(name, json)],
+            ..Default::default()
+        });
+        let facts = s.reproduced_facts();
+        assert_eq!(facts.len(), 1, "{facts:?}");
+        facts[0].1.clone()
+    };
+    // testing::machine() is "Test CPU @ 3.00GHz": "Test" as the table
+    // names machines.
+    let same = fact("Test");
+    assert!(same.contains("for 1 of 1 re-measured rows"), "{same}");
+    assert!(!same.contains("another CPU model"), "{same}");
+    let other = fact("AMD EPYC");
+    assert!(
+        other.contains("(2026-12-05, AMD EPYC); on another CPU model than the edition's (Test)"),
+        "{other}"
+    );
+}
+
 /// A stored check comes with the directory, from whoever made it: one
 /// whose ratios make no finite precision (1e-300 against 1e300) is
 /// ignored, not a reason to merge every row into one rank.
