@@ -21,6 +21,7 @@ records of its variants (what `run --shard K/N` on N machines leaves, for
 import argparse
 import json
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -46,6 +47,47 @@ def write(path, records):
     with open(path, "w") as f:
         for r in records:
             f.write(json.dumps(r, separators=(",", ":")) + "\n")
+
+
+def this_machine(recorded):
+    """`recorded` (a session's machine) as this machine: the generated
+    directory stands for one measured here, or `run --resume` and its
+    --plan refuse it as another machine's (results/2026 was measured on an
+    AMD EPYC; the bench and CI's smoke run wherever they are). The fields
+    `langbench`'s Machine::same_as compares, read as Machine::detect reads
+    them (written again here: no langbench command prints the machine
+    without measuring); an empty cpu_id matches any CPU identity, so a
+    difference in how the two read the cache size cannot refuse it.
+    `resumable` fails loudly if they ever disagree."""
+    def field(path, key, sep=":"):
+        try:
+            with open(path) as f:
+                for line in f:
+                    k, _, v = line.partition(sep)
+                    if k.strip() == key:
+                        return v.strip()
+        except OSError:
+            pass
+        return None
+    with open("/proc/cpuinfo") as f:
+        cpus = sum(1 for l in f if l.startswith("processor")) or 1
+    mem = field("/proc/meminfo", "MemTotal")
+    os_name = field("/etc/os-release", "PRETTY_NAME", "=")
+    return dict(recorded,
+                cpu_model=field("/proc/cpuinfo", "model name") or field("/proc/cpuinfo", "Model")
+                or "unknown",
+                cpu_id="", cpus=cpus, usable_cpus=len(os.sched_getaffinity(0)),
+                memory_kb=int(mem.split()[0]) if mem else 0,
+                os=os_name.strip('"') if os_name else "linux",
+                kernel=platform.release(), arch=platform.machine())
+
+
+def here(sessions):
+    """Every measured session's machine made [`this_machine`] (an imported
+    edition's stays its publisher's)."""
+    return [dict(s, machine=this_machine(s["machine"]))
+            if "machine" in s and s.get("origin", "measured") == "measured" else s
+            for s in sessions]
 
 
 def scale(runs, sessions, k):
@@ -108,6 +150,7 @@ def resumable(langbench):
     cell done, program and commands unchanged), as its --plan says."""
     with tempfile.TemporaryDirectory() as t:
         shutil.copytree(f"{ROOT}/results/2026", f"{t}/2026")
+        write(f"{t}/2026/sessions.jsonl", here(lines(f"{t}/2026/sessions.jsonl")))
         plan = json.loads(subprocess.run(
             [langbench, "run", "--resume", "--plan", "--json", "--size", "2021",
              "--out", f"{t}/2026"], cwd=ROOT, check=True, capture_output=True).stdout)
@@ -123,7 +166,7 @@ def main():
     ap.add_argument("--langbench", default=f"{ROOT}/target/release/langbench")
     a = ap.parse_args()
     base = {v: (lines(f"{ROOT}/results/{v}/runs.jsonl"),
-                lines(f"{ROOT}/results/{v}/sessions.jsonl")) for v in EDITIONS}
+                here(lines(f"{ROOT}/results/{v}/sessions.jsonl"))) for v in EDITIONS}
     n = len({r["variant"] for r in base["2026"][0]})
     k = max(1, round(a.variants / n))
     shutil.rmtree(a.out, ignore_errors=True)
