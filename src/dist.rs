@@ -366,10 +366,7 @@ pub(crate) fn dir_name(spec: Spec) -> String {
     if d.bin.values().any(|v| v.contains("{root}")) {
         h.update(format!("root {}\n", spec.root.display()).as_bytes());
     }
-    let hash: String = h.finalize()[..4]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let hash = hex::encode(&h.finalize()[..4]);
     let first = match d.packages().ok().and_then(|p| p.into_iter().next()) {
         Some(Package::Npm { name, version }) => {
             format!(
@@ -544,10 +541,6 @@ fn locate(agent: &ureq::Agent, p: &Package) -> Result<Located, String> {
     }
 }
 
-fn hex(d: &[u8]) -> String {
-    d.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// Downloads `l.url` into `to`, hashing as it goes; a digest that differs
 /// from the registry's is an error (and the file is removed).
 fn download(agent: &ureq::Agent, l: &Located, to: &Path) -> Result<u64, String> {
@@ -590,8 +583,8 @@ fn download(agent: &ureq::Agent, l: &Located, to: &Path) -> Result<u64, String> 
             "checksum mismatch for {}: the registry says {} {}, the download is {}",
             l.url,
             l.algorithm,
-            hex(&l.digest),
-            hex(&got)
+            hex::encode(&l.digest),
+            hex::encode(&got)
         ));
     }
     Ok(total)
@@ -767,7 +760,7 @@ fn build(spec: Spec, packages: &[Package], dir: &Path, home: &Path) -> Result<St
             "{what}\t{}\t{}:{}\t{bytes} bytes\t{files} files\n",
             l.url,
             l.algorithm,
-            hex(&l.digest)
+            hex::encode(&l.digest)
         ));
     }
     for (name, command) in &spec.dist.bin {

@@ -77,7 +77,7 @@ pub(crate) fn of_with(
     h.update(b"\ntoolchain ");
     h.update(version.as_bytes());
     Some(Identity {
-        digest: hex(&h.finalize())[..16].to_string(),
+        digest: hex::encode(h.finalize())[..16].to_string(),
         program,
         commands,
         toolchain: version.to_string(),
@@ -85,13 +85,9 @@ pub(crate) fn of_with(
     })
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// sha256 of a file's contents (of nothing if it cannot be read).
 fn digest_file(path: &Path) -> String {
-    hex(&Sha256::digest(std::fs::read(path).unwrap_or_default()))
+    hex::encode(Sha256::digest(std::fs::read(path).unwrap_or_default()))
 }
 
 /// sha256 over every file of a program directory, in order of relative
@@ -114,7 +110,7 @@ fn digest_dir(dir: &Path) -> String {
         h.update(format!("\0{}\0", body.len()).as_bytes());
         h.update(&body);
     }
-    hex(&h.finalize())
+    hex::encode(h.finalize())
 }
 
 #[cfg(test)]

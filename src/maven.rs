@@ -233,10 +233,7 @@ pub(crate) fn dir_name(spec: Spec) -> String {
             }
         }
     }
-    let hash: String = h.finalize()[..4]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let hash = hex::encode(&h.finalize()[..4]);
     match maven.first().and_then(|a| a.parse::<Artifact>().ok()) {
         Some(a) => format!("{}-{}-{hash}", a.artifact, a.version),
         None => hash,

@@ -283,7 +283,7 @@ const VERSION_FILE: &str = "version";
 fn version_dir(version: &str) -> String {
     use sha2::Digest;
     let d = sha2::Sha256::digest(version.as_bytes());
-    d.iter().take(8).map(|b| format!("{b:02x}")).collect()
+    hex::encode(&d[..8])
 }
 
 /// How an older langbench named a version's caches (`1.26.8`,

@@ -987,11 +987,7 @@ pub(crate) fn records_digest(dir: &Path) -> Result<String> {
     if !any {
         bail!("{} holds no records", dir.display());
     }
-    Ok(h.finalize()
-        .iter()
-        .take(8)
-        .map(|b| format!("{b:02x}"))
-        .collect())
+    Ok(hex::encode(&h.finalize()[..8]))
 }
 
 /// Directories beside `dir` (in its parent) that hold records, as paths

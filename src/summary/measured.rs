@@ -232,7 +232,7 @@ fn verify(v: &Variant, file: &SourceFile, ran: Option<&str>) -> String {
         }
         Err(_) => return "not verified: the file is not shown".into(),
     };
-    let now = hex(&Sha256::digest(text.as_bytes()));
+    let now = hex::encode(Sha256::digest(text.as_bytes()));
     let ran = ran.to_ascii_lowercase();
     // A recorded digest may be a prefix of the full sha256.
     if !ran.is_empty() && (now.starts_with(&ran) || ran.starts_with(&now)) {
@@ -245,10 +245,6 @@ fn verify(v: &Variant, file: &SourceFile, ran: Option<&str>) -> String {
             &ran[..ran.len().min(16)]
         )
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]
@@ -408,7 +404,7 @@ programs = {{ num-comb = "programs/num-comb/big.sh" }}
         let tmp = tempfile::tempdir().unwrap();
         let langs = checkout(tmp.path());
         let program = langs.variants[0].programs[&Bench::NumComb].clone();
-        let sha = hex(&Sha256::digest(std::fs::read(&program).unwrap()));
+        let sha = hex::encode(Sha256::digest(std::fs::read(&program).unwrap()));
         let mut with = run("evil", Bench::NumComb).wall(1.5).record();
         with.user_s = 1.25;
         with.sys_s = 0.25;
