@@ -118,8 +118,9 @@ fn section(
             };
             let (files, verified) = match program {
                 Some((v, p)) => {
-                    let file = read_source(canon, v.root(), p);
-                    let verified = verify(v, &file, identity.map(|i| i.program.as_str()));
+                    let (file, unreadable) = read_source(canon, v.root(), p);
+                    let verified =
+                        verify(v, &file, unreadable, identity.map(|i| i.program.as_str()));
                     (vec![file], verified)
                 }
                 None => (
@@ -181,38 +182,54 @@ fn expanded(v: &Variant, program: &Path, n: u64) -> Vec<String> {
     out
 }
 
-/// A program source, if it may be shown (see the module's comment).
-/// `canon` resolves the many sources' directories once (issue #41).
-fn read_source(canon: &Canon, root: &Path, path: &Path) -> SourceFile {
+/// Why a source is not shown: it could not be read, or it may not be
+/// shown (outside the checkout, too large, not text).
+enum Withheld {
+    Unreadable(String),
+    Refused(String),
+}
+
+/// A program source, if it may be shown (see the module's comment), and
+/// whether it could be read at all (what [`verify`] says of one that
+/// could not). `canon` resolves the many sources' directories once
+/// (issue #41).
+fn read_source(canon: &Canon, root: &Path, path: &Path) -> (SourceFile, bool) {
     let shown = relative(root, path);
+    let unreadable = |e: std::io::Error| Withheld::Unreadable(format!("cannot be read: {e}"));
     let text = (|| {
-        let root = canon
-            .dir(root)
-            .map_err(|e| format!("the languages file's directory cannot be read: {e}"))?;
-        let real = canon
-            .real(path)
-            .map_err(|e| format!("cannot be read: {e}"))?;
+        let root = canon.dir(root).map_err(|e| {
+            Withheld::Unreadable(format!(
+                "the languages file's directory cannot be read: {e}"
+            ))
+        })?;
+        let real = canon.real(path).map_err(unreadable)?;
         if !real.starts_with(&root) {
-            return Err("not shown: outside the languages file's directory".to_string());
-        }
-        let meta = std::fs::metadata(&real).map_err(|e| format!("cannot be read: {e}"))?;
-        if !meta.is_file() {
-            return Err("not shown: not a regular file".to_string());
-        }
-        if meta.len() > MAX_SOURCE {
-            return Err(format!(
-                "not shown: {} bytes, more than the {MAX_SOURCE} a report embeds",
-                meta.len()
+            return Err(Withheld::Refused(
+                "not shown: outside the languages file's directory".into(),
             ));
         }
-        let bytes = std::fs::read(&real).map_err(|e| format!("cannot be read: {e}"))?;
-        String::from_utf8(bytes).map_err(|_| "not shown: not UTF-8 text".to_string())
+        let meta = std::fs::metadata(&real).map_err(unreadable)?;
+        if !meta.is_file() {
+            return Err(Withheld::Refused("not shown: not a regular file".into()));
+        }
+        if meta.len() > MAX_SOURCE {
+            return Err(Withheld::Refused(format!(
+                "not shown: {} bytes, more than the {MAX_SOURCE} a report embeds",
+                meta.len()
+            )));
+        }
+        let bytes = std::fs::read(&real).map_err(unreadable)?;
+        String::from_utf8(bytes).map_err(|_| Withheld::Refused("not shown: not UTF-8 text".into()))
     })();
-    SourceFile { path: shown, text }
+    let unread = matches!(text, Err(Withheld::Unreadable(_)));
+    let text = text.map_err(|w| match w {
+        Withheld::Unreadable(why) | Withheld::Refused(why) => why,
+    });
+    (SourceFile { path: shown, text }, unread)
 }
 
 /// Whether the shown source is the program that ran, in a sentence.
-fn verify(v: &Variant, file: &SourceFile, ran: Option<&str>) -> String {
+fn verify(v: &Variant, file: &SourceFile, unreadable: bool, ran: Option<&str>) -> String {
     let Some(ran) = ran else {
         return "not verified: these runs recorded no program digest; shown is the file in the \
                 checkout now"
@@ -227,9 +244,7 @@ fn verify(v: &Variant, file: &SourceFile, ran: Option<&str>) -> String {
     // a file replaced in between would make another file's.
     let text = match &file.text {
         Ok(text) => text,
-        Err(why) if why.starts_with("cannot be read") => {
-            return "not verified: the file cannot be read".into();
-        }
+        Err(_) if unreadable => return "not verified: the file cannot be read".into(),
         Err(_) => return "not verified: the file is not shown".into(),
     };
     let now = hex::encode(Sha256::digest(text.as_bytes()));
@@ -397,6 +412,36 @@ programs = {{ num-comb = "programs/num-comb/big.sh" }}
         );
         assert!(file("big").text.unwrap_err().contains("more than the"));
         assert_eq!(by_id("evil").note.as_deref(), Some(HOSTILE));
+    }
+
+    /// A recorded digest beside a file that cannot be read (gone since
+    /// the runs) says so; beside one that may not be shown (too large),
+    /// that it is not shown: told apart by how reading failed, not by the
+    /// wording of the error.
+    #[test]
+    fn a_program_that_cannot_be_read_and_one_withheld_are_told_apart() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut langs = checkout(tmp.path());
+        let gone = tmp.path().join("checkout/programs/num-comb/gone.sh");
+        let v = langs.variants.iter_mut().find(|v| v.id == "evil").unwrap();
+        v.programs.insert(Bench::NumComb, gone);
+        let verified = |id: &str| {
+            let mut r = run(id, Bench::NumComb).wall(1.5).record();
+            r.identity = Some(Identity {
+                digest: "0123456789abcdef".into(),
+                program: "f".repeat(64),
+                commands: vec![],
+                toolchain: "1.0".into(),
+                langbench: "0.1.0".into(),
+            });
+            let s = Summary::from_stored(&Stored {
+                runs: crate::testing::shared(vec![r]),
+                ..Default::default()
+            });
+            sections(&s, Ok(&langs))[0].benches[0].verified.clone()
+        };
+        assert_eq!(verified("evil"), "not verified: the file cannot be read");
+        assert_eq!(verified("big"), "not verified: the file is not shown");
     }
 
     #[test]
