@@ -43,7 +43,10 @@ for side in old new; do
     # an unchanged file would otherwise leave the committed one).
     for r in "$work"/tree/results/*/; do
         if [ -e "$r/runs.jsonl" ] || [ -e "$r/ws.jsonl" ]; then
-            find "$r" -mindepth 1 ! -name '*.jsonl' -type f -delete
+            # reproduced/*.json are records too (`reproduce --store`):
+            # kept, or the reproducibility checks' facts and ranks are
+            # never compared.
+            find "$r" -mindepth 1 ! -path "${r}reproduced/*" ! -name '*.jsonl' -type f -delete
         fi
     done
     run $side report-check-before report --check results/*
