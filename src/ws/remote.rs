@@ -287,16 +287,23 @@ fn merge_phase(parts: &[&ReportPhase], server: Option<&ReportPhase>, server_cpus
         }
     }
     let stats: WindowStats = client::stats_of(&latency, echoes, rps, errors, samples, alive);
+    // A client process that was saturated (by its own threads' running
+    // and run-queue time, which the reports keep only as maxima) makes
+    // the merged load saturated too.
     let mut load: ClientLoad = client::load_of(
         &late,
         threads,
         busiest,
+        0.0,
+        waited,
         cpu,
         echoes,
         (if lo == u64::MAX { 0 } else { lo }, hi),
         pings,
     );
-    load.runq_wait = waited;
+    load.saturated |= parts
+        .iter()
+        .any(|p| p.phase.client.as_ref().is_some_and(|l| l.saturated));
     let window = parts.iter().map(|p| p.phase.window_s).fold(0.0, f64::max);
     let server_cores = server.and_then(|s| s.phase.server_cores);
     let server_waiting_cores = server.and_then(|s| s.phase.server_waiting_cores);

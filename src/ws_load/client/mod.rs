@@ -337,6 +337,7 @@ impl Client {
         let mut samples: Vec<String> = Vec::new();
         let mut busiest: f64 = 0.0;
         let mut waited: f64 = 0.0;
+        let mut demand: f64 = 0.0;
         let (mut pmin, mut pmax) = (u64::MAX, 0);
         for p in &parts {
             let _ = latency.add(&p.latency);
@@ -348,6 +349,7 @@ impl Client {
             rps += p.echoes as f64 / w;
             busiest = busiest.max(p.cpu.as_secs_f64() / w);
             waited = waited.max(p.runq_wait.as_secs_f64() / w);
+            demand = demand.max((p.cpu + p.runq_wait).as_secs_f64() / w);
             pmin = pmin.min(p.per_conn_min);
             pmax = pmax.max(p.per_conn_max);
             for s in &p.samples {
@@ -360,16 +362,17 @@ impl Client {
             pmin = 0;
         }
         let stats = stats_of(&latency, echoes, rps, errors, samples, self.alive());
-        let mut load = load_of(
+        let load = load_of(
             &late,
             parts.len(),
             busiest,
+            demand,
+            waited,
             client_cpu_s,
             echoes,
             (pmin, pmax),
             pings,
         );
-        load.runq_wait = waited;
         Window {
             stats,
             load,

@@ -6,7 +6,9 @@ use hdrhistogram::Histogram;
 
 use crate::ws_record::{ClientLoad, WindowStats};
 
-/// A thread counts as saturated from this busy fraction ...
+/// A thread counts as saturated from this fraction of the window spent
+/// running or waiting to run (a thread that always wants the CPU is
+/// saturated even when other work takes some of it from it) ...
 const SATURATED_BUSY: f64 = 0.90;
 /// ... or when its median send is this late (ms; epoll's timeout has 1 ms
 /// granularity, so 1–2 ms is normal).
@@ -67,10 +69,17 @@ pub(crate) fn stats_of(
 }
 
 /// The client's load figures from a (merged) lateness histogram.
+/// `busiest` is the busiest thread's CPU fraction of the window, `demand`
+/// the largest fraction a thread spent running or runnable (its CPU plus
+/// its run-queue wait, `runq_wait`): under contention a thread that always
+/// wants the CPU gets less of it, and is saturated all the same.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn load_of(
     late: &Histogram<u64>,
     threads: usize,
     busiest: f64,
+    demand: f64,
+    runq_wait: f64,
     cpu_s: f64,
     echoes: u64,
     per_conn: (u64, u64),
@@ -94,7 +103,38 @@ pub(crate) fn load_of(
         echoes_per_conn_min: per_conn.0,
         echoes_per_conn_max: per_conn.1,
         pings,
-        runq_wait: 0.0,
-        saturated: busiest >= SATURATED_BUSY || p50 >= SATURATED_LATE_MS,
+        runq_wait,
+        saturated: busiest.max(demand) >= SATURATED_BUSY || p50 >= SATURATED_LATE_MS,
+    }
+}
+
+#[cfg(test)]
+mod saturation_tests {
+    use super::*;
+
+    /// A client thread that ran 87 % of the window and waited for a CPU
+    /// the other 13 % (CI's parallel tests took it) wanted the whole CPU:
+    /// saturated, as one that ran 95 % is; one that ran half and waited
+    /// a tenth is not.
+    #[test]
+    fn a_thread_running_or_runnable_all_window_is_saturated() {
+        let late = histogram();
+        let load = |busiest: f64, waited: f64| {
+            load_of(
+                &late,
+                1,
+                busiest,
+                busiest + waited,
+                waited,
+                1.0,
+                100,
+                (1, 1),
+                0,
+            )
+        };
+        assert!(load(0.874, 0.126).saturated);
+        assert!(load(0.95, 0.0).saturated);
+        assert!(!load(0.5, 0.1).saturated);
+        assert_eq!(load(0.874, 0.126).runq_wait, 0.126);
     }
 }
