@@ -287,14 +287,15 @@ fn merge_phase(parts: &[&ReportPhase], server: Option<&ReportPhase>, server_cpus
         }
     }
     let stats: WindowStats = client::stats_of(&latency, echoes, rps, errors, samples, alive);
-    // A client process that was saturated (by its own threads' running
-    // and run-queue time, which the reports keep only as maxima) makes
-    // the merged load saturated too.
+    // The reports keep each client's busiest and most-waiting thread, not
+    // one thread's running + run-queue time: the busiest thread's CPU is
+    // the demand known here, and a client process that found itself
+    // saturated makes the merged load saturated too.
     let mut load: ClientLoad = client::load_of(
         &late,
         threads,
         busiest,
-        0.0,
+        busiest,
         waited,
         cpu,
         echoes,

@@ -71,8 +71,9 @@ pub(crate) fn stats_of(
 /// The client's load figures from a (merged) lateness histogram.
 /// `busiest` is the busiest thread's CPU fraction of the window, `demand`
 /// the largest fraction a thread spent running or runnable (its CPU plus
-/// its run-queue wait, `runq_wait`): under contention a thread that always
-/// wants the CPU gets less of it, and is saturated all the same.
+/// its run-queue wait, `runq_wait`; never below `busiest`, which is all a
+/// caller without per-thread waits knows): under contention a thread that
+/// always wants the CPU gets less of it, and is saturated all the same.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn load_of(
     late: &Histogram<u64>,
@@ -104,7 +105,7 @@ pub(crate) fn load_of(
         echoes_per_conn_max: per_conn.1,
         pings,
         runq_wait,
-        saturated: busiest.max(demand) >= SATURATED_BUSY || p50 >= SATURATED_LATE_MS,
+        saturated: demand >= SATURATED_BUSY || p50 >= SATURATED_LATE_MS,
     }
 }
 
