@@ -238,6 +238,7 @@ fn session(opts: &Options, cpu: bool) -> SessionRecord {
             kernel: String::new(),
             arch: String::new(),
             hostname: String::new(),
+            boot_id: String::new(),
         },
         variants: Vec::new(),
         origin: Origin::Published,

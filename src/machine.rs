@@ -35,6 +35,13 @@ pub struct Machine {
     pub arch: String,
     /// The host name (`uname -n`).
     pub hostname: String,
+    /// The kernel's boot id (/proc/sys/kernel/random/boot_id): sessions
+    /// with the same one ran in the same boot, so a reproducibility check's
+    /// level (another sitting of one boot, another boot) is known from its
+    /// records, not from its name. Empty in sessions recorded before it and
+    /// in imported editions.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub boot_id: String,
 }
 
 impl Machine {
@@ -83,6 +90,9 @@ impl Machine {
             kernel: cstr(&uts.release),
             arch: cstr(&uts.machine),
             hostname: cstr(&uts.nodename),
+            boot_id: std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
+                .map(|b| b.trim().to_string())
+                .unwrap_or_default(),
         }
     }
 
@@ -119,6 +129,7 @@ impl Machine {
     pub(crate) fn hardware(&self) -> String {
         Machine {
             kernel: String::new(),
+            boot_id: String::new(),
             ..self.clone()
         }
         .describe()

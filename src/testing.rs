@@ -28,6 +28,7 @@ pub(crate) fn machine() -> Machine {
         kernel: "6.12.0".into(),
         arch: "x86_64".into(),
         hostname: "bench-1".into(),
+        boot_id: String::new(),
     }
 }
 
