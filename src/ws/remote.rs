@@ -37,6 +37,9 @@ pub struct ClientReport {
     pub handshake_failures: u64,
     #[serde(default)]
     pub handshake_samples: Vec<String>,
+    /// Why connections were lost outside the measured windows (a few).
+    #[serde(default)]
+    pub lost_samples: Vec<String>,
     pub warmup_s: f64,
     pub duration_s: f64,
     /// The shared start (RFC 3339), if any.
@@ -134,6 +137,7 @@ fn run_client(
         opened,
         handshake_failures: failures,
         handshake_samples: c.handshake_samples(),
+        lost_samples: c.lost_samples(),
         warmup_s: opts.warmup.as_secs_f64(),
         duration_s: opts.duration.as_secs_f64(),
         start_at: start.map(|s| chrono::DateTime::<chrono::Utc>::from(s).to_rfc3339()),
@@ -240,6 +244,7 @@ fn merge(reports: &[ClientReport], name: &str, opts: &Options) -> Result<WsRecor
     let samples: Vec<String> = reports
         .iter()
         .flat_map(|r| r.handshake_samples.iter().cloned())
+        .chain(reports.iter().flat_map(|r| r.lost_samples.iter().cloned()))
         .collect();
     let keep = rec.detail.clone();
     settle(&mut rec, &samples);
