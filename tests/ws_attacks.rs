@@ -1,9 +1,10 @@
-//! Issue #59, rows 2 and 5: langbench's own memory and time against a
-//! hostile WebSocket server. Each server is a real one on
+//! Issue #59, rows 2, 5 and 11: langbench's own memory, time and terminal
+//! against a hostile WebSocket server. Each server is a real one on
 //! 127.0.0.1 that the test starts, met the way `ws --target` meets a server
 //! langbench did not start (docs/ws.md): an endless fragmented message, a
 //! ping flood that never reads its pongs (langbench's own peak RSS measured
-//! by wait4 under both), and a handshake dripped a byte a second.
+//! by wait4 under both), a handshake dripped a byte a second, and close
+//! reasons holding terminal escapes (also from a server `ws` starts).
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -25,6 +26,10 @@ enum Mode {
     Pings,
     /// The handshake's response, one byte a second.
     Drip,
+    /// Echoes for 0.8 s (into the measured window of a 0.5 s warm-up),
+    /// then answers a message with a close frame whose reason holds OSC 52,
+    /// OSC 0, ESC[2J and a C1 CSI around the canary `canary-bye`.
+    CloseOsc,
 }
 
 /// The most a flooding server sends in all (its canary budget): more than
@@ -36,6 +41,9 @@ const BUDGET: u64 = 320 << 20;
 /// langbench's own peak RSS under attack must stay below this (it is
 /// about 11 MB at this load).
 const RSS_BOUND_KB: u64 = 200 * 1024;
+
+const CLOSE_REASON: &[u8] =
+    b"\x1b]52;c;Y2FuYXJ5\x07\x1b]0;canary-title\x07\x1b[2J\xc2\x9b31m canary-bye";
 
 /// A hostile server on 127.0.0.1, stopped when dropped.
 struct Hostile {
@@ -174,6 +182,29 @@ fn serve(mut conn: TcpStream, mode: Mode, stop: &AtomicBool, sent: &AtomicU64) {
         Mode::Pings => {
             let ping = [&[0x89u8, 125][..], &[b'p'; 125]].concat();
             flood(&mut conn, &ping.repeat(8192), stop, sent);
+        }
+        Mode::CloseOsc => {
+            let t = Instant::now();
+            // The client's frames: masked, short (`hello <n>`).
+            let mut head = [0u8; 2];
+            while conn.read_exact(&mut head).is_ok() {
+                let mut rest = vec![0u8; 4 + (head[1] & 0x7F) as usize];
+                if conn.read_exact(&mut rest).is_err() {
+                    return;
+                }
+                if t.elapsed() >= Duration::from_millis(800) {
+                    let mut close = vec![0x88, (2 + CLOSE_REASON.len()) as u8, 0x03, 0xF3];
+                    close.extend_from_slice(CLOSE_REASON);
+                    send(&mut conn, &close, stop);
+                    return;
+                }
+                let (mask, payload) = rest.split_at(4);
+                let mut echo = vec![0x80 | (head[0] & 0x0F), payload.len() as u8];
+                echo.extend(payload.iter().enumerate().map(|(i, b)| b ^ mask[i & 3]));
+                if !send(&mut conn, &echo, stop) {
+                    return;
+                }
+            }
         }
         Mode::Drip => unreachable!(),
     }
@@ -386,4 +417,235 @@ fn issue59_row05_sigterm_ends_ws_while_a_handshake_drips() {
     let e = wait_for(child, &log, Duration::from_secs(20));
     eprintln!("ended {:?} after SIGTERM", t.elapsed());
     assert_eq!(e.code, Some(130), "{}", e.output);
+}
+
+/// No escape, bell or C1 control in what a command wrote.
+fn assert_inert(what: &str, out: &str) {
+    assert!(
+        !out.contains(['\u{1b}', '\u{7}', '\u{9b}']),
+        "{what} wrote an escape: {out:?}"
+    );
+    assert!(!out.contains("canary-title"), "{what}: {out:?}");
+}
+
+/// Row 11: a close reason with OSC 52, OSC 0, ESC[2J and a C1 CSI reaches
+/// neither the terminal nor the records raw, from `ws --target` and
+/// `ws-client` (its progress and its JSON report on stdout); the text
+/// around them still shows.
+#[test]
+fn issue59_row11_a_close_reason_is_printed_and_stored_inert() {
+    let server = Hostile::start(Mode::CloseOsc);
+    let dir = tempfile::tempdir().unwrap();
+    let e = target(&server, dir.path(), &[], Duration::from_secs(120));
+    assert_eq!(e.code, Some(0), "{}", e.output);
+    assert_inert("ws --target", &e.output);
+    let r = ws_record(dir.path());
+    let stored = std::fs::read_to_string(dir.path().join("results/ws.jsonl")).unwrap();
+    assert!(stored.contains("canary-bye"), "{r}");
+    assert!(
+        !stored.contains("\\u001b") && !stored.contains('\u{9b}'),
+        "{stored}"
+    );
+
+    let url = server.url();
+    let dir = tempfile::tempdir().unwrap();
+    let (child, log) = start(
+        &[
+            "ws-client",
+            "--target",
+            &url,
+            "--connections",
+            "4",
+            "--delays",
+            "10",
+            "--warmup",
+            "0.5",
+            "--duration",
+            "1",
+        ],
+        dir.path(),
+    );
+    let e = wait_for(child, &log, Duration::from_secs(120));
+    assert_eq!(e.code, Some(0), "{}", e.output);
+    assert_inert("ws-client", &e.output);
+    assert!(e.output.contains("canary-bye"), "{}", e.output);
+    assert!(!e.output.contains("\\u001b"), "{}", e.output);
+}
+
+/// Row 11: a server `ws` starts closes its connections with a hostile
+/// reason; the line `ws` prints above its progress line on a terminal
+/// (a pseudo-terminal here: indicatif draws) shows the reason inert.
+#[test]
+fn issue59_row11_a_close_reason_shows_inert_above_the_progress_line() {
+    let (_, m) = marker("ws59");
+    let toml = format!(
+        r#"
+[[variant]]
+id = "fx-closeosc"
+language = "Fixture"
+library = "stdlib closeosc"
+flags = "python3"
+version = "python3 --version"
+run = "python3 {{src}} closeosc {{port}}"
+env = {{ LANGBENCH_TEST_MARKER = "{m}" }}
+programs = {{ ws-echo = "ws_fixture.py" }}
+"#
+    );
+    let f = Fixture::new(
+        &toml,
+        &[("ws_fixture.py", include_str!("fixtures/ws_fixture.py"))],
+    );
+    let mut cmd = Command::new(bin());
+    cmd.args([
+        "ws",
+        "--languages",
+        &f.languages(),
+        "--connections",
+        "4",
+        "--delays",
+        "10",
+        "--warmup",
+        "0.5",
+        "--duration",
+        "1",
+        "--out",
+        &f.out(),
+    ]);
+    let (status, raw) = in_pty(cmd, 200);
+    assert!(status.success(), "{raw}");
+    // indicatif draws with escapes of its own: none of the server's.
+    for canary in [
+        "\u{1b}]52",
+        "\u{1b}]0;",
+        "\u{1b}[2J",
+        "\u{9b}",
+        "\u{7}",
+        "canary-title",
+    ] {
+        assert!(
+            !raw.contains(canary),
+            "{canary:?} reached the terminal: {raw:?}"
+        );
+    }
+    let shown = drawn_lines(&raw).join("\n");
+    assert!(
+        shown.contains("fx-closeosc: errors") && shown.contains("canary-bye"),
+        "{shown}"
+    );
+    assert_nothing_left(&m);
+}
+
+/// The source of every `.rs` file under `dir`, without its unit tests.
+fn sources(dir: &Path, out: &mut Vec<(PathBuf, String)>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            sources(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            let s = std::fs::read_to_string(&p).unwrap();
+            let code = s.split("#[cfg(test)]").next().unwrap_or("").to_string();
+            out.push((p, code));
+        }
+    }
+}
+
+/// The text of the call that starts at `at` (`name(` ... its closing
+/// parenthesis), string literals skipped when counting parentheses.
+fn call_at(s: &str, at: usize) -> &str {
+    let b = s.as_bytes();
+    let mut i = at + s[at..].find('(').unwrap();
+    let (mut depth, mut in_str) = (0, false);
+    while i < b.len() {
+        match b[i] {
+            b'\\' if in_str => i += 1,
+            b'"' => in_str = !in_str,
+            b'(' if !in_str => depth += 1,
+            b')' if !in_str => {
+                depth -= 1;
+                if depth == 0 {
+                    return &s[at..=i];
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    &s[at..]
+}
+
+/// Where `needle` starts in `s`, as a call or macro name (not the tail of
+/// a longer name: `println!` is not found in `eprintln!`).
+fn calls<'a>(s: &'a str, needle: &'a str) -> impl Iterator<Item = usize> + 'a {
+    s.match_indices(needle).map(|(i, _)| i).filter(move |&i| {
+        needle.starts_with('.')
+            || !s[..i]
+                .chars()
+                .last()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_')
+    })
+}
+
+fn line_of(s: &str, at: usize) -> usize {
+    s[..at].lines().count().max(1)
+}
+
+/// Row 11, the class: every line of the progress display passes through
+/// src/progress.rs (no other file calls indicatif's `set_message` or
+/// `println`; `run`'s `Progress` is called as `progress`), where each
+/// call makes its text inert; and every print of
+/// the ws commands (src/ws, src/ws_load, src/ws_summary) goes through
+/// `inert::` or a terminal renderer (which makes each cell inert).
+#[test]
+fn issue59_row11_progress_and_ws_prints_pass_through_inert() {
+    let src = repo().join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    let mut bad = Vec::new();
+    for (p, s) in &files {
+        let rel = p.strip_prefix(&src).unwrap().to_string_lossy().into_owned();
+        for needle in [".set_message(", ".println("] {
+            for at in calls(s, needle) {
+                let call = call_at(s, at);
+                let inert = if rel == "progress.rs" {
+                    // Its function so far, up to and with the call.
+                    let fn_start = s[..at].rfind("fn ").unwrap_or(0);
+                    let span = &s[fn_start..at + call.len()];
+                    span.contains("inert::") || call.contains("(\"\")")
+                } else {
+                    // `run`'s `Progress`, whose methods call those above.
+                    s[..at].trim_end().ends_with("progress")
+                };
+                if !inert {
+                    bad.push(format!("src/{rel}:{}: {call}", line_of(s, at)));
+                }
+            }
+        }
+        let ws = ["ws/", "ws_load/", "ws_summary/"]
+            .iter()
+            .any(|d| rel.starts_with(d));
+        if !ws {
+            continue;
+        }
+        for needle in ["println!", "eprintln!", "print!", "eprint!"] {
+            for at in calls(s, needle) {
+                let call = call_at(s, at);
+                if !(call.contains("inert::") || call.contains("terminal::document")) {
+                    bad.push(format!("src/{rel}:{}: {call}", line_of(s, at)));
+                }
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "terminal output not made inert (through src/progress.rs, inert::text or a renderer):\n{}",
+        bad.join("\n")
+    );
+    // The check finds what it looks for.
+    let probe = "fn f() { pb.set_message(format!(\"{x}\")); eprintln!(\"{y}\"); }";
+    assert_eq!(calls(probe, ".set_message(").count(), 1);
+    assert_eq!(calls(probe, "println!").count(), 0);
+    assert_eq!(
+        call_at(probe, probe.find("eprintln!").unwrap()),
+        "eprintln!(\"{y}\")"
+    );
 }

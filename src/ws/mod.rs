@@ -23,7 +23,7 @@ use anyhow::{Context, Result};
 use crate::bench::Bench;
 use crate::cell::Program;
 use crate::config::{Variant, Vars};
-use crate::progress::{progress_bar, say};
+use crate::progress::{message, progress_bar, say};
 use crate::record::{Origin, SCHEMA, VariantInfo, now_rfc3339};
 use crate::session::{SessionParams, begin_session};
 use crate::signals::interrupted;
@@ -281,7 +281,7 @@ impl Ctx<'_> {
         // Removed when dropped: after the server has ended.
         let build = crate::scratch::dir("ws")?;
         let (req, port) = self.request(&program, build.path())?;
-        pb.set_message(format!("{} · starting on port {port}", v.id));
+        message(pb, &format!("{} · starting on port {port}", v.id));
         let mut server = match self.spawner.start(&req) {
             Ok(s) => s,
             Err(e) => return Ok(self.record(v, info, WsStatus::Failed, Some(format!("{e:#}")))),
@@ -319,7 +319,7 @@ impl Ctx<'_> {
         }
         let mut program = Program::new(self.spawner, v, Bench::WsEcho);
         if program.needs_prepare() {
-            pb.set_message(format!("{} · prepare", v.id));
+            message(pb, &format!("{} · prepare", v.id));
             // The caches serve its `prepare` commands; the server itself
             // starts with a fresh HOME.
             let prepared = program
@@ -404,10 +404,10 @@ impl Ctx<'_> {
         let mut rec = self.record(v, info, WsStatus::Ok, None);
         rec.server_rss_idle_kb = Some(crate::ws_sample::sample_tree(server.pid()).rss_kb);
         let (server_cpus, client_cpus) = self.cpus(server);
-        pb.set_message(format!(
-            "{} · opening {} connections",
-            v.id, self.opts.connections
-        ));
+        message(
+            pb,
+            &format!("{} · opening {} connections", v.id, self.opts.connections),
+        );
         let mut client =
             client::Client::open(target, &drive::client_options(self.opts, &client_cpus));
         rec.opened = client.alive();
@@ -427,7 +427,7 @@ impl Ctx<'_> {
             None,
             &mut Spawned(server),
             server_cpus.len(),
-            &|m| pb.set_message(format!("{id} · {m}")),
+            &|m| message(pb, &format!("{id} · {m}")),
             &|p| say(pb, ws_summary::phase_line(&id, p)),
         );
         rec.phases = results.into_iter().map(|r| r.phase).collect();

@@ -385,9 +385,10 @@ pub fn client_command(
 ) -> Result<ExitCode> {
     let target = Target::parse(target)?;
     let start = start_at.map(parse_start).transpose()?;
+    // The progress quotes what the server sent (a close reason): inert.
     let report = drive_target(&target, server_pid, start, opts, &|m| {
         if !quiet {
-            eprintln!("{m}")
+            eprintln!("{}", crate::inert::text(&m))
         }
     })?;
     let json = serde_json::to_string_pretty(&report)?;
@@ -395,7 +396,10 @@ pub fn client_command(
         Some(f) => {
             std::fs::write(f, json + "\n").with_context(|| format!("writing {}", f.display()))?
         }
-        None => println!("{json}"),
+        // Its strings were made inert where they entered (a close reason)
+        // and serde escapes C0 controls; made inert again on the way to a
+        // terminal all the same (C1 and bidirectional controls), whole.
+        None => println!("{}", crate::inert::block(&json, usize::MAX)),
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -409,7 +413,9 @@ pub fn target_command(
     opts: &Options,
 ) -> Result<ExitCode> {
     let target = Target::parse(target)?;
-    let report = drive_target(&target, server_pid, None, opts, &|m| eprintln!("{m}"))?;
+    let report = drive_target(&target, server_pid, None, opts, &|m| {
+        eprintln!("{}", crate::inert::text(&m))
+    })?;
     merge_command(&[report], name, opts)
 }
 

@@ -276,7 +276,10 @@ impl Client {
                                 th.run()
                             })
                         {
-                            eprintln!("ws client thread {t}: {e:#}");
+                            eprintln!(
+                                "ws client thread {t}: {}",
+                                crate::inert::text(&format!("{e:#}"))
+                            );
                         }
                     })
                     .expect("spawn a client thread"),
@@ -1018,7 +1021,12 @@ impl<'a> Thread<'a> {
                 OP_CLOSE => {
                     let code =
                         (payload.len() >= 2).then(|| u16::from_be_bytes([payload[0], payload[1]]));
-                    let reason = String::from_utf8_lossy(payload.get(2..).unwrap_or_default());
+                    // The server's words, made inert where they enter:
+                    // they reach the terminal, the records and the
+                    // ws-client report (issue #59, row 11).
+                    let reason = crate::inert::text(&String::from_utf8_lossy(
+                        payload.get(2..).unwrap_or_default(),
+                    ));
                     let msg = match code {
                         Some(c) if reason.is_empty() => {
                             format!("server closed the connection ({c})")
