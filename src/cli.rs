@@ -1090,7 +1090,8 @@ pub struct WsArgs {
     /// At most this many handshakes in flight while connecting.
     #[arg(long, default_value_t = 256, help_heading = WS_ECHO)]
     max_handshakes: usize,
-    /// Seconds to wait for a server to listen.
+    /// Seconds to wait for a server to listen, and then for every
+    /// connection to open (a handshake has at most 30 s of it).
     #[arg(long, default_value_t = 120.0, help_heading = WS_ECHO)]
     startup_timeout: f64,
     /// Client and server on separate CPUs: the default (kept for old

@@ -649,11 +649,12 @@ impl Drop for Suite<'_> {
         if self.rewrite.pending
             && let Err(e) = self.rewrite()
         {
-            eprintln!(
-                "warning: the derived files of {} were not rewritten ({e:#}): `langbench report {}` rewrites them from the records",
+            let line = format!(
+                "the derived files of {} were not rewritten ({e:#}): `langbench report {}` rewrites them from the records",
                 self.store.dir().display(),
                 self.store.dir().display()
             );
+            crate::export::terminal::warn(&line);
         }
     }
 }
