@@ -627,6 +627,7 @@ fn sandbox_args(a: &mut kit::Args, c: &Containment, req: &Request, sb: &Sandbox)
     let l = &c.limits;
     a.ids = l.ids;
     (a.tmpfs_kb, a.max_procs, a.disk_kb) = (l.tmpfs_kb, l.max_procs, l.disk_kb);
+    a.disk_files = l.files;
     a.netns = sb.netns.clone();
     // init opens each writable directory following no link: the path
     // langbench named, its parent made canonical (langbench's own path;
