@@ -2384,3 +2384,332 @@ except OSError:
     );
     assert_nothing_left(&m);
 }
+
+// Issue #59, round four: what a run leaves on the host's disk (its
+// prepared copy, its caches, its build directory) is read, walked and
+// counted within bounds, and the disk watch counts what the run wrote.
+// Each attack is harmless if it succeeds: sparse files (no block on
+// disk), empty files and directories in the test's own tempdirs.
+
+/// `langbench ARGS` with its state directory `state` and HOME `home`,
+/// under /usr/bin/time: its output and langbench's own peak RSS (KB; its
+/// children's are below it: the sandboxed python runs hold a few MB).
+fn r4_run_measured(args: &[String], state: &Path, home: &Path) -> (std::process::Output, u64) {
+    let rss = tempfile::NamedTempFile::new().unwrap();
+    let o = Command::new("/usr/bin/time")
+        .args(["-f", "%M", "-o"])
+        .arg(rss.path())
+        .arg(bin())
+        .args(args)
+        .env("LANGBENCH_STATE", state)
+        .env("HOME", home)
+        .env_remove("XDG_CACHE_HOME")
+        .output()
+        .expect("/usr/bin/time is installed (Debian package `time`)");
+    let kb = std::fs::read_to_string(rss.path())
+        .unwrap()
+        .lines()
+        .last()
+        .and_then(|l| l.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no RSS from /usr/bin/time: {}", text(&o)));
+    (o, kb)
+}
+
+/// Row 3 (high): a `prepare` step plants a 1 GiB sparse
+/// `.langbench-sources` (langbench's list of the copy's files) and a
+/// sparse program file in its private copy; the next sync read both
+/// whole (a 3 GiB one made langbench 6.1 GB, status ok, no note). Now
+/// langbench's own peak RSS stays under 300 MB in both sessions, the
+/// planted list fails its cell with a note that names it, and a planted
+/// program file alone is replaced unread (its cell stays ok).
+#[test]
+fn r4_row03_planted_sparse_files_never_grow_langbenchs_memory() {
+    let (_, m) = marker("r4s");
+    let (state, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let toml = format!(
+        "{}{}",
+        r3_entry(
+            &m,
+            "plant",
+            "prepare = \"sh -c 'truncate -s 1G {dir}/.langbench-sources {dir}/extra.txt'\""
+        ),
+        r3_entry(
+            &m,
+            "sparse",
+            "prepare = \"sh -c 'truncate -s 1G {dir}/extra.txt'\""
+        ),
+    );
+    let right = format!("{RIGHT}\n");
+    let f = Fixture::new(
+        &toml,
+        &[
+            ("programs/plant.py", &right),
+            ("programs/sparse.py", &right),
+            ("programs/extra.txt", "extra\n"),
+        ],
+    );
+    for session in 1..=2 {
+        let (o, kb) = r4_run_measured(&f.run_args(&[]), state.path(), home.path());
+        assert!(o.status.success(), "session {session}: {}", text(&o));
+        assert!(
+            kb < 300_000,
+            "session {session}: langbench peaked at {kb} KB: {}",
+            text(&o)
+        );
+        let recs = records(&f);
+        let plant = &recs["plant"];
+        assert_eq!(plant["status"], "failed", "{plant}");
+        let detail = plant["detail"].as_str().unwrap_or_default();
+        assert!(
+            detail.contains(".langbench-sources") && detail.contains("1073741824 bytes"),
+            "{plant}"
+        );
+        assert_eq!(recs["sparse"]["status"], "ok", "{}", recs["sparse"]);
+    }
+    // The planted copy is gone; the other one holds its planted file, not
+    // a byte of which was read.
+    assert!(!state.path().join("prepared/plant/num-comb").exists());
+    let planted = state.path().join("prepared/sparse/num-comb/extra.txt");
+    assert_eq!(std::fs::metadata(planted).unwrap().len(), 1 << 30);
+}
+
+/// Row 9 (medium): a run fills its cache with empty files (no block, so
+/// never past `--cache-limit`; 600,002 files were left, statuses ok, no
+/// note). Caches are counted in files too (`--file-limit`): the run that
+/// leaves them past the bound fails saying files, the next session's
+/// cell fails before running, and what the cache holds stays bounded.
+/// A run that makes 20,000 files in its build directory is killed at the
+/// bound, the note saying files.
+#[test]
+fn r4_row09_caches_and_runs_are_bounded_in_files_not_only_bytes() {
+    let (_, m) = marker("r4f");
+    let (state, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let empties = format!(
+        "import os\np = os.path.expanduser('~/.cache/e')\nk = len(os.listdir(p))\n\
+         for i in range(600):\n    open(os.path.join(p, 'f%d' % (k + i)), 'w').close()\n{RIGHT}\n"
+    );
+    let burst = format!(
+        "import os, time\nos.mkdir('many')\nfor i in range(20000):\n    \
+         open('many/f%d' % i, 'w').close()\ntime.sleep(2)\n{RIGHT}\n"
+    );
+    let toml = format!(
+        "{}{}",
+        r3_entry(&m, "empties", r#"caches = ["~/.cache/e"]"#),
+        r3_entry(&m, "burst", "")
+    );
+    let f = Fixture::new(
+        &toml,
+        &[
+            ("programs/empties.py", &empties),
+            ("programs/burst.py", &burst),
+        ],
+    );
+    let args = f.run_args_with_runs(
+        "3",
+        &[
+            "--file-limit",
+            "1000",
+            "--cache-limit",
+            "1",
+            "--disk-limit",
+            "200",
+        ],
+    );
+    let o = r3_run(&args, state.path(), home.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let runs = jsonl(&f.path().join("results/runs.jsonl"));
+    let of = |id: &str| -> Vec<serde_json::Value> {
+        runs.iter()
+            .filter(|r| r["variant"] == id)
+            .cloned()
+            .collect()
+    };
+    let empties = of("empties");
+    assert_eq!(empties[0]["status"], "ok", "{}", empties[0]);
+    assert_eq!(empties[1]["status"], "failed", "{}", empties[1]);
+    let detail = empties[1]["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains("1001 or more files")
+            && detail.contains("of 1000 files")
+            && detail.contains("--file-limit"),
+        "{detail}"
+    );
+    let burst = &of("burst")[0];
+    assert_eq!(burst["status"], "failed", "{burst}");
+    let detail = burst["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains("creating more than 1,000 files") && detail.contains("--file-limit"),
+        "{burst}"
+    );
+    // The next session fails the cell before it runs: no file is added.
+    let cache_files = || {
+        let caches = state.path().join("caches/empties");
+        let version = std::fs::read_dir(&caches).unwrap().next().unwrap().unwrap();
+        std::fs::read_dir(version.path().join("home/.cache/e"))
+            .unwrap()
+            .count()
+    };
+    let before = cache_files();
+    assert!(before <= 1800, "{before} files");
+    let o = r3_run(&args, state.path(), home.path());
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(cache_files(), before);
+    let last = jsonl(&f.path().join("results/runs.jsonl"))
+        .into_iter()
+        .rfind(|r| r["variant"] == "empties")
+        .unwrap();
+    assert_eq!(last["status"], "failed", "{last}");
+    assert!(
+        last["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("files"),
+        "{last}"
+    );
+}
+
+/// Row 10 (medium): a `prepare` step nests directories 25,000 deep in its
+/// copy; the next session's sync gave the copy to the sandbox's user by
+/// recursion and aborted with a stack overflow (exit 134), losing the
+/// rest of the session, and `--resume` hit it again. Now the copy is
+/// checked after its prepare steps with a bounded, iterative walk: the
+/// cell fails saying how deep, the copy is removed, the session goes on
+/// (the next variant is measured), in a second session and with
+/// `--resume` alike.
+#[test]
+fn r4_row10_a_copy_nested_25000_deep_fails_its_cell_and_the_session_goes_on() {
+    /// Removes a tree with `rm -rf` (iterative), before the tempdir's own
+    /// removal (recursive: a copy left 25,000 deep, were the fix gone,
+    /// would overflow the test's stack and abort every test).
+    struct RmRf(PathBuf);
+    impl Drop for RmRf {
+        fn drop(&mut self) {
+            let _ = Command::new("rm").arg("-rf").arg(&self.0).status();
+        }
+    }
+    let (_, m) = marker("r4d");
+    let (state, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let _clean = RmRf(state.path().join("prepared"));
+    let nest = "import os, sys\nos.chdir(sys.argv[1])\nfor i in range(25000):\n    \
+                os.mkdir('d')\n    os.chdir('d')\n";
+    let toml = format!(
+        "{}{}",
+        r3_entry(&m, "deep", r#"prepare = "python3 {dir}/nest.py {dir}""#),
+        r3_entry(&m, "after", "")
+    );
+    let right = format!("{RIGHT}\n");
+    let f = Fixture::new(
+        &toml,
+        &[
+            ("programs/deep.py", &right),
+            ("programs/after.py", &right),
+            ("programs/nest.py", nest),
+        ],
+    );
+    for extra in [&[][..], &["--resume"][..]] {
+        let o = r3_run(&f.run_args(extra), state.path(), home.path());
+        assert!(o.status.success(), "{extra:?}: {}", text(&o));
+        let recs = records(&f);
+        let deep = &recs["deep"];
+        assert_eq!(deep["status"], "failed", "{deep}");
+        let detail = deep["detail"].as_str().unwrap_or_default();
+        assert!(
+            detail.contains("deeper than 256 levels") && detail.contains("removed"),
+            "{deep}"
+        );
+        assert_eq!(recs["after"]["status"], "ok", "{}", recs["after"]);
+        assert!(!state.path().join("prepared/deep/num-comb").exists());
+    }
+}
+
+/// Also seen in round four: `--disk-limit` compared the filesystem's free
+/// space only, so another process writing beside a run counted as the
+/// run's, and an honest run was killed. Here the test writes 200 MB next
+/// to a run bounded at 50 MB while it runs: the run is ok. A run that
+/// writes 100 MB itself, or holds 100 MB in a file it unlinked, is still
+/// killed.
+#[test]
+fn r4_disk_limit_counts_what_the_run_wrote_not_what_others_write_beside_it() {
+    let (_, m) = marker("r4w");
+    let (state, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let tmp = tempfile::tempdir().unwrap();
+    let f = Fixture::new("", &[]);
+    let go = f.path().join("go");
+    let calm = format!(
+        "import os, time\nopen('running', 'w').close()\nt = time.time()\n\
+         while not os.path.exists({go:?}) and time.time() - t < 90:\n    time.sleep(0.05)\n\
+         time.sleep(1)\n{RIGHT}\n",
+        go = go.display().to_string()
+    );
+    let hog = format!(
+        "import os, time\nwith open('big', 'wb') as f:\n    for i in range(100):\n        \
+         f.write(b'x' * (1 << 20))\n    f.flush()\n    os.fsync(f.fileno())\n\
+         time.sleep(2)\n{RIGHT}\n"
+    );
+    let hidden = format!(
+        "import os, time\nf = open('big', 'wb')\nos.unlink('big')\nfor i in range(100):\n    \
+         f.write(b'x' * (1 << 20))\nf.flush()\nos.fsync(f.fileno())\ntime.sleep(2)\n{RIGHT}\n"
+    );
+    let toml = format!(
+        "{}{}{}",
+        r3_entry(&m, "calm", ""),
+        r3_entry(&m, "hog", ""),
+        r3_entry(&m, "hidden", "")
+    );
+    std::fs::write(f.path().join("languages.toml"), toml).unwrap();
+    std::fs::create_dir_all(f.path().join("programs")).unwrap();
+    for (id, body) in [("calm", &calm), ("hog", &hog), ("hidden", &hidden)] {
+        std::fs::write(f.path().join(format!("programs/{id}.py")), body).unwrap();
+    }
+    let args = f.run_args(&["--disk-limit", "50", "--timeout", "120"]);
+    let child = Command::new(bin())
+        .args(&args)
+        .env("LANGBENCH_STATE", state.path())
+        .env("HOME", home.path())
+        .env("TMPDIR", tmp.path())
+        .env_remove("XDG_CACHE_HOME")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once `calm` runs (its build directory holds `running`), 200 MB are
+    // written beside it, on the same filesystem, outside its sandbox.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let running = || {
+        std::fs::read_dir(tmp.path()).unwrap().flatten().any(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("langbench-build-")
+                && e.path().join("running").exists()
+        })
+    };
+    while !running() {
+        assert!(Instant::now() < deadline, "calm never ran");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    {
+        use std::io::Write;
+        let mut big = std::fs::File::create(tmp.path().join("beside")).unwrap();
+        for _ in 0..200 {
+            big.write_all(&[7u8; 1 << 20]).unwrap();
+        }
+        big.sync_all().unwrap();
+    }
+    std::fs::write(&go, "").unwrap();
+    let o = child.wait_with_output().unwrap();
+    let _ = std::fs::remove_file(tmp.path().join("beside"));
+    assert!(o.status.success(), "{}", text(&o));
+    let recs = records(&f);
+    assert_eq!(recs["calm"]["status"], "ok", "{}", recs["calm"]);
+    for id in ["hog", "hidden"] {
+        let r = &recs[id];
+        assert_eq!(r["status"], "failed", "{r}");
+        assert!(
+            r["detail"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("writing more than 50 MB"),
+            "{r}"
+        );
+    }
+}

@@ -168,7 +168,17 @@ pub struct Limits {
     /// by default `--disk-limit`): a run that leaves them past it fails
     /// (see `state::Caches::past_limit`); 0: no bound.
     pub cache_kb: u64,
+    /// Files (and directories, links, ...: inodes) a run may create on
+    /// the host's disk, and a variant's caches or prepared copy may hold
+    /// (`--file-limit`; issue #59: empty files hold no block); 0: no
+    /// bound.
+    pub files: u64,
 }
+
+/// `--file-limit`'s default: a million files, far more than a toolchain's
+/// cache holds (Go's build cache, a Maven repository, npm's: thousands to
+/// tens of thousands), far fewer than a filesystem's inodes.
+pub const DEFAULT_FILES: u64 = 1_000_000;
 
 /// The host directory that is the sandboxed HOME of a run whose build
 /// directory is `build` (bound at [`SANDBOX_HOME`]; removed with `build`):
@@ -201,6 +211,7 @@ impl Default for Limits {
             max_procs: 4096,
             disk_kb: 4 << 20,
             cache_kb: 4 << 20,
+            files: DEFAULT_FILES,
         }
     }
 }
@@ -616,6 +627,7 @@ fn sandbox_args(a: &mut kit::Args, c: &Containment, req: &Request, sb: &Sandbox)
     let l = &c.limits;
     a.ids = l.ids;
     (a.tmpfs_kb, a.max_procs, a.disk_kb) = (l.tmpfs_kb, l.max_procs, l.disk_kb);
+    a.disk_files = l.files;
     a.netns = sb.netns.clone();
     // init opens each writable directory following no link: the path
     // langbench named, its parent made canonical (langbench's own path;
