@@ -35,10 +35,15 @@ fn assert_all_refused(f: &Fixture, id: &str) -> serde_json::Value {
 /// the host), removed again whatever happens; never one that was there.
 struct Created(Vec<PathBuf>);
 
+/// Tests that plant files in the real HOME hold this while they do (row 8
+/// and round four's row 1 both plant `~/.cabal/config`).
+static REAL_HOME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 impl Created {
-    fn file(&mut self, p: &Path, body: &str, mode: u32) {
+    /// The directory `p` and its missing parents.
+    fn dir(&mut self, p: &Path) {
         let mut missing = Vec::new();
-        let mut d = p.parent();
+        let mut d = Some(p);
         while let Some(dir) = d {
             if dir.exists() {
                 break;
@@ -49,6 +54,12 @@ impl Created {
         for dir in missing.iter().rev() {
             std::fs::create_dir(dir).unwrap();
             self.0.push(dir.clone());
+        }
+    }
+
+    fn file(&mut self, p: &Path, body: &str, mode: u32) {
+        if let Some(parent) = p.parent() {
+            self.dir(parent);
         }
         if p.exists() {
             return;
@@ -460,6 +471,7 @@ fn row07_tmpfs_files_count_as_memory_and_are_bounded() {
 fn row08_secrets_of_the_host_and_the_home_stay_unreadable() {
     let (_, m) = marker("a08");
     let home = PathBuf::from(std::env::var("HOME").unwrap());
+    let _planting = REAL_HOME.lock().unwrap_or_else(|e| e.into_inner());
     let mut created = Created(Vec::new());
     let secret = PathBuf::from(format!("/var/tmp/langbench-{m}.secret"));
     created.file(&secret, "token", 0o600);
@@ -1154,8 +1166,9 @@ except OSError:
 /// Row 4: langbench's state directory (every variant's caches) is
 /// covered in every sandbox wherever it lies: inside the languages file's
 /// directory (which every command may read), or inside a toolchain's
-/// directory of HOME that a `home` entry binds. Variant `a` fills its
-/// cache; `b` looks for it through both.
+/// directory of HOME that a `home` entry binds (`~/.rustup` binds its
+/// parts since issue #59: the state lies in `~/.rustup/toolchains`).
+/// Variant `a` fills its cache; `b` looks for it through both.
 #[test]
 fn r3_row04_the_state_directory_is_covered_wherever_it_lies() {
     let (_, m) = marker("r3s");
@@ -1172,7 +1185,7 @@ for top in (os.environ['R3S_STATE'], os.path.expanduser('~/.rustup')):
 "#,
     );
     let home = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(home.path().join(".rustup")).unwrap();
+    std::fs::create_dir_all(home.path().join(".rustup/toolchains")).unwrap();
     for in_rustup in [false, true] {
         let toml = format!(
             "{}{}",
@@ -1185,7 +1198,7 @@ for top in (os.environ['R3S_STATE'], os.path.expanduser('~/.rustup')):
             &[("programs/a.py", &writer), ("programs/b.py", &reader)],
         );
         let state = if in_rustup {
-            home.path().join(".rustup/lbstate")
+            home.path().join(".rustup/toolchains/lbstate")
         } else {
             f.path().join("state")
         };
@@ -1197,7 +1210,7 @@ for top in (os.environ['R3S_STATE'], os.path.expanduser('~/.rustup')):
         assert_eq!(recs["a"]["status"], "ok", "{}", recs["a"]);
         let b = &recs["b"];
         assert_eq!(b["status"], "ok", "state in {}: {b}", state.display());
-        let _ = std::fs::remove_dir_all(home.path().join(".rustup/lbstate"));
+        let _ = std::fs::remove_dir_all(home.path().join(".rustup/toolchains/lbstate"));
     }
 }
 
@@ -2712,4 +2725,303 @@ fn r4_disk_limit_counts_what_the_run_wrote_not_what_others_write_beside_it() {
             "{r}"
         );
     }
+}
+
+// Issue #59, round four.
+
+/// Every file under `dir`, read as text where it is text (the published
+/// files of a results directory), joined.
+fn all_text_under(dir: &Path) -> String {
+    let mut out = String::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else if let Ok(t) = std::fs::read(&p) {
+                out.push_str(&String::from_utf8_lossy(&t));
+            }
+        }
+    }
+    out
+}
+
+/// The canary secrets of round four's row 1, where toolchains keep such
+/// files in a home (relative to it), and a bin directory on PATH beside
+/// each: a Hackage password, a Pulumi token, a RubyGems key, a token in a
+/// checkout's `.git/config` under `~/go/src`.
+fn r4_secrets(canary: &str) -> ([(&'static str, String); 4], [&'static str; 4]) {
+    (
+        [
+            (".cabal/config", format!("password: {canary}-hackage\n")),
+            (
+                ".pulumi/credentials.json",
+                format!(
+                    "{{\"accessTokens\": {{\"https://api.pulumi.com\": \"{canary}-pulumi\"}}}}\n"
+                ),
+            ),
+            (
+                ".gem/credentials",
+                format!("---\n:rubygems_api_key: {canary}-rubygems\n"),
+            ),
+            (
+                "go/src/x/.git/config",
+                format!("[remote \"origin\"]\n\turl = https://{canary}-github@github.com/x/x\n"),
+            ),
+        ],
+        [".cabal/bin", ".pulumi/bin", ".gem/ruby/3.1.0/bin", "go/bin"],
+    )
+}
+
+/// The program of round four's row 1: it looks for the secrets by path,
+/// through each bound bin directory (`bin/..`), and by walking the
+/// directories they are in, and prints the canaries it read (short: a
+/// note keeps 200 bytes of what a program printed), so what it reads
+/// reaches the notes (it fails on purpose); the right answer only if it
+/// found nothing.
+fn r4_hunter(home: &Path, canary: &str, secrets: &[&str], bins: &[&str]) -> String {
+    format!(
+        r#"import os, re
+home, canary, secrets, bins = {home:?}, {canary:?}, {secrets:?}, {bins:?}
+found = set()
+def read(p):
+    try:
+        with open(p) as f:
+            found.update(re.findall(re.escape(canary) + r'-\w+', f.read()))
+    except OSError:
+        pass
+for s in secrets:
+    read(os.path.join(home, s))
+    for b in bins:
+        up = ['..'] * len(b.split('/'))
+        read(os.path.join(home, b, *up, s))
+for top in set(s.split('/')[0] for s in secrets):
+    for d, _, files in os.walk(os.path.join(home, top)):
+        for f in files:
+            read(os.path.join(d, f))
+print('; '.join(sorted(found)) if found else '0 1 1000')
+"#,
+        home = home.display().to_string(),
+    )
+}
+
+/// Row 1 (high): a variant with no `home` entry read what the sandbox
+/// bound back for the maintainer's PATH entries in HOME (`~/.cabal` for
+/// `~/.cabal/bin`, `~/.pulumi`, `~/.gem`, `~/go`: each PATH entry's top
+/// directory, with an 11-name list of credential files covered) and
+/// published the secrets in its notes. The test plants canary secrets in
+/// the real HOME with a bin directory of each on PATH (never over a file
+/// that is there: then it is skipped, and never reads one), and in each
+/// bin directory a file of its own. Only each PATH entry itself is bound
+/// now: the program finds the four files in the bin directories (so it
+/// searched where the binds are, and what it finds reaches the published
+/// files: it fails on purpose) and none of the secrets beside them.
+#[test]
+fn r4_row01_a_path_entry_in_home_binds_only_itself_never_the_secrets_beside_it() {
+    let (_, m) = marker("r4h");
+    let _planting = REAL_HOME.lock().unwrap_or_else(|e| e.into_inner());
+    let home = PathBuf::from(std::env::var("HOME").unwrap())
+        .canonicalize()
+        .unwrap();
+    let canary = format!("r4h-canary-{}", std::process::id());
+    let (secrets, bins) = r4_secrets(&canary);
+    if let Some((s, _)) = secrets.iter().find(|(s, _)| home.join(s).exists()) {
+        eprintln!("skipped: ~/{s} exists (a real one is never read by a test)");
+        return;
+    }
+    let mut created = Created(Vec::new());
+    for (s, body) in &secrets {
+        created.file(&home.join(s), body, 0o644);
+    }
+    for (i, b) in bins.iter().enumerate() {
+        created.dir(&home.join(b));
+        let seen = format!("{canary}-seen{i}\n");
+        created.file(&home.join(b).join("lb-r4h-control"), &seen, 0o644);
+    }
+    let names: Vec<&str> = secrets.iter().map(|(s, _)| *s).collect();
+    let hunter = r4_hunter(&home, &canary, &names, &bins);
+    let f = python_fixture(&m, &[("r4h", hunter)]);
+    let mut path: Vec<PathBuf> = bins.iter().map(|b| home.join(b)).collect();
+    path.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap()));
+    let path = std::env::join_paths(path).unwrap();
+    let o = Command::new(bin())
+        .args(f.run_args(&["--timeout", "60"]))
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let r = &records(&f)["r4h"];
+    assert_eq!(r["status"], "wrong-output", "{r}");
+    let published = all_text_under(&f.path().join("results"));
+    for i in 0..bins.len() {
+        assert!(published.contains(&format!("{canary}-seen{i}")), "{i}: {r}");
+    }
+    for what in ["hackage", "pulumi", "rubygems", "github"] {
+        assert!(
+            !published.contains(&format!("{canary}-{what}")),
+            "{what}: {r}"
+        );
+    }
+    assert_nothing_left(&m);
+}
+
+/// Row 1, a toolchain manager's launchers (a bin directory that runs what
+/// lies beside it by path, as pyenv's shims run `~/.pyenv/libexec/pyenv`
+/// and it `~/.pyenv/versions/X/bin/python`): with the shims on PATH, the
+/// manager's parts are bound at their own paths, so the tool runs `ok`;
+/// its checkout's `.git` (and a plugin's), and a file of its directory
+/// that is no part, stay out of sight, as does any listing of more than
+/// the parts. A fake pyenv in a HOME of the test's own.
+#[test]
+fn r4_row01_a_managers_launchers_find_their_parts_and_nothing_else() {
+    let (_, m) = marker("r4p");
+    let (state, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let h = home.path().canonicalize().unwrap();
+    let pyenv = h.join(".pyenv");
+    let canary = format!("r4p-canary-{}", std::process::id());
+    let files: [(&str, String, u32); 7] = [
+        (
+            "shims/lbtool",
+            format!(
+                "#!/bin/sh\nexec {}/libexec/lbtool-exec \"$@\"\n",
+                pyenv.display()
+            ),
+            0o755,
+        ),
+        (
+            "libexec/lbtool-exec",
+            format!(
+                "#!/bin/sh\nv=$(cat {p}/version)\nexec {p}/versions/$v/bin/lbtool \"$@\"\n",
+                p = pyenv.display()
+            ),
+            0o755,
+        ),
+        (
+            "versions/1.0/bin/lbtool",
+            "#!/bin/sh\necho \"0 1 $1\"\n".into(),
+            0o755,
+        ),
+        ("version", "1.0\n".into(), 0o644),
+        (".git/config", format!("url = https://{canary}@x\n"), 0o644),
+        (
+            "plugins/p/.git/config",
+            format!("url = https://{canary}@y\n"),
+            0o644,
+        ),
+        ("notes", format!("{canary}\n"), 0o644),
+    ];
+    for (rel, body, mode) in &files {
+        let p = pyenv.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, body).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(*mode)).unwrap();
+    }
+    std::fs::create_dir_all(pyenv.join("plugins/p/bin")).unwrap();
+    let tool = Entry::sh("tool")
+        .needs(&["lbtool"])
+        .run("lbtool {n}")
+        .env("LANGBENCH_TEST_MARKER", &m)
+        .toml();
+    let peek = attack(&format!(
+        r#"
+pyenv = {pyenv:?}
+for rel in ('.git/config', 'plugins/p/.git/config', 'notes'):
+    try:
+        won.append('read ' + rel + ': ' + open(os.path.join(pyenv, rel)).read())
+    except OSError:
+        pass
+for d in (pyenv, os.path.join(pyenv, 'plugins'), os.path.join(pyenv, 'plugins/p')):
+    try:
+        extra = set(os.listdir(d)) - {{'shims', 'libexec', 'versions', 'version', 'plugins', 'p', 'bin'}}
+        if extra:
+            won.append('listed ' + d + ': ' + ' '.join(sorted(extra)))
+    except OSError:
+        pass
+"#,
+        pyenv = pyenv.display().to_string()
+    ));
+    let f = Fixture::new(
+        &format!("{tool}{}", r3_entry(&m, "peek", "")),
+        &[
+            ("programs/num-comb/tool.sh", ""),
+            ("programs/peek.py", &peek),
+        ],
+    );
+    let mut path = vec![pyenv.join("shims")];
+    path.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap()));
+    let o = Command::new(bin())
+        .args(f.run_args(&["--timeout", "60"]))
+        .env("LANGBENCH_STATE", state.path())
+        .env("HOME", &h)
+        .env_remove("XDG_CACHE_HOME")
+        .env("PATH", std::env::join_paths(path).unwrap())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let recs = records(&f);
+    assert_eq!(recs["tool"]["status"], "ok", "{}", recs["tool"]);
+    assert_eq!(recs["peek"]["status"], "ok", "{}", recs["peek"]);
+    assert!(!all_text_under(&f.path().join("results")).contains(&canary));
+    assert_nothing_left(&m);
+}
+
+/// Row 1, the real toolchains: what this machine installed in HOME still
+/// runs under the narrow binds. rustc through rustup's proxy (only
+/// `~/.cargo/bin` is bound, and `home = ["~/.rustup"]` gives the parts of
+/// `~/.rustup` its toolchains read, `toolchains` and `settings.toml`,
+/// files too) builds and runs a program; python3 runs where it is a pyenv
+/// shim of the home (its manager's parts at their paths). A toolchain that
+/// is not in HOME here is left out, saying so.
+#[test]
+fn r4_row01_toolchains_installed_in_home_still_run() {
+    let (_, m) = marker("r4t");
+    let home = PathBuf::from(std::env::var("HOME").unwrap())
+        .canonicalize()
+        .unwrap();
+    let in_home = |tool: &str| {
+        let o = Command::new("sh")
+            .args(["-c", &format!("command -v {tool}")])
+            .output()
+            .unwrap();
+        let p = PathBuf::from(String::from_utf8_lossy(&o.stdout).trim());
+        o.status.success() && p.canonicalize().is_ok_and(|p| p.starts_with(&home))
+    };
+    let mut toml = String::new();
+    let mut files = vec![];
+    let mut ids = vec![];
+    if in_home("rustc") && home.join(".rustup/settings.toml").is_file() {
+        toml.push_str(&format!(
+            "[[variant]]\nid = \"rs\"\nlanguage = \"Rs\"\nflags = \"rustc rs\"\n\
+             needs = [\"rustc\"]\nversion = \"rustc --version\"\n\
+             build = \"rustc -o {{exe}} {{src}}\"\nrun = \"{{exe}} {{n}}\"\n\
+             home = [\"~/.rustup\"]\nenv = {{ LANGBENCH_TEST_MARKER = \"{m}\" }}\n\
+             programs = {{ num-comb = \"programs/rs.rs\" }}\n\n"
+        ));
+        let program = "fn main() {\n    let n: u64 = std::env::args().nth(1).unwrap().parse().unwrap();\n    \
+                       println!(\"0 1 {n}\");\n}\n";
+        files.push(("programs/rs.rs", program.to_string()));
+        ids.push("rs");
+    } else {
+        eprintln!("rustc is not rustup's in HOME here: left out");
+    }
+    if in_home("python3") {
+        toml.push_str(&r3_entry(&m, "py", ""));
+        files.push(("programs/py.py", format!("{RIGHT}\n")));
+        ids.push("py");
+    } else {
+        eprintln!("python3 is not in HOME here: left out");
+    }
+    if ids.is_empty() {
+        return;
+    }
+    let files: Vec<(&str, &str)> = files.iter().map(|(p, b)| (*p, b.as_str())).collect();
+    let f = Fixture::new(&toml, &files);
+    let o = f.run(&["--timeout", "120"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let recs = records(&f);
+    for id in ids {
+        assert_eq!(recs[id]["status"], "ok", "{id}: {}", recs[id]);
+    }
+    assert_nothing_left(&m);
 }
