@@ -260,7 +260,11 @@ fn place_rows(
     (0..machines).max_by_key(|&i| (per_machine[i], i))
 }
 
-/// The sessions whose runs the table shows, and what it shows of each.
+/// The sessions whose runs the table shows, and what it shows of each:
+/// every session with a run in a cell, the first run's or not (a session
+/// that only carried cells on after `--resume`, their third runs, is one
+/// of the table's sessions too: results/2026 said "6 sessions" of its 7,
+/// issue #60).
 fn session_infos(
     stored: &Stored,
     rows: &[Row],
@@ -270,12 +274,10 @@ fn session_infos(
     let mut rows_of: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
     for row in rows {
         for c in row.cells.values() {
-            if let Some(r) = c.runs.first() {
-                *cells_of.entry(r.session.as_str()).or_default() += 1;
-                rows_of
-                    .entry(r.session.as_str())
-                    .or_default()
-                    .insert(row.label());
+            let sessions: BTreeSet<&str> = c.runs.iter().map(|r| r.session.as_str()).collect();
+            for s in sessions {
+                *cells_of.entry(s).or_default() += 1;
+                rows_of.entry(s).or_default().insert(row.label());
             }
         }
     }

@@ -580,3 +580,57 @@ fn noisy_cells_are_one_note_apart_from_a_programs_problems() {
             .starts_with("noisy: 3 runs spread")
     );
 }
+
+/// A session that only carried cells on after `--resume` (their third
+/// runs, continuing the second session, which continued the first) is
+/// one of the table's sessions: results/2026 said "6 sessions" where
+/// its records hold 7 (issue #60). It is counted, listed, and its
+/// machine-state warning is under the table.
+#[test]
+fn a_session_that_only_continued_cells_is_counted() {
+    let cell = |run: u32, s: &str, continues: Option<&str>| RunRecord {
+        continues: continues.map(String::from),
+        finished_at: format!("2026-01-0{run}T00:00:00Z"),
+        ..testing::run("a", Bench::Assoc)
+            .nth(run)
+            .session(s)
+            .wall(1.0 + run as f64 / 10.0)
+            .record()
+    };
+    let loud = SessionRecord {
+        hygiene: Some(crate::hygiene::Hygiene {
+            warnings: vec!["load average 4.00 on 2 CPUs: other work is running".into()],
+            ..Default::default()
+        }),
+        ..session("s3")
+    };
+    let stored = Stored {
+        sessions: vec![session("s1"), session("s2"), loud],
+        runs: testing::shared(vec![
+            cell(1, "s1", None),
+            cell(2, "s2", Some("s1")),
+            cell(3, "s3", Some("s2")),
+        ]),
+        ..Default::default()
+    };
+    let s = Summary::from_stored(&stored);
+    assert_eq!(s.rows[0].cells[&Bench::Assoc].runs.len(), 3);
+    let measured = s
+        .meta()
+        .into_iter()
+        .find(|(k, _)| k == "Measured")
+        .unwrap()
+        .1;
+    assert!(measured.contains("in 3 sessions"), "{measured}");
+    let details = s.details();
+    assert_eq!(details.len(), 3, "{details:?}");
+    assert!(details[2].0.contains("s3") && details[2].1.contains("1 cell"));
+    let notes = s.notes();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.text.contains("session s3 (1 cell of this table)")
+                && n.text.contains("load average 4.00")),
+        "{notes:?}"
+    );
+}
