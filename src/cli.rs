@@ -289,6 +289,29 @@ pub enum Command {
     Report(ReportArgs),
     /// Print the expected output of a benchmark at a size (langbench's own reference).
     Expected(ExpectedArgs),
+    /// What makes this machine noisy (`system show`, read only).
+    System {
+        #[command(subcommand)]
+        action: SystemAction,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum SystemAction {
+    /// Report what may make measurements on this machine noisy, each with a
+    /// verdict (ok, may add noise, unknown) and why: virtual machine and
+    /// hypervisor, CPU and microcode, governor, steal, load, memory, swap,
+    /// transparent huge pages, free page reporting, DAMON, KSM. Read only:
+    /// changes nothing.
+    Show(SystemShowArgs),
+}
+
+/// `langbench system show`.
+#[derive(clap::Args)]
+pub struct SystemShowArgs {
+    /// text or json.
+    #[arg(long, default_value = "text")]
+    pub format: crate::system::Format,
 }
 
 /// `langbench run`.

@@ -239,6 +239,7 @@ fn session(opts: &Options, cpu: bool) -> SessionRecord {
             arch: String::new(),
             hostname: String::new(),
             boot_id: String::new(),
+            virtualization: String::new(),
         },
         variants: Vec::new(),
         origin: Origin::Published,

@@ -14,6 +14,7 @@ pub mod document;
 pub(crate) mod estimate;
 pub(crate) mod export;
 pub mod history;
+pub(crate) mod host;
 pub(crate) mod hygiene;
 pub(crate) mod identity;
 pub mod import;
@@ -45,6 +46,7 @@ pub(crate) mod step;
 pub mod store;
 pub(crate) mod suggest;
 pub mod suite;
+pub mod system;
 pub(crate) mod summary;
 #[cfg(test)]
 mod testing;

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::Parser;
 
-use langbench::cli::{Cli, Command, ToolchainsAction, WsAction, WsCommandArgs};
+use langbench::cli::{Cli, Command, SystemAction, ToolchainsAction, WsAction, WsCommandArgs};
 use langbench::{
     check, compare, history, import, list, measure, merge, reproduce, scaffold, suite,
 };
@@ -138,6 +138,9 @@ fn real_main() -> Result<ExitCode> {
                 out,
             )
         }
+        Command::System {
+            action: SystemAction::Show(a),
+        } => langbench::system::show_command(a.format),
         Command::Reproduce(a) => {
             let langs = a.languages.load()?;
             reproduce::command(&spawner, &langs, &a.options()?)

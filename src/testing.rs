@@ -29,6 +29,7 @@ pub(crate) fn machine() -> Machine {
         arch: "x86_64".into(),
         hostname: "bench-1".into(),
         boot_id: String::new(),
+        virtualization: String::new(),
     }
 }
 

@@ -26,6 +26,7 @@ mod resume;
 mod robustness;
 mod run;
 mod shards;
+mod system;
 mod sizes;
 mod tables;
 mod terminal;
