@@ -310,7 +310,9 @@ impl Host {
     pub(crate) fn governors(&self) -> Vec<String> {
         let mut governors: Vec<String> = Vec::new();
         for cpu in self.names("sys/devices/system/cpu") {
-            if cpu.strip_prefix("cpu").is_some_and(|n| n.parse::<u32>().is_ok())
+            if cpu
+                .strip_prefix("cpu")
+                .is_some_and(|n| n.parse::<u32>().is_ok())
                 && let Some(g) = self.read(&format!(
                     "sys/devices/system/cpu/{cpu}/cpufreq/scaling_governor"
                 ))
@@ -342,7 +344,10 @@ impl Host {
     pub(crate) fn turbo(&self) -> Option<bool> {
         self.read("sys/devices/system/cpu/intel_pstate/no_turbo")
             .map(|v| v == "0")
-            .or_else(|| self.read("sys/devices/system/cpu/cpufreq/boost").map(|v| v == "1"))
+            .or_else(|| {
+                self.read("sys/devices/system/cpu/cpufreq/boost")
+                    .map(|v| v == "1")
+            })
     }
 
     fn turbo_fact(&self) -> Fact {
@@ -392,7 +397,12 @@ impl Host {
         let text = self.read("proc/meminfo")?;
         let kb = |key: &str| -> Option<u64> {
             let line = text.lines().find(|l| l.split(':').next() == Some(key))?;
-            line.split(':').nth(1)?.split_whitespace().next()?.parse().ok()
+            line.split(':')
+                .nth(1)?
+                .split_whitespace()
+                .next()?
+                .parse()
+                .ok()
         };
         Some(Meminfo {
             total: kb("MemTotal")?,
@@ -490,7 +500,9 @@ impl Host {
             return Fact::ok(key, name, "none");
         };
         let features = self
-            .read(&format!("sys/bus/virtio/drivers/virtio_balloon/{dev}/features"))
+            .read(&format!(
+                "sys/bus/virtio/drivers/virtio_balloon/{dev}/features"
+            ))
             .map(|bits| balloon_features(&bits));
         let mut value = match &features {
             Some(f) if f.is_empty() => "present (no optional features)".to_string(),
@@ -547,7 +559,11 @@ impl Host {
     fn damon_schemes(&self) -> (Vec<String>, bool, usize) {
         let base = "sys/kernel/mm/damon/admin/kdamonds";
         let (mut on, mut acts, mut unreadable) = (Vec::new(), false, 0);
-        for k in self.names(base).into_iter().filter(|n| n.parse::<u32>().is_ok()) {
+        for k in self
+            .names(base)
+            .into_iter()
+            .filter(|n| n.parse::<u32>().is_ok())
+        {
             match self.read(&format!("{base}/{k}/state")).as_deref() {
                 Some("on") => {}
                 Some(_) => continue,
@@ -558,7 +574,11 @@ impl Host {
             }
             let mut parts = Vec::new();
             let contexts = format!("{base}/{k}/contexts");
-            for c in self.names(&contexts).into_iter().filter(|n| n.parse::<u32>().is_ok()) {
+            for c in self
+                .names(&contexts)
+                .into_iter()
+                .filter(|n| n.parse::<u32>().is_ok())
+            {
                 let ops = self
                     .read(&format!("{contexts}/{c}/operations"))
                     .unwrap_or_else(|| "?".into());
@@ -659,7 +679,11 @@ impl Host {
     fn aslr_fact(&self) -> Fact {
         let (key, name) = ("aslr", "ASLR");
         match self.read("proc/sys/kernel/randomize_va_space").as_deref() {
-            None => Fact::unknown(key, name, "/proc/sys/kernel/randomize_va_space cannot be read"),
+            None => Fact::unknown(
+                key,
+                name,
+                "/proc/sys/kernel/randomize_va_space cannot be read",
+            ),
             Some("0") => Fact::ok(key, name, "off"),
             Some("1") => Fact::ok(key, name, "partial (1)"),
             Some(v) => Fact::ok(key, name, format!("full ({v})")),
@@ -887,16 +911,37 @@ mod tests {
                 "proc/meminfo",
                 "MemTotal:       24683772 kB\nMemFree:        18902956 kB\nMemAvailable:   21296228 kB\nSwapTotal:             0 kB\nSwapFree:              0 kB\n",
             ),
-            ("sys/kernel/mm/transparent_hugepage/enabled", "always [madvise] never\n"),
-            ("sys/kernel/mm/transparent_hugepage/defrag", "always defer defer+madvise [madvise] never\n"),
-            ("sys/kernel/mm/transparent_hugepage/khugepaged/defrag", "1\n"),
-            ("sys/bus/virtio/drivers/virtio_balloon/virtio0/features", "0110010100000000\n"),
-            ("sys/module/page_reporting/parameters/page_reporting_order", "9\n"),
-            ("sys/module/page_reporting/parameters/reported_kib", "5954920\n"),
+            (
+                "sys/kernel/mm/transparent_hugepage/enabled",
+                "always [madvise] never\n",
+            ),
+            (
+                "sys/kernel/mm/transparent_hugepage/defrag",
+                "always defer defer+madvise [madvise] never\n",
+            ),
+            (
+                "sys/kernel/mm/transparent_hugepage/khugepaged/defrag",
+                "1\n",
+            ),
+            (
+                "sys/bus/virtio/drivers/virtio_balloon/virtio0/features",
+                "0110010100000000\n",
+            ),
+            (
+                "sys/module/page_reporting/parameters/page_reporting_order",
+                "9\n",
+            ),
+            (
+                "sys/module/page_reporting/parameters/reported_kib",
+                "5954920\n",
+            ),
             (&format!("{damon}/nr_kdamonds"), "1\n"),
             (&format!("{damon}/0/state"), "on\n"),
             (&format!("{damon}/0/contexts/0/operations"), "paddr\n"),
-            (&format!("{damon}/0/contexts/0/schemes/0/action"), "pageout\n"),
+            (
+                &format!("{damon}/0/contexts/0/schemes/0/action"),
+                "pageout\n",
+            ),
             ("sys/kernel/mm/ksm/run", "0\n"),
             ("proc/sys/vm/overcommit_memory", "0\n"),
             ("proc/sys/vm/zone_reclaim_mode", "0\n"),
@@ -910,14 +955,24 @@ mod tests {
             f["cpu"].value,
             "AMD EPYC (AuthenticAMD family 25 model 17 stepping 1), microcode 0x1000065"
         );
-        assert!(f["cpus"].value.starts_with("2 online (0-1); isolated (isolcpus): none"));
+        assert!(
+            f["cpus"]
+                .value
+                .starts_with("2 online (0-1); isolated (isolcpus): none")
+        );
         assert_eq!(f["governor"].verdict, Verdict::Unknown);
         assert_eq!(f["steal"].value, "4.00 % of CPU time since boot");
         assert_eq!(f["steal"].verdict, Verdict::MayAddNoise);
         assert_eq!(f["load"].verdict, Verdict::Ok);
-        assert_eq!(f["memory"].value, "23.5 GiB total, 20.3 GiB available, 18.0 GiB free");
+        assert_eq!(
+            f["memory"].value,
+            "23.5 GiB total, 20.3 GiB available, 18.0 GiB free"
+        );
         assert_eq!(f["swap"].value, "none");
-        assert_eq!(f["thp"].value, "enabled madvise, defrag madvise, khugepaged defrag 1");
+        assert_eq!(
+            f["thp"].value,
+            "enabled madvise, defrag madvise, khugepaged defrag 1"
+        );
         assert_eq!(f["thp"].verdict, Verdict::Ok);
         assert_eq!(
             f["balloon"].value,
@@ -931,8 +986,15 @@ mod tests {
         assert_eq!(f["aslr"].value, "full (2)");
         let sources = noise_sources(&facts);
         assert_eq!(sources.len(), 4, "{sources:?}");
-        assert!(sources[0].starts_with("virtual machine (yes"), "{sources:?}");
-        assert!(f["damon"].why.starts_with("a DAMON scheme acts"), "{:?}", f["damon"]);
+        assert!(
+            sources[0].starts_with("virtual machine (yes"),
+            "{sources:?}"
+        );
+        assert!(
+            f["damon"].why.starts_with("a DAMON scheme acts"),
+            "{:?}",
+            f["damon"]
+        );
     }
 
     /// Bare metal with THP always, a powersave governor, swap in use and
@@ -941,16 +1003,25 @@ mod tests {
     #[test]
     fn bare_metal_with_thp_always_and_swap_in_use() {
         let dir = root(&[
-            ("proc/cpuinfo", "processor\t: 0\nmodel name\t: Intel(R) Core(TM)\nflags\t\t: fpu sse\n"),
+            (
+                "proc/cpuinfo",
+                "processor\t: 0\nmodel name\t: Intel(R) Core(TM)\nflags\t\t: fpu sse\n",
+            ),
             ("sys/devices/system/cpu/online", "0-3\n"),
-            ("sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "powersave\n"),
+            (
+                "sys/devices/system/cpu/cpu0/cpufreq/scaling_governor",
+                "powersave\n",
+            ),
             ("sys/devices/system/cpu/intel_pstate/no_turbo", "0\n"),
             ("proc/loadavg", "3.10 2.00 1.00 1/100 42\n"),
             (
                 "proc/meminfo",
                 "MemTotal: 8000000 kB\nMemFree: 1000000 kB\nMemAvailable: 2000000 kB\nSwapTotal: 1048576 kB\nSwapFree: 524288 kB\n",
             ),
-            ("sys/kernel/mm/transparent_hugepage/enabled", "[always] madvise never\n"),
+            (
+                "sys/kernel/mm/transparent_hugepage/enabled",
+                "[always] madvise never\n",
+            ),
             ("sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds", "0\n"),
             ("sys/bus/virtio/drivers/.keep", ""),
         ]);

@@ -23,6 +23,7 @@ pub mod list;
 pub(crate) mod machine;
 pub(crate) mod maven;
 pub mod measure;
+pub(crate) mod mem_probe;
 pub mod merge;
 pub(crate) mod nofollow;
 pub(crate) mod noise;
@@ -46,8 +47,8 @@ pub(crate) mod step;
 pub mod store;
 pub(crate) mod suggest;
 pub mod suite;
-pub mod system;
 pub(crate) mod summary;
+pub mod system;
 #[cfg(test)]
 mod testing;
 pub mod toolchain;

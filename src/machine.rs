@@ -102,9 +102,7 @@ impl Machine {
             boot_id: std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
                 .map(|b| b.trim().to_string())
                 .unwrap_or_default(),
-            virtualization: crate::host::Host::quick()
-                .hypervisor()
-                .unwrap_or_default(),
+            virtualization: crate::host::Host::quick().hypervisor().unwrap_or_default(),
         }
     }
 
@@ -177,7 +175,11 @@ impl Machine {
                 .find(|w| w[0] == key)
                 .map(|w| w[1].to_string())
         };
-        Some(format!("family {} model {}", after("family")?, after("model")?))
+        Some(format!(
+            "family {} model {}",
+            after("family")?,
+            after("model")?
+        ))
     }
 
     /// The CPU model without trademarks and filler (`Intel Xeon`).

@@ -138,9 +138,7 @@ fn real_main() -> Result<ExitCode> {
                 out,
             )
         }
-        Command::System {
-            action: SystemAction::Show(a),
-        } => langbench::system::show_command(a.format),
+        Command::System { action } => system(action),
         Command::Reproduce(a) => {
             let langs = a.languages.load()?;
             reproduce::command(&spawner, &langs, &a.options()?)
@@ -170,5 +168,13 @@ fn real_main() -> Result<ExitCode> {
             history::command(languages, &a.dirs, relative_to, a.format, width, out)
         }
         Command::Expected(a) => verify::expected_command(a.bench, a.size),
+    }
+}
+
+/// `langbench system show` and `system probe`.
+fn system(action: SystemAction) -> Result<ExitCode> {
+    match action {
+        SystemAction::Show(a) => langbench::system::show_command(a.format),
+        SystemAction::Probe(a) => langbench::system::probe_command(&a.options()?),
     }
 }

@@ -6,17 +6,25 @@
 //! each with its verdict and why, then what a session started now would
 //! warn about. The same check every `run`, `reproduce` and `ws` session
 //! makes and stores (`hygiene`). Read only: it changes nothing.
+//!
+//! `langbench system probe`: the memory probe (`mem_probe`) on demand,
+//! in a row or after a pause, with or without warming first: what `run`
+//! stores before its memory-heavy runs, and the experiment that decides
+//! whether warming helps.
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::Result;
 use serde::Serialize;
 
+use crate::document::thousands;
 use crate::host::Verdict;
 use crate::hygiene::Hygiene;
 use crate::machine::Machine;
+use crate::mem_probe::MemProbe;
 
-/// How `system show` prints.
+/// How `system show` and `system probe` print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     /// Lines for a person.
@@ -61,12 +69,7 @@ fn show_text(machine: &Machine, hygiene: &Hygiene) -> String {
         "Machine: {}\nWhat may make measurements on it noisy (read only: nothing was changed):\n\n",
         t(&machine.describe())
     );
-    let width = hygiene
-        .host
-        .iter()
-        .map(|f| f.name.len())
-        .max()
-        .unwrap_or(0);
+    let width = hygiene.host.iter().map(|f| f.name.len()).max().unwrap_or(0);
     for f in &hygiene.host {
         let mark = match f.verdict {
             Verdict::Ok => "ok           ",
@@ -114,6 +117,87 @@ fn show_text(machine: &Machine, hygiene: &Hygiene) -> String {
     out
 }
 
+/// What `system probe` was asked.
+#[derive(Debug, Clone)]
+pub struct ProbeOptions {
+    /// MiB each probe touches.
+    pub mib: u64,
+    /// How many probes.
+    pub count: u32,
+    /// Before each probe, wait this long (the memory freed before then
+    /// may be reported to the host meanwhile).
+    pub pause: Duration,
+    /// Before each probe (after the pause), touch and free this many MiB:
+    /// the host's backing warmed.
+    pub warm_mib: Option<u64>,
+    pub format: Format,
+}
+
+/// One probe of `system probe`, and the warming before it.
+#[derive(Serialize)]
+struct Probed {
+    probe: MemProbe,
+    gb_s: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    warm: Option<MemProbe>,
+}
+
+/// `langbench system probe`: `count` probes, each after the pause and the
+/// warming asked, one line each, then their median, fastest and slowest.
+pub fn probe_command(opts: &ProbeOptions) -> Result<ExitCode> {
+    anyhow::ensure!(
+        opts.mib > 0 && opts.count > 0,
+        "--mib and --count must be at least 1"
+    );
+    let mut all = Vec::new();
+    for i in 1..=opts.count {
+        std::thread::sleep(opts.pause);
+        let warm = match opts.warm_mib {
+            Some(w) => Some(crate::mem_probe::probe(w)?),
+            None => None,
+        };
+        let probe = crate::mem_probe::probe(opts.mib)?;
+        if opts.format == Format::Text {
+            println!(
+                "probe {i}: {} MiB touched in {:.3} s, {:.2} GB/s, {} minor faults, freed in {:.3} s{}",
+                probe.mib,
+                probe.touch_s,
+                probe.gb_s(),
+                thousands(probe.minor_faults),
+                probe.free_s,
+                warm.map_or(String::new(), |w| format!(
+                    " (after warming {} MiB at {:.2} GB/s)",
+                    w.mib,
+                    w.gb_s()
+                ))
+            );
+        }
+        all.push(Probed {
+            probe,
+            gb_s: probe.gb_s(),
+            warm,
+        });
+    }
+    let mut rates: Vec<f64> = all.iter().map(|p| p.gb_s).collect();
+    rates.sort_by(f64::total_cmp);
+    let n = rates.len();
+    let median = if n % 2 == 1 {
+        rates[n / 2]
+    } else {
+        (rates[n / 2 - 1] + rates[n / 2]) / 2.0
+    };
+    match opts.format {
+        Format::Text => println!(
+            "{n} probe{}: median {median:.2} GB/s, fastest {:.2}, slowest {:.2}",
+            if n == 1 { "" } else { "s" },
+            rates[n - 1],
+            rates[0]
+        ),
+        Format::Json => println!("{}", serde_json::to_string_pretty(&all)?),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,7 +225,10 @@ mod tests {
         };
         let text = show_text(&crate::testing::machine(), &hygiene);
         assert!(text.starts_with("Machine: Test CPU"), "{text}");
-        assert!(text.contains("\nok             thp       thp value\n"), "{text}");
+        assert!(
+            text.contains("\nok             thp       thp value\n"),
+            "{text}"
+        );
         assert!(
             text.contains(&format!(
                 "\nmay add noise  balloon   balloon value\n{:25}(hands memory back)\n",

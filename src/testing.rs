@@ -106,6 +106,7 @@ pub(crate) fn run(variant: &str, bench: Bench) -> Run {
         continues: None,
         block: None,
         host: None,
+        probe: None,
     })
 }
 

@@ -30,6 +30,7 @@ impl Summary {
         let main_machine = place_rows(&mut rows, &session_machine, machines.len());
         let infos = session_infos(stored, &rows, &session_machine);
         let when = Provenance::of(stored, &shown, &infos, &shown_sessions);
+        flag_slow_memory(stored, &mut rows);
         let host = HostSpeed::of(stored, None);
         if let Some(host) = &host {
             for c in rows.iter_mut().flat_map(|r| r.cells.values_mut()) {
@@ -79,6 +80,26 @@ impl Summary {
         let mean = |r: &Row| r.normalised_total().map_or(f64::INFINITY, |n| n.mean);
         self.rows[..complete]
             .sort_by(|a, b| mean(a).total_cmp(&mean(b)).then(a.variant.cmp(&b.variant)));
+    }
+}
+
+/// Each cell's runs measured after a memory probe far off their
+/// session's median (`mem_probe::Medians`, over the session's probes of
+/// cells and reference passes alike).
+fn flag_slow_memory(stored: &Stored, rows: &mut [Row]) {
+    let probes = stored
+        .runs
+        .iter()
+        .map(|r| &**r)
+        .chain(&stored.references)
+        .filter_map(|r| Some((r.session.as_str(), r.probe.as_ref()?)));
+    let medians = crate::mem_probe::Medians::of(probes);
+    for c in rows.iter_mut().flat_map(|r| r.cells.values_mut()) {
+        c.slow_memory = c
+            .runs
+            .iter()
+            .filter_map(|r| medians.judge(&r.session, r.attempt, r.probe.as_ref()?))
+            .collect();
     }
 }
 

@@ -82,6 +82,9 @@ impl Summary {
         if let Some(cold) = c.cold_figure() {
             says.push(cold);
         }
+        if let Some(slow) = slow_memory_note(c) {
+            says.push(slow);
+        }
         says
     }
 
@@ -307,4 +310,35 @@ impl Summary {
         }
         advice
     }
+}
+
+/// The runs of a cell measured after a memory probe far slower than
+/// their session's median (issue #60), in a sentence; `None` without.
+fn slow_memory_note(c: &Cell) -> Option<String> {
+    let slow = &c.slow_memory;
+    let first = slow.first()?;
+    let runs: Vec<String> = slow
+        .iter()
+        .map(|s| {
+            format!(
+                "run {} ({:.0} % slower: {:.2} GB/s)",
+                s.run,
+                s.slower * 100.0,
+                s.gb_s
+            )
+        })
+        .collect();
+    let (probes, were) = if slow.len() == 1 {
+        ("probe", "was")
+    } else {
+        ("probes", "were")
+    };
+    Some(format!(
+        "memory slow: the memory {probes} before {} {were} far slower than the session's \
+         median ({:.2} GB/s; flagged beyond {:.0} % slower): the host gave fresh memory \
+         slowly then, and a memory-heavy run pays that on every page it touches",
+        runs.join(", "),
+        first.median_gb_s,
+        (crate::mem_probe::SLOW - 1.0) * 100.0,
+    ))
 }

@@ -634,3 +634,69 @@ fn a_session_that_only_continued_cells_is_counted() {
         "{notes:?}"
     );
 }
+
+/// The memory probe (issue #60): a run measured after a probe more than
+/// 25 % slower than its session's median (over the probes of its runs and
+/// of the reference passes) is flagged in its cell's note; the others,
+/// and a session with too few probes, are not.
+#[test]
+fn a_run_measured_while_the_memory_probe_was_slow_is_flagged() {
+    let probe = |touch_s: f64| crate::mem_probe::MemProbe {
+        mib: 512,
+        touch_s,
+        free_s: 0.02,
+        minor_faults: 131_072,
+    };
+    let run = |variant: &str, run: u32, touch_s: f64| RunRecord {
+        probe: Some(probe(touch_s)),
+        ..rec(
+            variant,
+            Bench::Assoc,
+            run,
+            2.0 + run as f64 / 100.0,
+            Status::Ok,
+        )
+    };
+    let reference = |block: u32, touch_s: f64| RunRecord {
+        probe: Some(probe(touch_s)),
+        block: Some(block),
+        ..rec("ref", Bench::Assoc, block + 1, 1.0, Status::Ok)
+    };
+    let stored = Stored {
+        sessions: vec![session(testing::SESSION)],
+        runs: testing::shared(vec![
+            run("a", 1, 0.20),
+            run("a", 2, 0.41),
+            run("a", 3, 0.21),
+            run("b", 1, 0.19),
+            run("b", 2, 0.24),
+        ]),
+        references: vec![reference(0, 0.2), reference(1, 0.22)],
+        ..Default::default()
+    };
+    let s = Summary::from_stored(&stored);
+    let row = |v: &str| s.rows.iter().find(|r| r.variant == v).unwrap();
+    let a = s.cell_note(row("a"), Bench::Assoc).unwrap_or_default();
+    assert!(
+        a.contains("memory slow: the memory probe before run 2 (95 % slower: 1.31 GB/s) was"),
+        "{a}"
+    );
+    assert!(a.contains("median (2.56 GB/s;"), "{a}");
+    let b = s.cell_note(row("b"), Bench::Assoc).unwrap_or_default();
+    assert!(
+        !b.contains("memory slow"),
+        "20 % slower is not far off: {b}"
+    );
+    let json = serde_json::to_value(&row("a").cells[&Bench::Assoc]).unwrap();
+    assert_eq!(json["slow_memory"][0]["run"], 2, "{json}");
+
+    // Two probes in a session: no median, nothing flagged.
+    let few = Stored {
+        sessions: vec![session(testing::SESSION)],
+        runs: testing::shared(vec![run("a", 1, 0.2), run("a", 2, 0.8)]),
+        ..Default::default()
+    };
+    let s = Summary::from_stored(&few);
+    let note = s.cell_note(&s.rows[0], Bench::Assoc).unwrap_or_default();
+    assert!(!note.contains("memory slow"), "{note}");
+}
