@@ -31,6 +31,7 @@ mod system;
 mod tables;
 mod terminal;
 mod ws;
+mod ws_attacks;
 
 /// Cargo builds only this file (`autotests = false`): a test file that is
 /// not a module here would never run. Every `tests/*.rs` must be one.

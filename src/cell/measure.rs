@@ -69,6 +69,7 @@ impl Cell<'_> {
             block: None,
             host: None,
             probe: None,
+            seal: None,
         }
     }
 
