@@ -1,12 +1,10 @@
-//! `langbench system show` and the memory probe (issue #60): the host's
-//! facts read by the real binary in an empty HOME, as a user without
-//! privileges; and `run`'s probes before memory-heavy runs and at block
-//! boundaries, kept in the records.
+//! `langbench system show` (issue #60): the host's facts read by the real
+//! binary in an empty HOME, as a user without privileges.
 
 use std::path::Path;
 use std::process::Command;
 
-use crate::util::{Entry, Fixture, bin, languages_toml, text};
+use crate::util::{bin, text};
 
 /// `langbench system show ARGS` in the empty HOME `home`, from a copy of
 /// the binary in `dir`: as `nobody` (setpriv) when the tests run as root,
@@ -101,66 +99,4 @@ fn system_show_reads_the_host_in_an_empty_home_without_privileges() {
     assert!(json["warnings"].is_array(), "{json}");
     let left: Vec<_> = std::fs::read_dir(&home).unwrap().flatten().collect();
     assert!(left.is_empty(), "system show wrote into HOME: {left:?}");
-}
-
-/// `run` probes the memory before every run of a memory-heavy cell
-/// (assoc at N = 1,000,000) and before each reference pass, and keeps
-/// each probe with its run; at a small size nothing is probed. The
-/// programs print a wrong answer at once: the probe is the run's
-/// neighbour, whatever the run's verdict.
-#[test]
-fn run_keeps_a_memory_probe_before_memory_heavy_runs_and_each_pass() {
-    // A reference has a program for every CPU benchmark; the variant
-    // measured, assoc alone. Each prints a wrong answer at once.
-    let every =
-        r#"programs = { assoc = "wrong.sh", num-comb = "wrong.sh", str-comb = "wrong.sh" }"#;
-    let reference = Entry::sh("ref").toml().replace(
-        r#"programs = { num-comb = "programs/num-comb/ref.sh" }"#,
-        every,
-    );
-    let heavy = Entry::sh("heavy").toml().replace(
-        r#"programs = { num-comb = "programs/num-comb/heavy.sh" }"#,
-        r#"programs = { assoc = "wrong.sh" }"#,
-    );
-    let toml = format!("[edition]\nreferences = [\"ref\"]\n\n{reference}{heavy}");
-    assert!(
-        toml.contains(every) && toml.contains(r#"{ assoc = "wrong.sh" }"#),
-        "{toml}"
-    );
-    let f = Fixture::new(&toml, &[("wrong.sh", "echo 0\n")]);
-    let mut args = f.run_args_with_runs("2", &["--bench", "assoc", "--lang", "heavy"]);
-    let size = args.iter().position(|a| a == "tiny").unwrap();
-    args[size] = "1000000".into();
-    let o = Command::new(bin()).args(&args).output().unwrap();
-    assert!(o.status.success(), "{}", text(&o));
-    let lines = |file: &str| -> Vec<serde_json::Value> {
-        std::fs::read_to_string(f.path().join("results").join(file))
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect()
-    };
-    let runs = lines("runs.jsonl");
-    assert_eq!(runs.len(), 2, "{runs:?}");
-    let refs = lines("references.jsonl");
-    assert!(refs.len() >= 2, "a pass before and after: {refs:?}");
-    for r in runs.iter().chain(&refs) {
-        let p = &r["probe"];
-        assert_eq!(p["mib"], 512, "{r}");
-        assert!(p["touch_s"].as_f64().unwrap() > 0.0, "{r}");
-        assert!(p["minor_faults"].as_u64().unwrap() > 0, "{r}");
-    }
-    assert!(
-        String::from_utf8_lossy(&o.stderr).contains("memory probe before it"),
-        "{}",
-        text(&o)
-    );
-
-    // The same at the tiny size: no probe anywhere.
-    let small = languages_toml(&[Entry::sh("light")]);
-    let g = Fixture::new(&small, &[("programs/num-comb/light.sh", "echo 0\n")]);
-    let o = g.run(&[]);
-    assert!(o.status.success(), "{}", text(&o));
-    let records = std::fs::read_to_string(g.path().join("results/runs.jsonl")).unwrap();
-    assert!(!records.contains("\"probe\""), "{records}");
 }
