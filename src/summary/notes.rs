@@ -314,31 +314,30 @@ impl Summary {
 
 /// The runs of a cell measured after a memory probe far slower than
 /// their session's median (issue #60), in a sentence; `None` without.
+/// Each run with its own session's median: a cell `--resume` carried on
+/// holds the runs of more than one session.
 fn slow_memory_note(c: &Cell) -> Option<String> {
-    let slow = &c.slow_memory;
-    let first = slow.first()?;
-    let runs: Vec<String> = slow
+    if c.slow_memory.is_empty() {
+        return None;
+    }
+    let runs: Vec<String> = c
+        .slow_memory
         .iter()
         .map(|s| {
             format!(
-                "run {} ({:.0} % slower: {:.2} GB/s)",
+                "run {} (its memory probe {:.2} GB/s against its session's median {:.2} GB/s, \
+                 {:.0} % slower)",
                 s.run,
+                s.gb_s,
+                s.median_gb_s,
                 s.slower * 100.0,
-                s.gb_s
             )
         })
         .collect();
-    let (probes, were) = if slow.len() == 1 {
-        ("probe", "was")
-    } else {
-        ("probes", "were")
-    };
     Some(format!(
-        "memory slow: the memory {probes} before {} {were} far slower than the session's \
-         median ({:.2} GB/s; flagged beyond {:.0} % slower): the host gave fresh memory \
-         slowly then, and a memory-heavy run pays that on every page it touches",
-        runs.join(", "),
-        first.median_gb_s,
+        "memory slow: the host's memory was slow before {} (flagged beyond {:.0} % slower): \
+         a memory-heavy run pays that on every page it touches first",
+        runs.join(" and "),
         (crate::mem_probe::SLOW - 1.0) * 100.0,
     ))
 }
