@@ -1365,7 +1365,11 @@ mod probe_tests {
         let stored = Store::open(d.path()).unwrap().load().unwrap();
         assert!(stored.warnings.is_empty(), "{:?}", stored.warnings);
         for records in [
-            stored.runs.iter().map(|r| (**r).clone()).collect::<Vec<_>>(),
+            stored
+                .runs
+                .iter()
+                .map(|r| (**r).clone())
+                .collect::<Vec<_>>(),
             stored.references.clone(),
         ] {
             assert_eq!(records.len(), 2, "{records:?}");

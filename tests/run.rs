@@ -1,7 +1,7 @@
 //! `langbench run` end to end: real toolchains, real processes.
 
-use std::time::Duration;
 use std::process::Command;
+use std::time::Duration;
 
 use crate::util::*;
 
