@@ -238,6 +238,45 @@ mod tests {
         assert!(m.judge("other", 1, &p(9.0)).is_none());
     }
 
+    /// The median of an even number of probes is the mean of the middle
+    /// two; probes of other sizes compare per MiB; a probe with no time
+    /// or no memory counts for nothing; the line is [`SLOW`] times the
+    /// median, just under it not flagged, just over it flagged.
+    #[test]
+    fn the_median_is_per_mib_and_slow_is_beyond_its_line() {
+        let half = MemProbe {
+            mib: 256,
+            touch_s: 0.1,
+            ..p(0.0)
+        };
+        let broken = [p(0.0), p(0.0), MemProbe { mib: 0, ..p(5.0) }];
+        let m = Medians::of(
+            [p(0.1), p(0.3), half, p(0.25)]
+                .iter()
+                .chain(&broken)
+                .map(|x| ("s", x)),
+        );
+        // Per MiB: 0.1, 0.2 (the 256 MiB probe), 0.25, 0.3 over 512.
+        let median = (0.2 + 0.25) / 2.0;
+        assert!(m.judge("s", 1, &p(median * SLOW * 0.99)).is_none());
+        let slow = m
+            .judge("s", 2, &p(median * SLOW * 1.01))
+            .expect("past the line");
+        assert!((slow.slower - (SLOW * 1.01 - 1.0)).abs() < 1e-9, "{slow:?}");
+        assert!(
+            m.judge(
+                "s",
+                3,
+                &MemProbe {
+                    mib: 256,
+                    ..p(median / 2.0 * 1.3)
+                }
+            )
+            .is_some(),
+            "a smaller probe is judged per MiB"
+        );
+    }
+
     /// The stored record: field names as results/README.md gives them.
     #[test]
     fn a_probe_round_trips_through_json() {
