@@ -40,6 +40,14 @@ impl Bench {
         self != Bench::WsEcho
     }
 
+    /// Whether a run at `n` holds so much memory (hundreds of MB to GBs)
+    /// that the host's memory state is part of its time: assoc at a
+    /// million keys or more. `run` probes the memory before each such
+    /// run (`mem_probe`).
+    pub(crate) fn memory_heavy(self, n: u64) -> bool {
+        self == Bench::Assoc && n >= 1_000_000
+    }
+
     /// The placeholders a command template of this benchmark may use.
     pub(crate) fn placeholders(self) -> &'static [&'static str] {
         match self {

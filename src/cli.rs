@@ -298,6 +298,66 @@ pub enum Command {
     Report(ReportArgs),
     /// Print the expected output of a benchmark at a size (langbench's own reference).
     Expected(ExpectedArgs),
+    /// What makes this machine noisy (`system show`, read only) and the
+    /// memory probe (`system probe`).
+    System {
+        #[command(subcommand)]
+        action: SystemAction,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum SystemAction {
+    /// Report what may make measurements on this machine noisy, each with a
+    /// verdict (ok, may add noise, unknown) and why: virtual machine and
+    /// hypervisor, CPU and microcode, governor, steal, load, memory, swap,
+    /// transparent huge pages, free page reporting, DAMON, KSM. Read only:
+    /// changes nothing.
+    Show(SystemShowArgs),
+    /// Touch fresh memory (one byte per page of an anonymous mapping,
+    /// then freed) and report its rate: what `run` measures before its
+    /// memory-heavy runs.
+    Probe(SystemProbeArgs),
+}
+
+/// `langbench system show`.
+#[derive(clap::Args)]
+pub struct SystemShowArgs {
+    /// text or json.
+    #[arg(long, default_value = "text")]
+    pub format: crate::system::Format,
+}
+
+/// `langbench system probe`.
+#[derive(clap::Args)]
+pub struct SystemProbeArgs {
+    /// MiB each probe touches.
+    #[arg(long, default_value_t = crate::mem_probe::PROBE_MIB)]
+    pub mib: u64,
+    /// How many probes, one after another.
+    #[arg(long, default_value_t = 1)]
+    pub count: u32,
+    /// Seconds to wait before each probe.
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
+    pub pause: f64,
+    /// Before each probe (after the pause), touch and free this many MiB.
+    #[arg(long, value_name = "MIB")]
+    pub warm_mib: Option<u64>,
+    /// text or json.
+    #[arg(long, default_value = "text")]
+    pub format: crate::system::Format,
+}
+
+impl SystemProbeArgs {
+    pub fn options(&self) -> Result<crate::system::ProbeOptions> {
+        Ok(crate::system::ProbeOptions {
+            mib: self.mib,
+            count: self.count,
+            pause: seconds(self.pause)?,
+            warm_mib: self.warm_mib,
+            format: self.format,
+        })
+    }
 }
 
 /// `langbench run`.

@@ -1,8 +1,11 @@
 //! Is the machine quiet enough to measure? What pyperf's `system show`
 //! looks at: CPU frequency governor, turbo boost, load average, other busy
-//! processes, swap in use, ASLR. Checked at the start of every session,
-//! warned about in the terminal and stored in the session record, so a
-//! reader can tell a quiet machine's figures from a busy one's.
+//! processes, swap in use, ASLR; and what makes this host noisy however
+//! quiet it is (a virtual machine, memory handed back to the host: every
+//! [`crate::host`] fact, issue #60). Checked at the start of every
+//! session, warned about in the terminal and stored in the session record,
+//! so a reader can tell a quiet machine's figures from a busy one's;
+//! `langbench system show` prints the same check.
 #![warn(missing_docs)]
 
 use std::time::Duration;
@@ -29,8 +32,26 @@ pub struct Hygiene {
     pub swap_used_kb: u64,
     /// `kernel.randomize_va_space` (0 off, 2 full).
     pub aslr: Option<u8>,
-    /// What a careful benchmarker would fix first.
+    /// What a careful benchmarker would fix first: the machine was not
+    /// quiet (governor, turbo, load, busy processes, swap in use).
     pub warnings: Vec<String>,
+    /// Every fact of the host with its verdict (`ok`, `may-add-noise`,
+    /// `unknown`), as `langbench system show` prints them: the virtual
+    /// machine and hypervisor, CPU and microcode, governor, steal, load,
+    /// busy processes, memory, swap, transparent huge pages, the virtio
+    /// balloon's free page reporting, virtio-mem, DAMON schemes, KSM, vm
+    /// settings, ASLR. Absent in sessions recorded before it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub host: Vec<crate::host::Fact>,
+}
+
+impl Hygiene {
+    /// What may add noise beyond the warnings: the facts a quiet machine
+    /// has too (a virtual machine, free page reporting, DAMON pageout),
+    /// named for the line a session's start prints.
+    pub(crate) fn noise_sources(&self) -> Vec<String> {
+        crate::host::noise_sources(&self.host)
+    }
 }
 
 fn read(path: &str) -> Option<String> {
@@ -57,23 +78,19 @@ fn cpu_ticks() -> Vec<(i32, String, u64)> {
 
 /// Looks at the machine (takes about half a second).
 pub(crate) fn check() -> Hygiene {
+    check_on(&crate::host::Host::live())
+}
+
+/// [`check`] with the host's facts read from `host`.
+pub(crate) fn check_on(host: &crate::host::Host) -> Hygiene {
     let mut h = Hygiene::default();
     // Every online CPU, not this thread's affinity (`ws` pins itself first).
     // SAFETY: sysconf reads a constant.
     let cpus = usize::try_from(unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) })
         .unwrap_or(1)
         .max(1);
-    for c in 0..cpus {
-        if let Some(g) = read(&format!(
-            "/sys/devices/system/cpu/cpu{c}/cpufreq/scaling_governor"
-        )) && !h.governors.contains(&g)
-        {
-            h.governors.push(g);
-        }
-    }
-    h.turbo = read("/sys/devices/system/cpu/intel_pstate/no_turbo")
-        .map(|v| v == "0")
-        .or_else(|| read("/sys/devices/system/cpu/cpufreq/boost").map(|v| v == "1"));
+    h.governors = host.governors();
+    h.turbo = host.turbo();
     if let Ok(l) = procfs::LoadAverage::current() {
         h.load_avg = [l.one as f64, l.five as f64, l.fifteen as f64];
     }
@@ -82,8 +99,15 @@ pub(crate) fn check() -> Hygiene {
     }
     h.aslr = read("/proc/sys/kernel/randomize_va_space").and_then(|v| v.parse().ok());
     let before = cpu_ticks();
+    let steal_before = steal_ticks();
     let window = Duration::from_millis(500);
     std::thread::sleep(window);
+    let steal_now = match (steal_before, steal_ticks()) {
+        (Some((s0, t0)), Some((s1, t1))) if t1 > t0 => {
+            Some(s1.saturating_sub(s0) as f64 / (t1 - t0) as f64)
+        }
+        _ => None,
+    };
     let tps = procfs::ticks_per_second() as f64;
     for (pid, name, t1) in cpu_ticks() {
         if let Some((_, _, t0)) = before.iter().find(|(p, _, _)| *p == pid) {
@@ -119,7 +143,47 @@ pub(crate) fn check() -> Hygiene {
             h.swap_used_kb / 1024
         ));
     }
+    h.host = host.facts();
+    add_window_facts(&mut h.host, &h.busy, steal_now);
     h
+}
+
+/// The facts only a look over a window tells, added to the host's: the
+/// busy processes (after the load), and the steal over the window (in
+/// the steal fact, beside the share since boot).
+fn add_window_facts(facts: &mut Vec<crate::host::Fact>, busy: &[String], steal: Option<f64>) {
+    use crate::host::{Fact, Verdict};
+    if let (Some(s), Some(f)) = (steal, facts.iter_mut().find(|f| f.key == "steal")) {
+        f.value = format!("{:.1} % over the last 0.5 s; {}", s * 100.0, f.value);
+        if s > 0.05 && f.verdict != Verdict::MayAddNoise {
+            f.verdict = Verdict::MayAddNoise;
+            f.why = "the hypervisor is giving this guest's CPU time to others now".into();
+        }
+    }
+    let at = facts
+        .iter()
+        .position(|f| f.key == "load")
+        .map_or(facts.len(), |i| i + 1);
+    let fact = Fact {
+        key: "busy".into(),
+        name: "busy processes".into(),
+        value: if busy.is_empty() {
+            "none over 10 % of a CPU".into()
+        } else {
+            busy.join(", ")
+        },
+        verdict: if busy.is_empty() {
+            Verdict::Ok
+        } else {
+            Verdict::MayAddNoise
+        },
+        why: if busy.is_empty() {
+            String::new()
+        } else {
+            "other processes use the CPUs the runs need".into()
+        },
+    };
+    facts.insert(at, fact);
 }
 
 /// The host's busyness around one run (issue #39): the load average at

@@ -239,6 +239,7 @@ fn session(opts: &Options, cpu: bool) -> SessionRecord {
             arch: String::new(),
             hostname: String::new(),
             boot_id: String::new(),
+            virtualization: String::new(),
         },
         variants: Vec::new(),
         origin: Origin::Published,
@@ -361,6 +362,7 @@ fn cpu_records(langs: &Languages, csv: &Csv, opts: &Options) -> Result<Vec<RunRe
                 continues: None,
                 block: None,
                 host: None,
+                probe: None,
                 seal: None,
             });
         }

@@ -42,6 +42,15 @@ pub struct Machine {
     /// in imported editions.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub boot_id: String,
+    /// The hypervisor it runs under (`kvm`, `microsoft`, `xen`, ...: the
+    /// names of systemd-detect-virt), `none` on bare metal: from the CPU's
+    /// hypervisor signature (CPUID), the DMI vendor, /proc/cpuinfo's
+    /// `hypervisor` flag. A virtual machine's CPUs are vCPUs the host
+    /// schedules among its guests', and its memory is the host's to back.
+    /// Empty in sessions recorded before it, in imported editions and
+    /// where nothing says: unknown. Not part of [`Machine::same_as`].
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub virtualization: String,
 }
 
 impl Machine {
@@ -93,7 +102,13 @@ impl Machine {
             boot_id: std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
                 .map(|b| b.trim().to_string())
                 .unwrap_or_default(),
+            virtualization: crate::host::Host::quick().hypervisor().unwrap_or_default(),
         }
+    }
+
+    /// The hypervisor, where the machine is known to be a virtual one.
+    pub(crate) fn hypervisor(&self) -> Option<&str> {
+        Some(self.virtualization.as_str()).filter(|v| !v.is_empty() && *v != "none")
     }
 
     /// One line for the top of a report. A published edition's machine
@@ -104,10 +119,13 @@ impl Machine {
         } else {
             format!("{} [{}]", self.cpu_model, self.cpu_id)
         };
-        let mut parts = vec![if self.cpus > 0 {
-            format!("{model} ({} CPUs, {} usable)", self.cpus, self.usable_cpus)
-        } else {
-            model
+        let mut parts = vec![match (self.cpus, self.hypervisor()) {
+            (0, _) => model,
+            (n, Some(h)) => format!(
+                "{model} (a {h} virtual machine: {n} vCPUs, {} usable)",
+                self.usable_cpus
+            ),
+            (n, None) => format!("{model} ({n} CPUs, {} usable)", self.usable_cpus),
         }];
         if self.memory_kb > 0 {
             parts.push(format!(
@@ -135,9 +153,37 @@ impl Machine {
         .describe()
     }
 
-    /// The CPU model without trademarks and filler (`Intel Xeon`), for a
-    /// table cell.
+    /// The CPU model without trademarks and filler, with its family and
+    /// model numbers where they were recorded (`Intel Xeon family 6 model
+    /// 167`: a VM names several generations alike, issue #60), for a table
+    /// cell.
     pub(crate) fn short(&self) -> String {
+        let name = self.short_name();
+        match self.family_model() {
+            Some(fm) => format!("{name} {fm}"),
+            None => name,
+        }
+    }
+
+    /// `family 6 model 167` of [`Machine::cpu_id`] (x86); `None` where it
+    /// does not say (Arm, older records).
+    pub(crate) fn family_model(&self) -> Option<String> {
+        let words: Vec<&str> = self.cpu_id.split([' ', ',']).collect();
+        let after = |key: &str| {
+            words
+                .windows(2)
+                .find(|w| w[0] == key)
+                .map(|w| w[1].to_string())
+        };
+        Some(format!(
+            "family {} model {}",
+            after("family")?,
+            after("model")?
+        ))
+    }
+
+    /// The CPU model without trademarks and filler (`Intel Xeon`).
+    fn short_name(&self) -> String {
         let mut m = self.cpu_model.clone();
         for junk in [
             "(R)",
@@ -316,6 +362,43 @@ mod tests {
             "{}",
             genoa.hardware()
         );
+    }
+
+    /// The Machine line says a virtual machine is one, with vCPUs; the
+    /// short name tells two CPU models a VM names alike apart (the
+    /// Xeon of the check, family 6 model 167, and the one of
+    /// results/2026-rounds, model 207: issue #60).
+    #[test]
+    fn a_virtual_machine_says_so_and_its_cpu_model_is_told_apart() {
+        let xeon = |model: u32| super::Machine {
+            cpu_model: "Intel(R) Xeon(R) Processor".into(),
+            cpu_id: format!("GenuineIntel family 6 model {model} stepping 1, L3 491520K"),
+            cpus: 2,
+            usable_cpus: 2,
+            virtualization: "kvm".into(),
+            ..crate::testing::machine()
+        };
+        let (a, b) = (xeon(167), xeon(207));
+        assert_eq!(a.short(), "Intel Xeon family 6 model 167");
+        assert_ne!(a.short(), b.short());
+        let line = a.hardware();
+        assert!(
+            line.contains("(a kvm virtual machine: 2 vCPUs, 2 usable)"),
+            "{line}"
+        );
+        let metal = super::Machine {
+            virtualization: "none".into(),
+            ..a.clone()
+        };
+        assert!(metal.hardware().contains("(2 CPUs, 2 usable)"));
+        let unknown = super::Machine {
+            virtualization: String::new(),
+            cpu_id: String::new(),
+            ..a.clone()
+        };
+        assert!(unknown.hardware().contains("(2 CPUs, 2 usable)"));
+        assert_eq!(unknown.short(), "Intel Xeon");
+        assert!(a.same_as(&metal), "the hypervisor is not the hardware");
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::Parser;
 
-use langbench::cli::{Cli, Command, ToolchainsAction, WsAction, WsCommandArgs};
+use langbench::cli::{Cli, Command, SystemAction, ToolchainsAction, WsAction, WsCommandArgs};
 use langbench::{
     check, compare, history, import, list, measure, merge, reproduce, scaffold, suite,
 };
@@ -138,6 +138,7 @@ fn real_main() -> Result<ExitCode> {
                 out,
             )
         }
+        Command::System { action } => system(action),
         Command::Reproduce(a) => {
             let langs = a.languages.load()?;
             reproduce::command(&spawner, &langs, &a.options()?)
@@ -167,5 +168,13 @@ fn real_main() -> Result<ExitCode> {
             history::command(languages, &a.dirs, relative_to, a.format, width, out)
         }
         Command::Expected(a) => verify::expected_command(a.bench, a.size),
+    }
+}
+
+/// `langbench system show` and `system probe`.
+fn system(action: SystemAction) -> Result<ExitCode> {
+    match action {
+        SystemAction::Show(a) => langbench::system::show_command(a.format),
+        SystemAction::Probe(a) => langbench::system::probe_command(&a.options()?),
     }
 }

@@ -229,6 +229,15 @@ pub struct RunRecord {
     /// ran. Absent in older records.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<HostLoad>,
+    /// The memory probe made just before the run, between runs (issue
+    /// #60): fresh anonymous memory touched a page at a time, its time and
+    /// faults, which is what a memory-heavy run pays for every page it
+    /// touches first. Made before every run of a memory-heavy cell (assoc
+    /// at N of a million or more) and at each block boundary (on the
+    /// first reference run of each pass). Absent for other runs and in
+    /// older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<MemProbe>,
     /// The seal of the machine that measured it (issue #59): HMAC-SHA256
     /// (hex) of the record's JSON without this field, under a key kept in
     /// that machine's langbench state directory (`crate::seal`).
@@ -243,6 +252,10 @@ pub struct RunRecord {
 /// (`hygiene`, as the session's `Hygiene` is), so that `hygiene` needs
 /// nothing of this file.
 pub(crate) use crate::hygiene::HostLoad;
+
+/// The memory probe's figures: defined beside the probe (`mem_probe`),
+/// as [`HostLoad`] is beside what measures it.
+pub(crate) use crate::mem_probe::MemProbe;
 
 /// The identity of what a run ran, so a reader (and `--resume`, and
 /// `compare`) can tell a faster toolchain from a changed program.
@@ -464,5 +477,34 @@ mod tests {
             assert_eq!(s.to_string(), s.name());
         }
         assert!(Status::ALL.is_sorted(), "ALL is in the order cells rank by");
+    }
+
+    /// A run's memory probe (issue #60) round-trips through its JSON
+    /// line; a record written before it reads without one, and a record
+    /// without one is written without the field.
+    #[test]
+    fn a_runs_memory_probe_round_trips() {
+        let probe = MemProbe {
+            mib: 512,
+            touch_s: 0.21,
+            free_s: 0.03,
+            minor_faults: 131_072,
+        };
+        let rec = RunRecord {
+            probe: Some(probe),
+            ..crate::testing::run("c", Bench::Assoc).record()
+        };
+        let line = serde_json::to_string(&rec).unwrap();
+        assert!(
+            line.contains(r#""probe":{"mib":512,"touch_s":0.21"#),
+            "{line}"
+        );
+        assert_eq!(serde_json::from_str::<RunRecord>(&line).unwrap(), rec);
+        let older = serde_json::to_string(&RunRecord { probe: None, ..rec }).unwrap();
+        assert!(!older.contains("probe"), "{older}");
+        assert_eq!(
+            serde_json::from_str::<RunRecord>(&older).unwrap().probe,
+            None
+        );
     }
 }

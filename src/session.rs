@@ -46,6 +46,14 @@ pub(crate) fn begin_session(
     for w in &hygiene.warnings {
         say(pb, crate::export::terminal::warning(w));
     }
+    let sources = hygiene.noise_sources();
+    if !sources.is_empty() {
+        let line = format!(
+            "this host may add noise however quiet it is (`langbench system show` says why): {}",
+            sources.join("; ")
+        );
+        say(pb, crate::export::terminal::warning(&line));
+    }
     store.append_session(&SessionRecord {
         schema: SCHEMA,
         session: session.clone(),

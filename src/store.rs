@@ -1332,3 +1332,51 @@ mod tests {
         assert!(results_dir(&real, "compare").is_ok());
     }
 }
+
+/// The memory probe (issue #60) in the stored records: a run record
+/// written before it (a line of results/2026, published without
+/// `probe`) loads from runs.jsonl and references.jsonl without one and
+/// without a warning, beside a record that carries one.
+#[cfg(test)]
+mod probe_tests {
+    use super::*;
+    use crate::bench::Bench;
+    use crate::mem_probe::MemProbe;
+
+    const OLDER: &str = r#"{"schema":2,"session":"20261204T164247Z-9273-fc6dc9","finished_at":"2026-12-04T16:44:29Z","variant":"zig","language":"Zig","flags":"zig run -O ReleaseFast","version":"0.17.1","bench":"num-comb","size":"2021","n":10000000,"run":1,"wall_s":19.996674479,"user_s":18.733138,"sys_s":1.159694,"max_rss_kb":362044,"tree_cpu_s":19.892832,"tree_max_rss_kb":362044,"build_wall_s":null,"exit":{"kind":"exited","code":0},"status":"ok","detail":null,"identity":{"digest":"24fdca39b0bf53fe","program":"a1976364972bb8098377225837ef59feb4eb5a9b2e9270bf336f44fb73039328","commands":["run: python3 -m ziglang run -O ReleaseFast programs/num-comb/num_comb.zig -- 10000000"],"toolchain":"0.17.1","langbench":"0.1.0 (7de85360469e)"},"cache":"cold","block":1,"host":{"load":1.08,"steal":0.0}}"#;
+
+    #[test]
+    fn an_older_record_without_a_probe_loads_beside_one_with() {
+        let d = tempfile::tempdir().unwrap();
+        let probe = MemProbe {
+            mib: 512,
+            touch_s: 0.23,
+            free_s: 0.02,
+            minor_faults: 131_072,
+        };
+        let newer = RunRecord {
+            probe: Some(probe),
+            ..crate::testing::run("c", Bench::Assoc).record()
+        };
+        let line = serde_json::to_string(&newer).unwrap();
+        for name in [RUNS, REFERENCES] {
+            std::fs::write(d.path().join(name), format!("{OLDER}\n{line}\n")).unwrap();
+        }
+        let stored = Store::open(d.path()).unwrap().load().unwrap();
+        assert!(stored.warnings.is_empty(), "{:?}", stored.warnings);
+        for records in [
+            stored
+                .runs
+                .iter()
+                .map(|r| (**r).clone())
+                .collect::<Vec<_>>(),
+            stored.references.clone(),
+        ] {
+            assert_eq!(records.len(), 2, "{records:?}");
+            let older = records.iter().find(|r| r.variant == "zig").unwrap();
+            assert_eq!((older.probe, older.wall_s), (None, 19.996674479));
+            let newer = records.iter().find(|r| r.variant == "c").unwrap();
+            assert_eq!(newer.probe, Some(probe));
+        }
+    }
+}

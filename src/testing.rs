@@ -29,6 +29,7 @@ pub(crate) fn machine() -> Machine {
         arch: "x86_64".into(),
         hostname: "bench-1".into(),
         boot_id: String::new(),
+        virtualization: String::new(),
     }
 }
 
@@ -105,6 +106,7 @@ pub(crate) fn run(variant: &str, bench: Bench) -> Run {
         continues: None,
         block: None,
         host: None,
+        probe: None,
         seal: None,
     })
 }

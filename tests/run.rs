@@ -1,5 +1,6 @@
 //! `langbench run` end to end: real toolchains, real processes.
 
+use std::process::Command;
 use std::time::Duration;
 
 use crate::util::*;
@@ -458,4 +459,69 @@ fn a_run_with_references_publishes_normalised_figures_and_its_precision() {
         "{md}"
     );
     assert!(md.contains("Normalised"), "{md}");
+}
+
+/// The memory probe (issue #60): `run` probes the memory before every run
+/// of a memory-heavy cell (assoc at N = 1,000,000) and before each
+/// reference pass's first run, between runs, and keeps each probe with
+/// the run it preceded (`probe` in runs.jsonl and references.jsonl); a
+/// session at a small size probes nothing. The programs print a wrong
+/// answer at once: the probe is the run's neighbour, whatever the run's
+/// verdict.
+#[test]
+fn run_keeps_a_memory_probe_before_memory_heavy_runs_and_each_pass() {
+    // A reference has a program for every CPU benchmark; the variant
+    // measured, assoc alone. Each prints a wrong answer at once.
+    let every =
+        r#"programs = { assoc = "wrong.sh", num-comb = "wrong.sh", str-comb = "wrong.sh" }"#;
+    let reference = Entry::sh("ref").toml().replace(
+        r#"programs = { num-comb = "programs/num-comb/ref.sh" }"#,
+        every,
+    );
+    let heavy = Entry::sh("heavy").toml().replace(
+        r#"programs = { num-comb = "programs/num-comb/heavy.sh" }"#,
+        r#"programs = { assoc = "wrong.sh" }"#,
+    );
+    let toml = format!("[edition]\nreferences = [\"ref\"]\n\n{reference}{heavy}");
+    assert!(
+        toml.contains(every) && toml.contains(r#"{ assoc = "wrong.sh" }"#),
+        "{toml}"
+    );
+    let f = Fixture::new(&toml, &[("wrong.sh", "echo 0\n")]);
+    let mut args = f.run_args_with_runs("2", &["--bench", "assoc", "--lang", "heavy"]);
+    let size = args.iter().position(|a| a == "tiny").unwrap();
+    args[size] = "1000000".into();
+    let o = Command::new(bin()).args(&args).output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let probed = |r: &serde_json::Value| {
+        let p = &r["probe"];
+        assert_eq!(p["mib"], 512, "{r}");
+        assert!(p["touch_s"].as_f64().unwrap() > 0.0, "{r}");
+        assert!(p["minor_faults"].as_u64().unwrap() > 0, "{r}");
+    };
+    let runs = jsonl(&f.path().join("results/runs.jsonl"));
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    runs.iter().for_each(probed);
+    // Each pass's first reference run carries the block boundary's probe.
+    let refs = jsonl(&f.path().join("results/references.jsonl"));
+    let mut blocks: Vec<u64> = refs.iter().filter_map(|r| r["block"].as_u64()).collect();
+    blocks.dedup();
+    assert!(blocks.len() >= 2, "a pass before and after: {refs:?}");
+    for b in blocks {
+        let first = refs.iter().find(|r| r["block"] == b).unwrap();
+        probed(first);
+    }
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("memory probe before it"),
+        "{}",
+        text(&o)
+    );
+
+    // The same at the tiny size: no probe anywhere.
+    let small = languages_toml(&[Entry::sh("light")]);
+    let g = Fixture::new(&small, &[("programs/num-comb/light.sh", "echo 0\n")]);
+    let o = g.run(&[]);
+    assert!(o.status.success(), "{}", text(&o));
+    let records = std::fs::read_to_string(g.path().join("results/runs.jsonl")).unwrap();
+    assert!(!records.contains("\"probe\""), "{records}");
 }

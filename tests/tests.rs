@@ -27,6 +27,7 @@ mod robustness;
 mod run;
 mod shards;
 mod sizes;
+mod system;
 mod tables;
 mod terminal;
 mod ws;

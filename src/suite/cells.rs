@@ -17,6 +17,7 @@ use crate::cell::{Cell, Program};
 use crate::config::Variant;
 use crate::document::thousands;
 use crate::estimate::{Estimator, Figure};
+use crate::mem_probe::{MemProbe, PROBE_MIB};
 use crate::progress::{KEEP, Line, Progress, rank};
 use crate::record::{RunRecord, Status, VariantInfo};
 use crate::resume::{self, Held};
@@ -471,6 +472,34 @@ impl<'a> Suite<'a> {
 }
 
 impl Suite<'_> {
+    /// The memory probe before a run of `bench` (issue #60): before every
+    /// run of a memory-heavy benchmark and, with `boundary`, before a
+    /// reference pass's first run, in a session that measures one (a
+    /// session of small sizes probes nothing). Between runs, never during
+    /// one; `None` where none is due or it failed (said).
+    fn probe_before(&self, bench: Bench, boundary: bool, what: &str) -> Option<MemProbe> {
+        let size = self.opts.size;
+        let heavy_session = self
+            .opts
+            .benches
+            .iter()
+            .any(|b| b.is_cpu() && b.memory_heavy(size.n(*b)));
+        if !heavy_session || !(boundary || bench.memory_heavy(size.n(bench))) {
+            return None;
+        }
+        self.progress
+            .set_message(format!("{what} · memory probe ({PROBE_MIB} MiB)"));
+        match crate::mem_probe::probe(PROBE_MIB) {
+            Ok(p) => Some(p),
+            Err(e) => {
+                self.progress.say(format!(
+                    "{what}: the memory probe failed ({e}); measuring without it"
+                ));
+                None
+            }
+        }
+    }
+
     /// In rounds, cell `j` has `runs` runs (`u32::MAX`: no more to come).
     fn made_runs(&mut self, j: usize, runs: u32) {
         if let Some(made) = &mut self.made {
@@ -523,16 +552,18 @@ impl CellExecutor for Suite<'_> {
             .cell(&variant.id, bench)
             .runs
             .saturating_sub(run);
+        let probe = self.probe_before(bench, false, &what);
         self.progress
             .start_run(line, self.opts.timeout, expected, rest, more);
         let rec = self.ready[&j].measure(run, self.opts.timeout);
         self.progress.end_run();
-        let rec = rec?;
+        let mut rec = rec?;
         if interrupted() {
             self.progress
                 .say(format!("{label}: interrupted; run {run} discarded"));
             return Ok(None);
         }
+        rec.probe = probe;
         let mut line = format!(
             "{what}: {:>8.3} s {:>12} KB  {}",
             rec.wall_s,
@@ -541,6 +572,9 @@ impl CellExecutor for Suite<'_> {
         );
         if let Some(d) = &rec.detail {
             line.push_str(&format!(" ({})", d.lines().next().unwrap_or("")));
+        }
+        if let Some(p) = &rec.probe {
+            line.push_str(&format!(" (memory probe before it: {:.2} GB/s)", p.gb_s()));
         }
         self.progress.say(line);
         // A run that settles the cell: its other runs are not measured.
@@ -619,11 +653,18 @@ impl CellExecutor for Suite<'_> {
             })
             .collect();
         let timeout = self.opts.timeout;
+        // The block boundary's memory probe, on the pass's first run.
+        let mut boundary = true;
         for (r, bench) in todo {
             if interrupted() {
                 return Ok(ControlFlow::Break(()));
             }
             let progress = self.progress;
+            if self.reference_cell(r, bench).is_none() {
+                continue;
+            }
+            let probe = self.probe_before(bench, boundary, &format!("reference pass {pass}"));
+            boundary = false;
             let Some(cell) = self.reference_cell(r, bench) else {
                 continue;
             };
@@ -640,6 +681,7 @@ impl CellExecutor for Suite<'_> {
                 return Ok(ControlFlow::Break(()));
             }
             rec.block = Some(pass);
+            rec.probe = probe;
             if let Some(k) = self.key {
                 rec = k.sealed(rec);
             }

@@ -30,6 +30,7 @@ impl Summary {
         let main_machine = place_rows(&mut rows, &session_machine, machines.len());
         let infos = session_infos(stored, &rows, &session_machine);
         let when = Provenance::of(stored, &shown, &infos, &shown_sessions);
+        flag_slow_memory(stored, &mut rows);
         let host = HostSpeed::of(stored, None);
         if let Some(host) = &host {
             for c in rows.iter_mut().flat_map(|r| r.cells.values_mut()) {
@@ -82,6 +83,26 @@ impl Summary {
                 .total_cmp(&figure(b))
                 .then(a.variant.cmp(&b.variant))
         });
+    }
+}
+
+/// Each cell's runs measured after a memory probe far off their
+/// session's median (`mem_probe::Medians`, over the session's probes of
+/// cells and reference passes alike).
+fn flag_slow_memory(stored: &Stored, rows: &mut [Row]) {
+    let probes = stored
+        .runs
+        .iter()
+        .map(|r| &**r)
+        .chain(&stored.references)
+        .filter_map(|r| Some((r.session.as_str(), r.probe.as_ref()?)));
+    let medians = crate::mem_probe::Medians::of(probes);
+    for c in rows.iter_mut().flat_map(|r| r.cells.values_mut()) {
+        c.slow_memory = c
+            .runs
+            .iter()
+            .filter_map(|r| medians.judge(&r.session, r.attempt, r.probe.as_ref()?))
+            .collect();
     }
 }
 
@@ -263,7 +284,11 @@ fn place_rows(
     (0..machines).max_by_key(|&i| (per_machine[i], i))
 }
 
-/// The sessions whose runs the table shows, and what it shows of each.
+/// The sessions whose runs the table shows, and what it shows of each:
+/// every session with a run in a cell, the first run's or not (a session
+/// that only carried cells on after `--resume`, their third runs, is one
+/// of the table's sessions too: results/2026 said "6 sessions" of its 7,
+/// issue #60).
 fn session_infos(
     stored: &Stored,
     rows: &[Row],
@@ -273,12 +298,10 @@ fn session_infos(
     let mut rows_of: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
     for row in rows {
         for c in row.cells.values() {
-            if let Some(r) = c.runs.first() {
-                *cells_of.entry(r.session.as_str()).or_default() += 1;
-                rows_of
-                    .entry(r.session.as_str())
-                    .or_default()
-                    .insert(row.label());
+            let sessions: BTreeSet<&str> = c.runs.iter().map(|r| r.session.as_str()).collect();
+            for s in sessions {
+                *cells_of.entry(s).or_default() += 1;
+                rows_of.entry(s).or_default().insert(row.label());
             }
         }
     }

@@ -73,6 +73,10 @@ pub(crate) struct Cell {
     /// sitting of every one of them, or for a cell that is not ok.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub normalised: Option<Normalised>,
+    /// Its runs measured after a memory probe far slower than their
+    /// session's median (issue #60): the host gave memory slowly then.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub slow_memory: Vec<crate::mem_probe::SlowProbe>,
 }
 
 impl Cell {
@@ -112,6 +116,7 @@ impl Cell {
             runs,
             asked,
             normalised: None,
+            slow_memory: Vec::new(),
         }
     }
 

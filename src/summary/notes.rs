@@ -82,6 +82,9 @@ impl Summary {
         if let Some(cold) = c.cold_figure() {
             says.push(cold);
         }
+        if let Some(slow) = slow_memory_note(c) {
+            says.push(slow);
+        }
         says
     }
 
@@ -307,4 +310,34 @@ impl Summary {
         }
         advice
     }
+}
+
+/// The runs of a cell measured after a memory probe far slower than
+/// their session's median (issue #60), in a sentence; `None` without.
+/// Each run with its own session's median: a cell `--resume` carried on
+/// holds the runs of more than one session.
+fn slow_memory_note(c: &Cell) -> Option<String> {
+    if c.slow_memory.is_empty() {
+        return None;
+    }
+    let runs: Vec<String> = c
+        .slow_memory
+        .iter()
+        .map(|s| {
+            format!(
+                "run {} (its memory probe {:.2} GB/s against its session's median {:.2} GB/s, \
+                 {:.0} % slower)",
+                s.run,
+                s.gb_s,
+                s.median_gb_s,
+                s.slower * 100.0,
+            )
+        })
+        .collect();
+    Some(format!(
+        "memory slow: the host's memory was slow before {} (flagged beyond {:.0} % slower): \
+         a memory-heavy run pays that on every page it touches first",
+        runs.join(" and "),
+        (crate::mem_probe::SLOW - 1.0) * 100.0,
+    ))
 }

@@ -580,3 +580,125 @@ fn noisy_cells_are_one_note_apart_from_a_programs_problems() {
             .starts_with("noisy: 3 runs spread")
     );
 }
+
+/// A session that only carried cells on after `--resume` (their third
+/// runs, continuing the second session, which continued the first) is
+/// one of the table's sessions: results/2026 said "6 sessions" where
+/// its records hold 7 (issue #60). It is counted, listed, and its
+/// machine-state warning is under the table.
+#[test]
+fn a_session_that_only_continued_cells_is_counted() {
+    let cell = |run: u32, s: &str, continues: Option<&str>| RunRecord {
+        continues: continues.map(String::from),
+        finished_at: format!("2026-01-0{run}T00:00:00Z"),
+        ..testing::run("a", Bench::Assoc)
+            .nth(run)
+            .session(s)
+            .wall(1.0 + run as f64 / 10.0)
+            .record()
+    };
+    let loud = SessionRecord {
+        hygiene: Some(crate::hygiene::Hygiene {
+            warnings: vec!["load average 4.00 on 2 CPUs: other work is running".into()],
+            ..Default::default()
+        }),
+        ..session("s3")
+    };
+    let stored = Stored {
+        sessions: vec![session("s1"), session("s2"), loud],
+        runs: testing::shared(vec![
+            cell(1, "s1", None),
+            cell(2, "s2", Some("s1")),
+            cell(3, "s3", Some("s2")),
+        ]),
+        ..Default::default()
+    };
+    let s = Summary::from_stored(&stored);
+    assert_eq!(s.rows[0].cells[&Bench::Assoc].runs.len(), 3);
+    let measured = s
+        .meta()
+        .into_iter()
+        .find(|(k, _)| k == "Measured")
+        .unwrap()
+        .1;
+    assert!(measured.contains("in 3 sessions"), "{measured}");
+    let details = s.details();
+    assert_eq!(details.len(), 3, "{details:?}");
+    assert!(details[2].0.contains("s3") && details[2].1.contains("1 cell"));
+    let notes = s.notes();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.text.contains("session s3 (1 cell of this table)")
+                && n.text.contains("load average 4.00")),
+        "{notes:?}"
+    );
+}
+
+/// The memory probe (issue #60): a run measured after a probe more than
+/// 25 % slower than its session's median (over the probes of its runs and
+/// of the reference passes) is flagged in its cell's note; the others,
+/// and a session with too few probes, are not.
+#[test]
+fn a_run_measured_while_the_memory_probe_was_slow_is_flagged() {
+    let probe = |touch_s: f64| crate::mem_probe::MemProbe {
+        mib: 512,
+        touch_s,
+        free_s: 0.02,
+        minor_faults: 131_072,
+    };
+    let run = |variant: &str, run: u32, touch_s: f64| RunRecord {
+        probe: Some(probe(touch_s)),
+        ..rec(
+            variant,
+            Bench::Assoc,
+            run,
+            2.0 + run as f64 / 100.0,
+            Status::Ok,
+        )
+    };
+    let reference = |block: u32, touch_s: f64| RunRecord {
+        probe: Some(probe(touch_s)),
+        block: Some(block),
+        ..rec("ref", Bench::Assoc, block + 1, 1.0, Status::Ok)
+    };
+    let stored = Stored {
+        sessions: vec![session(testing::SESSION)],
+        runs: testing::shared(vec![
+            run("a", 1, 0.20),
+            run("a", 2, 0.41),
+            run("a", 3, 0.21),
+            run("b", 1, 0.19),
+            run("b", 2, 0.24),
+        ]),
+        references: vec![reference(0, 0.2), reference(1, 0.22)],
+        ..Default::default()
+    };
+    let s = Summary::from_stored(&stored);
+    let row = |v: &str| s.rows.iter().find(|r| r.variant == v).unwrap();
+    let a = s.cell_note(row("a"), Bench::Assoc).unwrap_or_default();
+    assert!(
+        a.contains(
+            "memory slow: the host's memory was slow before run 2 (its memory probe 1.31 GB/s \
+             against its session's median 2.56 GB/s, 95 % slower) (flagged beyond 25 % slower)"
+        ),
+        "{a}"
+    );
+    let b = s.cell_note(row("b"), Bench::Assoc).unwrap_or_default();
+    assert!(
+        !b.contains("memory slow"),
+        "20 % slower is not far off: {b}"
+    );
+    let json = serde_json::to_value(&row("a").cells[&Bench::Assoc]).unwrap();
+    assert_eq!(json["slow_memory"][0]["run"], 2, "{json}");
+
+    // Two probes in a session: no median, nothing flagged.
+    let few = Stored {
+        sessions: vec![session(testing::SESSION)],
+        runs: testing::shared(vec![run("a", 1, 0.2), run("a", 2, 0.8)]),
+        ..Default::default()
+    };
+    let s = Summary::from_stored(&few);
+    let note = s.cell_note(&s.rows[0], Bench::Assoc).unwrap_or_default();
+    assert!(!note.contains("memory slow"), "{note}");
+}
