@@ -138,6 +138,11 @@ fn real_main() -> Result<ExitCode> {
                 out,
             )
         }
+        Command::Work(a) => {
+            let langs = a.languages.load()?;
+            let variants = langs.select(&a.lang)?;
+            langbench::work::command(&spawner, &variants, &a.options()?)
+        }
         Command::Reproduce(a) => {
             let langs = a.languages.load()?;
             reproduce::command(&spawner, &langs, &a.options()?)

@@ -29,6 +29,7 @@ mod shards;
 mod sizes;
 mod tables;
 mod terminal;
+mod work;
 mod ws;
 mod ws_attacks;
 
