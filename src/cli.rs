@@ -113,7 +113,8 @@ impl Cli {
         };
         // No command may see the results directory it is measured into.
         if let Command::Run(RunArgs { out: Some(o), .. })
-        | Command::Ws(WsCommandArgs { out: Some(o), .. }) = &self.command
+        | Command::Ws(WsCommandArgs { out: Some(o), .. })
+        | Command::Work(WorkArgs { out: o, .. }) = &self.command
         {
             // Not created here (a bad languages file must leave no trace); it
             // exists by the time a command starts.
@@ -150,7 +151,7 @@ impl Command {
             Command::Run(a) => !a.plan,
             Command::Ws(a) => a.action.is_none() && a.target.is_none(),
             Command::Measure(_) | Command::List(_) | Command::Check(_) => true,
-            Command::Reproduce(_) => true,
+            Command::Reproduce(_) | Command::Work(_) => true,
             Command::Toolchains {
                 action: ToolchainsAction::Install(a),
             } => !a.dry_run,
@@ -166,6 +167,7 @@ impl Command {
             Command::List(a) => &a.languages,
             Command::Check(a) => &a.languages,
             Command::Reproduce(a) => &a.languages,
+            Command::Work(a) => &a.languages,
             Command::Toolchains {
                 action: ToolchainsAction::Install(a),
             } => &a.languages,
@@ -291,6 +293,12 @@ pub enum Command {
     /// reproduce: per row the edition's ratio, the re-measured one, the
     /// difference, and the share within 5 %.
     Reproduce(ReproduceArgs),
+    /// Count each cell's instructions once with valgrind's cachegrind, in
+    /// the sandbox of a timed run, at a small size (default N = 100000),
+    /// into the results directory's work.jsonl: instructions, not time
+    /// (portable across x86-64 machines, blind to caches, memory, branch
+    /// prediction and SIMD width); a cell without a count gets the reason.
+    Work(WorkArgs),
     /// Rewrite every derived file of results directories (tables, CSV, JSON,
     /// spreadsheet, charts, HTML report) from their stored records, and
     /// rebuild the comparisons built from them whose inputs changed; runs
@@ -1047,6 +1055,53 @@ impl ReportArgs {
         let mut view = self.view.view()?;
         view.languages = Some(self.languages.languages.clone());
         Ok(view)
+    }
+}
+
+/// `langbench work`.
+#[derive(clap::Args)]
+pub struct WorkArgs {
+    #[command(flatten)]
+    pub languages: LanguagesArg,
+    /// Variant ids to count (repeatable; default: all).
+    #[arg(long = "lang", value_name = "ID")]
+    pub lang: Vec<String>,
+    /// Benchmarks to count (repeatable; default: assoc, num-comb, str-comb).
+    #[arg(long = "bench", value_name = "NAME", value_parser = parse_bench)]
+    pub bench: Vec<Bench>,
+    /// The size counted at: tiny, 2020, 2021 or N (default 100000).
+    #[arg(long, default_value_t = Size::Explicit(crate::work::DEFAULT_N))]
+    pub size: Size,
+    /// The results directory the work records go to (work.jsonl).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Seconds each count may take (its build steps and its run under
+    /// valgrind together); past it the cell has no count, saying so.
+    #[arg(long, default_value_t = 600.0)]
+    pub timeout: f64,
+}
+
+impl WorkArgs {
+    pub fn options(&self) -> Result<crate::work::Options> {
+        anyhow::ensure!(
+            self.bench.iter().all(|b| Bench::CPU.contains(b)),
+            "work counts the CPU benchmarks only ({})",
+            Bench::CPU
+                .iter()
+                .map(|b| b.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        Ok(crate::work::Options {
+            benches: if self.bench.is_empty() {
+                Bench::CPU.to_vec()
+            } else {
+                self.bench.clone()
+            },
+            size: self.size,
+            out: self.out.clone(),
+            timeout: timeout_seconds(self.timeout)?,
+        })
     }
 }
 

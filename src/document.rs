@@ -678,6 +678,26 @@ impl Bar {
 }
 
 /// 1234567 -> "1,234,567".
+/// An instruction count as the work column shows it: three significant
+/// digits and a unit (`1.23 G instr`, `456 M instr`, `7.89 k instr`).
+pub(crate) fn instructions(n: u64) -> String {
+    let (v, unit) = match n {
+        0..1_000 => return format!("{n} instr"),
+        1_000..1_000_000 => (n as f64 / 1e3, "k"),
+        1_000_000..1_000_000_000 => (n as f64 / 1e6, "M"),
+        1_000_000_000..1_000_000_000_000 => (n as f64 / 1e9, "G"),
+        _ => (n as f64 / 1e12, "T"),
+    };
+    let digits = if v >= 100.0 {
+        0
+    } else if v >= 10.0 {
+        1
+    } else {
+        2
+    };
+    format!("{v:.digits$} {unit} instr")
+}
+
 pub(crate) fn thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();

@@ -110,6 +110,7 @@ impl Figures {
                 .cloned()
                 .collect(),
             references: Vec::new(),
+            work: Vec::new(),
             warnings: Vec::new(),
             reproductions: Vec::new(),
         };

@@ -2,6 +2,7 @@
 //! run the way `/usr/bin/time` does.
 
 pub mod bench;
+pub(crate) mod cachegrind;
 pub(crate) mod canon;
 pub(crate) mod cell;
 pub mod check;
@@ -56,6 +57,7 @@ pub mod toolchain;
 pub(crate) mod toolchain_dir;
 pub mod verify;
 pub(crate) mod version_cache;
+pub mod work;
 pub mod ws;
 pub mod ws_load;
 pub(crate) mod ws_options;

@@ -139,6 +139,11 @@ fn real_main() -> Result<ExitCode> {
             )
         }
         Command::System { action } => system(action),
+        Command::Work(a) => {
+            let langs = a.languages.load()?;
+            let variants = langs.select(&a.lang)?;
+            langbench::work::command(&spawner, &variants, &a.options()?)
+        }
         Command::Reproduce(a) => {
             let langs = a.languages.load()?;
             reproduce::command(&spawner, &langs, &a.options()?)

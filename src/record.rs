@@ -429,6 +429,60 @@ pub struct VariantInfo {
     pub caches_kb: Option<u64>,
 }
 
+/// One cell's work figure (issue #62): the instructions its run executed,
+/// counted by valgrind's cachegrind in the sandbox of a timed run
+/// (`langbench work`), or why there is none. A line of `work.jsonl`, a
+/// file of its own beside `runs.jsonl` (optional: a results directory
+/// without it has no work figures). Instructions, not time: portable
+/// across x86-64 machines, blind to caches, memory, branch prediction and
+/// SIMD width; never part of the time ranking.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct WorkRecord {
+    /// The record format version ([`SCHEMA`] when written).
+    pub schema: u32,
+    /// When the count finished (RFC 3339, UTC).
+    pub finished_at: String,
+    pub variant: String,
+    pub language: String,
+    /// The toolchain's version.
+    pub version: String,
+    pub bench: Bench,
+    /// The size counted at (`Size::label`: a work count's default is
+    /// 100000, far below an edition's) and its N.
+    pub size: String,
+    pub n: u64,
+    /// Instructions executed by the run's whole process tree (every
+    /// process it execs; its build steps are not counted); none without a
+    /// count (`reason`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<u64>,
+    /// The processes counted (valgrind instances: one per exec).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub processes: Option<u32>,
+    /// Why there is no count ("—" in the tables): valgrind cannot follow
+    /// it, it timed out under the counter, forked without exec, its output
+    /// was wrong, ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The counted run's status (its output checked as a timed run's).
+    pub status: Status,
+    /// Wall seconds of the counted run (under valgrind: 20-100 times a
+    /// timed run's).
+    pub wall_s: f64,
+    /// The counter and its version (`valgrind-3.19.0 cachegrind
+    /// --cache-sim=no --trace-children=yes`): counts differ between
+    /// versions.
+    pub counter: String,
+    /// The CPU model (`/proc/cpuinfo`'s model name).
+    pub cpu: String,
+    /// The host's CPU features glibc dispatches on (`cachegrind::DISPATCHED`
+    /// that `/proc/cpuinfo` lists): counts differ where these do.
+    pub cpu_features: Vec<String>,
+    /// What the run ran (as a run record's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity: Option<Identity>,
+}
+
 /// langbench's version as records store it: the crate's version, with the
 /// git revision it was built from when built from a checkout
 /// (`0.1.0 (1f30ee3a9c2d)`).

@@ -33,6 +33,9 @@ pub(crate) struct Step<'a> {
     pub prepare: Option<Option<&'a Proxy>>,
     /// The variant's persistent toolchain caches (none: a fresh HOME).
     pub caches: Option<&'a Caches>,
+    /// A work count: valgrind's log socket at this descriptor
+    /// (`spawn::Request::log_fd`).
+    pub log_fd: Option<i32>,
 }
 
 impl Step<'_> {
@@ -42,6 +45,7 @@ impl Step<'_> {
         let mut req = self.variant.request(self.argv, self.cwd);
         req.timeout = Some(self.timeout);
         req.cpus = self.cpus.map(<[usize]>::to_vec);
+        req.log_fd = self.log_fd;
         if let Some(c) = self.caches {
             req.caches = c.dirs.clone();
         }
@@ -168,6 +172,7 @@ mod tests {
                 bytes: stderr.as_bytes().to_vec(),
                 total: stderr.len() as u64,
             },
+            log: Captured::default(),
         }
     }
 

@@ -33,7 +33,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use sha2::{Digest, Sha256};
 
-use crate::record::{RunRecord, SCHEMA, SessionRecord};
+use crate::record::{RunRecord, SCHEMA, SessionRecord, WorkRecord};
 use crate::ws_record::WS_RECORDS;
 
 /// The session records ([`SessionRecord`], one JSON object per line).
@@ -45,6 +45,9 @@ pub(crate) const RUNS: &str = "runs.jsonl";
 /// `block`). Kept apart from `runs.jsonl`, so that they are never counted
 /// as their variant's own runs, by this langbench or an older one.
 pub(crate) const REFERENCES: &str = "references.jsonl";
+/// The work counts ([`WorkRecord`], one JSON object per line; issue #62):
+/// optional, absent in a directory without work figures.
+pub(crate) const WORK: &str = "work.jsonl";
 /// The directory of stored reproducibility checks (`reproduce --store`).
 pub(crate) const REPRODUCED: &str = "reproduced";
 /// At most this many reproducibility checks are read.
@@ -61,6 +64,8 @@ pub struct Stored {
     pub runs: Vec<Arc<RunRecord>>,
     /// `references.jsonl`, in file order.
     pub references: Vec<RunRecord>,
+    /// `work.jsonl`, in file order (empty without it).
+    pub work: Vec<WorkRecord>,
     /// Problems that were tolerated (a torn last line after a crash).
     pub warnings: Vec<String>,
     /// The reproducibility checks stored beside the records
@@ -353,6 +358,11 @@ impl Store {
         self.append(RUNS, r)
     }
 
+    /// Appends a work count to `work.jsonl` and syncs it.
+    pub(crate) fn append_work(&self, w: &WorkRecord) -> Result<()> {
+        self.append(WORK, w)
+    }
+
     /// Appends a reference run to `references.jsonl` and syncs it.
     pub(crate) fn append_reference(&self, r: &RunRecord) -> Result<()> {
         self.append(REFERENCES, r)
@@ -437,6 +447,14 @@ impl Store {
             });
         }
         stored.reproductions = self.reproductions(&mut stored.warnings)?;
+        stored.work = self.read_lines(WORK, &mut stored.warnings)?;
+        if let Some(w) = stored.work.iter().find(|w| w.schema > SCHEMA) {
+            bail!(
+                "{} holds work records of format {} but this langbench reads up to {SCHEMA}: upgrade langbench",
+                self.dir.display(),
+                w.schema
+            );
+        }
         for r in runs.iter().chain(&stored.references) {
             if r.schema > SCHEMA {
                 bail!(
@@ -941,7 +959,7 @@ impl Store {
 
 /// sha256 (first 16 hex digits) over the record files of a results
 /// directory (`sessions.jsonl`, `runs.jsonl`, `ws.jsonl`,
-/// `references.jsonl`: each one's name,
+/// `references.jsonl`, `work.jsonl`: each one's name,
 /// length and bytes, in that order, absent ones skipped). Equal digests:
 /// the same records.
 pub(crate) fn records_digest(dir: &Path) -> Result<String> {
@@ -951,7 +969,7 @@ pub(crate) fn records_digest(dir: &Path) -> Result<String> {
     let store = Store::open(dir)?;
     let mut h = Sha256::new();
     let mut any = false;
-    for name in [SESSIONS, RUNS, WS_RECORDS, REFERENCES] {
+    for name in [SESSIONS, RUNS, WS_RECORDS, REFERENCES, WORK] {
         // Streamed through the hash, not read whole: the records of 6,500
         // variants are 58 MB, held beside the loaded records while a
         // report digests them (issue #41). The length comes first in the

@@ -30,6 +30,7 @@ mod sizes;
 mod system;
 mod tables;
 mod terminal;
+mod work;
 mod ws;
 mod ws_attacks;
 

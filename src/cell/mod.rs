@@ -7,22 +7,26 @@
 //! of a run. [`Program::attempt`] runs its build steps and run once in a
 //! build directory ([`steps`]) and judges it ([`judge`]: the records'
 //! status words). [`measure`] is one measured run of a cell: the attempt,
-//! its figures and verdict in a record.
+//! its figures and verdict in a record; [`work`] one counted run (issue
+//! #62: its instructions under valgrind, in the same sandbox).
 //!
 //! Its face: [`Program`] (`new`, `set_caches`, `needs_prepare`, `prepare`,
 //! `vars`, and `attempt` with the attempt's `totals`, `ended` and `verdict`)
 //! for `check`, the suite and `ws`; [`Cell`] (`measure`, `identity`) for the
-//! suite; [`Verdict`] and [`Ended`] for `check`; the rest is its inside.
+//! suite, and `count` with its [`Counter`] for `work`; [`Verdict`] and
+//! [`Ended`] for `check`; the rest is its inside.
 
 mod judge;
 mod measure;
 mod program;
 mod steps;
+mod work;
 
 pub(crate) use judge::Verdict;
 pub(crate) use measure::Cell;
 pub(crate) use program::Program;
 pub(crate) use steps::Ended;
+pub(crate) use work::Counter;
 
 #[cfg(test)]
 mod tests;

@@ -164,6 +164,7 @@ impl<'a> Program<'a> {
                 program_copy: Some(&copy),
                 prepare: Some(proxy.as_ref()),
                 caches: self.caches.as_ref(),
+                log_fd: None,
             }
             .execute(spawner)
             .map_err(|e| format!("prepare `{}`: {e:#}", t.text))?;
@@ -200,6 +201,19 @@ impl<'a> Program<'a> {
     /// left of one `timeout`, then the verdict (its output checked against
     /// langbench's own expected output). `Err` only without a program.
     pub(crate) fn attempt(&self, n: u64, build: &Path, timeout: Duration) -> Result<Attempt> {
+        self.attempt_counted(n, build, timeout, None)
+    }
+
+    /// [`Program::attempt`], its run under valgrind's cachegrind with the
+    /// log on descriptor `count` (see [`crate::cachegrind`]; its build
+    /// steps are not counted) when that is given.
+    pub(super) fn attempt_counted(
+        &self,
+        n: u64,
+        build: &Path,
+        timeout: Duration,
+        count: Option<i32>,
+    ) -> Result<Attempt> {
         let vars = Vars {
             n: Some(n),
             ..self.vars(build).context("no program for this benchmark")?
@@ -211,10 +225,16 @@ impl<'a> Program<'a> {
         // start-up between steps is not the program's time).
         let mut used = Duration::ZERO;
         let mut execute = |t: &Template| {
+            let counted = count.filter(|_| std::ptr::eq(t, &self.variant.run));
+            let argv = match counted {
+                Some(fd) => crate::cachegrind::argv(fd, t.expand(&vars)),
+                None => t.expand(&vars),
+            };
             let outcome = Step {
                 variant: self.variant,
                 timeout: timeout.saturating_sub(used).max(Duration::from_millis(1)),
-                argv: t.expand(&vars),
+                argv,
+                log_fd: counted,
                 cwd: &cwd,
                 cpus: self.cpus,
                 scratch: build,

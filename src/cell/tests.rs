@@ -59,6 +59,7 @@ fn outcome(wall: f64, rss: u64, stdout: &str) -> Outcome {
             total: stdout.len() as u64,
         },
         stderr: Captured::default(),
+        log: Captured::default(),
     }
 }
 

@@ -16,6 +16,11 @@ use super::outcome::{Bounds, Done, Exit};
 /// The agent's event fd as langbench sets it up.
 pub(crate) const EVENT_FD: i32 = 3;
 
+/// Where langbench gives the agent a socket for the command
+/// ([`Args::pass_fd`]; `Request::log_fd`): the agent and init keep it
+/// here, the command gets it at the number asked for.
+pub(crate) const PASS_FD: i32 = 4;
+
 /// Where `write_line` writes: fd 3 in an agent process, a pipe when the agent's
 /// work runs inside langbench itself (`run_here`).
 static EVENTS_TO: AtomicI32 = AtomicI32::new(EVENT_FD);
@@ -102,6 +107,10 @@ pub(crate) struct Args {
     /// Join this network namespace instead of creating one (a `prepare`
     /// step's, where langbench's registry proxy listens).
     pub netns: Option<PathBuf>,
+    /// The socket langbench left at [`PASS_FD`] goes to the command at
+    /// this descriptor number (the only one above 2 it gets besides the
+    /// exec's error pipe): valgrind's `--log-fd` in a work count.
+    pub pass_fd: Option<i32>,
 }
 
 impl Args {
@@ -146,6 +155,7 @@ impl Args {
             ("--max-procs", self.max_procs),
             ("--disk-kb", self.disk_kb),
             ("--disk-files", self.disk_files),
+            ("--pass-fd", self.pass_fd.map_or(0, |f| f as u64)),
         ] {
             if value != 0 {
                 arg(&flag);
@@ -329,6 +339,7 @@ impl Args {
             "--max-procs" => self.max_procs = v.num(0)?,
             "--disk-kb" => self.disk_kb = v.num(0)?,
             "--disk-files" => self.disk_files = v.num(0)?,
+            "--pass-fd" => self.pass_fd = Some(v.num(0)? as i32).filter(|f| *f > 2),
             "--watch" => self.watch.push(v.path(0)?),
             "--netns" => self.netns = Some(v.path(0)?),
             "--cgroup-procs" => self.cgroup_procs = Some(v.path(0)?),
@@ -613,6 +624,7 @@ mod tests {
             disk_files: 1_000_000,
             watch: vec![p("/tmp/build-1"), p("/c/home/.cache/go")],
             netns: Some(p("/proc/77/ns/net")),
+            pass_fd: Some(19_999),
         };
         assert_eq!(parse(&every.to_argv()).unwrap(), every);
         // The fewest: no containment, no bounds, the defaults.

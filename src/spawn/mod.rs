@@ -53,6 +53,8 @@ pub const AGENT_ARG: &str = "__spawn";
 pub const STDOUT_KEEP: usize = 1 << 20;
 /// How much of stderr is kept (the tail, which is where errors are).
 const STDERR_KEEP: usize = 64 << 10;
+/// How much of a [`Request::log_fd`] socket's stream is kept.
+pub const LOG_KEEP: usize = 1 << 20;
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -84,6 +86,12 @@ pub struct Request {
     /// as the parts its toolchains read (`.rustup/toolchains`,
     /// `.rustup/settings.toml`; see `home`).
     pub home_dirs: Vec<PathBuf>,
+    /// A socket langbench reads, given to the command at this descriptor
+    /// number and kept open across its exec (the only descriptor above 2
+    /// it gets): what its tree writes there comes back in
+    /// [`Outcome::log`], its head up to [`LOG_KEEP`]. A work count gives
+    /// it to valgrind (`--log-fd`); contained runs only.
+    pub log_fd: Option<i32>,
 }
 
 /// What a sandboxed command may touch. Everything else is read-only, /tmp
@@ -359,6 +367,7 @@ impl Request {
             readable: Vec::new(),
             caches: Vec::new(),
             home_dirs: Vec::new(),
+            log_fd: None,
         }
     }
 }
@@ -511,6 +520,12 @@ impl Spawner {
             cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
         }
         let w = events_w.as_raw_fd();
+        let log = match req.log_fd {
+            Some(_) if !c.namespaces => bail!("a log socket needs containment (drop --no-sandbox)"),
+            Some(_) => Some(log_socket()?),
+            None => None,
+        };
+        let passed = log.as_ref().map_or(-1, |(_, theirs)| theirs.as_raw_fd());
         // SAFETY: only dup2/fcntl between fork and exec.
         unsafe {
             cmd.pre_exec(move || {
@@ -518,6 +533,11 @@ impl Spawner {
                     let flags = libc::fcntl(3, libc::F_GETFD);
                     libc::fcntl(3, libc::F_SETFD, flags & !libc::FD_CLOEXEC);
                 } else if libc::dup2(w, 3) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // The log socket at kit::PASS_FD (it lies above 9, so
+                // neither dup2 overwrites the other's source).
+                if passed >= 0 && libc::dup2(passed, kit::PASS_FD) < 0 {
                     return Err(std::io::Error::last_os_error());
                 }
                 Ok(())
@@ -531,6 +551,10 @@ impl Spawner {
             )
         })?;
         drop(events_w);
+        let log_thread = log.map(|(ours, theirs)| {
+            drop(theirs);
+            std::thread::spawn(move || capture_head(std::fs::File::from(ours), LOG_KEEP))
+        });
         let out_thread = child
             .stdout
             .take()
@@ -552,6 +576,7 @@ impl Spawner {
             events,
             out_thread,
             err_thread,
+            log_thread,
         };
         match line.trim_end().parse::<Event>() {
             Ok(Event::Pid(pid)) => {
@@ -603,6 +628,7 @@ fn agent_args(
             .map(|s| cstring(s.as_bytes()))
             .collect::<Result<_, _>>()?,
         contain: c.namespaces,
+        pass_fd: req.log_fd.filter(|_| c.namespaces),
         // Only the command gets the entry's environment, not the agent
         // or init.
         setenv: match c.namespaces {
@@ -695,6 +721,7 @@ pub(crate) fn run_here(c: &Containment, req: &Request) -> Result<Outcome> {
         done,
         stdout: Captured::default(),
         stderr: Captured::default(),
+        log: Captured::default(),
     })
 }
 
@@ -711,6 +738,8 @@ pub struct Running {
     events: BufReader<std::fs::File>,
     out_thread: Option<JoinHandle<Captured>>,
     err_thread: Option<JoinHandle<Captured>>,
+    /// The reader of `Request::log_fd`'s socket.
+    log_thread: Option<JoinHandle<Captured>>,
 }
 
 impl Running {
@@ -798,10 +827,16 @@ impl Running {
             }
             done.oom |= u.oom_kills > 0;
         }
+        let log = self
+            .log_thread
+            .take()
+            .map(|t| t.join().unwrap_or_default())
+            .unwrap_or_default();
         Ok(Outcome {
             done,
             stdout,
             stderr,
+            log,
         })
     }
 }
@@ -814,6 +849,35 @@ impl Drop for Running {
             self.stop();
             let _ = self.agent.wait();
         }
+    }
+}
+
+/// A connected pair of Unix stream sockets (ours, the command's), each
+/// close-on-exec and numbered above 9. A socket, not a pipe: a process
+/// cannot reopen another's socket through `/proc/PID/fd` (ENXIO) as it
+/// can a pipe.
+fn log_socket() -> Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: socketpair fills two fds that we then own; fcntl dups them.
+    unsafe {
+        if libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
+            0,
+            fds.as_mut_ptr(),
+        ) != 0
+        {
+            return Err(std::io::Error::last_os_error()).context("socketpair for the log");
+        }
+        let pair = (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1]));
+        let high = libc::fcntl(pair.1.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 10);
+        if high < 0 {
+            return Err(std::io::Error::last_os_error()).context("moving the log socket");
+        }
+        // The command's end only writes: shut its reading side, so that
+        // nothing langbench's end might send reaches the command.
+        libc::shutdown(pair.0.as_raw_fd(), libc::SHUT_WR);
+        Ok((pair.0, OwnedFd::from_raw_fd(high)))
     }
 }
 

@@ -65,6 +65,9 @@ pub struct Outcome {
     pub done: Done,
     pub stdout: Captured,
     pub stderr: Captured,
+    /// What the command's tree wrote to the socket of `Request::log_fd`
+    /// (the head, bounded; empty without one).
+    pub log: Captured,
 }
 
 /// CPU and memory of a whole contained process tree.

@@ -12,8 +12,8 @@ use std::time::Duration;
 use super::super::escape::{WALK_MIN_NEW, WALK_WATCH_MS};
 use super::super::event::Event;
 use super::super::kit::{
-    Args, Waited, confirm_exec, errno, event_fd, exec_failed, micros, no_child, now_ns, send,
-    write_line,
+    Args, PASS_FD, Waited, confirm_exec, errno, event_fd, exec_failed, micros, no_child, now_ns,
+    send, write_line,
 };
 use super::super::outcome::{Bounds, Done, TreeUsage};
 use super::super::procstat::Stat;
@@ -135,6 +135,30 @@ pub(super) fn close_from(from: i32, keep: Option<i32>) {
             }
         }
     }
+}
+
+/// Closes every descriptor from `from` up but `a` and `b`
+/// (async-signal-safe, as [`close_from`]).
+fn close_except(from: i32, a: i32, b: i32) {
+    let (lo, hi) = (a.min(b), a.max(b));
+    if lo < from {
+        return close_from(from, Some(hi));
+    }
+    // SAFETY: close_range on descriptor numbers; nothing is dereferenced.
+    unsafe {
+        if lo > from {
+            libc::syscall(libc::SYS_close_range, from as u32, (lo - 1) as u32, 0u32);
+        }
+        if hi > lo + 1 {
+            libc::syscall(
+                libc::SYS_close_range,
+                (lo + 1) as u32,
+                (hi - 1) as u32,
+                0u32,
+            );
+        }
+    }
+    close_from(hi + 1, None);
 }
 
 /// One look at the namespace (init excluded): what its processes hold
@@ -462,8 +486,27 @@ unsafe fn exec_command(args: &Args, exec: &Exec, errpipe: [i32; 2]) -> ! {
         }
         libc::close(event_fd());
         libc::close(errpipe[0]);
+        // A work count's log socket, at the number valgrind is told
+        // (`--log-fd`), in valgrind's reserved range where its client
+        // cannot write, close or dup it (see `cachegrind`).
+        let pass = match args.pass_fd {
+            Some(n) if n != PASS_FD && n != errpipe[1] => {
+                if libc::dup2(PASS_FD, n) != n {
+                    let e: i32 = errno();
+                    libc::write(errpipe[1], (&e as *const i32).cast(), 4);
+                    libc::_exit(127);
+                }
+                libc::close(PASS_FD);
+                n
+            }
+            _ => -1,
+        };
         if args.isolate {
-            close_from(3, Some(errpipe[1]));
+            if pass >= 0 {
+                close_except(3, errpipe[1], pass);
+            } else {
+                close_from(3, Some(errpipe[1]));
+            }
             if args.max_procs > 0 {
                 let lim = libc::rlimit {
                     rlim_cur: args.max_procs,

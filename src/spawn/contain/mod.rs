@@ -49,7 +49,7 @@ mod init;
 mod relay;
 pub(crate) mod view;
 
-use super::kit::{Args, EVENT_FD, errno, event_fd, handled_signals, write_line};
+use super::kit::{Args, EVENT_FD, PASS_FD, errno, event_fd, handled_signals, write_line};
 use init::{close_from, hide_cmdline, init_main};
 use relay::relay_events;
 use view::cstr;
@@ -72,8 +72,8 @@ pub(crate) fn agent(args: Args) -> i32 {
         }
         if args.isolate && !args.here {
             // Nothing langbench's parent left open passes on (fd 3 is the
-            // event pipe).
-            close_from(EVENT_FD + 1, None);
+            // event pipe; a work count's log socket is fd 4).
+            close_from(EVENT_FD + 1, args.pass_fd.map(|_| PASS_FD));
         }
         if let Some(ns) = &args.netns {
             // A `prepare` step's namespace, made by langbench, where its
