@@ -105,6 +105,7 @@ pub(crate) fn run(variant: &str, bench: Bench) -> Run {
         continues: None,
         block: None,
         host: None,
+        remembered: None,
     })
 }
 

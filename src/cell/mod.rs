@@ -7,7 +7,9 @@
 //! of a run. [`Program::attempt`] runs its build steps and run once in a
 //! build directory ([`steps`]) and judges it ([`judge`]: the records'
 //! status words). [`measure`] is one measured run of a cell: the attempt,
-//! its figures and verdict in a record.
+//! its figures and verdict in a record. [`remembered`] searches the places
+//! a variant's runs can keep things in (its caches, its prepared copy) for
+//! the answer a run printed.
 //!
 //! Its face: [`Program`] (`new`, `set_caches`, `needs_prepare`, `prepare`,
 //! `vars`, and `attempt` with the attempt's `totals`, `ended` and `verdict`)
@@ -17,6 +19,7 @@
 mod judge;
 mod measure;
 mod program;
+pub(crate) mod remembered;
 mod steps;
 
 pub(crate) use judge::Verdict;

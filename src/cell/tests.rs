@@ -208,3 +208,35 @@ fn the_build_steps_cpu_counts_as_the_process_s_own() {
     );
     assert_eq!(rec.status, Status::Ok, "{:?}", rec.detail);
 }
+
+/// Issue #59, row 6: the hint for a deeper search (and a control run) is
+/// the first run of a cell that beats its first by more than a
+/// toolchain's cache explains, once per cell; whether the first started
+/// on empty caches or not (a remembering program's first run is a cold
+/// one in a fresh edition).
+#[test]
+fn the_deeper_search_is_hinted_once_per_cell() {
+    use super::measure::deeper;
+    let runs = |walls: &[f64]| -> Vec<RunRecord> {
+        walls
+            .iter()
+            .enumerate()
+            .map(|(i, &w)| {
+                let mut r = testing::run("x", Bench::Assoc).nth(i as u32 + 1).wall(w);
+                if i == 0 {
+                    r = r.cache(crate::record::CacheStart::Cold);
+                }
+                r.record()
+            })
+            .collect()
+    };
+    assert!(!deeper(&[], 0.01), "a first run has nothing to beat");
+    assert!(deeper(&runs(&[0.45]), 0.016));
+    assert!(
+        !deeper(&runs(&[0.45, 0.016]), 0.013),
+        "the second such run: searched already"
+    );
+    assert!(!deeper(&runs(&[0.45]), 0.2), "2×: a toolchain's cache");
+    assert!(!deeper(&runs(&[0.1]), 0.001), "milliseconds: noise");
+    assert!(deeper(&runs(&[11.9]), 1.5), "crystal: hinted, then judged");
+}
