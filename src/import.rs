@@ -362,6 +362,7 @@ fn cpu_records(langs: &Languages, csv: &Csv, opts: &Options) -> Result<Vec<RunRe
                 block: None,
                 host: None,
                 remembered: None,
+                seal: None,
             });
         }
     }

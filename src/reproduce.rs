@@ -9,11 +9,12 @@
 //! `--out`, and beside the edition (`EDITION/reproduced/DATE-MACHINE.json`)
 //! only with `--store`: an edition is never written to unasked.
 //!
-//! Ratios, both sides: a run's wall time over the references' interpolated
-//! to its time ([`HostSpeed`]), a cell's the geometric mean of its counted
-//! runs'. An edition measured before references were stored has no passes:
-//! its ratio is then its cell's best over its own reference variants'
-//! cells as measured (one state of the host each), and the output says so.
+//! Ratios, both sides: a run's wall time over the references' in its
+//! sitting (the median of its session's passes, [`HostSpeed`]), a cell's
+//! the fastest of its counted runs'. An edition measured before references
+//! were stored has no passes: its ratio is then its cell's best over its
+//! own reference variants' cells as measured (one state of the host each),
+//! and the output says so.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -55,7 +56,7 @@ pub struct Options {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub(crate) enum EditionBasis {
-    /// Against its references interpolated to each run's time.
+    /// Against its references in each run's sitting.
     ReferencePasses,
     /// Against its reference variants' cells as measured (an edition
     /// without `references.jsonl`).
@@ -132,8 +133,8 @@ fn key(variant: &str, bench: Bench) -> String {
     format!("{variant} {bench}")
 }
 
-/// Each cell's ratio to the references interpolated to its runs' times
-/// (`None` for a cell that cannot be: no figure, no pass around it).
+/// Each cell's ratio to the references of its runs' sittings
+/// (`None` for a cell that cannot be: no figure, no pass in its sitting).
 fn ratios_by_passes(
     stored: &Stored,
     host: &HostSpeed,
@@ -188,7 +189,6 @@ fn ratios_by_cells(
         .map(|((v, b), runs)| {
             let n = match (best(runs), level.get(b)) {
                 (Some(w), Some(l)) => Some(Normalised {
-                    mean: w / l,
                     lo: w / l,
                     hi: w / l,
                     runs: runs.len(),

@@ -70,6 +70,7 @@ impl Cell<'_> {
             block: None,
             host: None,
             remembered: None,
+            seal: None,
         }
     }
 

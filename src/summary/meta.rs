@@ -233,7 +233,7 @@ impl Summary {
                 format!(
                     "by normalised total among complete rows; rows whose normalised totals' \
                      intervals (the sums of their cells' fastest and slowest normalised runs) \
-                     overlap share a rank (=): judged against the references around them, \
+                     overlap share a rank (=): judged against the references of their sittings, \
                      these runs do not tell them apart{precision}. Rows with a failed, \
                      timed-out or missing cell have no total (\"partial\") and no rank"
                 )
