@@ -2,6 +2,7 @@
 //! session): the program's attempt in a fresh build directory, its figures
 //! and verdict in the run's record, and the caches it started on.
 
+use std::path::Path;
 use std::time::Duration;
 
 use anyhow::Result;
@@ -78,12 +79,15 @@ impl Cell<'_> {
     /// run within one timeout, then the verdict) in a fresh build
     /// directory, and whether its caches were cold or warm; then, for a
     /// right answer, where its runs keep things searched for it
-    /// ([`Cell::search`]). `earlier`: the cell's runs before this one.
+    /// ([`Cell::search`]). `earlier`: the cell's runs before this one;
+    /// `None` for a reference pass (searched, never given a control run:
+    /// one run of a maintainers' reference per pass, whose cost is the
+    /// session's).
     pub(crate) fn measure(
         &self,
         run: u32,
         timeout: Duration,
-        earlier: &[RunRecord],
+        earlier: Option<&[RunRecord]>,
     ) -> Result<RunRecord> {
         let build_dir = crate::scratch::dir("build")?;
         let mut rec = self.record(run, Status::Ok, None);
@@ -98,6 +102,10 @@ impl Cell<'_> {
             // --cold-caches: a fresh HOME every run.
             rec.cache = Some(CacheStart::Cold);
         }
+        // What a run of the variant or its `prepare` left before this run
+        // (issue #59): something this run may read instead of working.
+        let kept = self.program.copy.as_deref().is_some_and(Path::exists)
+            || caches.is_some_and(|c| !c.empty());
         let host = crate::hygiene::LoadWatch::start();
         let attempt = self.program.attempt(self.n(), build_dir.path(), timeout)?;
         rec.host = Some(host.end());
@@ -113,7 +121,7 @@ impl Cell<'_> {
         if let Some(c) = caches {
             rec.cache = c.end(rec.cache, program.as_deref(), rec.status == Status::Ok);
         }
-        self.search(&mut rec, earlier, timeout);
+        self.search(&mut rec, earlier.map(|e| (e, kept)), timeout);
         rec.finished_at = now_rfc3339();
         Ok(rec)
     }
@@ -124,18 +132,28 @@ impl Cell<'_> {
     /// than a toolchain's cache explains ([`deeper`]) gets a deeper one
     /// and, if that finds nothing, a control run ([`Cell::control`]).
     /// That ratio alone marks nothing: an honest compiler's warm cache
-    /// makes crystal's second run 8× faster. Found, the run is `escaped`,
-    /// the record says what was found, and the note what it means.
-    fn search(&self, rec: &mut RunRecord, earlier: &[RunRecord], timeout: Duration) {
+    /// makes crystal's second run 8× faster. The cell's first run gets a
+    /// control run too when something was kept before it
+    /// ([`unproven`]). Found, the run is `escaped`, the record says what
+    /// was found, and the note what it means. `earlier`: the cell's runs
+    /// before this one, and whether its caches or prepared copy held
+    /// anything when it started (`None`: a reference pass).
+    fn search(
+        &self,
+        rec: &mut RunRecord,
+        earlier: Option<(&[RunRecord], bool)>,
+        timeout: Duration,
+    ) {
         if !matches!(rec.status, Status::Ok | Status::Escaped) {
             return;
         }
-        let hint = deeper(earlier, rec.wall_s);
+        let hint = earlier.is_some_and(|(e, _)| deeper(e, rec.wall_s));
+        let unproven = rec.attempt > 0 && earlier.is_some_and(|(e, kept)| unproven(e, kept));
         let budget = if hint { Budget::DEEP } else { Budget::RUN };
         let n = self.n();
         let found = match self.program.remembered(n, budget).found {
             Some(f) => Some(format!("{f} held the answer it printed at N={n}")),
-            None if hint => self.control(rec, timeout),
+            None if hint || unproven => self.control(rec, timeout),
             None => None,
         };
         let Some(found) = found else {
@@ -189,6 +207,23 @@ impl Cell<'_> {
             _ => None,
         }
     }
+}
+
+/// Whether a right run is the cell's first measured one while its caches
+/// or prepared copy held something (`kept`) when it started: an answer
+/// kept there before the cell (by `prepare`, for a size known in advance;
+/// by an earlier session at this size; by another program of the
+/// variant) makes even the cell's first run fast, and no later run is
+/// faster than it to hint at it ([`deeper`]), in whatever form no search
+/// reads: a control run answers (issue #59, row 6). Where the caches
+/// were empty and there is no `prepare`, the first run could read
+/// nothing and did the work; a later run that reads what it kept is
+/// hinted by its time. Once per cell, and only for a variant with
+/// `caches` or `prepare`: the cost of one unmeasured run.
+pub(super) fn unproven(earlier: &[RunRecord], kept: bool) -> bool {
+    kept && !earlier
+        .iter()
+        .any(|r| r.attempt > 0 && r.status.has_figures())
 }
 
 /// Whether a run of `wall_s` seconds is the first of its cell to beat the

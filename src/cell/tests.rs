@@ -240,3 +240,20 @@ fn the_deeper_search_is_hinted_once_per_cell() {
     assert!(!deeper(&runs(&[0.1]), 0.001), "milliseconds: noise");
     assert!(deeper(&runs(&[11.9]), 1.5), "crystal: hinted, then judged");
 }
+
+/// Issue #59, row 6: an answer kept before the cell (by `prepare`, an
+/// earlier session, another program of the variant) makes even its first
+/// run fast, with nothing faster after it to hint at it: the cell's first
+/// measured run gets a control run when its caches or prepared copy held
+/// anything, once; a first run on empty caches without `prepare` could
+/// read nothing, and needs none.
+#[test]
+fn a_first_run_on_kept_things_is_controlled_once() {
+    use super::measure::unproven;
+    let first = testing::run("x", Bench::Assoc).nth(1).wall(0.02).record();
+    let warm_up = testing::run("x", Bench::Assoc).nth(0).wall(0.5).record();
+    assert!(unproven(&[], true));
+    assert!(unproven(&[warm_up], true), "a warm-up run is not measured");
+    assert!(!unproven(&[], false), "nothing kept: nothing to read");
+    assert!(!unproven(&[first], true), "controlled already");
+}

@@ -525,7 +525,7 @@ impl CellExecutor for Suite<'_> {
             .saturating_sub(run);
         self.progress
             .start_run(line, self.opts.timeout, expected, rest, more);
-        let rec = self.ready[&j].measure(run, self.opts.timeout, done);
+        let rec = self.ready[&j].measure(run, self.opts.timeout, Some(done));
         self.progress.end_run();
         let rec = rec?;
         if interrupted() {
@@ -633,7 +633,7 @@ impl CellExecutor for Suite<'_> {
                 .part(" · ", bench.to_string(), KEEP);
             let what = line.text();
             progress.start_run(line, timeout, None, None, 0);
-            let rec = cell.measure(pass + 1, timeout, &[]);
+            let rec = cell.measure(pass + 1, timeout, None);
             progress.end_run();
             let mut rec = rec?;
             if interrupted() {
