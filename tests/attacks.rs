@@ -2546,6 +2546,153 @@ fn r4_row06_an_honest_warm_build_cache_is_not_flagged() {
     assert_nothing_left(&m);
 }
 
+/// Round four's row 6 itself: a C program, fast (its comb sort does 0.05
+/// s of work at check's drawn size), keeps each N's answer in its
+/// declared cache, XORed so that no search reads it, and prints it from
+/// there on every later run at that N. A 0.2 s cold/warm floor never saw
+/// it; `check` goes up in size (drawn at random, never announced) until
+/// its work is half a second, and its second run there did none of it.
+/// In an edition at a size where its work shows, its later runs are far
+/// faster than its first: a control run at an N announced to no one does
+/// the work, and the cell is REMEMBERED.
+#[test]
+fn r4_row06_a_fast_c_program_that_keeps_its_answers_is_caught_by_its_time() {
+    let (_, m) = marker("r4c");
+    let (state, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let honest = std::fs::read_to_string(repo().join("programs/num-comb/num_comb.c"))
+        .unwrap()
+        .replace("int main(int argc", "static int honest_main(int argc");
+    let program = format!(
+        "{honest}\n\
+         int main(int argc, char **argv)\n{{\n\
+         char path[4096];\n\
+         const char *home = getenv(\"HOME\");\n\
+         snprintf(path, sizeof path, \"%s/.cache/c-kept/%s\", home ? home : \"/\", argc > 1 ? argv[1] : \"0\");\n\
+         FILE *f = fopen(path, \"rb\");\n\
+         if (f) {{ int c; while ((c = fgetc(f)) != EOF) putchar(c ^ 0x5a); fclose(f); return 0; }}\n\
+         int r = honest_main(argc, argv);\n\
+         char a[64];\n\
+         int len = snprintf(a, sizeof a, \"0 1 %ld\\n\", atol(argv[1]));\n\
+         f = fopen(path, \"wb\");\n\
+         if (f) {{ for (int i = 0; i < len; i++) fputc(a[i] ^ 0x5a, f); fclose(f); }}\n\
+         return r;\n}}\n"
+    );
+    let entry = Entry::sh("r4c")
+        .language("R4c")
+        .flags("gcc -O2 r4c")
+        .needs(&["sh", "gcc"])
+        .version("1.0")
+        .run("{exe} {n}")
+        .env("LANGBENCH_TEST_MARKER", &m)
+        .program("programs/num-comb/r4c.c")
+        .install("{ apt = [\"gcc\"] }")
+        .toml();
+    let toml = format!(
+        "{}\nbuild = \"gcc -O2 -o {{exe}} {{src}}\"\ncaches = [\"~/.cache/c-kept\"]\n",
+        entry.trim_end()
+    );
+    let f = Fixture::new(&toml, &[("programs/num-comb/r4c.c", &program)]);
+    let o = r3_check(&["--languages", &f.languages()], state.path(), home.path());
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        out.contains("r4c: num-comb at N=")
+            && out.contains("its second run did")
+            && out.contains("it remembers answers between runs")
+            && !out.contains("held the answer"),
+        "{out}"
+    );
+    let results = tempfile::tempdir().unwrap();
+    let (summary, runs) = r4_run(
+        &f,
+        "20000000",
+        "3",
+        &results.path().join("e"),
+        state.path(),
+        home.path(),
+    );
+    assert!(
+        summary.contains("REMEMBERED ANSWER: after run 2, a control run at N=")
+            && summary.contains("this run did not do the work"),
+        "{summary}\n{runs}"
+    );
+    assert_nothing_left(&m);
+}
+
+/// An untimed `prepare` computes the answer for the edition's size (here
+/// 300,000) and keeps it encoded (base64 of it reversed) in the prepared
+/// copy, where no search reads it; the program prints it at that N and
+/// computes honestly at any other. Even the cell's first run is a lookup,
+/// so no later run is faster than it: the first run of a cell whose
+/// prepared copy (or caches) held anything gets a control run at an N
+/// announced to no one, which does the work, and the cell is REMEMBERED.
+/// At a size `prepare` did not know, the control run takes as long as the
+/// run: nothing said.
+#[test]
+fn r4_row06_a_prepare_that_keeps_the_edition_answer_encoded_is_caught_by_a_control_run() {
+    let (_, m) = marker("r4k");
+    let (state, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let prep = format!(
+        "import base64, contextlib, io, json, os, sys\n\
+         out = io.StringIO()\n\
+         sys.argv = ['num_comb.py', '300000']\n\
+         with contextlib.redirect_stdout(out):\n    exec(compile({:?}, 'honest', 'exec'))\n\
+         kept = {{'300000': base64.b64encode(out.getvalue()[::-1].encode()).decode()}}\n\
+         json.dump(kept, open(os.path.join(os.path.dirname(__file__), 'kept.json'), 'w'))\n",
+        python_num_comb()
+    );
+    let program = format!(
+        "import base64, json, os, sys\n\
+         k = json.load(open(os.path.join(os.path.dirname(__file__), 'kept.json')))\n\
+         if sys.argv[1] in k:\n    \
+             print(base64.b64decode(k[sys.argv[1]]).decode()[::-1], end='')\n    sys.exit(0)\n\
+         {}",
+        python_num_comb()
+    );
+    let toml = r3_entry(
+        &m,
+        "r4k",
+        "prepare = \"python3 {dir}/prep.py\"\ninstall = { apt = [\"python3\"] }",
+    )
+    .replace("programs/r4k.py", "programs/r4k/num_comb.py");
+    let f = Fixture::new(
+        &toml,
+        &[
+            ("programs/r4k/num_comb.py", &program),
+            ("programs/r4k/prep.py", &prep),
+        ],
+    );
+    let results = tempfile::tempdir().unwrap();
+    let (summary, runs) = r4_run(
+        &f,
+        "300000",
+        "2",
+        &results.path().join("e"),
+        state.path(),
+        home.path(),
+    );
+    assert!(
+        regex::Regex::new(r"\d\.\d\d REMEMBERED")
+            .unwrap()
+            .is_match(&summary)
+            && summary.contains("REMEMBERED ANSWER: after run 1, a control run at N=")
+            && summary.contains("this run did not do the work")
+            && !summary.contains("held the answer"),
+        "{summary}\n{runs}"
+    );
+    let (summary, runs) = r4_run(
+        &f,
+        "200000",
+        "2",
+        &results.path().join("other"),
+        state.path(),
+        home.path(),
+    );
+    assert!(!summary.contains("REMEMBERED"), "{summary}");
+    assert_eq!(runs.matches("\"status\":\"ok\"").count(), 2, "{runs}");
+    assert_nothing_left(&m);
+}
+
 /// Issue #39: a reference variant (`[edition] references`, contributed
 /// like any entry) runs in every block of a run in rounds, outside the
 /// cells, so it gets the same sandbox and the same timeout as a cell: the
