@@ -17,7 +17,7 @@ use crate::util::*;
 /// The python prelude every attack program starts with: `won` collects what
 /// worked, `done()` prints the verdict.
 const PRELUDE: &str = "import os, sys, socket, stat\nwon = []\n\
-def done():\n    print('; '.join(won) if won else '0 1 1000')\n";
+def done():\n    print('; '.join(won) if won else ' '.join(['0', '1'] + (sys.argv[1:2] or ['1000'])))\n";
 
 fn attack(body: &str) -> String {
     format!("{PRELUDE}{body}\ndone()\n")
@@ -725,12 +725,13 @@ fn check_prints_what_a_program_left_in_home_inert_and_follows_no_symlink() {
     let names = "import os, sys\nh = os.environ['HOME']\n\
         open(os.path.join(h, 'evil\\x1b[31mred\\nlanguages.toml:1: x: forged; ok'), 'w').write('x')\n\
         os.makedirs(os.path.join(h, '.cache', '\\x1b]0;title\\x07'), exist_ok=True)\n\
-        open(os.path.join(h, '.cache', '\\x1b]0;title\\x07', 'f'), 'w').write('x')\n\
-        print('0 1', sys.argv[1])\n";
+        open(os.path.join(h, '.cache', '\\x1b]0;title\\x07', 'f'), 'w').write('x')\n";
+    // Both do the work (check judges how their time grows with N).
+    let names = format!("{names}{}", python_num_comb());
     let swap = "import os, sys\nb = '/tmp/build/.home'\n\
         try:\n    os.rename(b, '/tmp/build/.moved')\n    os.symlink('/', b)\nexcept OSError as e:\n    \
-        print('cannot swap HOME:', e, file=sys.stderr)\n\
-        print('0 1', sys.argv[1])\n";
+        print('cannot swap HOME:', e, file=sys.stderr)\n";
+    let swap = format!("{swap}{}", python_num_comb());
     let entry = |id: &str| {
         Entry::sh(id)
             .language(id)
@@ -744,7 +745,7 @@ fn check_prints_what_a_program_left_in_home_inert_and_follows_no_symlink() {
     };
     let f = Fixture::new(
         &format!("{}{}", entry("names"), entry("swap")),
-        &[("programs/names.py", names), ("programs/swap.py", swap)],
+        &[("programs/names.py", &names), ("programs/swap.py", &swap)],
     );
     let o = Command::new(bin())
         .args(["check", "--languages", &f.languages(), "names", "swap"])
