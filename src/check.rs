@@ -2,8 +2,10 @@
 //! what the pull request's CI runs. It validates the whole languages file
 //! (syntax, fields, defaults repeated), then runs each selected variant's
 //! programs twice at each of two small sizes, the second drawn at random,
-//! through the spawner, verifies them, and fails a second run that beats
-//! its first by more than a toolchain's cache explains.
+//! through the spawner, verifies them, searches what their runs and
+//! `prepare` keep for the answers they printed, and judges how their time
+//! scales with N: work that does not grow, and a second run that skips
+//! the work, fail (issue #59, row 6).
 //! Every problem is one line: `file:line: variant: what is wrong; what to do`.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -16,6 +18,7 @@ use anyhow::{Context, Result, bail};
 use regex::Regex;
 
 use crate::bench::Bench;
+use crate::cell::remembered::Budget;
 use crate::cell::{Ended, Program, Verdict};
 use crate::config::{Languages, Variant};
 use crate::record::Status;
@@ -44,13 +47,16 @@ pub fn sizes(seed: u64) -> [u64; 2] {
     [TINY, fastrand::Rng::with_seed(seed).u64(RANDOM_SIZES)]
 }
 
-/// A seed from the clock, for a `check` given none: a size nobody knows
-/// before the check starts.
-pub(crate) fn clock_seed() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64)
-        ^ u64::from(std::process::id())
+/// A seed for a `check` given none: from the OS's random source (std's
+/// per-process hasher keys, as [`crate::record::random_tag`]), held only
+/// in langbench's memory until the check prints it at its end, so no
+/// size is known before the check starts, and none can be derived by a
+/// sandboxed `prepare` (it was the clock and langbench's pid, which a
+/// command that reads the clock, on a host whose pids are few, could
+/// guess).
+pub(crate) fn random_seed() -> u64 {
+    use std::hash::BuildHasher;
+    std::hash::RandomState::new().hash_one(std::time::SystemTime::now())
 }
 
 /// One problem, on one line.
@@ -177,7 +183,7 @@ pub(crate) fn selection(langs: &Languages, opts: &Options) -> Result<Vec<String>
 
 /// Runs the whole check: the file, then the selected variants.
 pub(crate) fn check(spawner: &Spawner, langs: &Languages, opts: &Options) -> Result<Findings> {
-    let seed = opts.seed.unwrap_or_else(clock_seed);
+    let seed = opts.seed.unwrap_or_else(random_seed);
     let mut found = Findings {
         sizes: sizes(seed),
         seed,
@@ -521,7 +527,7 @@ fn check_variant(
             continue;
         }
         ran = true;
-        let sizes = found.sizes;
+        let sizes = (found.sizes, found.seed);
         let (file, line, what, todo) =
             match check_program(spawner, v, bench, sizes, opts.timeout, &mut stray) {
                 Ok(()) => continue,
@@ -638,25 +644,40 @@ enum Wrong {
     Declared(String),
 }
 
+/// CPU seconds of work (beyond its time at N = [`TINY`]) `check` looks
+/// for in a program's run before it judges whether a second run did the
+/// work too (issue #59, row 6): far above what a build's CPU time varies
+/// by between runs, so that a quarter of it is no accident of the machine.
+pub(crate) const WORK_S: f64 = 0.5;
+
+/// CPU seconds of work a program must show by [`LADDER_TOP`] times the
+/// edition's size, at the latest: the fastest honest program does twenty
+/// times as much there (c-gcc sorts 10,000,000 floats in 0.45 s of CPU
+/// here); one that does not prints an answer it does not compute
+/// (`echo 0 1 $1`).
+pub(crate) const GROWS_S: f64 = 0.1;
+
+/// How far past the edition's size `check` goes to see a program's work
+/// (its sizes stop at [`WORK_S`] of work, so only the fastest programs
+/// come near it): c-gcc's num-comb does 0.45 s of work at the edition's
+/// 10,000,000 here, under [`WORK_S`], and an answer it kept went unseen
+/// there; at four times that size (320 MB of doubles) it does 2 s.
+pub(crate) const LADDER_TOP: u64 = 4;
+
 /// Prepares one program (its own caches, apart from the measured runs',
 /// keyed by no version) and runs it twice at each of `sizes` (`prepare`
-/// never sees them: it runs first, and is given no size), until a run is
-/// not `ok` or a second run beats its first by more than a toolchain's
-/// cache explains ([`crate::noise::beats_cold`]): it remembered the answer
-/// in its caches (issue #37, row 5).
-///
-/// Only the pairs after the first are judged: the first run at the first
-/// size may be the toolchain's first build of the program in these caches
-/// (`go run` builds its runtime: 144× slower than its second run), while
-/// by the second size the caches hold that build and the same program
-/// gains nothing legitimate from a second run at a new N. The times
-/// compared are the whole runs' (build steps and run), as the figure is:
-/// a build step can remember an answer too.
+/// never sees them: it runs first, is given no size, and the second size
+/// is drawn from a seed no sandboxed command can read), then judges how
+/// its time scales ([`scaling`]). After every run that was right, its
+/// caches and prepared copy are searched for the answer it printed
+/// ([`crate::cell::remembered`]): found, it remembers answers (issue #59,
+/// row 6), whether an earlier run kept it there or `prepare` computed it
+/// for a size known in advance (N = 1,000 is).
 fn check_program(
     spawner: &Spawner,
     v: &Variant,
     bench: Bench,
-    sizes: [u64; 2],
+    (sizes, seed): ([u64; 2], u64),
     timeout: Duration,
     stray: &mut Stray,
 ) -> Result<(), Wrong> {
@@ -667,41 +688,131 @@ fn check_program(
     program
         .prepare(timeout)
         .map_err(|e| Wrong::Prepare(e.to_string()))?;
-    let mut right_at = None;
+    let mut runs = Runs {
+        program: &program,
+        timeout,
+        stray,
+        right_at: None,
+    };
+    let mut cpu = [[0.0; 2]; 2];
     for (i, n) in sizes.into_iter().enumerate() {
-        let mut walls = [0.0; 2];
-        for wall in &mut walls {
-            let ran = run_program(&program, n, timeout, stray);
-            if ran.verdict.status != Status::Ok {
-                return Err(wrong(v, bench, n, right_at, &ran.verdict, &ran.stdout));
-            }
-            right_at.get_or_insert(n);
-            *wall = ran.wall_s;
-        }
-        let [cold, warm] = walls;
-        if i > 0 && crate::noise::beats_cold(cold, warm) {
-            return Err(remembered(bench, n, sizes[0], cold, warm));
+        for c in &mut cpu[i] {
+            *c = runs.once(n)?;
         }
     }
-    Ok(())
+    scaling(&mut runs, sizes, cpu, seed)
 }
 
-/// A second run at N = `n` took `warm` seconds, its first `cold`, after
-/// the program had run at `first`: it remembered the answer.
-fn remembered(bench: Bench, n: u64, first: u64, cold: f64, warm: f64) -> Wrong {
-    use crate::noise::WARM_FACTOR;
-    Wrong::Run {
-        what: format!(
-            "{bench} at N={n} (drawn at random): its second run took {warm:.3} s, its first \
-             {cold:.3} s, {:.0}× faster, more than the {WARM_FACTOR}× a toolchain's cache \
-             explains (both ran after the program had run at N={first}, so its caches held \
-             its build): it remembers answers between runs",
-            cold / warm.max(1e-6)
-        ),
-        todo: "compute the answer from N in every run, and keep nothing of an answer in \
-               `caches` or files (CONTRIBUTING.md: \"Remembered answers\")"
-            .into(),
+/// One program's runs in `check`: each judged as `run` judges it, then
+/// its caches and prepared copy searched.
+struct Runs<'p, 's> {
+    program: &'p Program<'p>,
+    timeout: Duration,
+    stray: &'s mut Stray,
+    /// The first size it was right at.
+    right_at: Option<u64>,
+}
+
+impl Runs<'_, '_> {
+    /// One run at `n`: its CPU seconds (build steps and run) when it was
+    /// right and nothing kept its answer.
+    fn once(&mut self, n: u64) -> Result<f64, Wrong> {
+        let (v, bench) = (self.program.variant, self.program.bench);
+        let ran = run_program(self.program, n, self.timeout, self.stray);
+        if ran.verdict.status != Status::Ok {
+            return Err(wrong(v, bench, n, self.right_at, &ran.verdict, &ran.stdout));
+        }
+        self.right_at.get_or_insert(n);
+        let searched = self.program.remembered(n, Budget::RUN);
+        if let Some(found) = searched.found {
+            return Err(Wrong::Run {
+                what: format!(
+                    "{bench} at N={n}: after a right run, {found} held the answer it printed: \
+                     it keeps answers where its runs (or its untimed `prepare`) leave them"
+                ),
+                todo: remembered_todo(),
+            });
+        }
+        Ok(ran.cpu_s)
     }
+}
+
+fn remembered_todo() -> String {
+    "compute the answer from N in every run, and keep nothing of an answer in `caches`, \
+     `prepare`'s files or anywhere else (CONTRIBUTING.md: \"Remembered answers\")"
+        .into()
+}
+
+/// How its CPU time scales (issue #59, row 6): from its faster run at
+/// N = [`TINY`] (`cpu[0]`, whose start-up and cached build every run
+/// shares) to a size where its work is [`WORK_S`] or more: the drawn
+/// size (`cpu[1]`), else larger sizes drawn at random (4 to 8 times the
+/// last, never announced, at most [`LADDER_TOP`] times the edition's
+/// size), each run once until the work is there. A program whose work has not grown by
+/// [`GROWS_S`] by then does not do it; at the size reached, a second run
+/// must do at least a quarter of the first's work
+/// ([`crate::noise::WARM_FACTOR`]), or it remembered what the first
+/// computed, wherever it kept it. Only these two runs are compared: by
+/// then the caches hold the program's build, so a toolchain's warm cache
+/// (crystal's 8× at the edition's sizes) is in both.
+fn scaling(
+    runs: &mut Runs<'_, '_>,
+    sizes: [u64; 2],
+    cpu: [[f64; 2]; 2],
+    seed: u64,
+) -> Result<(), Wrong> {
+    let bench = runs.program.bench;
+    let base = cpu[0][0].min(cpu[0][1]);
+    let edition = crate::bench::Size::Ed2021.n(bench);
+    let cap = LADDER_TOP * edition;
+    // Its own stream of the seed: `--seed` repeats these sizes too.
+    let mut rng = fastrand::Rng::with_seed(seed ^ 0x5ca1_ab1e);
+    let (mut n, mut first, mut second) = (sizes[1], cpu[1][0], Some(cpu[1][1]));
+    while first - base < WORK_S && n < cap {
+        n = rng.u64(n.saturating_mul(4)..=n.saturating_mul(8)).min(cap);
+        first = runs.once(n)?;
+        second = None;
+    }
+    let (tiny, work) = (sizes[0], first - base);
+    if work < GROWS_S {
+        return Err(Wrong::Run {
+            what: format!(
+                "{bench}: its time does not grow with N: {base:.3} s of CPU at N={tiny}, \
+                 {first:.3} s at N={n}, less than {GROWS_S} s more for {:.0}× the size: it \
+                 prints an answer it does not compute",
+                n as f64 / tiny as f64
+            ),
+            todo: remembered_todo(),
+        });
+    }
+    if work < WORK_S {
+        // Fast even past the edition's size: its runs' difference is too
+        // small to judge.
+        return Ok(());
+    }
+    let second = match second {
+        Some(s) => s,
+        None => runs.once(n)?,
+    };
+    let again = second - base;
+    if again < work / crate::noise::WARM_FACTOR {
+        let drawn = if n < cap {
+            "drawn at random"
+        } else {
+            "the largest size check runs"
+        };
+        return Err(Wrong::Run {
+            what: format!(
+                "{bench} at N={n} ({drawn}): its second run did {:.3} s of work (CPU beyond \
+                 its {base:.3} s at N={tiny}), its first {work:.3} s: more than {}× less, \
+                 with its build cached for both: it remembers answers between runs",
+                again.max(0.0),
+                crate::noise::WARM_FACTOR,
+            ),
+            todo: remembered_todo(),
+        });
+    }
+    Ok(())
 }
 
 /// What is wrong with a run at size `n` (`right_at`: the first size it was
@@ -778,7 +889,7 @@ fn spec_format(bench: Bench) -> Regex {
 /// judges it as `run` does; then, when it ran sandboxed, adds what it left
 /// in its HOME outside its declared caches to `stray`. Not a measurement
 /// for a table: `run` measures; this says whether it is right, and how
-/// long it took (to compare with its other run at that size).
+/// much CPU it took (to compare with its other runs).
 fn run_program(program: &Program, n: u64, timeout: Duration, stray: &mut Stray) -> Ran {
     let failed = |detail: String| Ran {
         verdict: Verdict {
@@ -786,7 +897,7 @@ fn run_program(program: &Program, n: u64, timeout: Duration, stray: &mut Stray) 
             detail: Some(detail),
         },
         stdout: String::new(),
-        wall_s: 0.0,
+        cpu_s: 0.0,
     };
     let build = match crate::scratch::dir("check") {
         Ok(b) => b,
@@ -798,7 +909,7 @@ fn run_program(program: &Program, n: u64, timeout: Duration, stray: &mut Stray) 
                 Ended::Ran(o) => o.stdout.text(),
                 _ => String::new(),
             },
-            wall_s: a.totals.wall().as_secs_f64(),
+            cpu_s: a.totals.cpu().as_secs_f64(),
             verdict: a.verdict,
         },
         Err(e) => failed(format!("{e:#}")),
@@ -812,12 +923,12 @@ fn run_program(program: &Program, n: u64, timeout: Duration, stray: &mut Stray) 
     result
 }
 
-/// One run of `check`'s: its verdict, what it printed, and its wall
+/// One run of `check`'s: its verdict, what it printed, and its CPU
 /// seconds (build steps and run).
 struct Ran {
     verdict: Verdict,
     stdout: String,
-    wall_s: f64,
+    cpu_s: f64,
 }
 
 /// What a variant's runs left in their sandboxed HOME outside its declared

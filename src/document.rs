@@ -300,7 +300,9 @@ impl Flag {
             Flag::Noisy => "noisy: its runs spread more than the threshold",
             Flag::PartialCell => "fewer runs than asked for (interrupted)",
             Flag::Wrong => "non-zero exit or wrong output",
-            Flag::Escaped => "work escaped the process's own figures",
+            Flag::Escaped => {
+                "work escaped the process's own figures, or was done before it (REMEMBERED)"
+            }
             Flag::Timeout => "killed at the timeout: no time",
             Flag::Failed => "failed, crashed or out of memory: no figure",
             Flag::Partial => "partial total: not every benchmark has a figure",

@@ -363,6 +363,7 @@ fn cpu_records(langs: &Languages, csv: &Csv, opts: &Options) -> Result<Vec<RunRe
                 block: None,
                 host: None,
                 probe: None,
+                remembered: None,
                 seal: None,
             });
         }

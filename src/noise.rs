@@ -10,24 +10,30 @@ use serde::Serialize;
 use crate::record::{RunRecord, SessionRecord};
 
 /// How many times faster than a program's first run at a size a later run
-/// at the same size, on the same caches, may be before it is taken for a
-/// remembered answer (issue #37, row 5): `check` fails such a variant, and
-/// an edition's cell gets a note no reviewer misses.
+/// at the same size, on the same caches, may be before it hints at a
+/// remembered answer (issue #37, row 5). A hint, never a mark by itself
+/// (issue #59, row 6: crystal's warm build cache made its run 3 8× faster
+/// than run 1, and the edition called a correct program's figure a
+/// remembered answer): in `run` it sends the cell's runs to a deeper
+/// search of its caches and prepared copy and a control run at an N
+/// announced to no one (`cell::measure`); in `check`, where both runs
+/// compared have the program's build cached, a second run that does less
+/// than a quarter of its first's work fails (`check::scaling`).
 ///
-/// Why 4: it is judged only where the first run did not start on empty
-/// toolchain caches (the program had run with them before), so a
-/// toolchain's cache of the program's build is warm in both runs and
-/// nothing legitimate makes the second much faster. Measured here (a
+/// Why 4: where both runs have the program's build cached, nothing
+/// legitimate makes the second much faster. Measured here (a
 /// 2-core host at load 7, `langbench run --size 30000 --runs 3` on fresh
 /// caches, then the stored 2026 edition): after their first run, python3,
 /// java, node, c-gcc and go runs differ by at most 1.7× (node assoc 0.30
 /// s → 0.18 s), and in the 2026 edition (2021 sizes) a warm first run by
 /// at most 1.4× (go num-comb 1.01 s → 0.74 s); twice that margin for a
-/// loaded machine. A first run on empty caches is not judged: there `go
-/// run` builds its runtime (19.8 s → 0.14 s, 144×, assoc at N = 30,000)
-/// and Crystal its prelude (7.5× at the 2021 sizes), which no factor tells
-/// from a remembered answer. Remembered answers at the edition's sizes
-/// make a figure 45–75× too fast (the issue's attack).
+/// loaded machine. A first run that builds what the toolchain caches is
+/// far slower (`go run` builds its runtime: 19.8 s → 0.14 s, 144×, assoc
+/// at N = 30,000; Crystal its prelude: 7.5× at the 2021 sizes, and 8× in
+/// an edition whose run 1 was not labelled cold), which no factor tells
+/// from a remembered answer: hence a hint, answered by evidence.
+/// Remembered answers at the edition's sizes make a figure 45–75× too
+/// fast (issue #37's attack).
 pub(crate) const WARM_FACTOR: f64 = 4.0;
 
 /// Seconds a later run must gain on the first before [`WARM_FACTOR`]

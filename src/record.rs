@@ -54,7 +54,9 @@ pub enum Status {
     /// Work escaped the measured process's own accounting: processes still
     /// running when it exited (killed with its namespace), or a process
     /// tree that cost far more CPU or memory than the process itself (see
-    /// `tree_cpu_s`, `tree_max_rss_kb`), or a supervisor that lost control.
+    /// `tree_cpu_s`, `tree_max_rss_kb`), or a supervisor that lost control,
+    /// or the answer it printed kept where its runs keep things for the
+    /// next (`remembered`): the work done before the run, not by it.
     /// The figures are the process's own, flagged.
     Escaped,
     /// Non-zero exit (or a failed build / prepare step) without the expected output.
@@ -238,6 +240,16 @@ pub struct RunRecord {
     /// older records.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub probe: Option<MemProbe>,
+    /// The answer the run printed was found, after it, where the
+    /// variant's runs keep things for the next: the file, as the program
+    /// sees it, and the place (`` `~/.cache/ans/3000` in its declared
+    /// caches ``, `` `answers.json` in its prepared copy ``). Such a run is
+    /// `escaped` (the work may have been done before it, by an earlier
+    /// run or its untimed `prepare`), and its cell shows `REMEMBERED`.
+    /// Absent: nothing found, or not searched (a run that was not right,
+    /// older records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remembered: Option<String>,
     /// The seal of the machine that measured it (issue #59): HMAC-SHA256
     /// (hex) of the record's JSON without this field, under a key kept in
     /// that machine's langbench state directory (`crate::seal`).

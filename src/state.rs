@@ -226,7 +226,7 @@ impl Caches {
     }
 
     /// Every cache directory is empty.
-    fn empty(&self) -> bool {
+    pub(crate) fn empty(&self) -> bool {
         self.dirs
             .iter()
             .all(|(host, _)| std::fs::read_dir(host).map_or(true, |mut d| d.next().is_none()))

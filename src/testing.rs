@@ -107,6 +107,7 @@ pub(crate) fn run(variant: &str, bench: Bench) -> Run {
         block: None,
         host: None,
         probe: None,
+        remembered: None,
         seal: None,
     })
 }

@@ -17,7 +17,7 @@ use crate::util::*;
 /// The python prelude every attack program starts with: `won` collects what
 /// worked, `done()` prints the verdict.
 const PRELUDE: &str = "import os, sys, socket, stat\nwon = []\n\
-def done():\n    print('; '.join(won) if won else '0 1 1000')\n";
+def done():\n    print('; '.join(won) if won else ' '.join(['0', '1'] + (sys.argv[1:2] or ['1000'])))\n";
 
 fn attack(body: &str) -> String {
     format!("{PRELUDE}{body}\ndone()\n")
@@ -725,12 +725,13 @@ fn check_prints_what_a_program_left_in_home_inert_and_follows_no_symlink() {
     let names = "import os, sys\nh = os.environ['HOME']\n\
         open(os.path.join(h, 'evil\\x1b[31mred\\nlanguages.toml:1: x: forged; ok'), 'w').write('x')\n\
         os.makedirs(os.path.join(h, '.cache', '\\x1b]0;title\\x07'), exist_ok=True)\n\
-        open(os.path.join(h, '.cache', '\\x1b]0;title\\x07', 'f'), 'w').write('x')\n\
-        print('0 1', sys.argv[1])\n";
+        open(os.path.join(h, '.cache', '\\x1b]0;title\\x07', 'f'), 'w').write('x')\n";
+    // Both do the work (check judges how their time grows with N).
+    let names = format!("{names}{}", python_num_comb());
     let swap = "import os, sys\nb = '/tmp/build/.home'\n\
         try:\n    os.rename(b, '/tmp/build/.moved')\n    os.symlink('/', b)\nexcept OSError as e:\n    \
-        print('cannot swap HOME:', e, file=sys.stderr)\n\
-        print('0 1', sys.argv[1])\n";
+        print('cannot swap HOME:', e, file=sys.stderr)\n";
+    let swap = format!("{swap}{}", python_num_comb());
     let entry = |id: &str| {
         Entry::sh(id)
             .language(id)
@@ -744,7 +745,7 @@ fn check_prints_what_a_program_left_in_home_inert_and_follows_no_symlink() {
     };
     let f = Fixture::new(
         &format!("{}{}", entry("names"), entry("swap")),
-        &[("programs/names.py", names), ("programs/swap.py", swap)],
+        &[("programs/names.py", &names), ("programs/swap.py", &swap)],
     );
     let o = Command::new(bin())
         .args(["check", "--languages", &f.languages(), "names", "swap"])
@@ -2148,8 +2149,9 @@ fn r3_check(args: &[&str], state: &Path, home: &Path) -> std::process::Output {
 /// Row 5 (a): an untimed `prepare` precomputes the answers for the sizes
 /// it can guess (`check`'s were fixed: 1,000 and 12,345; the editions'
 /// are published), and the program prints them without work. `check`'s
-/// second size is drawn at random: the program has no answer there, and
-/// it fails, naming the size.
+/// second size is drawn at random, and (issue #59, row 6) the answer at
+/// the size it can guess, N = 1,000, is found where `prepare` left it:
+/// it fails there, naming the file.
 #[test]
 fn r3_row05_prepare_cannot_precompute_the_answers_check_asks_for() {
     let (_, m) = marker("r5p");
@@ -2195,10 +2197,10 @@ fn r3_row05_prepare_cannot_precompute_the_answers_check_asks_for() {
         .nth(1)
         .unwrap_or_else(|| panic!("the seed is printed: {out}"));
     assert!(
-        out.contains("r5p: assoc at N=")
-            && out.contains("wrong-output, though right at N=1000")
-            && !out.contains("assoc at N=1000: wrong")
-            && !out.contains("ok: r5p")
+        out.contains(
+            "r5p: assoc at N=1000: after a right run, `answers.json` in its prepared copy \
+             (what `prepare` left) held the answer it printed"
+        ) && !out.contains("ok: r5p")
             && out.contains("check: 1 problem(s)"),
         "{out}"
     );
@@ -2222,12 +2224,11 @@ fn r3_row05_prepare_cannot_precompute_the_answers_check_asks_for() {
 }
 
 /// Row 5 (b): a declared cache remembers each N's answer, so every run
-/// after the first at a size skips the work (here four seconds of sleep,
-/// far more than a loaded machine adds to a run's start).
-/// `check` runs each size twice and fails the second run at its random
-/// size; in an edition whose caches were warm from an earlier session,
-/// the cell whose later runs beat its first gets a note no reviewer
-/// misses.
+/// after the first at a size skips the work (here half a second of
+/// sleep). Issue #59, row 6: what the cache holds is the evidence, not
+/// how much faster the later runs are: `check` finds the answer in the
+/// cache after its first run, and in an edition the cell is `escaped`,
+/// shows REMEMBERED and names the file.
 #[test]
 fn r3_row05_a_cache_that_remembers_answers_is_flagged_by_check_and_in_the_edition() {
     let (_, m) = marker("r5c");
@@ -2235,7 +2236,7 @@ fn r3_row05_a_cache_that_remembers_answers_is_flagged_by_check_and_in_the_editio
     let program = "import os, sys, time\n\
         p = os.path.expanduser('~/.cache/ans/' + sys.argv[1])\n\
         if os.path.exists(p):\n    print(open(p).read(), end='')\n\
-        else:\n    time.sleep(4)\n    a = '0 1 %s\\n' % sys.argv[1]\n    \
+        else:\n    time.sleep(0.5)\n    a = '0 1 %s\\n' % sys.argv[1]\n    \
         open(p, 'w').write(a)\n    print(a, end='')\n";
     let toml = format!(
         "[[variant]]\nid = \"r5c\"\nlanguage = \"R5c\"\nflags = \"python3 r5c\"\n\
@@ -2248,10 +2249,10 @@ fn r3_row05_a_cache_that_remembers_answers_is_flagged_by_check_and_in_the_editio
     let out = String::from_utf8_lossy(&o.stdout).into_owned();
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(
-        out.contains("r5c: num-comb at N=")
-            && out.contains("(drawn at random): its second run took")
-            && out.contains("more than the 4× a toolchain's cache explains")
-            && out.contains("check: 1 problem(s)"),
+        out.contains(
+            "r5c: num-comb at N=1000: after a right run, `~/.cache/ans/1000` in its declared \
+             caches held the answer it printed"
+        ) && out.contains("check: 1 problem(s)"),
         "{out}"
     );
     assert!(!out.contains("ok: r5c"), "{out}");
@@ -2282,11 +2283,414 @@ fn r3_row05_a_cache_that_remembers_answers_is_flagged_by_check_and_in_the_editio
     run("3000", "3", &edition);
     let summary = std::fs::read_to_string(edition.join("summary.md")).unwrap();
     assert!(
-        summary.contains("REMEMBERED?")
-            && summary.contains("REMEMBERED ANSWER? run 1 took")
-            && summary.contains("more than the 4× a toolchain's cache explains"),
+        regex::Regex::new(r"\d\.\d\d REMEMBERED")
+            .unwrap()
+            .is_match(&summary)
+            && summary.contains(": escaped (3 of 3 runs): REMEMBERED ANSWER: after run ",)
+            && summary.contains(
+                "`~/.cache/ans/3000` in its declared caches held the answer it printed at N=3000"
+            ),
         "{summary}"
     );
+    let runs = std::fs::read_to_string(edition.join("runs.jsonl")).unwrap();
+    assert_eq!(runs.matches("\"status\":\"escaped\"").count(), 3, "{runs}");
+    assert_eq!(runs.matches("\"remembered\":").count(), 3, "{runs}");
+    assert_nothing_left(&m);
+}
+
+// Issue #59, round four, row 6 and round three's rows still open then:
+// remembered or precomputed answers, caught by what the caches and the
+// prepared copy hold and by how the time scales, never by a cold/warm
+// ratio alone.
+
+/// The checkout's python3 num-comb: honest work.
+fn python_num_comb() -> String {
+    std::fs::read_to_string(repo().join("programs/num-comb/num_comb.py")).unwrap()
+}
+
+/// `langbench run` of every variant of `f` at `size`, `runs` runs, into
+/// `out`, with the state directory `state` and HOME `home`: its
+/// summary.md and runs.jsonl.
+fn r4_run(
+    f: &Fixture,
+    size: &str,
+    runs: &str,
+    out: &Path,
+    state: &Path,
+    home: &Path,
+) -> (String, String) {
+    let args: Vec<String> = [
+        "run",
+        "--languages",
+        &f.languages(),
+        "--size",
+        size,
+        "--runs",
+        runs,
+        "--out",
+        &out.display().to_string(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let o = r3_run(&args, state, home);
+    assert!(o.status.success(), "{}", text(&o));
+    (
+        std::fs::read_to_string(out.join("summary.md")).unwrap(),
+        std::fs::read_to_string(out.join("runs.jsonl")).unwrap(),
+    )
+}
+
+/// A cache that keeps each N's answer where no search reads it (base64 of
+/// it reversed), after computing it honestly the first time: `check`
+/// fails it by its time (its second run at a size large enough to see the
+/// work does a fraction of the first's), and in an edition the first later
+/// run far faster than the first sends it to a control run at an N
+/// announced to no one, where it has to do the work: REMEMBERED.
+#[test]
+fn r4_row06_an_answer_kept_encoded_is_caught_by_its_time() {
+    let (_, m) = marker("r4e");
+    let (state, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let program = format!(
+        "import base64, os, sys\n\
+         p = os.path.expanduser('~/.cache/kept/' + sys.argv[1])\n\
+         if os.path.exists(p):\n    \
+             print(base64.b64decode(open(p, 'rb').read())[::-1].decode(), end='')\n    \
+             sys.exit(0)\n\
+         import io, contextlib\n\
+         out = io.StringIO()\n\
+         with contextlib.redirect_stdout(out):\n    exec(compile({:?}, 'honest', 'exec'))\n\
+         open(p, 'wb').write(base64.b64encode(out.getvalue()[::-1].encode()))\n\
+         print(out.getvalue(), end='')\n",
+        python_num_comb()
+    );
+    let toml = r3_entry(
+        &m,
+        "r4e",
+        "caches = [\"~/.cache/kept\"]\ninstall = { apt = [\"python3\"] }",
+    )
+    .replace("programs/r4e.py", "programs/num-comb/r4e.py");
+    let f = Fixture::new(&toml, &[("programs/num-comb/r4e.py", &program)]);
+    let o = r3_check(&["--languages", &f.languages()], state.path(), home.path());
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        out.contains("r4e: num-comb at N=")
+            && out.contains("(drawn at random): its second run did")
+            && out.contains("it remembers answers between runs")
+            && !out.contains("held the answer"),
+        "{out}"
+    );
+    // The edition: run 1 computes (about a second of CPU), runs 2 and 3
+    // read what it kept.
+    let results = tempfile::tempdir().unwrap();
+    let (summary, runs) = r4_run(
+        &f,
+        "300000",
+        "3",
+        &results.path().join("e"),
+        state.path(),
+        home.path(),
+    );
+    assert!(
+        regex::Regex::new(r"\d\.\d\d REMEMBERED")
+            .unwrap()
+            .is_match(&summary)
+            && summary.contains("REMEMBERED ANSWER: after run 2, a control run at N=")
+            && summary.contains("this run did not do the work"),
+        "{summary}\n{runs}"
+    );
+    assert_nothing_left(&m);
+}
+
+/// An untimed `prepare` computes the answers for the sizes known in
+/// advance (`check`'s N = 1,000 and an edition's size, here 3,000) without
+/// naming `{n}`, while the program computes honestly at any other N:
+/// `check` finds N = 1,000's answer in the prepared copy, and an edition
+/// at the size `prepare` knew is REMEMBERED, naming the file.
+#[test]
+fn r4_row06_a_prepare_that_computes_the_known_sizes_is_flagged() {
+    let (_, m) = marker("r4p");
+    let (state, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let prep = "import json, os\n\
+        known = {str(n): '0 1 %d\\n' % n for n in (1000, 3000)}\n\
+        json.dump(known, open(os.path.join(os.path.dirname(__file__), 'answers.json'), 'w'))\n";
+    let program = format!(
+        "import json, os, sys\n\
+         a = json.load(open(os.path.join(os.path.dirname(__file__), 'answers.json')))\n\
+         if sys.argv[1] in a:\n    print(a[sys.argv[1]], end='')\n    sys.exit(0)\n\
+         {}",
+        python_num_comb()
+    );
+    let toml = r3_entry(
+        &m,
+        "r4p",
+        "prepare = \"python3 {dir}/prep.py\"\ninstall = { apt = [\"python3\"] }",
+    )
+    .replace("programs/r4p.py", "programs/r4p/num_comb.py");
+    let f = Fixture::new(
+        &toml,
+        &[
+            ("programs/r4p/num_comb.py", &program),
+            ("programs/r4p/prep.py", prep),
+        ],
+    );
+    let o = r3_check(&["--languages", &f.languages()], state.path(), home.path());
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        out.contains(
+            "r4p: num-comb at N=1000: after a right run, `answers.json` in its prepared copy \
+             (what `prepare` left) held the answer it printed"
+        ),
+        "{out}"
+    );
+    let results = tempfile::tempdir().unwrap();
+    let (summary, runs) = r4_run(
+        &f,
+        "3000",
+        "2",
+        &results.path().join("e"),
+        state.path(),
+        home.path(),
+    );
+    assert!(
+        summary.contains(
+            "REMEMBERED ANSWER: after run 1, `answers.json` in its prepared copy (what \
+             `prepare` left) held the answer it printed at N=3000"
+        ) || summary.contains(
+            "REMEMBERED ANSWER: after run 2, `answers.json` in its prepared copy (what \
+             `prepare` left) held the answer it printed at N=3000"
+        ),
+        "{summary}\n{runs}"
+    );
+    // At a size it did not know, it computes: nothing is kept, nothing said.
+    let (summary, runs) = r4_run(
+        &f,
+        "4000",
+        "2",
+        &results.path().join("other"),
+        state.path(),
+        home.path(),
+    );
+    assert!(!summary.contains("REMEMBERED"), "{summary}");
+    assert!(!runs.contains("\"remembered\""), "{runs}");
+    assert_nothing_left(&m);
+}
+
+/// The other side (issue #59): a correct program whose first run builds
+/// what its toolchain caches (two seconds, then a compiled file in its
+/// declared cache, as crystal's and go's builds do) is far faster from
+/// its second run on; nothing of its answer is in the cache, and a control
+/// run takes as long as the warm ones: no mark in the edition, and `check`
+/// passes it.
+#[test]
+fn r4_row06_an_honest_warm_build_cache_is_not_flagged() {
+    let (_, m) = marker("r4h");
+    let (state, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let launch = "c=\"$HOME/.cache/honest-build\"\n\
+        if [ ! -f \"$c/num_comb.pyc\" ]; then\n  sleep 2\n  \
+        python3 -c 'import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)' \"$1\" \"$c/num_comb.pyc\"\n\
+        fi\nexec python3 \"$c/num_comb.pyc\" \"$2\"\n";
+    // An entry `check` has nothing to say about.
+    let entry = Entry::sh("r4h")
+        .language("R4h")
+        .flags("python3 r4h")
+        .needs(&["sh", "python3"])
+        .version_command("python3 --version")
+        .run("sh {dir}/launch.sh {src} {n}")
+        .env("LANGBENCH_TEST_MARKER", &m)
+        .program("programs/r4h/num_comb.py")
+        .install("{ apt = [\"python3\"] }")
+        .toml();
+    let toml = format!(
+        "{}\ncaches = [\"~/.cache/honest-build\"]\n",
+        entry.trim_end()
+    );
+    let f = Fixture::new(
+        &toml,
+        &[
+            ("programs/r4h/num_comb.py", &python_num_comb()),
+            ("programs/r4h/launch.sh", launch),
+        ],
+    );
+    let results = tempfile::tempdir().unwrap();
+    let (summary, runs) = r4_run(
+        &f,
+        "20000",
+        "3",
+        &results.path().join("e"),
+        state.path(),
+        home.path(),
+    );
+    let walls: Vec<f64> = runs
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["wall_s"]
+                .as_f64()
+                .unwrap()
+        })
+        .collect();
+    assert!(
+        walls.len() == 3 && walls[0] > 4.0 * walls[1] && walls[0] - walls[1] > 0.2,
+        "the warm cache did not make it faster, the test tests nothing: {walls:?}"
+    );
+    assert!(!summary.contains("REMEMBERED"), "{summary}");
+    assert_eq!(runs.matches("\"status\":\"ok\"").count(), 3, "{runs}");
+    let o = r3_check(&["--languages", &f.languages()], state.path(), home.path());
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("ok: r4h"),
+        "{}",
+        text(&o)
+    );
+    assert_nothing_left(&m);
+}
+
+/// Round four's row 6 itself: a C program, fast (its comb sort does 0.05
+/// s of work at check's drawn size), keeps each N's answer in its
+/// declared cache, XORed so that no search reads it, and prints it from
+/// there on every later run at that N. A 0.2 s cold/warm floor never saw
+/// it; `check` goes up in size (drawn at random, never announced) until
+/// its work is half a second, and its second run there did none of it.
+/// In an edition at a size where its work shows, its later runs are far
+/// faster than its first: a control run at an N announced to no one does
+/// the work, and the cell is REMEMBERED.
+#[test]
+fn r4_row06_a_fast_c_program_that_keeps_its_answers_is_caught_by_its_time() {
+    let (_, m) = marker("r4c");
+    let (state, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let honest = std::fs::read_to_string(repo().join("programs/num-comb/num_comb.c"))
+        .unwrap()
+        .replace("int main(int argc", "static int honest_main(int argc");
+    let program = format!(
+        "{honest}\n\
+         int main(int argc, char **argv)\n{{\n\
+         char path[4096];\n\
+         const char *home = getenv(\"HOME\");\n\
+         snprintf(path, sizeof path, \"%s/.cache/c-kept/%s\", home ? home : \"/\", argc > 1 ? argv[1] : \"0\");\n\
+         FILE *f = fopen(path, \"rb\");\n\
+         if (f) {{ int c; while ((c = fgetc(f)) != EOF) putchar(c ^ 0x5a); fclose(f); return 0; }}\n\
+         int r = honest_main(argc, argv);\n\
+         char a[64];\n\
+         int len = snprintf(a, sizeof a, \"0 1 %ld\\n\", atol(argv[1]));\n\
+         f = fopen(path, \"wb\");\n\
+         if (f) {{ for (int i = 0; i < len; i++) fputc(a[i] ^ 0x5a, f); fclose(f); }}\n\
+         return r;\n}}\n"
+    );
+    let entry = Entry::sh("r4c")
+        .language("R4c")
+        .flags("gcc -O2 r4c")
+        .needs(&["sh", "gcc"])
+        .version("1.0")
+        .run("{exe} {n}")
+        .env("LANGBENCH_TEST_MARKER", &m)
+        .program("programs/num-comb/r4c.c")
+        .install("{ apt = [\"gcc\"] }")
+        .toml();
+    let toml = format!(
+        "{}\nbuild = \"gcc -O2 -o {{exe}} {{src}}\"\ncaches = [\"~/.cache/c-kept\"]\n",
+        entry.trim_end()
+    );
+    let f = Fixture::new(&toml, &[("programs/num-comb/r4c.c", &program)]);
+    let o = r3_check(&["--languages", &f.languages()], state.path(), home.path());
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        out.contains("r4c: num-comb at N=")
+            && out.contains("its second run did")
+            && out.contains("it remembers answers between runs")
+            && !out.contains("held the answer"),
+        "{out}"
+    );
+    let results = tempfile::tempdir().unwrap();
+    let (summary, runs) = r4_run(
+        &f,
+        "20000000",
+        "3",
+        &results.path().join("e"),
+        state.path(),
+        home.path(),
+    );
+    assert!(
+        summary.contains("REMEMBERED ANSWER: after run 2, a control run at N=")
+            && summary.contains("this run did not do the work"),
+        "{summary}\n{runs}"
+    );
+    assert_nothing_left(&m);
+}
+
+/// An untimed `prepare` computes the answer for the edition's size (here
+/// 300,000) and keeps it encoded (base64 of it reversed) in the prepared
+/// copy, where no search reads it; the program prints it at that N and
+/// computes honestly at any other. Even the cell's first run is a lookup,
+/// so no later run is faster than it: the first run of a cell whose
+/// prepared copy (or caches) held anything gets a control run at an N
+/// announced to no one, which does the work, and the cell is REMEMBERED.
+/// At a size `prepare` did not know, the control run takes as long as the
+/// run: nothing said.
+#[test]
+fn r4_row06_a_prepare_that_keeps_the_edition_answer_encoded_is_caught_by_a_control_run() {
+    let (_, m) = marker("r4k");
+    let (state, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let prep = format!(
+        "import base64, contextlib, io, json, os, sys\n\
+         out = io.StringIO()\n\
+         sys.argv = ['num_comb.py', '300000']\n\
+         with contextlib.redirect_stdout(out):\n    exec(compile({:?}, 'honest', 'exec'))\n\
+         kept = {{'300000': base64.b64encode(out.getvalue()[::-1].encode()).decode()}}\n\
+         json.dump(kept, open(os.path.join(os.path.dirname(__file__), 'kept.json'), 'w'))\n",
+        python_num_comb()
+    );
+    let program = format!(
+        "import base64, json, os, sys\n\
+         k = json.load(open(os.path.join(os.path.dirname(__file__), 'kept.json')))\n\
+         if sys.argv[1] in k:\n    \
+             print(base64.b64decode(k[sys.argv[1]]).decode()[::-1], end='')\n    sys.exit(0)\n\
+         {}",
+        python_num_comb()
+    );
+    let toml = r3_entry(
+        &m,
+        "r4k",
+        "prepare = \"python3 {dir}/prep.py\"\ninstall = { apt = [\"python3\"] }",
+    )
+    .replace("programs/r4k.py", "programs/r4k/num_comb.py");
+    let f = Fixture::new(
+        &toml,
+        &[
+            ("programs/r4k/num_comb.py", &program),
+            ("programs/r4k/prep.py", &prep),
+        ],
+    );
+    let results = tempfile::tempdir().unwrap();
+    let (summary, runs) = r4_run(
+        &f,
+        "300000",
+        "2",
+        &results.path().join("e"),
+        state.path(),
+        home.path(),
+    );
+    assert!(
+        regex::Regex::new(r"\d\.\d\d REMEMBERED")
+            .unwrap()
+            .is_match(&summary)
+            && summary.contains("REMEMBERED ANSWER: after run 1, a control run at N=")
+            && summary.contains("this run did not do the work")
+            && !summary.contains("held the answer"),
+        "{summary}\n{runs}"
+    );
+    let (summary, runs) = r4_run(
+        &f,
+        "200000",
+        "2",
+        &results.path().join("other"),
+        state.path(),
+        home.path(),
+    );
+    assert!(!summary.contains("REMEMBERED"), "{summary}");
+    assert_eq!(runs.matches("\"status\":\"ok\"").count(), 2, "{runs}");
     assert_nothing_left(&m);
 }
 

@@ -20,23 +20,33 @@ fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
-/// A correct num-comb in sh: the answer is computed from N (`0 1 N`).
-const NUM_COMB_OK: &str = "echo \"0 1 $1\"\n";
-/// A correct str-comb: the lexicographically greatest of 1..N.
-const STR_COMB_OK: &str = r#"n=$1; best=$n; d=9; while [ "$d" -lt "$n" ]; do if [ "$d" \> "$best" ]; then best=$d; fi; d=${d}9; done
-echo "0 1 $best"
-"#;
-
-/// A correct assoc in sh: the checkout's awk program, without its
-/// comments (one has an apostrophe), run by awk.
-fn assoc_ok() -> String {
-    let awk: Vec<&str> = include_str!("../programs/assoc/assoc.awk")
+/// The checkout's awk program `path`, without its comments (the shell
+/// quotes it), run by awk with N: a correct program that does the work,
+/// as `check` asks (its time must grow with N).
+fn awk(path: &str) -> String {
+    let source = std::fs::read_to_string(repo().join(path)).unwrap();
+    let body: Vec<&str> = source
         .lines()
         .filter(|l| !l.trim_start().starts_with('#'))
         .collect();
-    let awk = awk.join("\n");
-    assert!(!awk.contains('\''), "{awk}");
-    format!("exec awk '{awk}' \"$1\"\n")
+    let body = body.join("\n");
+    assert!(!body.contains('\''), "{body}");
+    format!("exec awk '{body}' \"$1\"\n")
+}
+
+/// A correct num-comb in sh (the checkout's awk comb sort).
+fn num_comb_ok() -> String {
+    awk("programs/num-comb/num_comb.awk")
+}
+
+/// A correct str-comb in sh (the checkout's awk comb sort).
+fn str_comb_ok() -> String {
+    awk("programs/str-comb/str_comb.awk")
+}
+
+/// A correct assoc in sh: the checkout's awk program.
+fn assoc_ok() -> String {
+    awk("programs/assoc/assoc.awk")
 }
 
 /// A shell variant with the programs `programs` (of `fixture`'s files),
@@ -59,9 +69,10 @@ fn fixture(extra: &str, extra_files: &[(&str, &str)]) -> Fixture {
             ("str-comb", "programs/str-comb/good.sh"),
         ],
     );
+    let (num, string) = (num_comb_ok(), str_comb_ok());
     let mut files = vec![
-        ("programs/num-comb/good.sh", NUM_COMB_OK),
-        ("programs/str-comb/good.sh", STR_COMB_OK),
+        ("programs/num-comb/good.sh", num.as_str()),
+        ("programs/str-comb/good.sh", string.as_str()),
     ];
     files.extend_from_slice(extra_files);
     Fixture::new(&format!("{}{extra}", good.toml()), &files)
@@ -213,6 +224,31 @@ fn a_hard_coded_answer_fails_at_the_second_size() {
     );
 }
 
+/// Issue #59, row 6: a program that prints the answer without doing the
+/// work (`echo "0 1 $1"`, right at every N) fails by its time: by four
+/// times the edition's size it has not grown; the checkout's awk comb sort, which
+/// does the work, passes (`passes_on_a_good_entry`).
+#[test]
+fn a_program_that_does_not_do_the_work_fails_by_its_time() {
+    let f = fixture_with(
+        &[shell(
+            "sh-formula",
+            &[("num-comb", "programs/num-comb/formula.sh")],
+        )],
+        &[("programs/num-comb/formula.sh", "echo \"0 1 $1\"\n")],
+    );
+    let o = run_in(f.path(), &["check", "sh-formula"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("programs/num-comb/formula.sh:1: sh-formula: num-comb: its time does not grow with N: ")
+            && out.contains(" s at N=40000000, less than 0.1 s more for 40000× the size: it prints an answer it does not compute; compute the answer from N in every run"),
+        "{}",
+        text(&o)
+    );
+    assert!(!out.contains("ok: sh-formula"), "{}", text(&o));
+}
+
 #[test]
 fn not_installed_is_reported_with_the_hint_not_failed() {
     let f = fixture_with(
@@ -289,8 +325,16 @@ fn new_then_check_fails_on_the_stub_and_passes_when_implemented() {
     // program, which needs nothing the sandbox hides: a clone under HOME
     // or /tmp has its langbench binary there, out of the program's
     // sight) and installable:
-    std::fs::write(f.path().join("programs/num-comb/num_comb.sh"), NUM_COMB_OK).unwrap();
-    std::fs::write(f.path().join("programs/str-comb/str_comb.sh"), STR_COMB_OK).unwrap();
+    std::fs::write(
+        f.path().join("programs/num-comb/num_comb.sh"),
+        num_comb_ok(),
+    )
+    .unwrap();
+    std::fs::write(
+        f.path().join("programs/str-comb/str_comb.sh"),
+        str_comb_ok(),
+    )
+    .unwrap();
     std::fs::write(f.path().join("programs/assoc/assoc.sh"), assoc_ok()).unwrap();
     std::fs::write(
         f.languages(),
@@ -393,9 +437,10 @@ fn repo_with_three() -> Fixture {
         "{SHELL_TOOLCHAIN}\n{}",
         short_toml(&[on_toolchain("a"), on_toolchain("b"), own("c"), own("d")])
     );
+    let ok = num_comb_ok();
     let files: Vec<(String, &str)> = ["a", "b", "c", "d"]
         .iter()
-        .map(|x| (format!("programs/num-comb/{x}.sh"), NUM_COMB_OK))
+        .map(|x| (format!("programs/num-comb/{x}.sh"), ok.as_str()))
         .collect();
     let refs: Vec<(&str, &str)> = files.iter().map(|(p, b)| (p.as_str(), *b)).collect();
     let f = Fixture::new(&toml, &refs);
@@ -419,7 +464,7 @@ fn changed_since_picks_exactly_the_changed_variants() {
     // a branch), a new variant (untracked program file).
     std::fs::write(
         f.path().join("programs/num-comb/c.sh"),
-        "echo \"0 1 $1\" # faster\n",
+        format!("{}# faster\n", num_comb_ok()),
     )
     .unwrap();
     let toml = std::fs::read_to_string(f.languages()).unwrap().replace(
@@ -428,7 +473,7 @@ fn changed_since_picks_exactly_the_changed_variants() {
     ) + "\n"
         + &shell("e", &[("num-comb", "programs/num-comb/e.sh")]).toml();
     std::fs::write(f.languages(), toml).unwrap();
-    std::fs::write(f.path().join("programs/num-comb/e.sh"), NUM_COMB_OK).unwrap();
+    std::fs::write(f.path().join("programs/num-comb/e.sh"), num_comb_ok()).unwrap();
     git(f.path(), &["checkout", "-q", "-b", "pr"]);
     git(f.path(), &["add", "languages.toml"]);
     git(f.path(), &["commit", "-q", "-m", "d, e"]);
@@ -522,7 +567,7 @@ fn the_pr_workflow_commands_install_and_check_the_changed_variants() {
     git(f.path(), &["checkout", "-q", "-b", "pr"]);
     std::fs::write(
         f.path().join("programs/num-comb/b.sh"),
-        "echo \"0 1 $1\" # b2\n",
+        format!("{}# b2\n", num_comb_ok()),
     )
     .unwrap();
     git(f.path(), &["commit", "-qam", "b2"]);
@@ -643,18 +688,18 @@ fn new_on_an_extension_another_language_uses_writes_its_own_programs() {
     // Guile's programs work (sh programs under .scm names, so that check
     // can run them here): a `check` of the new variant that ran them would
     // pass on the stubs' first day.
-    let assoc = assoc_ok();
+    let (assoc, num, string) = (assoc_ok(), num_comb_ok(), str_comb_ok());
     let theirs_text = |bench: &str| match bench {
         "assoc" => assoc.clone(),
-        "num-comb" => NUM_COMB_OK.to_string(),
-        _ => STR_COMB_OK.to_string(),
+        "num-comb" => num.clone(),
+        _ => string.clone(),
     };
     let f = fixture_with(
         &[guile],
         &[
             ("programs/assoc/assoc.scm", assoc.as_str()),
-            ("programs/num-comb/num_comb.scm", NUM_COMB_OK),
-            ("programs/str-comb/str_comb.scm", STR_COMB_OK),
+            ("programs/num-comb/num_comb.scm", num.as_str()),
+            ("programs/str-comb/str_comb.scm", string.as_str()),
         ],
     );
     let o = run_in(f.path(), &["check", "guile"]);
@@ -876,11 +921,12 @@ fn tcl_entry() -> String {
 /// Without `files` it would be picked, and `check` says to add them.
 #[test]
 fn a_tcl_only_change_checks_only_tcl() {
+    let ok = num_comb_ok();
     let f = Fixture::new(
         &dir_variants(),
         &[
-            ("programs/num-comb/Main.hxs", NUM_COMB_OK),
-            ("programs/num-comb/plain.sh", NUM_COMB_OK),
+            ("programs/num-comb/Main.hxs", ok.as_str()),
+            ("programs/num-comb/plain.sh", ok.as_str()),
         ],
     );
     git(f.path(), &["init", "-q", "-b", "main"]);
@@ -889,9 +935,10 @@ fn a_tcl_only_change_checks_only_tcl() {
     git(f.path(), &["checkout", "-q", "-b", "pr"]);
     let toml = std::fs::read_to_string(f.languages()).unwrap() + &tcl_entry();
     std::fs::write(f.languages(), &toml).unwrap();
-    std::fs::write(
+    // The checkout's Tcl comb sort: a program that does the work.
+    std::fs::copy(
+        repo().join("programs/num-comb/num_comb.tcl"),
         f.path().join("programs/num-comb/num_comb.tcl"),
-        "puts \"0 1 [lindex $argv 0]\"\n",
     )
     .unwrap();
     git(f.path(), &["add", "-A"]);
@@ -999,7 +1046,10 @@ fn fails_as_declared_and_a_stale_fails_is_a_problem() {
 fn writes_outside_the_declared_caches_are_a_problem_with_the_fix() {
     let state = tempfile::tempdir().unwrap();
     let writes = |dir: &str| {
-        format!("mkdir -p \"$HOME/{dir}\" && echo x > \"$HOME/{dir}/x\"\necho \"0 1 $1\"\n")
+        format!(
+            "mkdir -p \"$HOME/{dir}\" && echo x > \"$HOME/{dir}/x\"\n{}",
+            num_comb_ok()
+        )
     };
     let toml = "\n[variant.undeclared]\nlanguage = \"Shell\"\nflags = \"sh (undeclared)\"\nrun = \"sh {src} {n}\"\n\
                 programs = { num-comb = \"programs/num-comb/undeclared.sh\" }\n\
@@ -1085,7 +1135,8 @@ fn a_build_writing_beside_its_source_is_told_program_directories_are_read_only()
         "build",
         "sh -c 'exec 2>/dev/null; touch {src}.o || exit 70'",
     );
-    let f = fixture_with(&[beside], &[("programs/num-comb/beside.sh", NUM_COMB_OK)]);
+    let ok = num_comb_ok();
+    let f = fixture_with(&[beside], &[("programs/num-comb/beside.sh", ok.as_str())]);
     let o = run_in(f.path(), &["check", "sh-beside"]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let out = stdout(&o);

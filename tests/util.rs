@@ -393,8 +393,10 @@ pub(crate) fn marker(name: &str) -> (String, String) {
     )
 }
 
-/// The right answer of num-comb at tiny size (N = 1,000).
-pub(crate) const RIGHT: &str = "print('0 1 1000')";
+/// The right answer of num-comb at tiny size (N = 1,000), printed from the
+/// N it is given: the answer written out in a prepared copy is a
+/// remembered answer (issue #59, row 6).
+pub(crate) const RIGHT: &str = "print('0 1', *(__import__('sys').argv[1:2] or [1000]))";
 
 /// A languages file with one python3 variant per (hostile) program, at
 /// `programs/<id>.py`, each tagged with `marker` in its environment.

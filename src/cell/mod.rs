@@ -7,8 +7,10 @@
 //! of a run. [`Program::attempt`] runs its build steps and run once in a
 //! build directory ([`steps`]) and judges it ([`judge`]: the records'
 //! status words). [`measure`] is one measured run of a cell: the attempt,
-//! its figures and verdict in a record; [`work`] one counted run (issue
-//! #62: its instructions under valgrind, in the same sandbox).
+//! its figures and verdict in a record. [`remembered`] searches the places
+//! a variant's runs can keep things in (its caches, its prepared copy) for
+//! the answer a run printed. [`work`] is one counted run (issue #62: its
+//! instructions under valgrind, in the same sandbox).
 //!
 //! Its face: [`Program`] (`new`, `set_caches`, `needs_prepare`, `prepare`,
 //! `vars`, and `attempt` with the attempt's `totals`, `ended` and `verdict`)
@@ -19,6 +21,7 @@
 mod judge;
 mod measure;
 mod program;
+pub(crate) mod remembered;
 mod steps;
 mod work;
 

@@ -16,6 +16,7 @@ use crate::step::{Step, stderr_tail};
 use crate::verify;
 
 use super::judge::{self, Verdict};
+use super::remembered::{self, Answer, Budget, Place, Searched};
 use super::steps::{self, Ended, Totals};
 
 /// A variant's program for one benchmark, as its runs see it.
@@ -181,6 +182,34 @@ impl<'a> Program<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Searches the places its runs can keep something in for the next
+    /// (its caches, written by every run; its prepared copy, by its
+    /// `prepare`) for its answer at `n`, within `budget`
+    /// ([`super::remembered`]). Call it while none of its commands runs.
+    pub(crate) fn remembered(&self, n: u64, budget: Budget) -> Searched {
+        let Some(answer) = Answer::of(self.bench, n) else {
+            return Searched::default();
+        };
+        let mut places: Vec<Place> = self
+            .caches
+            .iter()
+            .flat_map(|c| &c.dirs)
+            .map(|(host, rel)| Place {
+                host: host.clone(),
+                shown: Some(rel.clone()),
+                what: "its declared caches",
+            })
+            .collect();
+        if let Some(copy) = &self.copy {
+            places.push(Place {
+                host: copy.clone(),
+                shown: None,
+                what: "its prepared copy (what `prepare` left)",
+            });
+        }
+        remembered::search(&places, &answer, budget)
     }
 
     /// The placeholder values for a run with `build` as its build

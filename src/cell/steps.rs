@@ -101,9 +101,11 @@ pub(crate) struct Totals {
 }
 
 impl Totals {
-    /// The steps' wall time, summed (build steps and run): the figure's.
-    pub(crate) fn wall(&self) -> Duration {
-        self.wall
+    /// The steps' CPU seconds, summed: their whole process trees' where
+    /// they were contained, else what `wait4` counted. Unlike the wall
+    /// time, what a loaded machine makes a run wait is not in it.
+    pub(crate) fn cpu(&self) -> Duration {
+        self.tree.map_or(self.user + self.sys, |(cpu, _, _)| cpu)
     }
 
     pub(crate) fn add(&mut self, o: &Outcome) {

@@ -209,3 +209,52 @@ fn the_build_steps_cpu_counts_as_the_process_s_own() {
     );
     assert_eq!(rec.status, Status::Ok, "{:?}", rec.detail);
 }
+
+/// Issue #59, row 6: the hint for a deeper search (and a control run) is
+/// the first run of a cell that beats its first by more than a
+/// toolchain's cache explains, once per cell; whether the first started
+/// on empty caches or not (a remembering program's first run is a cold
+/// one in a fresh edition).
+#[test]
+fn the_deeper_search_is_hinted_once_per_cell() {
+    use super::measure::deeper;
+    let runs = |walls: &[f64]| -> Vec<RunRecord> {
+        walls
+            .iter()
+            .enumerate()
+            .map(|(i, &w)| {
+                let mut r = testing::run("x", Bench::Assoc).nth(i as u32 + 1).wall(w);
+                if i == 0 {
+                    r = r.cache(crate::record::CacheStart::Cold);
+                }
+                r.record()
+            })
+            .collect()
+    };
+    assert!(!deeper(&[], 0.01), "a first run has nothing to beat");
+    assert!(deeper(&runs(&[0.45]), 0.016));
+    assert!(
+        !deeper(&runs(&[0.45, 0.016]), 0.013),
+        "the second such run: searched already"
+    );
+    assert!(!deeper(&runs(&[0.45]), 0.2), "2×: a toolchain's cache");
+    assert!(!deeper(&runs(&[0.1]), 0.001), "milliseconds: noise");
+    assert!(deeper(&runs(&[11.9]), 1.5), "crystal: hinted, then judged");
+}
+
+/// Issue #59, row 6: an answer kept before the cell (by `prepare`, an
+/// earlier session, another program of the variant) makes even its first
+/// run fast, with nothing faster after it to hint at it: the cell's first
+/// measured run gets a control run when its caches or prepared copy held
+/// anything, once; a first run on empty caches without `prepare` could
+/// read nothing, and needs none.
+#[test]
+fn a_first_run_on_kept_things_is_controlled_once() {
+    use super::measure::unproven;
+    let first = testing::run("x", Bench::Assoc).nth(1).wall(0.02).record();
+    let warm_up = testing::run("x", Bench::Assoc).nth(0).wall(0.5).record();
+    assert!(unproven(&[], true));
+    assert!(unproven(&[warm_up], true), "a warm-up run is not measured");
+    assert!(!unproven(&[], false), "nothing kept: nothing to read");
+    assert!(!unproven(&[first], true), "controlled already");
+}

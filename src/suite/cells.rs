@@ -555,7 +555,7 @@ impl CellExecutor for Suite<'_> {
         let probe = self.probe_before(bench, false, &what);
         self.progress
             .start_run(line, self.opts.timeout, expected, rest, more);
-        let rec = self.ready[&j].measure(run, self.opts.timeout);
+        let rec = self.ready[&j].measure(run, self.opts.timeout, Some(done));
         self.progress.end_run();
         let mut rec = rec?;
         if interrupted() {
@@ -674,7 +674,7 @@ impl CellExecutor for Suite<'_> {
                 .part(" · ", bench.to_string(), KEEP);
             let what = line.text();
             progress.start_run(line, timeout, None, None, 0);
-            let rec = cell.measure(pass + 1, timeout);
+            let rec = cell.measure(pass + 1, timeout, None);
             progress.end_run();
             let mut rec = rec?;
             if interrupted() {

@@ -234,46 +234,12 @@ impl Cell {
         })
     }
 
-    /// A later run beat the cell's first by more than a toolchain's cache
-    /// explains ([`crate::noise::beats_cold`]): the figure may be a
-    /// remembered answer, not the work (issue #37, row 5). Judged where the
-    /// first run did not start on empty toolchain caches (there a `go run`
-    /// building its runtime is 144× slower than its second run, and no
-    /// factor tells the two apart; `check` judges every variant after its
-    /// caches hold the build). The times compared are the whole runs'
-    /// (build and run), as the figure is. `(first, fastest later, ratio)`.
-    pub(crate) fn beats_cold(&self) -> Option<(&RunRecord, &RunRecord, f64)> {
-        use crate::record::CacheStart;
-        if !self.status.has_figures() || self.status == Status::Timeout || self.published() {
-            return None;
-        }
-        let mut measured = self.status_runs().filter(|r| r.attempt > 0);
-        let first = measured.next()?;
-        if first.cache == Some(CacheStart::Cold) {
-            return None;
-        }
-        let warm = measured.min_by(|a, b| a.wall_s.total_cmp(&b.wall_s))?;
-        crate::noise::beats_cold(first.wall_s, warm.wall_s)
-            .then(|| (first, warm, first.wall_s / warm.wall_s.max(1e-9)))
-    }
-
-    /// The note of [`Cell::beats_cold`], in capitals where it starts, so
-    /// that no reviewer reads past it.
-    fn beats_cold_note(&self) -> Option<String> {
-        let (first, warm, ratio) = self.beats_cold()?;
-        Some(format!(
-            "REMEMBERED ANSWER? run {} took {:.3} s and run {} {:.3} s at the same size, \
-             {ratio:.0}× faster: more than the {}× a toolchain's cache explains (run {} did not \
-             start on empty caches, so they held its build already); the figure may be an \
-             answer kept in its caches, not the work. Review the program, and run `langbench \
-             check` on it (a size drawn at random, twice)",
-            first.attempt,
-            first.wall_s,
-            warm.attempt,
-            warm.wall_s,
-            crate::noise::WARM_FACTOR,
-            first.attempt,
-        ))
+    /// A run of the cell whose answer was found, after it, where the
+    /// variant's runs keep things for the next (its caches, its prepared
+    /// copy): the record's `remembered` (issue #59, row 6). Its status is
+    /// `escaped`; the note is its record's.
+    pub(crate) fn remembered(&self) -> Option<&RunRecord> {
+        self.records().find(|r| r.remembered.is_some())
     }
 
     /// Where a timed-out run was killed.
@@ -339,13 +305,13 @@ impl Cell {
         let t = self.wall_s().map(|w| format!("{w:.2}")).unwrap_or_default();
         let exit = self.best.as_ref().and_then(|b| b.exit);
         match self.status {
-            Status::Ok if self.beats_cold().is_some() => format!("{t} REMEMBERED?"),
             Status::Ok => match self.partial_runs() {
                 Some((ran, asked)) => format!("{t} ({ran} of {asked} runs)"),
                 None => t,
             },
             Status::BadExit => format!("{t} (exit {})", exit_text(exit)),
             Status::WrongOutput => format!("{t} WRONG OUTPUT"),
+            Status::Escaped if self.remembered().is_some() => format!("{t} REMEMBERED"),
             Status::Escaped => format!("{t} ESCAPED"),
             Status::Oom => "OOM".into(),
             Status::Timeout => format!("TIMEOUT >{:.2}", self.timed_out_at().unwrap_or(0.0)),

@@ -54,9 +54,6 @@ impl Summary {
     /// own: [`Summary::noise_note`]).
     fn measured_says(&self, c: &Cell, noise: bool) -> Vec<String> {
         let mut says = Vec::new();
-        if let Some(n) = c.beats_cold_note() {
-            says.push(n);
-        }
         if let Some((ran, asked)) = c.partial_runs() {
             says.push(format!(
                 "{ran} of {asked} runs: its session stopped before the rest; the figure is \
