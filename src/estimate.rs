@@ -112,6 +112,7 @@ impl Figures {
             references: Vec::new(),
             warnings: Vec::new(),
             reproductions: Vec::new(),
+            reproduction_runs: Default::default(),
         };
         Figures::of(&earlier)
     }
