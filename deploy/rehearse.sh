@@ -68,11 +68,13 @@ pod_flags() {
     python3 - "$@" <<'EOF'
 import sys, yaml
 path, name, index = sys.argv[1], sys.argv[2], int(sys.argv[3])
-job = yaml.safe_load(open(path))
+job = next(d for d in yaml.safe_load_all(open(path)) if d and d.get("kind") == "Job")
 pod = job["spec"]["template"]["spec"]
 c = next(c for c in pod["containers"] if c["name"] == name)
 out = []
-known_pod = {"restartPolicy", "hostUsers", "nodeSelector", "containers", "volumes"}
+# A podman container has no service-account token to leave out; the
+# manifests' NetworkPolicy (their second document) is not rehearsed.
+known_pod = {"restartPolicy", "hostUsers", "nodeSelector", "containers", "volumes", "automountServiceAccountToken"}
 for k in pod:
     if k not in known_pod:
         sys.exit(f"{path}: pod field {k} has no podman equivalent in deploy/rehearse.sh")
@@ -116,7 +118,8 @@ manifest() {
     python3 - "$@" <<'EOF'
 import sys, yaml
 path, name, field = sys.argv[1:4]
-pod = yaml.safe_load(open(path))["spec"]["template"]["spec"]
+job = next(d for d in yaml.safe_load_all(open(path)) if d and d.get("kind") == "Job")
+pod = job["spec"]["template"]["spec"]
 c = next(c for c in pod["containers"] if c["name"] == name)
 if field == "command":
     print("\0".join(c.get("command", []) + c.get("args", [])), end="")

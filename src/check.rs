@@ -112,6 +112,8 @@ pub(crate) struct Findings {
     pub not_run: Vec<(String, String)>,
     /// Variants whose `fails = "..."` held: (id, the first failure).
     pub failed_as_declared: Vec<(String, String)>,
+    /// What was not checked, and why (printed, not failed).
+    pub notes: Vec<String>,
     /// The sizes every program ran at, and the seed the second was drawn
     /// with.
     pub sizes: [u64; 2],
@@ -195,6 +197,7 @@ pub(crate) fn check(spawner: &Spawner, langs: &Languages, opts: &Options) -> Res
     shared_dir_problems(langs, &mut found);
     link_problems(langs, &mut found);
     let ids = selection(langs, opts)?;
+    added_measurements(langs, opts, &mut found)?;
     // With --changed-since, no changed variant means none to run (`select`
     // of no ids would be every variant).
     if ids.is_empty() && opts.changed_since.is_some() {
@@ -300,6 +303,175 @@ fn link_problems(langs: &Languages, found: &mut Findings) {
             todo: "remove it (a results directory holds only files and charts/)".into(),
         });
     }
+}
+
+/// The files of a results directory that hold records: what only a
+/// measurement (or `import`, `merge`) writes.
+const RECORD_FILES: [&str; 4] = [
+    crate::store::RUNS,
+    crate::store::SESSIONS,
+    crate::store::REFERENCES,
+    crate::ws_record::WS_RECORDS,
+];
+
+/// The revision `check` compares the checkout with when `--changed-since`
+/// names none: the merge base of `HEAD` and this (a contributor's branch
+/// of a clone).
+const DEFAULT_BASE: &str = "origin/main";
+
+/// Records and stored checks that the change adds under the checkout's
+/// `results/` (issue #59, row 8): lines added to a results directory's
+/// record files (`runs.jsonl`, `sessions.jsonl`, `references.jsonl`,
+/// `ws.jsonl`) and new or changed `reproduced/*.json` files, each a
+/// problem naming the file. A pull request adds programs and
+/// `languages.toml` entries, never measurements: runs a pull request
+/// appended were published as measured (`--resume` skipped their cell),
+/// and a hand-written stored check coarsened the ranks. The change is
+/// what differs from `--changed-since`'s revision (CI's base, .ci/pr),
+/// else from the merge base of `HEAD` and [`DEFAULT_BASE`]; outside a git
+/// checkout, or without that base, a note says it was not compared.
+fn added_measurements(langs: &Languages, opts: &Options, found: &mut Findings) -> Result<()> {
+    let file = langs
+        .path
+        .canonicalize()
+        .with_context(|| format!("cannot find {}", langs.path.display()))?;
+    let dir = file
+        .parent()
+        .context("the languages file has no directory")?;
+    let not_compared = "what the change adds under results/ was not compared";
+    let top = match git(dir, &["rev-parse", "--show-toplevel"]) {
+        Ok(t) => PathBuf::from(t.trim()),
+        Err(_) if opts.changed_since.is_none() => {
+            found.notes.push(format!(
+                "{not_compared}: {} is not a git checkout (CI compares it with the pull \
+                 request's base: --changed-since REV)",
+                dir.display()
+            ));
+            return Ok(());
+        }
+        Err(e) => return Err(e),
+    };
+    let (base, shown) = match &opts.changed_since {
+        Some(rev) => (rev.clone(), rev.clone()),
+        None => match git(&top, &["merge-base", "HEAD", DEFAULT_BASE]) {
+            Ok(b) => {
+                let b = b.trim().to_string();
+                let short = b.get(..12).unwrap_or(&b).to_string();
+                (
+                    b,
+                    format!("the merge base of HEAD and {DEFAULT_BASE}, {short}"),
+                )
+            }
+            Err(_) => {
+                found.notes.push(format!(
+                    "{not_compared}: the checkout has no {DEFAULT_BASE} to compare with \
+                     (pass --changed-since REV, the branch your change is based on)"
+                ));
+                return Ok(());
+            }
+        },
+    };
+    let results = dir.join("results");
+    let rel = results.strip_prefix(&top).unwrap_or(&results);
+    for (path, added) in added_under(&top, &base, rel)? {
+        let shown_path = pathdiff::diff_paths(top.join(&path), dir).unwrap_or(path.clone());
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        let Some(name) = name else { continue };
+        let in_reproduced = path
+            .parent()
+            .and_then(Path::file_name)
+            .is_some_and(|d| d == crate::store::REPRODUCED);
+        let what = if RECORD_FILES.contains(&name.as_str()) {
+            format!(
+                "the change adds {} of a results directory (since {shown}): a pull request adds \
+                 programs and languages.toml entries, never measurements",
+                match added {
+                    Some(1) => "1 line to these records".to_string(),
+                    Some(n) => format!("{n} lines to these records"),
+                    None => "this file of records".to_string(),
+                }
+            )
+        } else if in_reproduced && name.ends_with(".json") {
+            format!(
+                "the change adds or changes a stored reproducibility check (since {shown}): a \
+                 pull request adds programs and languages.toml entries, never measurements"
+            )
+        } else {
+            continue;
+        };
+        found.problems.push(Problem {
+            file: shown_path.display().to_string(),
+            line: 0,
+            column: None,
+            variant: "-".into(),
+            what,
+            todo: "take it out of the change: a maintainer measures on the reference machine \
+                   (`langbench run`, `reproduce --store`; docs/running.md)"
+                .into(),
+        });
+    }
+    Ok(())
+}
+
+/// The files under `rel` (relative to the checkout `top`) that differ
+/// from revision `base` with lines added, and how many (`None`: a binary
+/// file), then those git does not track yet (each counted whole), by
+/// path relative to `top`.
+///
+/// git runs as a subprocess, as for `--changed-since`: what a change adds
+/// is git's to say (its index, packs and the working tree), and no crate
+/// in Cargo.lock reads a repository. It executes nothing of the change:
+/// `--numstat` is git's own diff (`--no-ext-diff`, `--no-textconv`: no
+/// driver a `.gitattributes` names is run), and what git would run (a
+/// `core.fsmonitor` hook, a filter) comes from the machine's git
+/// configuration, never from the checkout's files (fsmonitor is turned
+/// off all the same).
+fn added_under(top: &Path, base: &str, rel: &Path) -> Result<Vec<(PathBuf, Option<u64>)>> {
+    let rel = rel.display().to_string();
+    let diff = git(
+        top,
+        &[
+            "-c",
+            "core.fsmonitor=false",
+            "diff",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--no-renames",
+            "--numstat",
+            "-z",
+            base,
+            "--",
+            &rel,
+        ],
+    )?;
+    let mut out = Vec::new();
+    for entry in diff.split('\0').filter(|e| !e.is_empty()) {
+        let mut parts = entry.splitn(3, '\t');
+        let (Some(added), Some(_), Some(path)) = (parts.next(), parts.next(), parts.next()) else {
+            continue;
+        };
+        let added = added.parse::<u64>().ok();
+        if added != Some(0) {
+            out.push((PathBuf::from(path), added));
+        }
+    }
+    let untracked = git(
+        top,
+        &[
+            "-c",
+            "core.fsmonitor=false",
+            "ls-files",
+            "-z",
+            "--others",
+            "--exclude-standard",
+            "--",
+            &rel,
+        ],
+    )?;
+    for path in untracked.split('\0').filter(|p| !p.is_empty()) {
+        out.push((PathBuf::from(path), None));
+    }
+    Ok(out)
 }
 
 /// A program path as the user sees it: next to the languages file as given.
@@ -980,7 +1152,7 @@ fn git(dir: &Path, args: &[&str]) -> Result<String> {
         .arg(dir)
         .args(args)
         .output()
-        .context("cannot run git (needed for --changed-since)")?;
+        .context("cannot run git (needed to compare the checkout with its base)")?;
     if !out.status.success() {
         bail!(
             "git {} failed: {}",
@@ -1036,6 +1208,9 @@ pub fn command(
     }
     for (id, first) in &found.failed_as_declared {
         println!("fails as declared: {id}: {}", t(first));
+    }
+    for n in &found.notes {
+        println!("note: {}", t(n));
     }
     let [tiny, drawn] = found.sizes;
     println!(

@@ -46,10 +46,18 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "PATH", help_heading = "Containment")]
     pub cgroup: Option<PathBuf>,
     /// Kill a sandboxed run that writes more than this many MB to the
-    /// host's disk (its build directory and caches: watched as their
-    /// filesystem's free space), status `failed` with a note.
+    /// host's disk (its build directory, caches and prepared copy: what it
+    /// changed there, counted when their filesystem's free space drops by
+    /// as much, so other processes' writes never count), status `failed`
+    /// with a note; a prepared copy past it fails its cell.
     #[arg(long, global = true, value_name = "MB", default_value_t = 4096)]
     pub disk_limit: u64,
+    /// The files (and directories: inodes) a sandboxed run may create on
+    /// the host's disk, and a variant's caches or prepared copy may hold:
+    /// a run past it is killed, caches or a copy past it fail the run,
+    /// saying so; 0: no bound.
+    #[arg(long, global = true, value_name = "N", default_value_t = crate::spawn::DEFAULT_FILES)]
+    pub file_limit: u64,
     /// What a variant's toolchain caches (its `caches` directories, kept
     /// between runs) may hold, MB; a run that leaves them past it fails,
     /// saying so (`toolchains clear-caches ID` empties them). Default: the
@@ -84,6 +92,7 @@ impl Cli {
         let l = &mut containment.limits;
         l.disk_kb = self.disk_limit * 1024;
         l.cache_kb = self.cache_limit.unwrap_or(self.disk_limit) * 1024;
+        l.files = self.file_limit;
         l.max_procs = self.max_processes;
         // A tmpfs past the memory limit could only hold what the limit
         // kills anyway (a little more, so the sampler sees it first).
@@ -1090,7 +1099,8 @@ pub struct WsArgs {
     /// At most this many handshakes in flight while connecting.
     #[arg(long, default_value_t = 256, help_heading = WS_ECHO)]
     max_handshakes: usize,
-    /// Seconds to wait for a server to listen.
+    /// Seconds to wait for a server to listen, and then for every
+    /// connection to open (a handshake has at most 30 s of it).
     #[arg(long, default_value_t = 120.0, help_heading = WS_ECHO)]
     startup_timeout: f64,
     /// Client and server on separate CPUs: the default (kept for old

@@ -87,7 +87,41 @@ pub(crate) fn of_with(
 
 /// sha256 of a file's contents (of nothing if it cannot be read).
 fn digest_file(path: &Path) -> String {
-    hex::encode(Sha256::digest(std::fs::read(path).unwrap_or_default()))
+    let mut h = Sha256::new();
+    if hash_file(path, &mut h).is_err() {
+        h = Sha256::new();
+    }
+    hex::encode(h.finalize())
+}
+
+/// Feeds the regular file at `path` (opened without blocking, so a FIFO
+/// is an error, not a hang) to `h` as it is read: langbench's memory holds
+/// a buffer of it, never the file (a program of gigabytes is hashed in
+/// constant memory). Returns the bytes fed.
+fn hash_file(path: &Path, h: &mut Sha256) -> std::io::Result<u64> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    if !f.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    // By hand: sha2 0.11 (digest 0.11) is no `io::Write`.
+    let mut f = f;
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut fed = 0u64;
+    loop {
+        match std::io::Read::read(&mut f, &mut buf) {
+            Ok(0) => return Ok(fed),
+            Ok(n) => {
+                h.update(&buf[..n]);
+                fed += n as u64;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 /// sha256 over every file of a program directory, in order of relative
@@ -102,13 +136,23 @@ fn digest_dir(dir: &Path) -> String {
     let mut h = Sha256::new();
     for f in files {
         let rel = f.strip_prefix(dir).unwrap_or(&f);
-        let body = match std::fs::read_link(&f) {
-            Ok(target) => target.display().to_string().into_bytes(),
-            Err(_) => std::fs::read(&f).unwrap_or_default(),
-        };
         h.update(rel.display().to_string().as_bytes());
-        h.update(format!("\0{}\0", body.len()).as_bytes());
-        h.update(&body);
+        if let Ok(target) = std::fs::read_link(&f) {
+            let body = target.display().to_string().into_bytes();
+            h.update(format!("\0{}\0", body.len()).as_bytes());
+            h.update(&body);
+            continue;
+        }
+        // The body, hashed as it is read, after its length (as when it
+        // was read whole: the same digest); one that cannot be read, or
+        // whose size changes meanwhile, is hashed as empty.
+        let len = std::fs::metadata(&f).map_or(0, |m| m.len());
+        let before = h.clone();
+        h.update(format!("\0{len}\0").as_bytes());
+        if !matches!(hash_file(&f, &mut h), Ok(n) if n == len) {
+            h = before;
+            h.update(b"\x000\x00");
+        }
     }
     hex::encode(h.finalize())
 }
@@ -125,6 +169,53 @@ mod tests {
                     programs = { num-comb = \"programs/num-comb/num_comb.py\" }\n";
         std::fs::write(dir.join("languages.toml"), toml).unwrap();
         Languages::load(&dir.join("languages.toml")).unwrap()
+    }
+
+    /// Hashed as it is read, a directory's digest is the one it had when
+    /// each file was read whole (records' identities stay comparable).
+    #[test]
+    fn a_directory_is_hashed_as_it_is_read_with_the_digest_it_had() {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(t.path().join("sub")).unwrap();
+        std::fs::write(t.path().join("a.py"), "print(1)\n").unwrap();
+        std::fs::write(t.path().join("sub/big"), vec![7u8; 200_000]).unwrap();
+        std::fs::write(t.path().join("empty"), "").unwrap();
+        std::os::unix::fs::symlink("a.py", t.path().join("link")).unwrap();
+        // As it was computed before (every body read whole).
+        let mut files: Vec<_> = crate::scratch::entries_under(t.path())
+            .iter()
+            .map(|e| e.path())
+            .collect();
+        files.sort();
+        let mut h = Sha256::new();
+        for f in files {
+            let rel = f.strip_prefix(t.path()).unwrap();
+            let body = match std::fs::read_link(&f) {
+                Ok(target) => target.display().to_string().into_bytes(),
+                Err(_) => std::fs::read(&f).unwrap_or_default(),
+            };
+            h.update(rel.display().to_string().as_bytes());
+            h.update(format!("\0{}\0", body.len()).as_bytes());
+            h.update(&body);
+        }
+        assert_eq!(digest_dir(t.path()), hex::encode(h.finalize()));
+        let whole = hex::encode(Sha256::digest(
+            std::fs::read(t.path().join("sub/big")).unwrap(),
+        ));
+        assert_eq!(digest_file(&t.path().join("sub/big")), whole);
+        // A FIFO is no file: hashed as nothing, never waited on.
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            t.path().join("fifo"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o644),
+            0,
+        )
+        .unwrap();
+        assert_eq!(
+            digest_file(&t.path().join("fifo")),
+            hex::encode(Sha256::digest(b""))
+        );
     }
 
     #[test]

@@ -361,6 +361,7 @@ fn cpu_records(langs: &Languages, csv: &Csv, opts: &Options) -> Result<Vec<RunRe
                 continues: None,
                 block: None,
                 host: None,
+                seal: None,
             });
         }
     }

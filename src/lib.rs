@@ -36,6 +36,7 @@ pub(crate) mod rounds;
 pub mod scaffold;
 pub(crate) mod schedule;
 pub(crate) mod scratch;
+pub(crate) mod seal;
 pub(crate) mod session;
 pub(crate) mod shard;
 pub mod signals;

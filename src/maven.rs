@@ -410,13 +410,14 @@ pub(crate) fn unused(used: &std::collections::BTreeSet<String>) -> Vec<(PathBuf,
     out
 }
 
-/// Bytes of the regular files under `dir` (symbolic links not followed).
+/// Bytes of the regular files under `dir` (symbolic links not followed;
+/// a toolchain's setup commands wrote it, so the walk is bounded: what lies
+/// past [`crate::nofollow::Bounds::toward`] is not counted).
 fn size_of_tree(dir: &Path) -> u64 {
-    crate::scratch::entries_under(dir)
-        .iter()
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .map(|e| e.metadata().map_or(0, |m| m.len()))
-        .sum()
+    use std::os::fd::AsFd;
+    crate::nofollow::open_trusted(dir)
+        .and_then(|d| crate::nofollow::usage(d.as_fd(), crate::nofollow::Bounds::toward(0), None))
+        .map_or(0, |u| u.bytes)
 }
 
 /// Installs one Maven toolchain (a no-op when it is installed). Returns
@@ -525,8 +526,10 @@ fn setup(spec: Spec, dir: &Path, spawner: &crate::spawn::Spawner) -> Result<(), 
         return Ok(());
     }
     let ids = spawner.containment.limits.ids;
+    // The setup commands write the toolchain: what it holds is theirs.
+    let bounds = crate::nofollow::Bounds::toward(spawner.containment.limits.files);
     if let Some((uid, gid)) = ids {
-        crate::scratch::chown_tree(dir, uid, gid).map_err(|e| format!("{e:#}"))?;
+        crate::scratch::chown_tree(dir, uid, gid, bounds).map_err(|e| format!("{e:#}"))?;
     }
     let ran = (|| {
         for command in spec.setup {
@@ -564,7 +567,7 @@ fn setup(spec: Spec, dir: &Path, spawner: &crate::spawn::Spawner) -> Result<(), 
     if ids.is_some() {
         // SAFETY: geteuid/getegid cannot fail.
         let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
-        crate::scratch::chown_tree(dir, uid, gid).map_err(|e| format!("{e:#}"))?;
+        crate::scratch::chown_tree(dir, uid, gid, bounds).map_err(|e| format!("{e:#}"))?;
     }
     ran
 }

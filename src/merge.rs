@@ -446,7 +446,8 @@ pub fn command(out: &Path, dirs: &[PathBuf], prefer: Option<&Path>) -> Result<Ex
         crate::export::terminal::warn(w);
     }
     for o in &m.overridden {
-        eprintln!("preferred {o}");
+        // It names records of the merged directories: inert.
+        eprintln!("preferred {}", crate::inert::text(o));
     }
     if m.machines > 1 {
         crate::export::terminal::warn(&format!(

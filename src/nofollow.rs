@@ -155,64 +155,264 @@ pub(crate) fn exists_in(dir: BorrowedFd<'_>, name: &str) -> bool {
 
 /// The regular file `name` in `dir`, opened without following a link
 /// (an error if it is one, or not a regular file: a FIFO never blocks
-/// the reader): its text.
-pub(crate) fn read_in(dir: BorrowedFd<'_>, name: &str) -> io::Result<String> {
-    String::from_utf8(read_bytes_in(dir, OsStr::new(name))?)
+/// the reader): its text, if it holds at most `max` bytes (else
+/// [`io::ErrorKind::FileTooLarge`], nothing read).
+pub(crate) fn read_in(dir: BorrowedFd<'_>, name: &str, max: u64) -> io::Result<String> {
+    String::from_utf8(read_bytes_in(dir, OsStr::new(name), max)?)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
 
-/// [`read_in`], as bytes.
-pub(crate) fn read_bytes_in(dir: BorrowedFd<'_>, name: &OsStr) -> io::Result<Vec<u8>> {
+/// [`read_in`], as bytes. What a command wrote (a prepared copy's files,
+/// a cache's) can be of any size, sparse files of terabytes among them:
+/// the size is asked first and at most `max` bytes are ever read, so
+/// langbench's memory holds what it expects, never what the file says
+/// (issue #59, a 3 GiB sparse file read whole made langbench 6 GB).
+pub(crate) fn read_bytes_in(dir: BorrowedFd<'_>, name: &OsStr, max: u64) -> io::Result<Vec<u8>> {
     let fd = rustix::fs::openat(
         dir,
         name,
         OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
         Mode::empty(),
     )?;
-    if FileType::from_raw_mode(rustix::fs::fstat(&fd)?.st_mode) != FileType::RegularFile {
+    let st = rustix::fs::fstat(&fd)?;
+    if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             format!("{} is not a regular file", name.display()),
         ));
     }
-    let mut body = Vec::new();
-    std::io::Read::read_to_end(&mut std::fs::File::from(fd), &mut body)?;
+    let too_large = |size: u64| {
+        io::Error::new(
+            io::ErrorKind::FileTooLarge,
+            format!(
+                "{} holds {size} bytes, more than the {max} langbench reads of it",
+                name.display()
+            ),
+        )
+    };
+    let size = number(st.st_size);
+    if size > max {
+        return Err(too_large(size));
+    }
+    // The file may grow while it is read: never past `max` all the same.
+    let mut body = Vec::with_capacity(size as usize);
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(std::fs::File::from(fd), max.saturating_add(1)),
+        &mut body,
+    )?;
+    if body.len() as u64 > max {
+        return Err(too_large(body.len() as u64));
+    }
     Ok(body)
+}
+
+/// A stat figure as a `u64` (their types differ between architectures;
+/// a negative one is 0).
+fn number<T: TryInto<u64>>(n: T) -> u64 {
+    n.try_into().unwrap_or(0)
+}
+
+/// Levels below its top that a walk of a tree a command could write
+/// enters, at most: one descriptor is open per level, so this bounds them
+/// (and langbench's memory), and it is far deeper than any toolchain's
+/// cache or any program's directory nests (a Maven repository, Go's
+/// module cache and npm's nested `node_modules` stay under 40).
+pub(crate) const MAX_DEPTH: usize = 256;
+
+/// How far a walk of a tree a command could write goes: every walk is
+/// iterative (an explicit stack, so depth never exhausts langbench's own
+/// stack: issue #59, a copy nested 25,000 deep aborted `run`), and stops
+/// at these bounds, saying so ([`Cut`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Bounds {
+    /// Levels entered below the top, at most (at most [`MAX_DEPTH`]).
+    pub depth: usize,
+    /// Entries looked at, at most (a bound on the walk's time).
+    pub entries: u64,
+}
+
+/// Entries a walk of what a command wrote looks at when no file bound
+/// bounds it: ten million (seconds of `statx`).
+const MANY: u64 = 10_000_000;
+
+impl Bounds {
+    /// At most `entries` entries, [`MAX_DEPTH`] levels.
+    pub(crate) fn entries(entries: u64) -> Bounds {
+        Bounds {
+            depth: MAX_DEPTH,
+            entries,
+        }
+    }
+
+    /// The bounds of a walk that counts toward a bound of `files` (0:
+    /// none, then [`MANY`]): it stops one past it, which is enough to say
+    /// it is past.
+    pub(crate) fn toward(files: u64) -> Bounds {
+        Bounds::entries(if files == 0 {
+            MANY
+        } else {
+            files.saturating_add(1)
+        })
+    }
+}
+
+/// Where a walk stopped before the end of its tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cut {
+    /// A directory lies deeper than [`Bounds::depth`]: not entered.
+    Deep,
+    /// More entries than [`Bounds::entries`]: the rest not looked at.
+    Many,
+}
+
+impl Cut {
+    /// What the tree does past the bound, for a note.
+    pub(crate) fn says(self, b: Bounds) -> String {
+        match self {
+            Cut::Deep => format!("nests directories deeper than {} levels", b.depth),
+            Cut::Many => format!("holds more than {} files and directories", b.entries),
+        }
+    }
+}
+
+/// Walks the directory `top` (its entries, not itself), depth first,
+/// following no link: `visit` gets each entry's directory, name, `lstat`
+/// and level (1: in `top`) before a directory is entered. Holds one
+/// descriptor per level and nothing per entry. `Ok(Some(cut))`: it
+/// stopped at `bounds` (past [`Cut::Deep`] it goes on with the rest, past
+/// [`Cut::Many`] it stops). An entry that vanishes or changes under the
+/// walk is skipped.
+pub(crate) fn walk(
+    top: BorrowedFd<'_>,
+    bounds: Bounds,
+    mut visit: impl FnMut(BorrowedFd<'_>, &std::ffi::CStr, &rustix::fs::Stat, usize) -> io::Result<()>,
+) -> io::Result<Option<Cut>> {
+    let readable = |dir: BorrowedFd<'_>, name: &std::ffi::CStr| {
+        rustix::fs::openat(
+            dir,
+            name,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+    };
+    let depth = bounds.depth.min(MAX_DEPTH);
+    let mut stack = vec![rustix::fs::Dir::new(readable(top, c".")?)?];
+    let (mut seen, mut cut) = (0u64, None);
+    while let Some(dir) = stack.last_mut() {
+        let Some(entry) = dir.next() else {
+            stack.pop();
+            continue;
+        };
+        let entry = entry?;
+        let name = entry.file_name();
+        if matches!(name.to_bytes(), b"." | b"..") {
+            continue;
+        }
+        seen += 1;
+        if seen > bounds.entries {
+            return Ok(Some(Cut::Many));
+        }
+        let level = stack.len();
+        let dir = stack[level - 1].fd()?;
+        let st = match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(st) => st,
+            Err(rustix::io::Errno::NOENT) => continue,
+            Err(e) => return Err(e.into()),
+        };
+        visit(dir, name, &st, level)?;
+        if FileType::from_raw_mode(st.st_mode) != FileType::Directory {
+            continue;
+        }
+        if level >= depth {
+            cut = Some(Cut::Deep);
+            continue;
+        }
+        match readable(dir, name) {
+            Ok(sub) => stack.push(rustix::fs::Dir::new(sub)?),
+            // Removed, or replaced by a link or a file, under the walk.
+            Err(rustix::io::Errno::NOENT | rustix::io::Errno::NOTDIR | rustix::io::Errno::LOOP) => {
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(cut)
+}
+
+/// What a tree holds, as a bounded [`walk`] counted it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Usage {
+    /// KB of disk its entries hold (blocks, as `du` counts: directories
+    /// too, a file with several names shared among them, a sparse file
+    /// what it holds).
+    pub kb: u64,
+    /// Bytes of its regular files (their sizes).
+    pub bytes: u64,
+    /// Its entries (files, directories, links, ...): the inodes it holds.
+    pub files: u64,
+    /// Where the walk stopped before the end: the figures are those up to
+    /// there, a floor.
+    pub cut: Option<Cut>,
+}
+
+impl Usage {
+    /// Both trees' figures (a cut in either is the sum's).
+    pub(crate) fn add(self, o: Usage) -> Usage {
+        Usage {
+            kb: self.kb + o.kb,
+            bytes: self.bytes + o.bytes,
+            files: self.files + o.files,
+            cut: self.cut.or(o.cut),
+        }
+    }
+}
+
+/// What the directory `top` holds (itself not counted), walked within
+/// `bounds`; with `since` (nanoseconds since the epoch, the real-time
+/// clock), only the entries changed since then (an inode's change time is
+/// the kernel's, which no command can set back: what a command running
+/// since then wrote, created or renamed).
+pub(crate) fn usage(top: BorrowedFd<'_>, bounds: Bounds, since: Option<i128>) -> io::Result<Usage> {
+    let mut u = Usage::default();
+    // 512-byte blocks, each file's shared among its names.
+    let mut blocks = 0u64;
+    u.cut = walk(top, bounds, |_, _, st, _| {
+        let changed =
+            i128::from(st.st_ctime) * 1_000_000_000 + i128::from(number(st.st_ctime_nsec));
+        if since.is_some_and(|s| changed < s) {
+            return Ok(());
+        }
+        blocks += number(st.st_blocks) / number(st.st_nlink).max(1);
+        u.files += 1;
+        if FileType::from_raw_mode(st.st_mode) == FileType::RegularFile {
+            u.bytes += number(st.st_size);
+        }
+        Ok(())
+    })?;
+    u.kb = blocks / 2;
+    Ok(u)
 }
 
 /// `chown -R` of the directory `dir` to `uid`:`gid`, beneath it only:
 /// every entry given without following it, every subdirectory entered
-/// without following a link.
-pub(crate) fn chown_tree(dir: BorrowedFd<'_>, uid: u32, gid: u32) -> io::Result<()> {
+/// without following a link, within `bounds` (an error past them, naming
+/// the bound: what lies past it is not given).
+pub(crate) fn chown_tree(
+    dir: BorrowedFd<'_>,
+    uid: u32,
+    gid: u32,
+    bounds: Bounds,
+) -> io::Result<()> {
     chown_fd(dir, uid, gid)?;
-    let readable = rustix::fs::openat(
-        dir,
-        ".",
-        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-        Mode::empty(),
-    )?;
-    let mut subdirs = Vec::new();
-    for e in rustix::fs::Dir::new(readable)? {
-        let e = e?;
-        let name = e.file_name();
-        if matches!(name.to_bytes(), b"." | b"..") {
-            continue;
-        }
-        chown_at(dir, OsStr::from_bytes(name.to_bytes()), uid, gid)?;
-        let is_dir = match e.file_type() {
-            FileType::Unknown => rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
-                .is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::Directory),
-            t => t == FileType::Directory,
-        };
-        if is_dir {
-            subdirs.push(name.to_owned());
-        }
+    let cut = walk(dir, bounds, |parent, name, _, _| {
+        chown_at(parent, OsStr::from_bytes(name.to_bytes()), uid, gid)
+    })?;
+    match cut {
+        None => Ok(()),
+        Some(cut) => Err(io::Error::other(format!(
+            "it {}: not given to the sandbox's user past there",
+            cut.says(bounds)
+        ))),
     }
-    for name in subdirs {
-        let sub = step(dir, OsStr::from_bytes(name.to_bytes()), Create::No)?;
-        chown_tree(sub.as_fd(), uid, gid)?;
-    }
-    Ok(())
 }
 
 /// Writes `body` as the file `name` in `dir` (created 0644, or
@@ -279,13 +479,121 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let top = open_trusted(t.path()).unwrap();
         write_in(top.as_fd(), "f", b"x").unwrap();
-        assert_eq!(read_in(top.as_fd(), "f").unwrap(), "x");
+        assert_eq!(read_in(top.as_fd(), "f", 1).unwrap(), "x");
         let outside = t.path().join("outside");
         std::fs::write(&outside, "kept").unwrap();
         std::os::unix::fs::symlink(&outside, t.path().join("l")).unwrap();
         assert!(write_in(top.as_fd(), "l", b"y").is_err());
-        assert!(read_in(top.as_fd(), "l").is_err());
+        assert!(read_in(top.as_fd(), "l", 100).is_err());
         assert_eq!(std::fs::read_to_string(&outside).unwrap(), "kept");
         assert!(exists_in(top.as_fd(), "l") && !exists_in(top.as_fd(), "m"));
+    }
+
+    /// A sparse file of 1 TiB (what a command can make in a moment) is
+    /// refused by its size, unread; one at the bound is read.
+    #[test]
+    fn a_file_past_its_bound_is_refused_unread() {
+        let t = tempfile::tempdir().unwrap();
+        let top = open_trusted(t.path()).unwrap();
+        let f = std::fs::File::create(t.path().join("sparse")).unwrap();
+        f.set_len(1 << 40).unwrap();
+        let e = read_bytes_in(top.as_fd(), OsStr::new("sparse"), 16 << 20).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::FileTooLarge, "{e}");
+        assert!(e.to_string().contains("1099511627776 bytes"), "{e}");
+        std::fs::write(t.path().join("small"), "12345").unwrap();
+        assert_eq!(read_in(top.as_fd(), "small", 5).unwrap(), "12345");
+        assert!(read_in(top.as_fd(), "small", 4).is_err());
+        // A FIFO is not read (it would block).
+        rustix::fs::mknodat(
+            top.as_fd(),
+            "fifo",
+            FileType::Fifo,
+            Mode::from_raw_mode(0o644),
+            0,
+        )
+        .unwrap();
+        assert!(read_in(top.as_fd(), "fifo", 100).is_err());
+    }
+
+    /// `depth` directories `d` nested in `top`, each but the last with a
+    /// file `f`, made by descriptor (the paths are longer than PATH_MAX).
+    fn nest(top: &Path, depth: usize) {
+        let mut fd = open_trusted(top).unwrap();
+        for _ in 0..depth {
+            rustix::fs::mkdirat(&fd, "d", Mode::from_raw_mode(0o755)).unwrap();
+            drop(
+                rustix::fs::openat(
+                    &fd,
+                    "f",
+                    OFlags::CREATE | OFlags::WRONLY | OFlags::CLOEXEC,
+                    Mode::from_raw_mode(0o644),
+                )
+                .unwrap(),
+            );
+            fd = step(fd.as_fd(), OsStr::new("d"), Create::No).unwrap();
+        }
+    }
+
+    /// Issue #59 row 10: a tree 25,000 levels deep (a prepare step's copy)
+    /// aborted langbench with a stack overflow in `chown_tree`. Every walk
+    /// is iterative now and enters at most MAX_DEPTH levels: the count
+    /// says where it stopped, `chown_tree` is an error naming the bound,
+    /// neither recurses nor holds more than MAX_DEPTH descriptors. (2,000
+    /// levels here, past PATH_MAX: the tempdir's own removal recurses; the
+    /// attack test nests 25,000.)
+    #[test]
+    fn a_tree_deeper_than_the_bound_is_walked_to_the_bound_and_no_further() {
+        // SAFETY: geteuid/getegid cannot fail.
+        let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+        let t = tempfile::tempdir().unwrap();
+        nest(t.path(), 2_000);
+        let top = open_trusted(t.path()).unwrap();
+        let u = usage(top.as_fd(), Bounds::toward(0), None).unwrap();
+        assert_eq!(u.cut, Some(Cut::Deep));
+        // MAX_DEPTH levels of a directory and a file each.
+        assert_eq!(u.files, 2 * MAX_DEPTH as u64, "{u:?}");
+        let e = chown_tree(top.as_fd(), uid, gid, Bounds::toward(0)).unwrap_err();
+        assert!(e.to_string().contains("deeper than 256 levels"), "{e}");
+        // Within the bound, every entry is counted and given.
+        let t = tempfile::tempdir().unwrap();
+        nest(t.path(), 100);
+        let top = open_trusted(t.path()).unwrap();
+        let u = usage(top.as_fd(), Bounds::toward(0), None).unwrap();
+        assert_eq!((u.files, u.cut), (200, None));
+        chown_tree(top.as_fd(), uid, gid, Bounds::toward(0)).unwrap();
+        // Past the entries' bound, the walk stops.
+        let u = usage(top.as_fd(), Bounds::toward(150), None).unwrap();
+        assert_eq!((u.files, u.cut), (151, Some(Cut::Many)));
+        assert!(chown_tree(top.as_fd(), uid, gid, Bounds::toward(150)).is_err());
+    }
+
+    /// What a tree holds: blocks (directories too, a file's shared among
+    /// its names), entries, sizes; with `since`, only what changed since.
+    #[test]
+    fn usage_counts_blocks_inodes_and_what_changed_since() {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::create_dir(t.path().join("sub")).unwrap();
+        std::fs::write(t.path().join("sub/a"), vec![1u8; 100 * 1024]).unwrap();
+        std::fs::hard_link(t.path().join("sub/a"), t.path().join("b")).unwrap();
+        std::os::unix::fs::symlink("/etc", t.path().join("l")).unwrap();
+        for i in 0..50 {
+            std::fs::write(t.path().join(format!("e{i}")), "").unwrap();
+        }
+        let top = open_trusted(t.path()).unwrap();
+        let u = usage(top.as_fd(), Bounds::toward(0), None).unwrap();
+        assert_eq!(u.files, 54, "{u:?}");
+        assert_eq!(u.bytes, 200 * 1024, "both names' sizes");
+        // The file's 100 KB once (its two names share it), the directory's
+        // block(s) too; never what /etc holds.
+        assert!((100..200).contains(&u.kb), "{u:?}");
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos() as i128;
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        std::fs::write(t.path().join("new"), "x").unwrap();
+        let u = usage(top.as_fd(), Bounds::toward(0), Some(now)).unwrap();
+        // The new file only (the top itself is no entry of its own).
+        assert_eq!(u.files, 1, "{u:?}");
     }
 }

@@ -9,6 +9,14 @@
 //! is printed at the start of a run expected to take at least
 //! `LANGBENCH_PROGRESS_EVERY` seconds (default 60) and every that many
 //! seconds while it goes on.
+//!
+//! Everything shown here passes through [`crate::inert`] on its way:
+//! a line above the progress line ([`say`]), the progress line's message
+//! ([`message`]) and each part of `run`'s line ([`Line::part`]) can quote
+//! a server's close reason, a program's stderr or a field of a results
+//! directory, and a terminal would obey the escapes in them (issue #59,
+//! row 11). No other module calls indicatif's `set_message` or `println`
+//! (tests/ws_attacks.rs checks).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -27,13 +35,19 @@ pub(crate) fn progress_bar() -> ProgressBar {
     pb
 }
 
-/// Prints `line` above the progress line.
+/// Prints `line` above the progress line, inert (its line breaks kept).
 pub(crate) fn say(pb: &ProgressBar, line: String) {
+    let line = crate::inert::block(&line, crate::inert::MAX_TEXT);
     if pb.is_hidden() {
         eprintln!("{line}");
     } else {
         pb.println(line);
     }
+}
+
+/// Shows `msg` as the progress line's message, inert.
+pub(crate) fn message(pb: &ProgressBar, msg: &str) {
+    pb.set_message(crate::inert::text(msg));
 }
 
 /// A duration as people read it: `0.4s`, `12s`, `4m05s`, `1h02m`.
@@ -90,7 +104,7 @@ impl Line {
     pub(crate) fn part(mut self, sep: &'static str, text: impl Into<String>, drop: u8) -> Line {
         self.parts.push(Part {
             sep,
-            text: text.into(),
+            text: crate::inert::text(&text.into()),
             drop,
         });
         self
@@ -312,7 +326,7 @@ impl Progress {
     /// Something other than a run (probing, expected outputs, prepare).
     pub(crate) fn set_message(&self, msg: String) {
         *lock(&self.live) = Live::default();
-        self.pb.set_message(msg);
+        message(&self.pb, &msg);
     }
 
     /// A run starts: `what` it is, its timeout, the seconds it is expected

@@ -229,6 +229,14 @@ pub struct RunRecord {
     /// ran. Absent in older records.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<HostLoad>,
+    /// The seal of the machine that measured it (issue #59): HMAC-SHA256
+    /// (hex) of the record's JSON without this field, under a key kept in
+    /// that machine's langbench state directory (`crate::seal`).
+    /// `run --resume` keeps a run only where its seal verifies with this
+    /// machine's key; it proves nothing to anyone else. Absent in imported
+    /// records and in runs from before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seal: Option<String>,
 }
 
 /// How busy the host was around one run: defined beside what measures it

@@ -19,6 +19,7 @@ use crate::derived::provenance::{self, Kind, Provenance};
 use crate::derived::{Files, comparison_files, render_all, rewrite, write_comparison};
 use crate::document::Document;
 use crate::export::terminal;
+use crate::inert;
 use crate::store::Store;
 use crate::summary::View;
 
@@ -123,7 +124,16 @@ pub fn report_command(dirs: &[PathBuf], view: View, check: bool, wide: bool) -> 
         match Provenance::read(dir)? {
             Some(p) if p.kind != Kind::Results => {
                 rebuild(dir, &p, &load_languages(&view)?)?;
-                println!("Rebuilt {} from {}", dir.display(), inputs_text(&p));
+                // Provenance and directory names come from a results
+                // tree: what is printed of them is inert.
+                println!(
+                    "{}",
+                    inert::text(&format!(
+                        "Rebuilt {} from {}",
+                        dir.display(),
+                        inputs_text(&p)
+                    ))
+                );
                 continue;
             }
             _ => {}
@@ -132,7 +142,8 @@ pub fn report_command(dirs: &[PathBuf], view: View, check: bool, wide: bool) -> 
         let width = terminal::width(wide);
         print!("{}", terminal::document_fit(&derived.document, width));
         for a in &derived.document.advice {
-            println!("{}", terminal::wrapped(&format!("to do: {a}"), width, "  "));
+            let line = inert::text(&format!("to do: {a}"));
+            println!("{}", terminal::wrapped(&line, width, "  "));
         }
         for w in &derived.warnings {
             terminal::warn(w);
@@ -144,7 +155,7 @@ pub fn report_command(dirs: &[PathBuf], view: View, check: bool, wide: bool) -> 
                 continue;
             }
             rebuild(&dep, &prov, &load_languages(&view)?)?;
-            println!(
+            let line = format!(
                 "Rebuilt {} ({})",
                 dep.display(),
                 changed
@@ -153,6 +164,7 @@ pub fn report_command(dirs: &[PathBuf], view: View, check: bool, wide: bool) -> 
                     .collect::<Vec<_>>()
                     .join("; ")
             );
+            println!("{}", inert::text(&line));
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -221,12 +233,13 @@ fn check_command(dirs: &[PathBuf], view: &View) -> Result<ExitCode> {
             println!("{}: up to date", dir.display());
         } else {
             stale += 1;
-            println!(
+            let line = format!(
                 "{}: STALE: {}; `langbench report {}` rewrites it",
                 dir.display(),
                 why.join("; "),
                 dir.display()
             );
+            println!("{}", inert::text(&line));
         }
     }
     Ok(if stale == 0 {

@@ -9,11 +9,12 @@
 //! `--out`, and beside the edition (`EDITION/reproduced/DATE-MACHINE.json`)
 //! only with `--store`: an edition is never written to unasked.
 //!
-//! Ratios, both sides: a run's wall time over the references' interpolated
-//! to its time ([`HostSpeed`]), a cell's the geometric mean of its counted
-//! runs'. An edition measured before references were stored has no passes:
-//! its ratio is then its cell's best over its own reference variants'
-//! cells as measured (one state of the host each), and the output says so.
+//! Ratios, both sides: a run's wall time over the references' in its
+//! sitting (the median of its session's passes, [`HostSpeed`]), a cell's
+//! the fastest of its counted runs'. An edition measured before references
+//! were stored has no passes: its ratio is then its cell's best over its
+//! own reference variants' cells as measured (one state of the host each),
+//! and the output says so.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -85,6 +86,11 @@ pub(crate) struct Reproduction {
     /// `another-boot`, `same-cpu-model` (which boot, the records do not
     /// say) or `another-cpu-model` (a portability check).
     pub level: Level,
+    /// The normaliser its ratios were computed with
+    /// ([`crate::reference::NORMALISER`]): a report recomputes them from
+    /// the records with its own, and holds them to this file's exactly
+    /// only when the names agree (`reproduced::verify`).
+    pub normaliser: &'static str,
 }
 
 /// The sample: `pct` % of `ids` (rounded up), at least [`MIN_SAMPLE`] or
@@ -385,6 +391,7 @@ fn compare(
         boot_id: at.check.boots.iter().next().cloned().unwrap_or_default(),
         edition_cpu_id: at.edition.cpu_id.clone(),
         level: at.level,
+        normaliser: crate::reference::NORMALISER,
     };
     Ok((result, date, machine))
 }

@@ -6,6 +6,13 @@
 //! the same toolchain version and program identity, see [`keeps`]) and
 //! runs only what is missing; any other cell runs from its first run, and
 //! `run` says why.
+//!
+//! Only runs this machine recorded count (issue #59, row 4): a run whose
+//! seal does not verify with this machine's key ([`crate::seal`]), or
+//! that names no identity, makes its cell run again from run 1
+//! ([`Untrusted`]), however complete its records say it is. Records are
+//! lines anyone can append (a pull request's 1 ms runs were published as
+//! measured); a seal is what they cannot make.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -13,6 +20,7 @@ use crate::bench::{Bench, Size};
 use crate::machine::Machine;
 use crate::noise::Runs;
 use crate::record::{Identity, RunRecord, SessionRecord};
+use crate::seal::Key;
 use crate::store::Stored;
 
 /// How this session measures, to compare with the session of a cell's
@@ -25,6 +33,132 @@ pub(crate) struct Now {
     pub containment: String,
     pub cpus: Option<Vec<usize>>,
     pub machine: Machine,
+    /// This machine's seal key: the runs it verifies are the only ones
+    /// kept (`None`: there is none, and no run is).
+    pub key: Option<Key>,
+}
+
+/// Runs `--resume` does not trust, by why: it keeps only runs this machine
+/// recorded, which it tells by their seal ([`crate::seal`]), and which say
+/// what they ran (their identity, compared with the program now).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Untrusted {
+    /// Without a seal: added by hand or by a pull request, imported, or
+    /// recorded before runs were sealed.
+    pub unsealed: usize,
+    /// With a seal this machine's key does not verify: changed since, a
+    /// seal copied from another record, or sealed by another machine
+    /// (a merged shard) or with a key since lost.
+    pub foreign: usize,
+    /// Sealed, but naming no identity: what ran is unknown.
+    pub anonymous: usize,
+}
+
+impl Untrusted {
+    /// The runs of `cell` that `key` does not vouch for.
+    pub(crate) fn of<'r>(cell: impl IntoIterator<Item = &'r RunRecord>, key: Option<&Key>) -> Self {
+        let mut u = Untrusted::default();
+        for r in cell {
+            if r.seal.is_none() {
+                u.unsealed += 1;
+            } else if !key.is_some_and(|k| k.verifies(r)) {
+                u.foreign += 1;
+            } else if r.identity.is_none() {
+                u.anonymous += 1;
+            }
+        }
+        u
+    }
+
+    /// How many runs in all.
+    pub(crate) fn runs(&self) -> usize {
+        self.unsealed + self.foreign + self.anonymous
+    }
+
+    fn add(&mut self, other: Untrusted) {
+        self.unsealed += other.unsealed;
+        self.foreign += other.foreign;
+        self.anonymous += other.anonymous;
+    }
+
+    /// Why, in words: `2 without a seal, 1 whose seal this machine's key
+    /// does not verify`.
+    pub(crate) fn reasons(&self) -> String {
+        let mut parts = Vec::new();
+        if self.unsealed > 0 {
+            parts.push(format!("{} without a seal", self.unsealed));
+        }
+        if self.foreign > 0 {
+            parts.push(format!(
+                "{} whose seal this machine's key does not verify",
+                self.foreign
+            ));
+        }
+        if self.anonymous > 0 {
+            parts.push(format!("{} without an identity", self.anonymous));
+        }
+        parts.join(", ")
+    }
+
+    /// Why a cell with these runs runs again, if it does.
+    fn why(&self) -> Option<String> {
+        let n = self.runs();
+        (n > 0).then(|| {
+            format!(
+                "{n} of its stored runs {} not recorded by this machine ({})",
+                if n == 1 { "was" } else { "were" },
+                self.reasons()
+            )
+        })
+    }
+}
+
+/// The runs `--resume` does not trust, by cell: the cells it trusts
+/// whole are not in it. Each seal is verified once per command (a
+/// directory of 6,500 variants holds some 60,000 runs, issue #41).
+pub(crate) type Distrust = BTreeMap<(String, Bench), Untrusted>;
+
+fn distrust(cells: &BTreeMap<(String, Bench), Vec<&RunRecord>>, key: Option<&Key>) -> Distrust {
+    cells
+        .iter()
+        .filter_map(|(k, cell)| {
+            let u = Untrusted::of(cell.iter().copied(), key);
+            (u.runs() > 0).then(|| (k.clone(), u))
+        })
+        .collect()
+}
+
+/// `run --resume`'s line about the runs of the cells `selected` it does
+/// not trust, and why (`None`: it trusts every one); `key` is this
+/// machine's.
+pub(crate) fn untrusted_line(
+    distrust: &Distrust,
+    key: Option<&Key>,
+    selected: impl Fn(&(String, Bench)) -> bool,
+) -> Option<String> {
+    let mut all = Untrusted::default();
+    let mut cells = 0;
+    for u in distrust.iter().filter(|(k, _)| selected(k)).map(|(_, u)| u) {
+        all.add(*u);
+        cells += 1;
+    }
+    if all.runs() == 0 {
+        return None;
+    }
+    let key = match key {
+        Some(k) => format!("its key is {}", k.path().display()),
+        None => "this machine has no seal key yet".to_string(),
+    };
+    Some(format!(
+        "--resume: {} stored run{} of {} cell{} were not recorded by this machine ({}; {key}): \
+         those cells are measured again (runs added by hand or by a pull request, merged from \
+         another machine, imported, or sealed with a key since lost)",
+        all.runs(),
+        if all.runs() == 1 { "" } else { "s" },
+        cells,
+        if cells == 1 { "" } else { "s" },
+        all.reasons()
+    ))
 }
 
 /// What the results directory holds of one cell.
@@ -67,14 +201,32 @@ fn complete(cell: &[&RunRecord], runs: Runs) -> bool {
     count > 0 && contiguous && (runs.enough(count, cell.iter().copied()) || auto_settled)
 }
 
-/// The cells `stored` holds complete: what `--resume` skips (and `--plan`
-/// counts as done).
-pub(crate) fn complete_cells(stored: &Stored, runs: Runs) -> HashSet<(String, Bench)> {
-    cells(stored)
+/// The cells `stored` holds complete in runs this machine recorded (their
+/// seals verify with `key`): what `--resume` skips (and `--plan` counts as
+/// done, through [`complete_trusted`]).
+#[cfg(test)]
+pub(crate) fn complete_cells(
+    stored: &Stored,
+    runs: Runs,
+    key: Option<&Key>,
+) -> HashSet<(String, Bench)> {
+    complete_trusted(stored, runs, key).0
+}
+
+/// [`complete_cells`], and the runs not trusted ([`Distrust`]).
+pub(crate) fn complete_trusted(
+    stored: &Stored,
+    runs: Runs,
+    key: Option<&Key>,
+) -> (HashSet<(String, Bench)>, Distrust) {
+    let cells = cells(stored);
+    let distrust = distrust(&cells, key);
+    let complete = cells
         .into_iter()
-        .filter(|(_, cell)| complete(cell, runs))
+        .filter(|(k, cell)| complete(cell, runs) && !distrust.contains_key(k))
         .map(|(k, _)| k)
-        .collect()
+        .collect();
+    (complete, distrust)
 }
 
 /// Why runs of session `s` cannot be carried on by this session, if so.
@@ -153,27 +305,31 @@ pub(crate) fn refuse_other_machine(
 /// does not name hold nothing.
 #[cfg(test)]
 pub(crate) fn held(stored: &Stored, now: &Now) -> BTreeMap<(String, Bench), Held> {
-    held_of(stored, &cells(stored), now)
+    let cells = cells(stored);
+    held_of(stored, &cells, &distrust(&cells, now.key.as_ref()), now)
 }
 
 /// What the directory holds of each cell, and the cells whose program changed ([`program_changes`])
 /// marked to run again: both from one grouping of the records by cell.
+/// With the runs it does not trust ([`Distrust`]), whose cells run again.
 pub(crate) fn held_now(
     stored: &Stored,
     now: &Now,
     variants: &[&crate::config::Variant],
-) -> BTreeMap<(String, Bench), Held> {
+) -> (BTreeMap<(String, Bench), Held>, Distrust) {
     let cells = cells(stored);
-    let mut held = held_of(stored, &cells, now);
+    let distrust = distrust(&cells, now.key.as_ref());
+    let mut held = held_of(stored, &cells, &distrust, now);
     for (k, why) in changes(&cells, variants, now.size) {
         held.insert(k, Held::Rerun(why));
     }
-    held
+    (held, distrust)
 }
 
 fn held_of(
     stored: &Stored,
     cells: &BTreeMap<(String, Bench), Vec<&RunRecord>>,
+    distrust: &Distrust,
     now: &Now,
 ) -> BTreeMap<(String, Bench), Held> {
     let sessions: BTreeMap<&str, &SessionRecord> = stored
@@ -184,7 +340,10 @@ fn held_of(
     cells
         .iter()
         .map(|(key, cell)| {
-            let held = if complete(cell, now.runs) {
+            let untrusted = distrust.get(key).and_then(Untrusted::why);
+            let held = if let Some(why) = untrusted {
+                Held::Rerun(why)
+            } else if complete(cell, now.runs) {
                 Held::Complete
             } else if cell.iter().all(|r| r.attempt == 0) {
                 // A cell-level record (not installed, prepare failed):
@@ -248,7 +407,8 @@ fn partial(
 /// of two programs). Both are known from the checkout and the languages
 /// file alone, so this is decided before any probe; a new toolchain
 /// version is seen only where runs are carried on ([`keeps`], after the
-/// probe). Runs without an identity (older records) are unknown: kept.
+/// probe). A cell with a run without an identity is not trusted at all
+/// ([`Untrusted`]): it runs again anyway.
 pub(crate) fn program_changes(
     stored: &Stored,
     variants: &[&crate::config::Variant],
@@ -304,8 +464,9 @@ fn short(digest: &str) -> &str {
 }
 
 /// Whether the kept runs of a partial cell ran what this session runs: the
-/// toolchain version it probed and the program's identity (its digest;
-/// a run without one is unknown, and kept). `Err`: why not.
+/// toolchain version it probed and the program's identity (its digest; a
+/// run without one, or a program without one now, is unknown, and not
+/// kept). `Err`: why not.
 pub(crate) fn keeps(
     runs: &[RunRecord],
     version: &str,
@@ -318,13 +479,20 @@ pub(crate) fn keeps(
                 r.attempt, r.version
             ));
         }
-        if let (Some(was), Some(now)) = (&r.identity, identity)
-            && was.digest != now.digest
-        {
-            return Err(format!(
-                "its program or commands changed since run {} (identity {} then, {} now)",
-                r.attempt, was.digest, now.digest
-            ));
+        match (&r.identity, identity) {
+            (Some(was), Some(now)) if was.digest != now.digest => {
+                return Err(format!(
+                    "its program or commands changed since run {} (identity {} then, {} now)",
+                    r.attempt, was.digest, now.digest
+                ));
+            }
+            (Some(_), Some(_)) => {}
+            _ => {
+                return Err(format!(
+                    "what run {} ran is not known (no program identity to compare)",
+                    r.attempt
+                ));
+            }
         }
     }
     Ok(())
@@ -343,6 +511,7 @@ mod tests {
             containment: "full".into(),
             cpus: None,
             machine: testing::machine(),
+            key: Some(testing::key()),
         }
     }
 
@@ -353,8 +522,9 @@ mod tests {
         }
     }
 
+    /// Run `k` of `variant` as this machine recorded it (sealed).
     fn run(variant: &str, k: u32) -> RunRecord {
-        testing::run(variant, Bench::Assoc).nth(k).record()
+        testing::run(variant, Bench::Assoc).nth(k).sealed()
     }
 
     #[test]
@@ -370,7 +540,7 @@ mod tests {
                 testing::run("absent", Bench::Assoc)
                     .nth(0)
                     .status(Status::NotInstalled)
-                    .into(),
+                    .sealed(),
                 run("gap", 1),
                 run("gap", 3),
             ]),
@@ -389,7 +559,7 @@ mod tests {
         assert_eq!(of("absent"), Held::Nothing);
         assert!(matches!(of("gap"), Held::Rerun(w) if w.contains("numbered 1, 3")));
         assert_eq!(
-            complete_cells(&stored, Runs::Fixed(3)),
+            complete_cells(&stored, Runs::Fixed(3), Some(&testing::key())),
             [("done".to_string(), Bench::Assoc)].into()
         );
     }
@@ -409,22 +579,19 @@ mod tests {
                         .nth(i as u32 + 1)
                         .wall(if c == Cold { 7.0 } else { 0.5 })
                         .cache(c)
-                        .record()
+                        .sealed()
                 })
                 .map(std::sync::Arc::new)
                 .collect(),
             ..Default::default()
         };
         let auto = Runs::Auto { cv: 0.05, max: 10 };
-        assert!(complete_cells(&cell(&[Cold, Warm, Warm]), auto).is_empty());
-        assert_eq!(
-            complete_cells(&cell(&[Cold, Warm, Warm, Warm]), auto).len(),
-            1
-        );
-        assert_eq!(
-            complete_cells(&cell(&[Cold, Warm, Warm]), Runs::Fixed(3)).len(),
-            1
-        );
+        let key = Some(testing::key());
+        let done =
+            |c: &[crate::record::CacheStart], runs| complete_cells(&cell(c), runs, key.as_ref());
+        assert!(done(&[Cold, Warm, Warm], auto).is_empty());
+        assert_eq!(done(&[Cold, Warm, Warm, Warm], auto).len(), 1);
+        assert_eq!(done(&[Cold, Warm, Warm], Runs::Fixed(3)).len(), 1);
     }
 
     #[test]
@@ -516,7 +683,14 @@ mod tests {
         let mut r = run("a", 1);
         r.identity = crate::identity::of(v, Bench::Assoc, r.n, "5.1");
         let stored = Stored {
-            runs: crate::testing::shared(vec![r.clone(), run("a", 2), r.clone(), run("gone", 1)]),
+            runs: crate::testing::shared(vec![
+                r.clone(),
+                // Without an identity: not compared here (not trusted at
+                // all by `held_now`).
+                testing::run("a", Bench::Assoc).nth(2).record(),
+                r.clone(),
+                run("gone", 1),
+            ]),
             ..Default::default()
         };
         let size = Size::Explicit(r.n);
@@ -539,7 +713,7 @@ mod tests {
     }
 
     #[test]
-    fn a_changed_toolchain_or_program_is_not_kept_an_unknown_one_is() {
+    fn a_changed_toolchain_or_program_is_not_kept_nor_an_unknown_one() {
         let id = |d: &str| Identity {
             digest: d.into(),
             program: String::new(),
@@ -549,16 +723,111 @@ mod tests {
         };
         let mut known = run("a", 1);
         known.identity = Some(id("aaaa"));
-        let unknown = run("a", 2);
+        let mut unknown = run("a", 2);
+        unknown.identity = None;
+        let mut second = run("a", 2);
+        second.identity = Some(id("aaaa"));
+        assert_eq!(
+            keeps(&[known.clone(), second], "1.0", Some(&id("aaaa"))),
+            Ok(())
+        );
         let both = [known.clone(), unknown.clone()];
-        assert_eq!(keeps(&both, "1.0", Some(&id("aaaa"))), Ok(()));
+        let not_known = keeps(&both, "1.0", Some(&id("aaaa"))).unwrap_err();
+        assert!(
+            not_known.contains("what run 2 ran is not known"),
+            "{not_known}"
+        );
         let unknown = std::slice::from_ref(&unknown);
         let known = std::slice::from_ref(&known);
-        assert_eq!(keeps(unknown, "1.0", Some(&id("bbbb"))), Ok(()));
-        assert_eq!(keeps(known, "1.0", None), Ok(()));
+        assert!(keeps(unknown, "1.0", Some(&id("bbbb"))).is_err());
+        assert!(keeps(known, "1.0", None).is_err());
         let changed = keeps(known, "1.0", Some(&id("bbbb"))).unwrap_err();
         assert!(changed.contains("aaaa then, bbbb now"), "{changed}");
         let newer = keeps(unknown, "2.0", None).unwrap_err();
         assert!(newer.contains("1.0 then, 2.0 now"), "{newer}");
+    }
+
+    /// Issue #59, row 4: runs appended without a seal, with a made-up
+    /// identity, with a seal copied from another record or made with
+    /// another machine's key are not trusted: their cell runs again from
+    /// run 1, however complete, and the line says how many and why. A
+    /// sealed run without an identity is not trusted either.
+    #[test]
+    fn runs_this_machine_did_not_record_are_measured_again() {
+        let genuine = run("done", 1);
+        let fast = |k: u32| testing::run("new", Bench::Assoc).nth(k).wall(0.001);
+        let mut forged = fast(1).record();
+        forged.identity = genuine.identity.clone();
+        let mut copied = fast(2).record();
+        copied.identity = genuine.identity.clone();
+        copied.seal = genuine.seal.clone();
+        let elsewhere = crate::seal::Key::fixed([9; 32]).sealed(fast(3).sealed());
+        let stored = |runs: Vec<RunRecord>| Stored {
+            sessions: vec![session(testing::SESSION)],
+            runs: crate::testing::shared(runs),
+            ..Default::default()
+        };
+        let cases = [
+            (
+                "unsealed",
+                vec![fast(1).record(), fast(2).record(), fast(3).record()],
+            ),
+            (
+                "forged",
+                vec![forged.clone(), fast(2).sealed(), fast(3).sealed()],
+            ),
+            (
+                "copied",
+                vec![fast(1).sealed(), copied.clone(), fast(3).sealed()],
+            ),
+            (
+                "elsewhere",
+                vec![fast(1).sealed(), fast(2).sealed(), elsewhere.clone()],
+            ),
+        ];
+        for (what, runs) in cases {
+            let s = stored(runs);
+            let key = Some(testing::key());
+            assert!(
+                complete_cells(&s, Runs::Fixed(3), key.as_ref()).is_empty(),
+                "{what}"
+            );
+            match &held(&s, &now())[&("new".to_string(), Bench::Assoc)] {
+                Held::Rerun(why) => assert!(
+                    why.contains("not recorded by this machine"),
+                    "{what}: {why}"
+                ),
+                other => panic!("{what}: {other:?}"),
+            }
+        }
+        // The same runs sealed here: complete.
+        let sealed = stored(vec![fast(1).sealed(), fast(2).sealed(), fast(3).sealed()]);
+        assert_eq!(
+            complete_cells(&sealed, Runs::Fixed(3), Some(&testing::key())).len(),
+            1
+        );
+        // Without a key nothing is trusted.
+        assert!(complete_cells(&sealed, Runs::Fixed(3), None).is_empty());
+        // Sealed without an identity: not trusted.
+        let mut anonymous = fast(1).record();
+        anonymous.identity = None;
+        let anonymous = testing::key().sealed(anonymous);
+        let s = stored(vec![anonymous, fast(2).sealed(), forged, copied, elsewhere]);
+        let key = Some(testing::key());
+        let line = |s: &Stored, selected: bool| {
+            let (_, distrust) = complete_trusted(s, Runs::Fixed(3), key.as_ref());
+            untrusted_line(&distrust, key.as_ref(), |_| selected)
+        };
+        let line_all = line(&s, true).unwrap();
+        assert!(
+            line_all.starts_with(
+                "--resume: 4 stored runs of 1 cell were not recorded by this machine \
+                 (1 without a seal, 2 whose seal this machine's key does not verify, \
+                 1 without an identity; its key is (fixed))"
+            ),
+            "{line_all}"
+        );
+        assert_eq!(line(&sealed, true), None);
+        assert_eq!(line(&s, false), None);
     }
 }

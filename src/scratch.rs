@@ -259,8 +259,13 @@ pub(crate) fn entries_under(top: &Path) -> Vec<std::fs::DirEntry> {
 
 /// `chown -R` without following symlinks: `dir` itself is opened without
 /// following one, everything beneath it reached from its descriptor
-/// ([`crate::nofollow::chown_tree`]).
-pub(crate) fn chown_tree(dir: &Path, uid: u32, gid: u32) -> Result<()> {
+/// ([`crate::nofollow::chown_tree`]), within `bounds`.
+pub(crate) fn chown_tree(
+    dir: &Path,
+    uid: u32,
+    gid: u32,
+    bounds: crate::nofollow::Bounds,
+) -> Result<()> {
     let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else {
         anyhow::bail!("cannot chown {}", dir.display());
     };
@@ -272,7 +277,7 @@ pub(crate) fn chown_tree(dir: &Path, uid: u32, gid: u32) -> Result<()> {
                 crate::nofollow::Create::No,
             )
         })
-        .and_then(|d| crate::nofollow::chown_tree(std::os::fd::AsFd::as_fd(&d), uid, gid))
+        .and_then(|d| crate::nofollow::chown_tree(std::os::fd::AsFd::as_fd(&d), uid, gid, bounds))
         .with_context(|| format!("cannot chown {}", dir.display()))?;
     Ok(())
 }

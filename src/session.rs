@@ -41,7 +41,7 @@ pub(crate) fn begin_session(
     let session = crate::record::new_session_id(params.suffix);
     let infos = inspect_toolchains(spawner, variants, pb)?;
     let (runs, runs_auto_cv) = params.runs.stored();
-    pb.set_message("checking how quiet the machine is");
+    crate::progress::message(pb, "checking how quiet the machine is");
     let hygiene = crate::hygiene::check();
     for w in &hygiene.warnings {
         say(pb, crate::export::terminal::warning(w));
@@ -77,8 +77,10 @@ fn inspect_toolchains(
     variants: &[&Variant],
     pb: &ProgressBar,
 ) -> Result<Vec<VariantInfo>> {
-    pb.set_message(format!("versions of {} toolchains", variants.len()));
-    let done = |n: usize, of: usize| pb.set_message(format!("versions: {n} of {of} toolchains"));
+    crate::progress::message(pb, &format!("versions of {} toolchains", variants.len()));
+    let done = |n: usize, of: usize| {
+        crate::progress::message(pb, &format!("versions: {n} of {of} toolchains"))
+    };
     // Ctrl-C here ends the session before it starts (a probe takes up to
     // its timeout, 85 of them add up).
     match toolchain::inspect_all(spawner, variants, &done) {

@@ -15,7 +15,7 @@ use anyhow::{Context, Result};
 
 use crate::bench::Bench;
 use crate::config::Variant;
-use crate::nofollow::{self, Create};
+use crate::nofollow::{self, Create, Usage};
 
 /// The directory langbench keeps its per-variant state in (made
 /// canonical once it exists: the sandbox opens what lies in it by a path
@@ -82,6 +82,9 @@ pub(crate) struct Caches {
     base: Option<std::sync::Arc<OwnedFd>>,
     /// What they may hold, KB (`--cache-limit`); 0: no bound.
     pub limit_kb: u64,
+    /// Files (and directories) they may hold (`--file-limit`); 0: no
+    /// bound.
+    pub limit_files: u64,
 }
 
 impl Caches {
@@ -99,6 +102,7 @@ impl Caches {
                 dirs: Vec::new(),
                 base: None,
                 limit_kb: 0,
+                limit_files: 0,
             });
         }
         let (root, root_fd) = open_root()?;
@@ -130,7 +134,8 @@ impl Caches {
         let base = nofollow::dir_beneath(vfd.as_fd(), Path::new(&name), Create::Yes)
             .with_context(|| format!("cannot open the caches of {id}"))?;
         let said = format!("{version}\n");
-        if nofollow::read_in(base.as_fd(), VERSION_FILE)
+        // Read up to the length it should have: longer is another text.
+        if nofollow::read_in(base.as_fd(), VERSION_FILE, said.len() as u64)
             .ok()
             .as_deref()
             != Some(said.as_str())
@@ -160,35 +165,42 @@ impl Caches {
             dirs,
             base: Some(std::sync::Arc::new(base)),
             limit_kb: 0,
+            limit_files: 0,
         })
     }
 
-    /// With at most `kb` KB in them (0: no bound).
-    pub(crate) fn limited(mut self, kb: u64) -> Caches {
+    /// With at most `kb` KB and `files` files in them (0: no bound).
+    pub(crate) fn limited(mut self, kb: u64, files: u64) -> Caches {
         self.limit_kb = kb;
+        self.limit_files = files;
         self
     }
 
-    /// KB the caches hold (blocks in use, as `du` counts).
-    pub(crate) fn kb(&self) -> u64 {
-        self.dirs.iter().map(|(host, _)| du_kb(host)).sum()
+    /// What the caches hold: blocks in use as `du` counts them, and files
+    /// (inodes: a run that fills them with empty files holds no block but
+    /// exhausts the filesystem's inodes, issue #59), counted by a bounded
+    /// walk that stops once past the file bound.
+    pub(crate) fn usage(&self) -> Usage {
+        let bounds = nofollow::Bounds::toward(self.limit_files);
+        self.dirs
+            .iter()
+            .map(|(host, _)| usage_of(host, bounds))
+            .fold(Usage::default(), Usage::add)
     }
 
     /// Why the caches are past their bound (`None`: within it, or none):
     /// what they hold and the bound, for a run's note.
     pub(crate) fn past_limit(&self) -> Option<String> {
-        if self.limit_kb == 0 || self.dirs.is_empty() {
+        if (self.limit_kb == 0 && self.limit_files == 0) || self.dirs.is_empty() {
             return None;
         }
-        let kb = self.kb();
-        (kb > self.limit_kb).then(|| {
-            format!(
-                "its caches hold {}, past the quota of {} MB per variant (--cache-limit); \
-                 `langbench toolchains clear-caches ID` empties them",
-                mb(kb),
-                self.limit_kb / 1024
-            )
-        })
+        let u = self.usage();
+        let past = past_bounds(u, self.limit_kb, self.limit_files)?;
+        Some(format!(
+            "its caches hold {}, past the quota of {past} per variant (--cache-limit, \
+             --file-limit); `langbench toolchains clear-caches ID` empties them",
+            held(u),
+        ))
     }
 
     /// Whether a run of `program` (its source digest) starting now starts
@@ -261,7 +273,52 @@ pub(crate) fn caches_kb(variant: &Variant, version: &str) -> Option<u64> {
     let dir = variant_caches(&variant.id)
         .join(version_dir(version))
         .join("home");
-    Some(du_kb(&dir))
+    Some(usage_of(&dir, nofollow::Bounds::toward(0)).kb)
+}
+
+/// What the directory `p` (langbench's own path, in the state directory,
+/// made canonical) holds, counted within `bounds` and never through a
+/// link; nothing if it cannot be opened.
+fn usage_of(p: &Path, bounds: nofollow::Bounds) -> Usage {
+    nofollow::open_absolute(p)
+        .and_then(|d| nofollow::usage(d.as_fd(), bounds, None))
+        .unwrap_or_default()
+}
+
+/// The bounds `u` is past, for a note (`None`: within them): `kb` KB or
+/// `files` files (0: no bound), or deeper than a walk enters.
+fn past_bounds(u: Usage, kb: u64, files: u64) -> Option<String> {
+    let mut past = Vec::new();
+    if kb > 0 && u.kb > kb {
+        past.push(format!("{} MB", kb / 1024));
+    }
+    if files > 0 && (u.files > files || u.cut == Some(nofollow::Cut::Many)) {
+        past.push(format!("{files} files"));
+    }
+    if u.cut == Some(nofollow::Cut::Deep) {
+        past.push(format!("{} levels of directories", nofollow::MAX_DEPTH));
+    }
+    (!past.is_empty()).then(|| past.join(" and "))
+}
+
+/// What `u` holds, for a note: `1.2 MB in 1,200 files`, and where the
+/// walk that counted it stopped.
+fn held(u: Usage) -> String {
+    let cut = match u.cut {
+        Some(nofollow::Cut::Deep) => format!(
+            " (nested deeper than {} levels, not counted past there)",
+            nofollow::MAX_DEPTH
+        ),
+        Some(nofollow::Cut::Many) => " (not counted past there)".into(),
+        None => String::new(),
+    };
+    let files = u.files;
+    let plus = if u.cut == Some(nofollow::Cut::Many) {
+        " or more"
+    } else {
+        ""
+    };
+    format!("{} in {files}{plus} files{cut}", mb(u.kb))
 }
 
 /// Every cache of a variant (all toolchain versions).
@@ -326,7 +383,7 @@ pub fn clear_caches(ids: &[String], dry_run: bool) -> Result<std::process::ExitC
     let verb = if dry_run { "would clear" } else { "cleared" };
     let mut failed = false;
     for t in &targets {
-        let mb = du_bytes(t) as f64 / 1e6;
+        let mb = usage_of(t, nofollow::Bounds::toward(0)).bytes as f64 / 1e6;
         if !dry_run && let Err(e) = crate::scratch::remove_tree(t) {
             eprintln!("error: {e}");
             failed = true;
@@ -341,33 +398,20 @@ pub fn clear_caches(ids: &[String], dry_run: bool) -> Result<std::process::ExitC
     })
 }
 
-/// KB of disk in use under `p` (files, not following symlinks: their
-/// blocks, as `du` counts, so a sparse file counts what it holds).
-pub(crate) fn du_kb(p: &Path) -> u64 {
-    use std::os::unix::fs::MetadataExt;
-    crate::scratch::entries_under(p)
-        .iter()
-        .map(|e| e.metadata().map_or(0, |m| m.blocks() / 2))
-        .sum()
-}
-
 /// `kb` as `1.2 MB`.
 pub(crate) fn mb(kb: u64) -> String {
     format!("{:.1} MB", kb as f64 * 1024.0 / 1e6)
-}
-
-/// Bytes under `p` (files, not following symlinks).
-fn du_bytes(p: &Path) -> u64 {
-    crate::scratch::entries_under(p)
-        .iter()
-        .map(|e| e.metadata().map_or(0, |m| m.len()))
-        .sum()
 }
 
 /// The list of files the last sync copied, kept in the copy: what the
 /// checkout no longer has is removed from the copy, what the prepare step
 /// built is kept.
 const MANIFEST: &str = ".langbench-sources";
+
+/// Bytes of [`MANIFEST`] langbench reads, at most: a line per file of a
+/// program's directory (100,000 files of 40-byte paths; a planted one of
+/// 3 GiB was read whole, issue #59); past it the copy starts afresh.
+const MAX_MANIFEST: u64 = 4 << 20;
 
 /// Brings the private copy `dst` up to date with the checkout's program
 /// directory `src`: every file (symlinks copied as symlinks, never
@@ -380,8 +424,17 @@ const MANIFEST: &str = ".langbench-sources";
 /// (a file is replaced, never written through; its list of files is read
 /// and written as a file, never through a link or from a FIFO), and a copy
 /// that cannot be brought up to date that way (a directory of it replaced
-/// by a symlink, a file by a directory) starts afresh.
-pub(crate) fn sync_copy(src: &Path, dst: &Path, ids: Option<(u32, u32)>) -> Result<()> {
+/// by a symlink, a file by a directory, its list of files past
+/// [`MAX_MANIFEST`]) or given to `ids` within `bounds` (a tree nested
+/// past [`nofollow::MAX_DEPTH`]) starts afresh. Nothing of it is read
+/// whole: a file of the copy is compared with the checkout's only when
+/// its size is the same, and read no further than that.
+pub(crate) fn sync_copy(
+    src: &Path,
+    dst: &Path,
+    ids: Option<(u32, u32)>,
+    bounds: nofollow::Bounds,
+) -> Result<()> {
     let mut files = Vec::new();
     collect(src, Path::new(""), &mut files)
         .with_context(|| format!("cannot read {}", src.display()))?;
@@ -393,21 +446,58 @@ pub(crate) fn sync_copy(src: &Path, dst: &Path, ids: Option<(u32, u32)>) -> Resu
         .with_context(|| format!("cannot create {}", parent.display()))?;
     let parent = nofollow::open_trusted(parent)?;
     let open = || nofollow::dir_beneath(parent.as_fd(), Path::new(name), Create::Yes);
-    let top = match open().and_then(|top| update_copy(src, &files, top.as_fd()).map(|()| top)) {
-        Ok(top) => top,
-        Err(_) => {
-            crate::scratch::remove_tree(dst).map_err(anyhow::Error::msg)?;
-            let top = open().with_context(|| format!("cannot create {}", dst.display()))?;
-            update_copy(src, &files, top.as_fd())
-                .with_context(|| format!("cannot copy {} to {}", src.display(), dst.display()))?;
-            top
-        }
+    let chown = |top: &OwnedFd| match ids {
+        Some((uid, gid)) => nofollow::chown_tree(top.as_fd(), uid, gid, bounds),
+        None => Ok(()),
     };
-    if let Some((uid, gid)) = ids {
-        nofollow::chown_tree(top.as_fd(), uid, gid)
-            .with_context(|| format!("cannot chown {}", dst.display()))?;
+    let kept = open().and_then(|top| {
+        update_copy(src, &files, top.as_fd())?;
+        chown(&top)
+    });
+    if kept.is_err() {
+        crate::scratch::remove_tree(dst).map_err(anyhow::Error::msg)?;
+        let top = open().with_context(|| format!("cannot create {}", dst.display()))?;
+        update_copy(src, &files, top.as_fd())
+            .with_context(|| format!("cannot copy {} to {}", src.display(), dst.display()))?;
+        chown(&top).with_context(|| format!("cannot chown {}", dst.display()))?;
     }
     Ok(())
+}
+
+/// Why the private copy `dst` is past its bounds after its `prepare`
+/// steps ran (`None`: within them): more than `kb` KB or `files` files
+/// (0: no bound), directories nested deeper than a walk enters, or its
+/// list of files rewritten past [`MAX_MANIFEST`]. Counted by a bounded
+/// walk; a copy past them is removed (the next `prepare` starts afresh,
+/// and meets the same bound), and the note says so.
+pub(crate) fn copy_past_limit(dst: &Path, kb: u64, files: u64) -> Option<String> {
+    let top = nofollow::open_absolute(dst).ok()?;
+    let big_list = rustix::fs::statat(&top, MANIFEST, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
+        .ok()
+        .filter(|st| {
+            rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::RegularFile
+        })
+        .map(|st| u64::try_from(st.st_size).unwrap_or(0))
+        .filter(|&size| size > MAX_MANIFEST);
+    let u = nofollow::usage(top.as_fd(), nofollow::Bounds::toward(files), None).unwrap_or_default();
+    drop(top);
+    let why = match (big_list, past_bounds(u, kb, files)) {
+        (Some(size), _) => format!(
+            "its prepare steps rewrote langbench's list of the copy's files ({MANIFEST}, {size} \
+             bytes, past the {MAX_MANIFEST} langbench reads)"
+        ),
+        (None, Some(past)) => format!(
+            "its prepare steps left {} in its private copy, past the bound of {past} \
+             (--disk-limit, --file-limit)",
+            held(u)
+        ),
+        (None, None) => return None,
+    };
+    let removed = match crate::scratch::remove_tree(dst) {
+        Ok(()) => "removed, the next prepare starts afresh".to_string(),
+        Err(e) => e,
+    };
+    Some(format!("{why}; {removed}"))
 }
 
 /// Whatever is at `name` in `dir` (a file, a link, a FIFO) removed; a
@@ -429,12 +519,12 @@ fn update_copy(src: &Path, files: &[PathBuf], top: BorrowedFd<'_>) -> std::io::R
         p.components()
             .all(|c| matches!(c, std::path::Component::Normal(_)))
     };
-    let old = nofollow::read_in(top, MANIFEST).unwrap_or_default();
-    for gone in old
-        .lines()
-        .map(Path::new)
-        .filter(|p| !files.iter().any(|f| f == p))
-    {
+    let old = match nofollow::read_in(top, MANIFEST, MAX_MANIFEST) {
+        Err(e) if e.kind() == std::io::ErrorKind::FileTooLarge => return Err(e),
+        old => old.unwrap_or_default(),
+    };
+    let current: std::collections::HashSet<&Path> = files.iter().map(PathBuf::as_path).collect();
+    for gone in old.lines().map(Path::new).filter(|p| !current.contains(p)) {
         if let (true, Some(dir), Some(name)) = (plain(gone), gone.parent(), gone.file_name())
             && let Ok(d) = nofollow::dir_beneath(top, dir, Create::No)
         {
@@ -457,8 +547,15 @@ fn update_copy(src: &Path, files: &[PathBuf], top: BorrowedFd<'_>) -> std::io::R
             }
             continue;
         }
+        if !meta.is_file() {
+            // A FIFO or a socket of the checkout: nothing to copy.
+            continue;
+        }
         let body = std::fs::read(&from)?;
-        if nofollow::read_bytes_in(d.as_fd(), name).is_ok_and(|now| now == body) {
+        // Read no further than the checkout's size: a copy's file of
+        // another size (a sparse one of terabytes) differs unread.
+        if nofollow::read_bytes_in(d.as_fd(), name, body.len() as u64).is_ok_and(|now| now == body)
+        {
             continue;
         }
         clear_in(d.as_fd(), name)?;
@@ -476,25 +573,32 @@ fn update_copy(src: &Path, files: &[PathBuf], top: BorrowedFd<'_>) -> std::io::R
     nofollow::write_in(top, MANIFEST, manifest.as_bytes())
 }
 
-/// Every file and symlink under `dir` (relative to the top), sorted.
+/// Every file and symlink under `dir` (relative to the top), sorted by
+/// path. Iterative: a checkout's depth never reaches langbench's stack.
 fn collect(top: &Path, rel: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let mut entries: Vec<_> = std::fs::read_dir(top.join(rel))?.flatten().collect();
-    entries.sort_by_key(|e| e.file_name());
-    for e in entries {
-        let path = rel.join(e.file_name());
-        let t = e.file_type()?;
-        if t.is_dir() {
-            collect(top, &path, out)?;
-        } else {
-            out.push(path);
+    let mut todo = vec![rel.to_path_buf()];
+    while let Some(rel) = todo.pop() {
+        for e in std::fs::read_dir(top.join(&rel))?.flatten() {
+            let path = rel.join(e.file_name());
+            if e.file_type()?.is_dir() {
+                todo.push(path);
+            } else {
+                out.push(path);
+            }
         }
     }
+    out.sort();
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const BOUNDS: nofollow::Bounds = nofollow::Bounds {
+        depth: nofollow::MAX_DEPTH,
+        entries: 1_000,
+    };
 
     #[test]
     fn a_run_is_kept_when_its_program_cannot_be_remembered() {
@@ -512,6 +616,7 @@ mod tests {
                 nofollow::open_trusted(t.path()).unwrap(),
             )),
             limit_kb: 0,
+            limit_files: 0,
         };
         let started = caches.start(Some("0123456789abcdef"));
         assert_eq!(started, Some(CacheStart::Cold));
@@ -585,7 +690,7 @@ mod tests {
         std::fs::write(src.join("a.txt"), "a").unwrap();
         std::fs::write(src.join("sub/b.txt"), "b").unwrap();
         std::os::unix::fs::symlink("/etc/passwd", src.join("link")).unwrap();
-        sync_copy(&src, &dst, None).unwrap();
+        sync_copy(&src, &dst, None, BOUNDS).unwrap();
         assert_eq!(std::fs::read_to_string(dst.join("sub/b.txt")).unwrap(), "b");
         assert_eq!(
             std::fs::read_link(dst.join("link")).unwrap(),
@@ -599,7 +704,7 @@ mod tests {
         // The copy was tampered with: a.txt is now a symlink out.
         std::fs::remove_file(dst.join("a.txt")).unwrap();
         std::os::unix::fs::symlink("/etc/shadow", dst.join("a.txt")).unwrap();
-        sync_copy(&src, &dst, None).unwrap();
+        sync_copy(&src, &dst, None, BOUNDS).unwrap();
         assert_eq!(std::fs::read_to_string(dst.join("a.txt")).unwrap(), "a2");
         assert!(!dst.join("a.txt").is_symlink());
         assert!(dst.join("built").exists());
@@ -611,9 +716,121 @@ mod tests {
         std::fs::write(src.join("sub/c.txt"), "c").unwrap();
         std::fs::remove_dir_all(dst.join("sub")).unwrap();
         std::os::unix::fs::symlink(&outside, dst.join("sub")).unwrap();
-        sync_copy(&src, &dst, None).unwrap();
+        sync_copy(&src, &dst, None, BOUNDS).unwrap();
         assert!(!outside.join("c.txt").exists());
         assert_eq!(std::fs::read_to_string(dst.join("sub/c.txt")).unwrap(), "c");
         assert!(!dst.join("built").exists(), "started afresh");
+    }
+
+    /// Issue #59 rows 3 and 10: what a prepare step planted in its copy
+    /// (a sparse list of files and program file of a TiB each, a tree
+    /// nested past the walk's bound) is never read whole nor walked past
+    /// the bound: the sync replaces the file unread (its size differs),
+    /// starts afresh from a list past its bound or a tree it cannot give
+    /// to the sandbox's user, and the copy's check says why and removes it.
+    #[test]
+    fn a_copy_a_prepare_step_planted_in_is_bounded_and_starts_afresh() {
+        // SAFETY: geteuid/getegid cannot fail.
+        let ids = unsafe { (libc::geteuid(), libc::getegid()) };
+        let t = tempfile::tempdir().unwrap();
+        let (src, dst) = (t.path().join("src"), t.path().join("dst"));
+        std::fs::create_dir_all(&src).unwrap();
+        std::fs::write(src.join("p.py"), "print(1)\n").unwrap();
+        sync_copy(&src, &dst, Some(ids), BOUNDS).unwrap();
+        assert_eq!(copy_past_limit(&dst, 1 << 20, 1_000), None);
+        // A prepare step's work: a sparse program file and list.
+        for name in ["p.py", MANIFEST] {
+            let f = std::fs::File::create(dst.join(name)).unwrap();
+            f.set_len(1 << 40).unwrap();
+        }
+        let why = copy_past_limit(&dst, 1 << 20, 1_000).unwrap();
+        assert!(
+            why.contains(MANIFEST)
+                && why.contains("1099511627776 bytes")
+                && why.contains("removed"),
+            "{why}"
+        );
+        assert!(!dst.exists());
+        // Had it stayed (an older langbench), the next sync replaces it.
+        sync_copy(&src, &dst, Some(ids), BOUNDS).unwrap();
+        std::fs::write(dst.join("built"), "x").unwrap();
+        for name in ["p.py", MANIFEST] {
+            let f = std::fs::File::create(dst.join(name)).unwrap();
+            f.set_len(1 << 40).unwrap();
+        }
+        sync_copy(&src, &dst, Some(ids), BOUNDS).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dst.join("p.py")).unwrap(),
+            "print(1)\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dst.join(MANIFEST)).unwrap(),
+            "p.py\n"
+        );
+        assert!(!dst.join("built").exists(), "started afresh");
+        // Only the program file planted: replaced unread, the rest kept.
+        std::fs::write(dst.join("built"), "x").unwrap();
+        std::fs::File::create(dst.join("p.py"))
+            .unwrap()
+            .set_len(1 << 40)
+            .unwrap();
+        sync_copy(&src, &dst, Some(ids), BOUNDS).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dst.join("p.py")).unwrap(),
+            "print(1)\n"
+        );
+        assert!(dst.join("built").exists());
+        // Nested past the walk's bound: the check says so, and a copy
+        // left so (an older langbench's) starts afresh at the next sync.
+        let mut d = dst.clone();
+        for _ in 0..nofollow::MAX_DEPTH + 1 {
+            d.push("d");
+        }
+        std::fs::create_dir_all(&d).unwrap();
+        let why = copy_past_limit(&dst, 1 << 20, 1_000).unwrap();
+        assert!(why.contains("deeper than 256 levels"), "{why}");
+        std::fs::create_dir_all(&d).unwrap();
+        sync_copy(&src, &dst, Some(ids), BOUNDS).unwrap();
+        assert!(!dst.join("d").exists(), "started afresh");
+        // Too many files: the check counts them, and says files.
+        for i in 0..1_200 {
+            std::fs::write(dst.join(format!("e{i}")), "").unwrap();
+        }
+        let why = copy_past_limit(&dst, 1 << 20, 1_000).unwrap();
+        assert!(
+            why.contains("1001 or more files") && why.contains("1000 files"),
+            "{why}"
+        );
+    }
+
+    /// Issue #59 row 9: caches full of empty files hold no block, and were
+    /// never past `--cache-limit`: they are counted in files too.
+    #[test]
+    fn caches_past_their_file_bound_are_past_their_limit() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().canonicalize().unwrap();
+        let fd = nofollow::open_trusted(&root).unwrap();
+        let caches = Caches::in_state(&root, fd, "v", &[PathBuf::from(".c")], "1", None)
+            .unwrap()
+            .limited(1024, 100);
+        assert_eq!(caches.past_limit(), None);
+        for i in 0..100 {
+            std::fs::write(caches.dirs[0].0.join(format!("f{i}")), "").unwrap();
+        }
+        assert_eq!(caches.past_limit(), None, "at the bound");
+        std::fs::write(caches.dirs[0].0.join("one-more"), "").unwrap();
+        let why = caches.past_limit().unwrap();
+        assert!(
+            why.contains("101 files") && why.contains("100 files") && why.contains("--file-limit"),
+            "{why}"
+        );
+        // The blocks' bound as before.
+        let caches = caches.limited(1024, 0);
+        std::fs::write(caches.dirs[0].0.join("big"), vec![1u8; 2 << 20]).unwrap();
+        let why = caches.past_limit().unwrap();
+        assert!(
+            why.contains("--cache-limit") && why.contains("of 1 MB per"),
+            "{why}"
+        );
     }
 }

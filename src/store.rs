@@ -135,8 +135,13 @@ impl Stored {
             &self.runs,
             |r| (r.variant.as_str(), r.bench),
             |r| {
+                // A session sessions.jsonl does not hold counts as older
+                // than every session it does (issue #59): runs appended
+                // under a made-up session would otherwise outrank every
+                // later measurement of their cell, and a cell `--resume`
+                // measured again would still show them.
                 let session = r.session.as_str();
-                Some((order.get(session).copied().unwrap_or(usize::MAX), session))
+                Some((order.get(session).map_or(0, |i| i + 1), session))
             },
         );
         if self.runs.iter().all(|r| r.continues.is_none()) {
@@ -177,13 +182,14 @@ impl Stored {
     /// The records of the newest session of each cell, in file order.
     ///
     /// `cell` names a record's cell; `session` gives its session and that
-    /// session's age: its place in `sessions.jsonl`, where sessions are
-    /// appended as they start (`merge` sorts them by start). A record whose
-    /// session is not there counts as newer than every session that is
-    /// (`usize::MAX`). Among equal ages the later line wins. `None` makes a
-    /// record its own session, aged by its line: the ws records use that,
-    /// since `ws merge` and `ws --target` write records of sessions that
-    /// `sessions.jsonl` does not hold, and their file order is their age.
+    /// session's age: for runs, its place in `sessions.jsonl`, where
+    /// sessions are appended as they start (`merge` sorts them by start),
+    /// a session that is not there older than every one that is
+    /// ([`Stored::newest_runs`]). Among equal ages the later line wins.
+    /// `None` makes a record its own session, aged by its line, newer than
+    /// every session: the ws records use that, since `ws merge` and `ws
+    /// --target` write records of sessions that `sessions.jsonl` does not
+    /// hold, and their file order is their age.
     pub(crate) fn newest_per_cell<'a, T, K: Ord>(
         records: &'a [T],
         cell: impl Fn(&'a T) -> K,
@@ -1155,19 +1161,23 @@ mod tests {
                 run("a", "late", 2.0),
                 run("a", "early", 3.0),
                 run("b", "early", 4.0),
-                // Sessions sessions.jsonl does not hold count as newest,
-                // the later line among them.
+                // Sessions sessions.jsonl does not hold count as older
+                // than every session it does (issue #59: made-up ones
+                // outranked every later measurement)...
                 run("b", "gone-1", 5.0),
                 run("b", "gone-2", 6.0),
                 run("b", "early", 7.0),
+                // ... and among themselves the later line wins.
+                run("c", "gone-1", 8.0),
+                run("c", "gone-2", 9.0),
             ]),
             ..Default::default()
         };
         let walls = |rs: Vec<&Arc<RunRecord>>| rs.iter().map(|r| r.wall_s).collect::<Vec<_>>();
-        assert_eq!(walls(stored.newest_runs()), [1.0, 2.0, 6.0]);
+        assert_eq!(walls(stored.newest_runs()), [1.0, 2.0, 4.0, 7.0, 9.0]);
         // Without sessions, the last line of each cell.
         let last = Stored::newest_per_cell(&stored.runs, |r| r.variant.as_str(), |_| None);
-        assert_eq!(walls(last), [3.0, 7.0]);
+        assert_eq!(walls(last), [3.0, 7.0, 9.0]);
     }
 
     /// A cell `--resume` finished is its kept runs and the runs after them,
@@ -1284,7 +1294,7 @@ mod tests {
                 .nth(k as u32 + 1)
                 .record();
             r.continues = (k > 0).then(|| sessions[k - 1].session.clone());
-            s.append_run(&r).unwrap();
+            s.append_run(&crate::testing::sealed(r)).unwrap();
         }
         let line = std::fs::read_to_string(d.path().join(SESSIONS)).unwrap();
         assert!(line.lines().all(|l| l.len() > MAX_LINE));
@@ -1292,7 +1302,8 @@ mod tests {
         assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
         assert_eq!(loaded.sessions.len(), 3);
         assert_eq!(loaded.sessions[2].variants.len(), 6500);
-        let done = crate::resume::complete_cells(&loaded, crate::noise::Runs::Fixed(3));
+        let key = crate::testing::key();
+        let done = crate::resume::complete_cells(&loaded, crate::noise::Runs::Fixed(3), Some(&key));
         assert!(done.contains(&("v0".to_string(), Bench::Assoc)));
         // Past its own bound a session line is still skipped.
         let mut w = OpenOptions::new()

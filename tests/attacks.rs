@@ -35,10 +35,15 @@ fn assert_all_refused(f: &Fixture, id: &str) -> serde_json::Value {
 /// the host), removed again whatever happens; never one that was there.
 struct Created(Vec<PathBuf>);
 
+/// Tests that plant files in the real HOME hold this while they do (row 8
+/// and round four's row 1 both plant `~/.cabal/config`).
+static REAL_HOME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 impl Created {
-    fn file(&mut self, p: &Path, body: &str, mode: u32) {
+    /// The directory `p` and its missing parents.
+    fn dir(&mut self, p: &Path) {
         let mut missing = Vec::new();
-        let mut d = p.parent();
+        let mut d = Some(p);
         while let Some(dir) = d {
             if dir.exists() {
                 break;
@@ -49,6 +54,12 @@ impl Created {
         for dir in missing.iter().rev() {
             std::fs::create_dir(dir).unwrap();
             self.0.push(dir.clone());
+        }
+    }
+
+    fn file(&mut self, p: &Path, body: &str, mode: u32) {
+        if let Some(parent) = p.parent() {
+            self.dir(parent);
         }
         if p.exists() {
             return;
@@ -460,6 +471,7 @@ fn row07_tmpfs_files_count_as_memory_and_are_bounded() {
 fn row08_secrets_of_the_host_and_the_home_stay_unreadable() {
     let (_, m) = marker("a08");
     let home = PathBuf::from(std::env::var("HOME").unwrap());
+    let _planting = REAL_HOME.lock().unwrap_or_else(|e| e.into_inner());
     let mut created = Created(Vec::new());
     let secret = PathBuf::from(format!("/var/tmp/langbench-{m}.secret"));
     created.file(&secret, "token", 0o600);
@@ -1154,8 +1166,9 @@ except OSError:
 /// Row 4: langbench's state directory (every variant's caches) is
 /// covered in every sandbox wherever it lies: inside the languages file's
 /// directory (which every command may read), or inside a toolchain's
-/// directory of HOME that a `home` entry binds. Variant `a` fills its
-/// cache; `b` looks for it through both.
+/// directory of HOME that a `home` entry binds (`~/.rustup` binds its
+/// parts since issue #59: the state lies in `~/.rustup/toolchains`).
+/// Variant `a` fills its cache; `b` looks for it through both.
 #[test]
 fn r3_row04_the_state_directory_is_covered_wherever_it_lies() {
     let (_, m) = marker("r3s");
@@ -1172,7 +1185,7 @@ for top in (os.environ['R3S_STATE'], os.path.expanduser('~/.rustup')):
 "#,
     );
     let home = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(home.path().join(".rustup")).unwrap();
+    std::fs::create_dir_all(home.path().join(".rustup/toolchains")).unwrap();
     for in_rustup in [false, true] {
         let toml = format!(
             "{}{}",
@@ -1185,7 +1198,7 @@ for top in (os.environ['R3S_STATE'], os.path.expanduser('~/.rustup')):
             &[("programs/a.py", &writer), ("programs/b.py", &reader)],
         );
         let state = if in_rustup {
-            home.path().join(".rustup/lbstate")
+            home.path().join(".rustup/toolchains/lbstate")
         } else {
             f.path().join("state")
         };
@@ -1197,7 +1210,7 @@ for top in (os.environ['R3S_STATE'], os.path.expanduser('~/.rustup')):
         assert_eq!(recs["a"]["status"], "ok", "{}", recs["a"]);
         let b = &recs["b"];
         assert_eq!(b["status"], "ok", "state in {}: {b}", state.display());
-        let _ = std::fs::remove_dir_all(home.path().join(".rustup/lbstate"));
+        let _ = std::fs::remove_dir_all(home.path().join(".rustup/toolchains/lbstate"));
     }
 }
 
@@ -2382,5 +2395,633 @@ except OSError:
         recs.iter()
             .all(|r| r["variant"] == "plain" && r["status"] == "ok")
     );
+    assert_nothing_left(&m);
+}
+
+// Issue #59, round four: what a run leaves on the host's disk (its
+// prepared copy, its caches, its build directory) is read, walked and
+// counted within bounds, and the disk watch counts what the run wrote.
+// Each attack is harmless if it succeeds: sparse files (no block on
+// disk), empty files and directories in the test's own tempdirs.
+
+/// `langbench ARGS` with its state directory `state` and HOME `home`,
+/// under /usr/bin/time: its output and langbench's own peak RSS (KB; its
+/// children's are below it: the sandboxed python runs hold a few MB).
+fn r4_run_measured(args: &[String], state: &Path, home: &Path) -> (std::process::Output, u64) {
+    let rss = tempfile::NamedTempFile::new().unwrap();
+    let o = Command::new("/usr/bin/time")
+        .args(["-f", "%M", "-o"])
+        .arg(rss.path())
+        .arg(bin())
+        .args(args)
+        .env("LANGBENCH_STATE", state)
+        .env("HOME", home)
+        .env_remove("XDG_CACHE_HOME")
+        .output()
+        .expect("/usr/bin/time is installed (Debian package `time`)");
+    let kb = std::fs::read_to_string(rss.path())
+        .unwrap()
+        .lines()
+        .last()
+        .and_then(|l| l.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no RSS from /usr/bin/time: {}", text(&o)));
+    (o, kb)
+}
+
+/// Row 3 (high): a `prepare` step plants a 1 GiB sparse
+/// `.langbench-sources` (langbench's list of the copy's files) and a
+/// sparse program file in its private copy; the next sync read both
+/// whole (a 3 GiB one made langbench 6.1 GB, status ok, no note). Now
+/// langbench's own peak RSS stays under 300 MB in both sessions, the
+/// planted list fails its cell with a note that names it, and a planted
+/// program file alone is replaced unread (its cell stays ok).
+#[test]
+fn r4_row03_planted_sparse_files_never_grow_langbenchs_memory() {
+    let (_, m) = marker("r4s");
+    let (state, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let toml = format!(
+        "{}{}",
+        r3_entry(
+            &m,
+            "plant",
+            "prepare = \"sh -c 'truncate -s 1G {dir}/.langbench-sources {dir}/extra.txt'\""
+        ),
+        r3_entry(
+            &m,
+            "sparse",
+            "prepare = \"sh -c 'truncate -s 1G {dir}/extra.txt'\""
+        ),
+    );
+    let right = format!("{RIGHT}\n");
+    let f = Fixture::new(
+        &toml,
+        &[
+            ("programs/plant.py", &right),
+            ("programs/sparse.py", &right),
+            ("programs/extra.txt", "extra\n"),
+        ],
+    );
+    for session in 1..=2 {
+        let (o, kb) = r4_run_measured(&f.run_args(&[]), state.path(), home.path());
+        assert!(o.status.success(), "session {session}: {}", text(&o));
+        assert!(
+            kb < 300_000,
+            "session {session}: langbench peaked at {kb} KB: {}",
+            text(&o)
+        );
+        let recs = records(&f);
+        let plant = &recs["plant"];
+        assert_eq!(plant["status"], "failed", "{plant}");
+        let detail = plant["detail"].as_str().unwrap_or_default();
+        assert!(
+            detail.contains(".langbench-sources") && detail.contains("1073741824 bytes"),
+            "{plant}"
+        );
+        assert_eq!(recs["sparse"]["status"], "ok", "{}", recs["sparse"]);
+    }
+    // The planted copy is gone; the other one holds its planted file, not
+    // a byte of which was read.
+    assert!(!state.path().join("prepared/plant/num-comb").exists());
+    let planted = state.path().join("prepared/sparse/num-comb/extra.txt");
+    assert_eq!(std::fs::metadata(planted).unwrap().len(), 1 << 30);
+}
+
+/// Row 9 (medium): a run fills its cache with empty files (no block, so
+/// never past `--cache-limit`; 600,002 files were left, statuses ok, no
+/// note). Caches are counted in files too (`--file-limit`): the run that
+/// leaves them past the bound fails saying files, the next session's
+/// cell fails before running, and what the cache holds stays bounded.
+/// A run that makes 20,000 files in its build directory is killed at the
+/// bound, the note saying files.
+#[test]
+fn r4_row09_caches_and_runs_are_bounded_in_files_not_only_bytes() {
+    let (_, m) = marker("r4f");
+    let (state, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let empties = format!(
+        "import os\np = os.path.expanduser('~/.cache/e')\nk = len(os.listdir(p))\n\
+         for i in range(600):\n    open(os.path.join(p, 'f%d' % (k + i)), 'w').close()\n{RIGHT}\n"
+    );
+    let burst = format!(
+        "import os, time\nos.mkdir('many')\nfor i in range(20000):\n    \
+         open('many/f%d' % i, 'w').close()\ntime.sleep(2)\n{RIGHT}\n"
+    );
+    let toml = format!(
+        "{}{}",
+        r3_entry(&m, "empties", r#"caches = ["~/.cache/e"]"#),
+        r3_entry(&m, "burst", "")
+    );
+    let f = Fixture::new(
+        &toml,
+        &[
+            ("programs/empties.py", &empties),
+            ("programs/burst.py", &burst),
+        ],
+    );
+    let args = f.run_args_with_runs(
+        "3",
+        &[
+            "--file-limit",
+            "1000",
+            "--cache-limit",
+            "1",
+            "--disk-limit",
+            "200",
+        ],
+    );
+    let o = r3_run(&args, state.path(), home.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let runs = jsonl(&f.path().join("results/runs.jsonl"));
+    let of = |id: &str| -> Vec<serde_json::Value> {
+        runs.iter()
+            .filter(|r| r["variant"] == id)
+            .cloned()
+            .collect()
+    };
+    let empties = of("empties");
+    assert_eq!(empties[0]["status"], "ok", "{}", empties[0]);
+    assert_eq!(empties[1]["status"], "failed", "{}", empties[1]);
+    let detail = empties[1]["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains("1001 or more files")
+            && detail.contains("of 1000 files")
+            && detail.contains("--file-limit"),
+        "{detail}"
+    );
+    let burst = &of("burst")[0];
+    assert_eq!(burst["status"], "failed", "{burst}");
+    let detail = burst["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains("creating more than 1,000 files") && detail.contains("--file-limit"),
+        "{burst}"
+    );
+    // The next session fails the cell before it runs: no file is added.
+    let cache_files = || {
+        let caches = state.path().join("caches/empties");
+        let version = std::fs::read_dir(&caches).unwrap().next().unwrap().unwrap();
+        std::fs::read_dir(version.path().join("home/.cache/e"))
+            .unwrap()
+            .count()
+    };
+    let before = cache_files();
+    assert!(before <= 1800, "{before} files");
+    let o = r3_run(&args, state.path(), home.path());
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(cache_files(), before);
+    let last = jsonl(&f.path().join("results/runs.jsonl"))
+        .into_iter()
+        .rfind(|r| r["variant"] == "empties")
+        .unwrap();
+    assert_eq!(last["status"], "failed", "{last}");
+    assert!(
+        last["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("files"),
+        "{last}"
+    );
+}
+
+/// Row 10 (medium): a `prepare` step nests directories 25,000 deep in its
+/// copy; the next session's sync gave the copy to the sandbox's user by
+/// recursion and aborted with a stack overflow (exit 134), losing the
+/// rest of the session, and `--resume` hit it again. Now the copy is
+/// checked after its prepare steps with a bounded, iterative walk: the
+/// cell fails saying how deep, the copy is removed, the session goes on
+/// (the next variant is measured), in a second session and with
+/// `--resume` alike.
+#[test]
+fn r4_row10_a_copy_nested_25000_deep_fails_its_cell_and_the_session_goes_on() {
+    /// Removes a tree with `rm -rf` (iterative), before the tempdir's own
+    /// removal (recursive: a copy left 25,000 deep, were the fix gone,
+    /// would overflow the test's stack and abort every test).
+    struct RmRf(PathBuf);
+    impl Drop for RmRf {
+        fn drop(&mut self) {
+            let _ = Command::new("rm").arg("-rf").arg(&self.0).status();
+        }
+    }
+    let (_, m) = marker("r4d");
+    let (state, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let _clean = RmRf(state.path().join("prepared"));
+    let nest = "import os, sys\nos.chdir(sys.argv[1])\nfor i in range(25000):\n    \
+                os.mkdir('d')\n    os.chdir('d')\n";
+    let toml = format!(
+        "{}{}",
+        r3_entry(&m, "deep", r#"prepare = "python3 {dir}/nest.py {dir}""#),
+        r3_entry(&m, "after", "")
+    );
+    let right = format!("{RIGHT}\n");
+    let f = Fixture::new(
+        &toml,
+        &[
+            ("programs/deep.py", &right),
+            ("programs/after.py", &right),
+            ("programs/nest.py", nest),
+        ],
+    );
+    for extra in [&[][..], &["--resume"][..]] {
+        let o = r3_run(&f.run_args(extra), state.path(), home.path());
+        assert!(o.status.success(), "{extra:?}: {}", text(&o));
+        let recs = records(&f);
+        let deep = &recs["deep"];
+        assert_eq!(deep["status"], "failed", "{deep}");
+        let detail = deep["detail"].as_str().unwrap_or_default();
+        assert!(
+            detail.contains("deeper than 256 levels") && detail.contains("removed"),
+            "{deep}"
+        );
+        assert_eq!(recs["after"]["status"], "ok", "{}", recs["after"]);
+        assert!(!state.path().join("prepared/deep/num-comb").exists());
+    }
+}
+
+/// Also seen in round four: `--disk-limit` compared the filesystem's free
+/// space only, so another process writing beside a run counted as the
+/// run's, and an honest run was killed. Here the test writes 200 MB next
+/// to a run bounded at 50 MB while it runs: the run is ok. A run that
+/// writes 100 MB itself, or holds 100 MB in a file it unlinked, is still
+/// killed.
+#[test]
+fn r4_disk_limit_counts_what_the_run_wrote_not_what_others_write_beside_it() {
+    let (_, m) = marker("r4w");
+    let (state, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let tmp = tempfile::tempdir().unwrap();
+    let f = Fixture::new("", &[]);
+    let go = f.path().join("go");
+    let calm = format!(
+        "import os, time\nopen('running', 'w').close()\nt = time.time()\n\
+         while not os.path.exists({go:?}) and time.time() - t < 90:\n    time.sleep(0.05)\n\
+         time.sleep(1)\n{RIGHT}\n",
+        go = go.display().to_string()
+    );
+    let hog = format!(
+        "import os, time\nwith open('big', 'wb') as f:\n    for i in range(100):\n        \
+         f.write(b'x' * (1 << 20))\n    f.flush()\n    os.fsync(f.fileno())\n\
+         time.sleep(2)\n{RIGHT}\n"
+    );
+    let hidden = format!(
+        "import os, time\nf = open('big', 'wb')\nos.unlink('big')\nfor i in range(100):\n    \
+         f.write(b'x' * (1 << 20))\nf.flush()\nos.fsync(f.fileno())\ntime.sleep(2)\n{RIGHT}\n"
+    );
+    let toml = format!(
+        "{}{}{}",
+        r3_entry(&m, "calm", ""),
+        r3_entry(&m, "hog", ""),
+        r3_entry(&m, "hidden", "")
+    );
+    std::fs::write(f.path().join("languages.toml"), toml).unwrap();
+    std::fs::create_dir_all(f.path().join("programs")).unwrap();
+    for (id, body) in [("calm", &calm), ("hog", &hog), ("hidden", &hidden)] {
+        std::fs::write(f.path().join(format!("programs/{id}.py")), body).unwrap();
+    }
+    let args = f.run_args(&["--disk-limit", "50", "--timeout", "120"]);
+    let child = Command::new(bin())
+        .args(&args)
+        .env("LANGBENCH_STATE", state.path())
+        .env("HOME", home.path())
+        .env("TMPDIR", tmp.path())
+        .env_remove("XDG_CACHE_HOME")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once `calm` runs (its build directory holds `running`), 200 MB are
+    // written beside it, on the same filesystem, outside its sandbox.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let running = || {
+        std::fs::read_dir(tmp.path()).unwrap().flatten().any(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("langbench-build-")
+                && e.path().join("running").exists()
+        })
+    };
+    while !running() {
+        assert!(Instant::now() < deadline, "calm never ran");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    {
+        use std::io::Write;
+        let mut big = std::fs::File::create(tmp.path().join("beside")).unwrap();
+        for _ in 0..200 {
+            big.write_all(&[7u8; 1 << 20]).unwrap();
+        }
+        big.sync_all().unwrap();
+    }
+    std::fs::write(&go, "").unwrap();
+    let o = child.wait_with_output().unwrap();
+    let _ = std::fs::remove_file(tmp.path().join("beside"));
+    assert!(o.status.success(), "{}", text(&o));
+    let recs = records(&f);
+    assert_eq!(recs["calm"]["status"], "ok", "{}", recs["calm"]);
+    for id in ["hog", "hidden"] {
+        let r = &recs[id];
+        assert_eq!(r["status"], "failed", "{r}");
+        assert!(
+            r["detail"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("writing more than 50 MB"),
+            "{r}"
+        );
+    }
+}
+
+// Issue #59, round four.
+
+/// Every file under `dir`, read as text where it is text (the published
+/// files of a results directory), joined.
+fn all_text_under(dir: &Path) -> String {
+    let mut out = String::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else if let Ok(t) = std::fs::read(&p) {
+                out.push_str(&String::from_utf8_lossy(&t));
+            }
+        }
+    }
+    out
+}
+
+/// The canary secrets of round four's row 1, where toolchains keep such
+/// files in a home (relative to it), and a bin directory on PATH beside
+/// each: a Hackage password, a Pulumi token, a RubyGems key, a token in a
+/// checkout's `.git/config` under `~/go/src`.
+fn r4_secrets(canary: &str) -> ([(&'static str, String); 4], [&'static str; 4]) {
+    (
+        [
+            (".cabal/config", format!("password: {canary}-hackage\n")),
+            (
+                ".pulumi/credentials.json",
+                format!(
+                    "{{\"accessTokens\": {{\"https://api.pulumi.com\": \"{canary}-pulumi\"}}}}\n"
+                ),
+            ),
+            (
+                ".gem/credentials",
+                format!("---\n:rubygems_api_key: {canary}-rubygems\n"),
+            ),
+            (
+                "go/src/x/.git/config",
+                format!("[remote \"origin\"]\n\turl = https://{canary}-github@github.com/x/x\n"),
+            ),
+        ],
+        [".cabal/bin", ".pulumi/bin", ".gem/ruby/3.1.0/bin", "go/bin"],
+    )
+}
+
+/// The program of round four's row 1: it looks for the secrets by path,
+/// through each bound bin directory (`bin/..`), and by walking the
+/// directories they are in, and prints the canaries it read (short: a
+/// note keeps 200 bytes of what a program printed), so what it reads
+/// reaches the notes (it fails on purpose); the right answer only if it
+/// found nothing.
+fn r4_hunter(home: &Path, canary: &str, secrets: &[&str], bins: &[&str]) -> String {
+    format!(
+        r#"import os, re
+home, canary, secrets, bins = {home:?}, {canary:?}, {secrets:?}, {bins:?}
+found = set()
+def read(p):
+    try:
+        with open(p) as f:
+            found.update(re.findall(re.escape(canary) + r'-\w+', f.read()))
+    except OSError:
+        pass
+for s in secrets:
+    read(os.path.join(home, s))
+    for b in bins:
+        up = ['..'] * len(b.split('/'))
+        read(os.path.join(home, b, *up, s))
+for top in set(s.split('/')[0] for s in secrets):
+    for d, _, files in os.walk(os.path.join(home, top)):
+        for f in files:
+            read(os.path.join(d, f))
+print('; '.join(sorted(found)) if found else '0 1 1000')
+"#,
+        home = home.display().to_string(),
+    )
+}
+
+/// Row 1 (high): a variant with no `home` entry read what the sandbox
+/// bound back for the maintainer's PATH entries in HOME (`~/.cabal` for
+/// `~/.cabal/bin`, `~/.pulumi`, `~/.gem`, `~/go`: each PATH entry's top
+/// directory, with an 11-name list of credential files covered) and
+/// published the secrets in its notes. The test plants canary secrets in
+/// the real HOME with a bin directory of each on PATH (never over a file
+/// that is there: then it is skipped, and never reads one), and in each
+/// bin directory a file of its own. Only each PATH entry itself is bound
+/// now: the program finds the four files in the bin directories (so it
+/// searched where the binds are, and what it finds reaches the published
+/// files: it fails on purpose) and none of the secrets beside them.
+#[test]
+fn r4_row01_a_path_entry_in_home_binds_only_itself_never_the_secrets_beside_it() {
+    let (_, m) = marker("r4h");
+    let _planting = REAL_HOME.lock().unwrap_or_else(|e| e.into_inner());
+    let home = PathBuf::from(std::env::var("HOME").unwrap())
+        .canonicalize()
+        .unwrap();
+    let canary = format!("r4h-canary-{}", std::process::id());
+    let (secrets, bins) = r4_secrets(&canary);
+    if let Some((s, _)) = secrets.iter().find(|(s, _)| home.join(s).exists()) {
+        eprintln!("skipped: ~/{s} exists (a real one is never read by a test)");
+        return;
+    }
+    let mut created = Created(Vec::new());
+    for (s, body) in &secrets {
+        created.file(&home.join(s), body, 0o644);
+    }
+    for (i, b) in bins.iter().enumerate() {
+        created.dir(&home.join(b));
+        let seen = format!("{canary}-seen{i}\n");
+        created.file(&home.join(b).join("lb-r4h-control"), &seen, 0o644);
+    }
+    let names: Vec<&str> = secrets.iter().map(|(s, _)| *s).collect();
+    let hunter = r4_hunter(&home, &canary, &names, &bins);
+    let f = python_fixture(&m, &[("r4h", hunter)]);
+    let mut path: Vec<PathBuf> = bins.iter().map(|b| home.join(b)).collect();
+    path.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap()));
+    let path = std::env::join_paths(path).unwrap();
+    let o = Command::new(bin())
+        .args(f.run_args(&["--timeout", "60"]))
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let r = &records(&f)["r4h"];
+    assert_eq!(r["status"], "wrong-output", "{r}");
+    let published = all_text_under(&f.path().join("results"));
+    for i in 0..bins.len() {
+        assert!(published.contains(&format!("{canary}-seen{i}")), "{i}: {r}");
+    }
+    for what in ["hackage", "pulumi", "rubygems", "github"] {
+        assert!(
+            !published.contains(&format!("{canary}-{what}")),
+            "{what}: {r}"
+        );
+    }
+    assert_nothing_left(&m);
+}
+
+/// Row 1, a toolchain manager's launchers (a bin directory that runs what
+/// lies beside it by path, as pyenv's shims run `~/.pyenv/libexec/pyenv`
+/// and it `~/.pyenv/versions/X/bin/python`): with the shims on PATH, the
+/// manager's parts are bound at their own paths, so the tool runs `ok`;
+/// its checkout's `.git` (and a plugin's), and a file of its directory
+/// that is no part, stay out of sight, as does any listing of more than
+/// the parts. A fake pyenv in a HOME of the test's own.
+#[test]
+fn r4_row01_a_managers_launchers_find_their_parts_and_nothing_else() {
+    let (_, m) = marker("r4p");
+    let (state, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let h = home.path().canonicalize().unwrap();
+    let pyenv = h.join(".pyenv");
+    let canary = format!("r4p-canary-{}", std::process::id());
+    let files: [(&str, String, u32); 7] = [
+        (
+            "shims/lbtool",
+            format!(
+                "#!/bin/sh\nexec {}/libexec/lbtool-exec \"$@\"\n",
+                pyenv.display()
+            ),
+            0o755,
+        ),
+        (
+            "libexec/lbtool-exec",
+            format!(
+                "#!/bin/sh\nv=$(cat {p}/version)\nexec {p}/versions/$v/bin/lbtool \"$@\"\n",
+                p = pyenv.display()
+            ),
+            0o755,
+        ),
+        (
+            "versions/1.0/bin/lbtool",
+            "#!/bin/sh\necho \"0 1 $1\"\n".into(),
+            0o755,
+        ),
+        ("version", "1.0\n".into(), 0o644),
+        (".git/config", format!("url = https://{canary}@x\n"), 0o644),
+        (
+            "plugins/p/.git/config",
+            format!("url = https://{canary}@y\n"),
+            0o644,
+        ),
+        ("notes", format!("{canary}\n"), 0o644),
+    ];
+    for (rel, body, mode) in &files {
+        let p = pyenv.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, body).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(*mode)).unwrap();
+    }
+    std::fs::create_dir_all(pyenv.join("plugins/p/bin")).unwrap();
+    let tool = Entry::sh("tool")
+        .needs(&["lbtool"])
+        .run("lbtool {n}")
+        .env("LANGBENCH_TEST_MARKER", &m)
+        .toml();
+    let peek = attack(&format!(
+        r#"
+pyenv = {pyenv:?}
+for rel in ('.git/config', 'plugins/p/.git/config', 'notes'):
+    try:
+        won.append('read ' + rel + ': ' + open(os.path.join(pyenv, rel)).read())
+    except OSError:
+        pass
+for d in (pyenv, os.path.join(pyenv, 'plugins'), os.path.join(pyenv, 'plugins/p')):
+    try:
+        extra = set(os.listdir(d)) - {{'shims', 'libexec', 'versions', 'version', 'plugins', 'p', 'bin'}}
+        if extra:
+            won.append('listed ' + d + ': ' + ' '.join(sorted(extra)))
+    except OSError:
+        pass
+"#,
+        pyenv = pyenv.display().to_string()
+    ));
+    let f = Fixture::new(
+        &format!("{tool}{}", r3_entry(&m, "peek", "")),
+        &[
+            ("programs/num-comb/tool.sh", ""),
+            ("programs/peek.py", &peek),
+        ],
+    );
+    let mut path = vec![pyenv.join("shims")];
+    path.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap()));
+    let o = Command::new(bin())
+        .args(f.run_args(&["--timeout", "60"]))
+        .env("LANGBENCH_STATE", state.path())
+        .env("HOME", &h)
+        .env_remove("XDG_CACHE_HOME")
+        .env("PATH", std::env::join_paths(path).unwrap())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let recs = records(&f);
+    assert_eq!(recs["tool"]["status"], "ok", "{}", recs["tool"]);
+    assert_eq!(recs["peek"]["status"], "ok", "{}", recs["peek"]);
+    assert!(!all_text_under(&f.path().join("results")).contains(&canary));
+    assert_nothing_left(&m);
+}
+
+/// Row 1, the real toolchains: what this machine installed in HOME still
+/// runs under the narrow binds. rustc through rustup's proxy (only
+/// `~/.cargo/bin` is bound, and `home = ["~/.rustup"]` gives the parts of
+/// `~/.rustup` its toolchains read, `toolchains` and `settings.toml`,
+/// files too) builds and runs a program; python3 runs where it is a pyenv
+/// shim of the home (its manager's parts at their paths). A toolchain that
+/// is not in HOME here is left out, saying so.
+#[test]
+fn r4_row01_toolchains_installed_in_home_still_run() {
+    let (_, m) = marker("r4t");
+    let home = PathBuf::from(std::env::var("HOME").unwrap())
+        .canonicalize()
+        .unwrap();
+    let in_home = |tool: &str| {
+        let o = Command::new("sh")
+            .args(["-c", &format!("command -v {tool}")])
+            .output()
+            .unwrap();
+        let p = PathBuf::from(String::from_utf8_lossy(&o.stdout).trim());
+        o.status.success() && p.canonicalize().is_ok_and(|p| p.starts_with(&home))
+    };
+    let mut toml = String::new();
+    let mut files = vec![];
+    let mut ids = vec![];
+    if in_home("rustc") && home.join(".rustup/settings.toml").is_file() {
+        toml.push_str(&format!(
+            "[[variant]]\nid = \"rs\"\nlanguage = \"Rs\"\nflags = \"rustc rs\"\n\
+             needs = [\"rustc\"]\nversion = \"rustc --version\"\n\
+             build = \"rustc -o {{exe}} {{src}}\"\nrun = \"{{exe}} {{n}}\"\n\
+             home = [\"~/.rustup\"]\nenv = {{ LANGBENCH_TEST_MARKER = \"{m}\" }}\n\
+             programs = {{ num-comb = \"programs/rs.rs\" }}\n\n"
+        ));
+        let program = "fn main() {\n    let n: u64 = std::env::args().nth(1).unwrap().parse().unwrap();\n    \
+                       println!(\"0 1 {n}\");\n}\n";
+        files.push(("programs/rs.rs", program.to_string()));
+        ids.push("rs");
+    } else {
+        eprintln!("rustc is not rustup's in HOME here: left out");
+    }
+    if in_home("python3") {
+        toml.push_str(&r3_entry(&m, "py", ""));
+        files.push(("programs/py.py", format!("{RIGHT}\n")));
+        ids.push("py");
+    } else {
+        eprintln!("python3 is not in HOME here: left out");
+    }
+    if ids.is_empty() {
+        return;
+    }
+    let files: Vec<(&str, &str)> = files.iter().map(|(p, b)| (*p, b.as_str())).collect();
+    let f = Fixture::new(&toml, &files);
+    let o = f.run(&["--timeout", "120"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let recs = records(&f);
+    for id in ids {
+        assert_eq!(recs[id]["status"], "ok", "{id}: {}", recs[id]);
+    }
     assert_nothing_left(&m);
 }

@@ -1125,3 +1125,108 @@ fn a_build_writing_beside_its_source_is_told_program_directories_are_read_only()
         "the hint wrote into the checkout: {left:?}"
     );
 }
+
+/// Issue #59, row 8: a change that adds run records or a stored
+/// reproducibility check under results/ fails `check`, each file named
+/// (a pull request adds programs and entries, never measurements):
+/// against `--changed-since`'s revision (what CI passes), uncommitted and
+/// untracked files included, and by default against the merge base of
+/// HEAD and origin/main. Derived files are not flagged; outside a git
+/// checkout a note says what was not compared.
+#[test]
+fn issue59_row08_check_flags_records_and_stored_checks_a_change_adds() {
+    let f = repo_with_three();
+    let edition = f.path().join("results/2026");
+    std::fs::create_dir_all(edition.join("reproduced")).unwrap();
+    std::fs::write(edition.join("runs.jsonl"), "{\"variant\":\"a\"}\n").unwrap();
+    std::fs::write(edition.join("summary.csv"), "variant\na\n").unwrap();
+    std::fs::write(edition.join("reproduced/old.json"), "{}\n").unwrap();
+    git(f.path(), &["add", "-A"]);
+    git(f.path(), &["commit", "-q", "-m", "edition"]);
+    let o = run_in(f.path(), &["check", "--changed-since", "HEAD"]);
+    assert!(o.status.success(), "{}", text(&o));
+
+    git(f.path(), &["checkout", "-q", "-b", "pr"]);
+    let runs = edition.join("runs.jsonl");
+    let mut records = std::fs::read_to_string(&runs).unwrap();
+    records.push_str("{\"variant\":\"new\",\"wall_s\":0.001}\n");
+    std::fs::write(&runs, records).unwrap();
+    std::fs::write(edition.join("reproduced/x.json"), "{}\n").unwrap();
+    std::fs::write(edition.join("summary.csv"), "variant\na\nnew\n").unwrap();
+    let flagged = |o: &Output, since: &str| {
+        assert_eq!(o.status.code(), Some(1), "{}", text(o));
+        let out = stdout(o);
+        assert!(
+            out.contains(&format!(
+                "results/2026/runs.jsonl: -: the change adds 1 line to these records of a \
+                 results directory (since {since})"
+            )),
+            "{out}"
+        );
+        assert!(
+            out.contains(&format!(
+                "results/2026/reproduced/x.json: -: the change adds or changes a stored \
+                 reproducibility check (since {since})"
+            )),
+            "{out}"
+        );
+        assert!(!out.contains("summary.csv"), "{out}");
+        assert!(!out.contains("old.json"), "{out}");
+        assert!(out.contains("check: 2 problem(s)"), "{out}");
+    };
+    // Uncommitted and untracked.
+    flagged(
+        &run_in(f.path(), &["check", "--changed-since", "main"]),
+        "main",
+    );
+    // Committed, as a pull request's CI sees them.
+    git(f.path(), &["add", "-A"]);
+    git(f.path(), &["commit", "-q", "-m", "pr"]);
+    flagged(
+        &run_in(f.path(), &["check", "--changed-since", "main"]),
+        "main",
+    );
+    // .ci/pr, as pr.yml runs it.
+    let o = Command::new(repo().join(".ci/pr"))
+        .arg("main")
+        .current_dir(f.path())
+        .env("LANGBENCH", bin())
+        .env("LANGBENCH_INSTALL_ARGS", "--dry-run")
+        .output()
+        .unwrap();
+    flagged(&o, "main");
+    // No base named: the merge base with origin/main, where there is one.
+    let o = run_in(f.path(), &["check", "a"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        stdout(&o).contains("note: what the change adds under results/ was not compared: the checkout has no origin/main"),
+        "{}",
+        text(&o)
+    );
+    git(
+        f.path(),
+        &["update-ref", "refs/remotes/origin/main", "main"],
+    );
+    let o = run_in(f.path(), &["check", "a"]);
+    let base = String::from_utf8(
+        Command::new("git")
+            .args(["rev-parse", "main"])
+            .current_dir(f.path())
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    flagged(
+        &o,
+        &format!(
+            "the merge base of HEAD and origin/main, {}",
+            &base.trim()[..12]
+        ),
+    );
+    // Outside a git checkout: a note, not a failure.
+    let plain = fixture("", &[]);
+    let o = run_in(plain.path(), &["check"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(stdout(&o).contains("is not a git checkout"), "{}", text(&o));
+}

@@ -10,32 +10,56 @@ use std::process::Command;
 
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{Container, PodSpec};
+use k8s_openapi::api::networking::v1::NetworkPolicy;
 use serde::Deserialize;
 
 use crate::util::*;
 
-/// A manifest's text decoded as a batch/v1 Job: every field known to the
-/// Kubernetes API (k8s-openapi's types), apiVersion and kind checked by
-/// the type; with the fields the types do not know (a misspelt or
-/// misplaced one, which the API server would drop or refuse).
-fn decode(text: &str) -> Result<(Job, Vec<String>), String> {
+/// A manifest's documents decoded: its one batch/v1 Job and its
+/// networking/v1 NetworkPolicies, every field known to the Kubernetes API
+/// (k8s-openapi's types), apiVersion and kind checked by the type; with
+/// the fields the types do not know (a misspelt or misplaced one, which
+/// the API server would drop or refuse).
+#[derive(Debug)]
+struct Manifest {
+    job: Job,
+    policies: Vec<NetworkPolicy>,
+}
+
+fn decode(text: &str) -> Result<(Manifest, Vec<String>), String> {
     let mut unknown = Vec::new();
-    let de = serde_yaml_ng::Deserializer::from_str(text);
-    let job: Job = serde_ignored::deserialize(de, |p| unknown.push(p.to_string()))
-        .map_err(|e| e.to_string())?;
-    Ok((job, unknown))
+    let mut jobs = Vec::new();
+    let mut policies = Vec::new();
+    for doc in serde_yaml_ng::Deserializer::from_str(text) {
+        let value = serde_yaml_ng::Value::deserialize(doc).map_err(|e| e.to_string())?;
+        let note = |p: serde_ignored::Path| unknown.push(p.to_string());
+        if value.get("kind").and_then(|k| k.as_str()) == Some("NetworkPolicy") {
+            policies.push(serde_ignored::deserialize(value, note).map_err(|e| e.to_string())?);
+        } else {
+            jobs.push(serde_ignored::deserialize(value, note).map_err(|e| e.to_string())?);
+        }
+    }
+    let job = match <[Job; 1]>::try_from(jobs) {
+        Ok([job]) => job,
+        Err(jobs) => return Err(format!("{} Jobs, not one", jobs.len())),
+    };
+    Ok((Manifest { job, policies }, unknown))
 }
 
 /// A manifest of the repository, decoded strictly.
-fn job(path: &str) -> Job {
+fn manifest(path: &str) -> Manifest {
     let text = std::fs::read_to_string(repo().join(path)).unwrap();
-    let (job, unknown) =
-        decode(&text).unwrap_or_else(|e| panic!("{path}: not a batch/v1 Job: {e}"));
+    let (m, unknown) = decode(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
     assert!(
         unknown.is_empty(),
         "{path}: fields the API does not know: {unknown:?}"
     );
-    job
+    m
+}
+
+/// The Job of a manifest of the repository, decoded strictly.
+fn job(path: &str) -> Job {
+    manifest(path).job
 }
 
 /// The decoding is strict: a misspelt field, a field in the wrong place
@@ -46,6 +70,9 @@ fn the_manifest_decoding_names_what_the_api_does_not_know() {
     let (_, unknown) = decode(&text.replace("hostUsers:", "hostUser:")).unwrap();
     // serde_ignored's path: `?` for each optional field on the way.
     assert_eq!(unknown, ["spec.?.template.?.spec.?.hostUser"]);
+    // In the NetworkPolicy too.
+    let (_, unknown) = decode(&text.replace("policyTypes:", "policyType:")).unwrap();
+    assert_eq!(unknown, ["spec.?.policyType"]);
     let (_, unknown) = decode(&text.replace(
         "      hostUsers: false\n",
         "      hostUsers: false\n      procMount: Unmasked\n",
@@ -54,6 +81,90 @@ fn the_manifest_decoding_names_what_the_api_does_not_know() {
     assert_eq!(unknown, ["spec.?.template.?.spec.?.procMount"]);
     let e = decode(&text.replace("kind: Job", "kind: CronJob")).unwrap_err();
     assert!(e.contains("CronJob"), "{e}");
+}
+
+/// Issue #59, row 12: no pod of the manifests mounts a service-account
+/// token, and a NetworkPolicy of its own manifest selects it (by its
+/// labels) and denies every connection in and out. Each judgement is
+/// shown to fail where the manifest would be wrong.
+#[test]
+fn issue59_row12_every_pod_holds_no_token_and_is_denied_the_network() {
+    let dir = repo().join("deploy/kubernetes");
+    let mut seen = 0;
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        let path = format!("deploy/kubernetes/{}", e.file_name().to_string_lossy());
+        if !path.ends_with(".yaml") {
+            continue;
+        }
+        let m = manifest(&path);
+        assert_eq!(
+            pod(&m.job).automount_service_account_token,
+            Some(false),
+            "{path}: the pod mounts a service-account token"
+        );
+        assert!(
+            denied_the_network(&m),
+            "{path}: no NetworkPolicy denies its pods everything"
+        );
+        seen += 1;
+    }
+    assert_eq!(seen, 2, "edition.yaml and merge.yaml");
+    // What each judgement catches.
+    let text = std::fs::read_to_string(dir.join("edition.yaml")).unwrap();
+    let wrong = |from: &str, to: &str| {
+        assert!(text.contains(from), "{from}");
+        decode(&text.replace(from, to)).unwrap().0
+    };
+    let token = wrong(
+        "automountServiceAccountToken: false",
+        "automountServiceAccountToken: true",
+    );
+    assert_eq!(pod(&token.job).automount_service_account_token, Some(true));
+    let allow_egress = "policyTypes: [Ingress, Egress]\n  egress: [{}]";
+    assert!(!denied_the_network(&wrong(
+        "policyTypes: [Ingress, Egress]",
+        allow_egress
+    )));
+    let ingress_only = "policyTypes: [Ingress]";
+    assert!(!denied_the_network(&wrong(
+        "policyTypes: [Ingress, Egress]",
+        ingress_only
+    )));
+    let other_pods = "      app.kubernetes.io/component: shard\n  policyTypes";
+    let other_pods = wrong(
+        other_pods,
+        "      app.kubernetes.io/component: other\n  policyTypes",
+    );
+    assert!(!denied_the_network(&other_pods));
+}
+
+/// Whether a NetworkPolicy of `m` selects its Job's pods (an empty
+/// selector selects every pod of the namespace) and denies them every
+/// connection: both directions named, no rule that allows one.
+fn denied_the_network(m: &Manifest) -> bool {
+    let template = &m.job.spec.as_ref().unwrap().template;
+    let labels = template
+        .metadata
+        .as_ref()
+        .and_then(|meta| meta.labels.clone())
+        .unwrap_or_default();
+    m.policies.iter().any(|p| {
+        let Some(spec) = p.spec.as_ref() else {
+            return false;
+        };
+        let selects = spec.pod_selector.as_ref().is_none_or(|s| {
+            s.match_expressions.as_ref().is_none_or(|e| e.is_empty())
+                && s.match_labels
+                    .as_ref()
+                    .is_none_or(|want| want.iter().all(|(k, v)| labels.get(k) == Some(v)))
+        });
+        let types = spec.policy_types.clone().unwrap_or_default();
+        selects
+            && types.iter().any(|t| t == "Ingress")
+            && types.iter().any(|t| t == "Egress")
+            && spec.ingress.as_ref().is_none_or(|r| r.is_empty())
+            && spec.egress.as_ref().is_none_or(|r| r.is_empty())
+    })
 }
 
 fn pod(job: &Job) -> &PodSpec {

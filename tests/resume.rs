@@ -369,3 +369,146 @@ fn an_edited_program_runs_again_on_resume_and_compare_says_so() {
     assert_eq!(program("edited"), "program changed (num-comb)");
     assert_eq!(program("kept"), "same");
 }
+
+/// Issue #59, row 4: a pull request appends 1 ms runs of its variants to
+/// the results directory, each cell complete in its records: one without
+/// an identity or a seal (under a session `sessions.jsonl` does not hold),
+/// one with a correct identity and the seal another machine made (the
+/// figure changed after), one with a correct identity and a seal copied
+/// from a genuine record of this directory. `run --resume` trusts none of
+/// them: it says so in one line, measures the three cells again (the
+/// honest cell this machine measured stays complete), and the published
+/// figures are the re-measured ones, not 0.001 s. The seal key is made
+/// 0600 in the state directory, outside the results.
+#[test]
+fn issue59_row04_runs_appended_by_a_pull_request_are_measured_again() {
+    let slow = "sleep 0.3\necho 0 1 $1\n";
+    let ids = ["honest", "bare", "forged", "copied"];
+    let entries: Vec<Entry> = ids
+        .iter()
+        .map(|id| Entry::sh(id).program("programs/num-comb/slow.sh"))
+        .collect();
+    let f = Fixture::new(
+        &languages_toml(&entries),
+        &[("programs/num-comb/slow.sh", slow)],
+    );
+    let (here, elsewhere) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let run = |state: &Path, out: &str, extra: &[&str]| {
+        let mut args = f.run_args(extra);
+        let at = args.iter().position(|a| *a == f.out()).unwrap();
+        args[at] = out.to_string();
+        let o = std::process::Command::new(bin())
+            .args(&args)
+            .env("LANGBENCH_STATE", state)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+        o
+    };
+    // This machine measures the honest variant.
+    run(here.path(), &f.out(), &["--lang", "honest"]);
+    let key = here.path().join("seal.key");
+    let mode =
+        std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&key).unwrap().permissions());
+    assert_eq!(mode & 0o777, 0o600);
+    let runs_path = f.path().join("results/runs.jsonl");
+    let honest = lines(&runs_path)[0].clone();
+    assert!(
+        honest["seal"].as_str().is_some_and(|s| s.len() == 64),
+        "{honest}"
+    );
+    // Another machine measures the others: records with correct
+    // identities, sealed with its own key.
+    let there = tempfile::tempdir().unwrap();
+    let there_out = there.path().join("results").display().to_string();
+    run(
+        elsewhere.path(),
+        &there_out,
+        &["--lang", "bare", "--lang", "forged", "--lang", "copied"],
+    );
+    let theirs = lines(&there.path().join("results/runs.jsonl"));
+    let of = |id: &str| theirs.iter().find(|r| r["variant"] == id).unwrap().clone();
+    let fast = |mut r: serde_json::Value| {
+        r["wall_s"] = 0.001.into();
+        r["user_s"] = 0.001.into();
+        r["session"] = honest["session"].clone();
+        r
+    };
+    let mut bare = fast(of("bare"));
+    let o = bare.as_object_mut().unwrap();
+    o.remove("identity");
+    o.remove("seal");
+    o.insert("session".into(), "20991231T000000Z-1-abcdef".into());
+    let forged = fast(of("forged"));
+    let mut copied = fast(of("copied"));
+    copied["seal"] = honest["seal"].clone();
+    let mut text_of = std::fs::read_to_string(&runs_path).unwrap();
+    for r in [&bare, &forged, &copied] {
+        text_of.push_str(&format!("{r}\n"));
+    }
+    std::fs::write(&runs_path, text_of).unwrap();
+
+    // Its plan says so, and plans the three cells.
+    let o = std::process::Command::new(bin())
+        .args(f.run_args(&["--resume", "--plan"]))
+        .env("LANGBENCH_STATE", here.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let line = "--resume: 3 stored runs of 3 cells were not recorded by this machine \
+                (1 without a seal, 2 whose seal this machine's key does not verify; its key is ";
+    assert!(text(&o).contains(line), "{}", text(&o));
+
+    let o = run(here.path(), &f.out(), &["--resume"]);
+    let said = text(&o);
+    assert!(said.contains(line), "{said}");
+    assert!(
+        said.contains("--resume: 1 of 4 cells already complete"),
+        "{said}"
+    );
+    for id in ["bare", "forged", "copied"] {
+        assert!(
+            said.contains(&format!(
+                "{id} · num-comb N=1,000: runs again from run 1: 1 of its stored runs was not \
+                 recorded by this machine"
+            )),
+            "{id}: {said}"
+        );
+    }
+    let summary = read_csv(&f.path().join("results/summary.csv"));
+    for id in ids {
+        let row = summary.iter().find(|r| r["variant"] == id).unwrap();
+        let s: f64 = row["num_comb_s"].parse().unwrap();
+        assert!(
+            s >= 0.3,
+            "{id}: the published figure is {s}, not the re-measured one: {row:?}"
+        );
+    }
+    // The new runs are sealed; the complete directory resumes with
+    // nothing left, and nothing is said about untrusted runs.
+    let all = lines(&runs_path);
+    assert_eq!(all.len(), 7, "{all:?}");
+    assert!(
+        all[4..]
+            .iter()
+            .all(|r| r["seal"].as_str().is_some_and(|s| s.len() == 64))
+    );
+    let o = run(here.path(), &f.out(), &["--resume"]);
+    assert!(text(&o).contains("nothing left to run"), "{}", text(&o));
+    assert!(
+        !text(&o).contains("not recorded by this machine"),
+        "{}",
+        text(&o)
+    );
+    // The key is never in the results.
+    let key_text = std::fs::read_to_string(&key).unwrap();
+    for e in std::fs::read_dir(f.path().join("results"))
+        .unwrap()
+        .flatten()
+    {
+        if e.path().is_file() {
+            let body = String::from_utf8_lossy(&std::fs::read(e.path()).unwrap()).into_owned();
+            assert!(!body.contains(key_text.trim()), "{}", e.path().display());
+        }
+    }
+}

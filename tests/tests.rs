@@ -30,6 +30,7 @@ mod sizes;
 mod tables;
 mod terminal;
 mod ws;
+mod ws_attacks;
 
 /// Cargo builds only this file (`autotests = false`): a test file that is
 /// not a module here would never run. Every `tests/*.rs` must be one.

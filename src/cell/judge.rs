@@ -68,12 +68,21 @@ pub(crate) fn verdict(
             }
         }
     };
-    if totals.bounds.disk {
+    if totals.bounds.disk || totals.bounds.files {
         v.status = Status::Failed;
-        let note = format!(
-            "killed for writing more than {} MB to the host's disk (its build directory and caches; --disk-limit)",
-            limits.disk_kb / 1024
-        );
+        let note = if totals.bounds.files {
+            format!(
+                "killed for creating more than {} files on the host's disk (its build directory, \
+                 caches and prepared copy; --file-limit)",
+                thousands(limits.files)
+            )
+        } else {
+            format!(
+                "killed for writing more than {} MB to the host's disk (its build directory, \
+                 caches and prepared copy; --disk-limit)",
+                limits.disk_kb / 1024
+            )
+        };
         v.detail = Some(match v.detail.take() {
             Some(d) => format!("{note}; {d}"),
             None => note,

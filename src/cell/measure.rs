@@ -68,6 +68,7 @@ impl Cell<'_> {
             continues: self.continues.clone(),
             block: None,
             host: None,
+            seal: None,
         }
     }
 

@@ -42,10 +42,14 @@ pub(crate) enum NotReady {
     /// One of its `prepare` commands failed, or could not run.
     #[error("{0}")]
     Prepare(String),
-    /// Its caches hold more than `--cache-limit` (issue #37): it fails,
-    /// saying so, until they are cleared.
+    /// Its caches hold more than `--cache-limit` or `--file-limit` (issues
+    /// #37, #59): it fails, saying so, until they are cleared.
     #[error("{0}")]
     CachesFull(String),
+    /// Its `prepare` steps left its private copy past its bounds (issue
+    /// #59): it fails, saying so; the copy is removed.
+    #[error("{0}")]
+    CopyFull(String),
 }
 
 /// One attempt at a program: what its steps added up to, how they ended,
@@ -77,7 +81,7 @@ impl<'a> Program<'a> {
         let limits = &self.spawner.containment.limits;
         let caches = Caches::of(self.variant, key, cold, limits.ids)
             .map_err(NotReady::Caches)?
-            .limited(limits.cache_kb);
+            .limited(limits.cache_kb, limits.files);
         let full = caches.past_limit();
         self.caches = Some(caches);
         full.map_or(Ok(()), |why| Err(NotReady::CachesFull(why)))
@@ -100,7 +104,18 @@ impl<'a> Program<'a> {
         if !self.needs_prepare() {
             return Ok(());
         }
-        self.prepare_steps(timeout).map_err(NotReady::Prepare)?;
+        let ran = self.prepare_steps(timeout).map_err(NotReady::Prepare);
+        // What the steps left in the copy is bounded whether they ended
+        // well or not: a copy past its bounds is removed either way.
+        let limits = &self.spawner.containment.limits;
+        if let Some(why) = self
+            .copy
+            .as_deref()
+            .and_then(|c| crate::state::copy_past_limit(c, limits.disk_kb, limits.files))
+        {
+            return Err(NotReady::CopyFull(why));
+        }
+        ran?;
         self.caches_past_limit()
             .map_or(Ok(()), |why| Err(NotReady::CachesFull(why)))
     }
@@ -116,7 +131,8 @@ impl<'a> Program<'a> {
             .ok_or("no program")?;
         let c = &spawner.containment;
         let sandboxed = c.namespaces && c.isolate;
-        crate::state::sync_copy(checkout, &copy, c.limits.ids.filter(|_| sandboxed))
+        let bounds = crate::nofollow::Bounds::toward(c.limits.files);
+        crate::state::sync_copy(checkout, &copy, c.limits.ids.filter(|_| sandboxed), bounds)
             .map_err(|e| format!("cannot copy {} for prepare: {e:#}", checkout.display()))?;
         // The copy by the path the sandbox binds it at: its parent (the
         // state directory's, which may lie behind a link of the

@@ -128,6 +128,7 @@ impl Totals {
         b.proc_limit |= o.done.bounds.proc_limit;
         b.widened |= o.done.bounds.widened;
         b.disk |= o.done.bounds.disk;
+        b.files |= o.done.bounds.files;
     }
 
     /// A build step's outcome: its time is also the build's.

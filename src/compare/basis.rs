@@ -1,6 +1,6 @@
 //! How one edition's figures are taken in a comparison or a history
-//! (issue #39): against the reference passes around each run, against
-//! the reference variant of the run's own session, or as measured.
+//! (issue #39): against the reference passes of each run's sitting,
+//! against the reference variant of the run's own session, or as measured.
 //!
 //! A host does not run at one speed: the same C programs took 34 to 48 s
 //! in the sittings of one boot. Dividing every cell of an edition by one
@@ -9,12 +9,12 @@
 //! the host. So each edition is read on the best basis it has:
 //!
 //! - **references** (`references.jsonl`): each cell's runs over the
-//!   reference passes interpolated to each run's time, the same
+//!   median of the reference passes of each run's sitting, the same
 //!   computation the summary's normalised columns are
 //!   ([`crate::reference::Normalised`]). Without `--relative-to`, the
 //!   figure is the summary's normalised seconds (as the host runs at its
-//!   median state); with it, the geometric mean of the runs' ratios to
-//!   that variant's passes alone (`HostSpeed::of` judged by it).
+//!   median state); with it, the fastest of the runs' ratios to that
+//!   variant's passes alone (`HostSpeed::of` judged by it).
 //! - **sessions**: no passes of the reference variant, but it was measured
 //!   in more than one session (sitting): a cell measured in a session
 //!   where the reference variant ran too is divided by the reference's
@@ -35,7 +35,7 @@ pub(crate) enum Basis {
     /// As measured: best of N (over the reference row's with
     /// `--relative-to`), as before reference passes.
     Measured,
-    /// Against the reference passes around each run.
+    /// Against the reference passes of each run's sitting.
     References {
         host: HostSpeed,
         /// `--relative-to`'s variant: figures are ratios to its passes
@@ -131,11 +131,11 @@ impl Basis {
                     Some(_) => host.level(b)?,
                     None => 1.0,
                 };
-                // Each run normalised once: the figure is their mean.
+                // Each run normalised once: the figure is their fastest.
                 let runs = Normalised::runs(host, c.status_runs())?;
                 let n = Normalised::of_times(&runs)?;
                 Some(Figure {
-                    value: n.mean / by,
+                    value: n.figure() / by,
                     runs: runs.into_iter().map(|x| x / by).collect(),
                 })
             }
@@ -169,13 +169,13 @@ impl Basis {
         row.total_s()?;
         match self {
             Basis::Measured => None,
-            Basis::References { relative: None, .. } => Some(row.normalised_total()?.mean),
+            Basis::References { relative: None, .. } => Some(row.normalised_total()?.figure()),
             Basis::References {
                 host,
                 relative: Some(_),
             } => {
                 let (sum, level) = relative_sums(host, row)?;
-                Some(sum.mean / level)
+                Some(sum.figure() / level)
             }
             Basis::Sessions { .. } => {
                 // Each cell in the reference's shown state (its seconds ×
@@ -230,16 +230,16 @@ impl Basis {
                 host,
                 relative: None,
             } => format!(
-                "{label}: normalised against its reference passes ({}) interpolated to each \
-                 run's time, the geometric mean of a cell's counted runs (seconds as the host \
+                "{label}: normalised against its reference passes ({}), the median of each \
+                 run's sitting's, the fastest of a cell's counted runs (seconds as the host \
                  runs at its median state)",
                 host.set.join(", ")
             ),
             Basis::References {
                 relative: Some(v), ..
             } => format!(
-                "{label}: each run over {v}'s reference passes interpolated to its time, the \
-                 geometric mean of a cell's counted runs"
+                "{label}: each run over the median of {v}'s reference passes in its sitting, \
+                 the fastest of a cell's counted runs"
             ),
             Basis::Sessions {
                 variant, sessions, ..
@@ -252,7 +252,7 @@ impl Basis {
     }
 }
 
-/// A row's normalised cells added up (means, fastest and slowest) and
+/// A row's normalised cells added up (fastest and slowest) and
 /// the references' level added up over the same benchmarks: each sum over
 /// the level is the total relative to the reference (the total's figure
 /// and its interval). `None` where a cell has no normalised figure or the

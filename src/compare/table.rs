@@ -161,17 +161,17 @@ pub(super) fn noise_text(
         .to_string();
     if opts.relative_to.is_some() && bases.iter().all(Basis::references) {
         text.push_str(
-            ". With --relative-to, on the ratios of each run to the reference passes around it \
-             (the reference's noise is in every ratio, run by run)",
+            ". With --relative-to, on the ratios of each run to the reference passes of its \
+             sitting (their median: its noise is in every ratio of that sitting)",
         );
     } else if opts.relative_to.is_some()
         && bases.iter().any(Basis::references)
         && (old.published() || new.published())
     {
         text.push_str(
-            ". With --relative-to, on the ratios of each run to the reference passes around it \
-             (the reference's noise is in every ratio, run by run), against the published \
-             figures",
+            ". With --relative-to, on the ratios of each run to the reference passes of its \
+             sitting (their median: its noise is in every ratio of that sitting), against \
+             the published figures",
         );
     } else if opts.relative_to.is_some() {
         text.push_str(

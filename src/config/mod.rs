@@ -467,25 +467,50 @@ install = { apt = ["gcc"] }
         assert!(parse(&apart, &d).is_ok());
     }
 
-    /// Issue #37, row 3: `home` is an allowlist of toolchain managers'
-    /// directories; anything else is refused at its line, the list named.
+    /// Issue #37, row 3, and #59, row 1: `home` is an allowlist of
+    /// toolchain managers' directories and the parts of them their
+    /// toolchains read, judged by name alone (a directory where a PATH
+    /// entry lies is no longer enough: `~/go`, `~/.cabal`); anything else,
+    /// a directory that holds credentials, and HOME itself are refused at
+    /// the line, saying why and naming the list.
     #[test]
     fn home_entries_are_an_allowlist() {
         let d = dir_with(&["programs/assoc/assoc.c"]);
-        for ok in ["~/.rustup", "~/.ghcup/bin", "~/.sdkman"] {
+        for ok in [
+            "~/.rustup",
+            "~/.ghcup/bin",
+            "~/.sdkman",
+            "~/.pyenv/versions",
+            "~/.cabal/store",
+        ] {
             let text = GOOD.replace("run = ", &format!("home = [\"{ok}\"]\nrun = "));
             assert!(parse(&text, &d).is_ok(), "{ok}");
         }
-        for bad in ["~/.terraform.d", "~/.kaggle", "~/src/project"] {
+        for (bad, why) in [
+            ("~/.terraform.d", "is not on HOME's allowlist"),
+            ("~/.kaggle", "is not on HOME's allowlist"),
+            ("~/src/project", "is not on HOME's allowlist"),
+            ("~/go", "is not on HOME's allowlist"),
+            ("~/.pulumi", "is not on HOME's allowlist"),
+            ("~/.cabal/config", "is not on HOME's allowlist"),
+            ("~/.pyenv/.git", "is not on HOME's allowlist"),
+            ("~/.cabal", "Hackage password"),
+            ("~/.gem", "RubyGems"),
+            ("~/.pyenv", "git checkout"),
+            ("~/", "HOME itself"),
+        ] {
             let text = GOOD.replace("run = ", &format!("home = [\"{bad}\"]\nrun = "));
             let e = parse(&text, &d).unwrap_err();
             let at = text.lines().position(|l| l.starts_with("home = ")).unwrap() + 1;
             assert_eq!(e.line, at, "{e}");
             let msg = e.to_string();
-            assert!(
-                msg.contains(bad) && msg.contains("allowlist") && msg.contains("~/.rustup"),
-                "{msg}"
-            );
+            assert!(msg.contains(bad) && msg.contains(why), "{msg}");
+            if bad != "~/" {
+                assert!(
+                    msg.contains("allowlist") && msg.contains("~/.rustup"),
+                    "{msg}"
+                );
+            }
         }
     }
 

@@ -410,7 +410,7 @@ pub(super) fn resolve_variant(
         .chain(prepare.iter().map(|(t, _)| t))
         .chain([&run]);
     let needs = resolve_needs(ctx, &id, raw_needs, shared, commands);
-    check_home_allowed(ctx, &id, &home_dirs, &needs, home_at.unwrap_or(entry))?;
+    check_home_allowed(ctx, &id, &home_dirs, home_at.unwrap_or(entry))?;
 
     let version = resolve_version(ctx, &id, raw_version, shared, &needs, &run, entry)?;
     let version_regex = resolve_regex(ctx, &id, raw_regex, shared)?;
@@ -494,28 +494,45 @@ fn resolve_needs<'t>(
     }
 }
 
-/// Every `home` entry must be on HOME's allowlist (see `home_allowed`).
+/// Every `home` entry must be on HOME's allowlist (`spawn::home`): a
+/// toolchain manager's directory that holds nothing but toolchains
+/// (meaning the parts its toolchains read), or one of a manager's parts,
+/// or what lies in one. Judged by name alone, the same on every machine:
+/// never HOME itself, a directory that holds credentials (`~/.cabal`,
+/// `~/.gem`, a checkout such as `~/.pyenv`), or anything else.
 fn check_home_allowed(
     ctx: &Ctx,
     id: &str,
     home_dirs: &[PathBuf],
-    needs: &[String],
     at: usize,
 ) -> Result<(), ConfigError> {
-    if let Some(rel) = home_dirs.iter().find(|rel| !home_allowed(rel, needs)) {
-        let list: Vec<String> = HOME_TOOLCHAIN_DIRS
+    use crate::spawn::home::MANAGERS;
+    for rel in home_dirs {
+        let Some(why) = crate::spawn::home::refused(rel) else {
+            continue;
+        };
+        let dir = |m: &crate::spawn::home::Manager| format!("~/{}", m.dir);
+        let whole: Vec<String> = MANAGERS
             .iter()
-            .map(|d| format!("~/{d}"))
+            .filter(|m| m.holds.is_none())
+            .map(dir)
+            .collect();
+        let parts: Vec<String> = MANAGERS
+            .iter()
+            .filter(|m| m.holds.is_some())
+            .map(dir)
             .collect();
         return Err(ctx.err(
             at,
             Some(id),
             format!(
-                "`home` entry \"~/{}\" is not on HOME's allowlist: a sandboxed command reads what it names, and a \
-                 home holds tokens no list of secrets knows. Allowed: a toolchain manager's directory ({}), or \
-                 inside one, or a directory where a `needs` tool or a PATH entry lies on this machine",
+                "`home` entry \"~/{}\" {why}. A sandboxed command reads what a `home` entry names, and a home \
+                 holds tokens no list of secrets knows, so HOME's allowlist is: a toolchain manager's directory \
+                 ({}), meaning the parts its toolchains read, or one of those parts or what lies in one; for {} \
+                 only their parts (~/.pyenv/versions, ~/.cabal/store; docs/containment.md lists them all)",
                 rel.display(),
-                list.join(", ")
+                whole.join(", "),
+                parts.join(", ")
             ),
         ));
     }
@@ -566,82 +583,6 @@ fn resolve_cwd(
     }
 }
 
-/// Directories of a home a sandboxed command may not be given: keys,
-/// tokens and every program's settings (`home`), or the real home itself.
-pub(super) const SECRET_HOME_DIRS: &[&str] = &[
-    ".ssh",
-    ".gnupg",
-    ".aws",
-    ".azure",
-    ".kube",
-    ".docker",
-    ".config",
-    ".local",
-    ".cache",
-    ".netrc",
-    ".npmrc",
-    ".pypirc",
-    ".m2",
-    ".gradle",
-    ".cargo",
-    ".git-credentials",
-    ".password-store",
-];
-
-/// Toolchain managers' directories of a home: what a `home` entry may
-/// name (or lie in) on any machine. A home is full of tokens no denylist
-/// knows (`~/.terraform.d`, `~/.kaggle`, a checkout's `.git/config`), so
-/// `home` is an allowlist: these, and a directory where a `needs` tool or
-/// a PATH entry lies on the machine that reads the file
-/// ([`home_allowed`]). Each holds toolchains and their own state, no
-/// credentials (`.cargo` and `.dotnet`, which do, are not here).
-pub(super) const HOME_TOOLCHAIN_DIRS: &[&str] = &[
-    ".rustup", ".ghcup", ".opam", ".sdkman", ".pyenv", ".rbenv", ".nodenv", ".goenv", ".nvm",
-    ".asdf", ".elan", ".juliaup", ".volta", ".bun", ".deno", ".nimble",
-];
-
-/// Directories every program of a home shares: never a `home` entry on
-/// the strength of a tool inside them (`~/.local/bin` on PATH does not
-/// open `~/.local/share`, where keyrings are).
-const SHARED_HOME_PARENTS: &[&str] = &[
-    ".local",
-    ".local/share",
-    ".local/state",
-    ".local/lib",
-    ".config",
-    ".cache",
-];
-
-/// Whether the `home` entry `rel` may be bound: it is (or lies in) one of
-/// [`HOME_TOOLCHAIN_DIRS`], or, on this machine, a PATH entry or one of
-/// `needs` (an executable found on PATH, its links resolved) lies in it
-/// and it is not a directory every program shares.
-pub(super) fn home_allowed(rel: &Path, needs: &[String]) -> bool {
-    if HOME_TOOLCHAIN_DIRS.iter().any(|d| rel.starts_with(d)) {
-        return true;
-    }
-    if SHARED_HOME_PARENTS.iter().any(|s| rel == Path::new(s)) {
-        return false;
-    }
-    let Some(home) = std::env::var_os("HOME").and_then(|h| Path::new(&h).canonicalize().ok())
-    else {
-        return false;
-    };
-    let Ok(dir) = home.join(rel).canonicalize() else {
-        return false;
-    };
-    if dir == home || !dir.starts_with(&home) {
-        return false;
-    }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let on_path = std::env::split_paths(&path).filter_map(|p| p.canonicalize().ok());
-    let tools = needs
-        .iter()
-        .filter(|n| !n.contains('/'))
-        .filter_map(|n| which::which(n).ok()?.canonicalize().ok());
-    on_path.chain(tools).any(|p| p.starts_with(&dir))
-}
-
 /// The `caches` and `home` entries of a variant never overlap (one inside
 /// the other, or the same): a run could replace a directory of the outer
 /// one by a link that the inner one's set-up, as root, would follow. The
@@ -685,8 +626,8 @@ pub(super) fn no_overlap(
 
 /// `caches` or `home` (`what`): the variant's list, else its toolchain's,
 /// as paths relative to HOME. Each entry is `~/` and a relative path
-/// without `..`; a `home` entry is none of `SECRET_HOME_DIRS` (nor inside
-/// one).
+/// without `..`, never HOME itself (`check_home_allowed` judges the
+/// `home` entries).
 pub(super) fn home_paths(
     ctx: &mut Ctx,
     id: &str,
@@ -715,17 +656,16 @@ pub(super) fn home_paths(
             return Err(bad("does not start with `~/`"));
         };
         let rel = Path::new(rel);
-        if rel.as_os_str().is_empty()
-            || !rel
-                .components()
-                .all(|c| matches!(c, std::path::Component::Normal(_)))
+        if rel.as_os_str().is_empty() {
+            return Err(bad(
+                "is HOME itself, which holds every key and token of its owner",
+            ));
+        }
+        if !rel
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)))
         {
             return Err(bad("is not a plain path under HOME (no `..`, `.` or `//`)"));
-        }
-        if what == "home" && SECRET_HOME_DIRS.iter().any(|s| rel.starts_with(s)) {
-            return Err(bad(
-                "is a directory of keys, tokens or settings that no sandboxed command may read",
-            ));
         }
         out.push(rel.to_path_buf());
     }

@@ -81,10 +81,10 @@ impl Agreement {
         let mut unmatched = Vec::new();
         for (variant, remeasured) in check {
             match (edition.get(variant), remeasured) {
-                (Some(e), Some(r)) if e.mean > 0.0 && r.mean > 0.0 => rows.push(Row {
+                (Some(e), Some(r)) if e.figure() > 0.0 && r.figure() > 0.0 => rows.push(Row {
                     variant: variant.clone(),
-                    edition: e.mean,
-                    remeasured: r.mean,
+                    edition: e.figure(),
+                    remeasured: r.figure(),
                 }),
                 _ => unmatched.push(variant.clone()),
             }
@@ -366,11 +366,10 @@ mod tests {
         );
     }
 
-    fn n(mean: f64) -> Normalised {
+    fn n(figure: f64) -> Normalised {
         Normalised {
-            mean,
-            lo: mean,
-            hi: mean,
+            lo: figure,
+            hi: figure,
             runs: 3,
         }
     }

@@ -339,7 +339,10 @@ mod tests {
                     .collect(),
                 unmatched: Vec::new(),
             },
-            verdict: Verdict::Verified { runs: None },
+            verdict: Verdict::Verified {
+                runs: "reproduce-x".into(),
+                renormalised: None,
+            },
             level,
             by_name: false,
             place: Place::default(),

@@ -3,21 +3,33 @@
 //! directory, from whoever made it (a pull request can add one), so
 //! nothing it says is taken on its word.
 //!
-//! - Its `edition` ratios must be the edition's, recomputed here from the
-//!   edition's records exactly as `reproduce` computed them ([`ratios`]),
-//!   within float tolerance ([`TOLERANCE`]): a hand-written check, or one
-//!   made from other records, is refused.
-//! - Its `remeasured` ratios must be its run directory's (the directory
-//!   `reproduce` measured into, found beside the edition by
-//!   `store::beside`), recomputed from that directory's records, where it
-//!   is there; so must the CPU it names be.
-//! - Its level (same boot, another boot, another CPU model) comes from the
-//!   records: its run directory's session where there is one, else what
-//!   the check recorded (`cpu_id`, `boot_id`; an older check only its
-//!   machine's name: the level is then unknown).
+//! **The ratios come from the records, never from the file.** A check is
+//! its run directory (the directory `reproduce` measured into, found
+//! beside the edition by `store::beside`) set against the edition: both
+//! sides' ratios are recomputed here, from the edition's records and the
+//! run directory's, with today's normaliser ([`ratios`],
+//! [`crate::reference::NORMALISER`]). So a normaliser change re-reads
+//! every stored check rather than refusing it, and a number edited in the
+//! file changes nothing. The file is a claim, refused where it contradicts
+//! its records in what no normaliser changes:
 //!
-//! A check that does not verify is [`Verdict::Refused`] with the reason:
-//! it sets no precision and is shown as refused, never silently dropped.
+//! - its run directory must be there and readable (without it nothing can
+//!   be recomputed: a hand-written file with no records sets nothing);
+//! - its rows (variant and benchmark) must be cells both sides measured,
+//!   and it must leave out none of its run directory's re-measured cells
+//!   (a check cannot pick its good rows);
+//! - the machine, CPU and boot it names must be its run directory's
+//!   session's, and its edition basis (reference passes or cells) the
+//!   edition's;
+//! - its stored ratios must be the recomputed ones: exactly
+//!   ([`TOLERANCE`]) when it names today's normaliser, within
+//!   [`RENORMALISED`] when it was made with an earlier one (a normaliser
+//!   moves a ratio by the host's speed between passes, not 40×).
+//!
+//! Its level (same boot, another boot, another CPU model) comes from the
+//! run directory's session. A check that does not verify is
+//! [`Verdict::Refused`] with the reason: it sets no precision and is shown
+//! as refused, never silently dropped.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -28,19 +40,26 @@ use super::{Agreement, Level, Place, level};
 use crate::bench::Bench;
 use crate::machine::Machine;
 use crate::record::RunRecord;
-use crate::reference::{HostSpeed, Normalised};
-use crate::store::{RunDir, Stored};
+use crate::reference::{HostSpeed, NORMALISER, Normalised};
+use crate::store::Stored;
 
 /// Two ratios are the same within this relative difference: the same
 /// records give the same ratios, bit for bit, through JSON and back; the
 /// tolerance only forgives a last-digit rounding.
 pub(crate) const TOLERANCE: f64 = 1e-9;
 
+/// A check made with an earlier normaliser: its stored ratios may differ
+/// from today's by at most this factor − 1 either way. Issue #60's change
+/// of normaliser (interpolated passes, geometric mean → the sitting's
+/// median pass, fastest run) moved results/2026's checks' ratios by at
+/// most 13 %; a ratio 40× off is no normaliser's.
+pub(crate) const RENORMALISED: f64 = 0.5;
+
 /// How the edition's ratios were computed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub(crate) enum EditionBasis {
-    /// Against its references interpolated to each run's time.
+    /// Against its references in each run's sitting.
     ReferencePasses,
     /// Against its reference variants' cells as measured (an edition
     /// without `references.jsonl`).
@@ -52,8 +71,8 @@ pub(crate) fn key(variant: &str, bench: Bench) -> String {
     format!("{variant} {bench}")
 }
 
-/// Each cell's ratio to the references interpolated to its runs' times
-/// (`None` for a cell that cannot be: no figure, no pass around it).
+/// Each cell's ratio to the references of its runs' sittings
+/// (`None` for a cell that cannot be: no figure, no pass in its sitting).
 pub(crate) fn ratios_by_passes(
     stored: &Stored,
     host: &HostSpeed,
@@ -108,7 +127,6 @@ pub(crate) fn ratios_by_cells(
         .map(|((v, b), runs)| {
             let n = match (best(runs), level.get(b)) {
                 (Some(w), Some(l)) => Some(Normalised {
-                    mean: w / l,
                     lo: w / l,
                     hi: w / l,
                     runs: runs.len(),
@@ -153,14 +171,23 @@ struct StoredCheck {
     cpu_id: String,
     #[serde(default)]
     boot_id: String,
+    /// The normaliser its ratios were computed with (absent before
+    /// [`NORMALISER`] was stored: an earlier one).
+    #[serde(default)]
+    normaliser: Option<String>,
 }
 
 /// Whether a check holds.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Verdict {
-    /// Its edition ratios are the records'; `runs`: its re-measured ones
-    /// were checked against its run directory (named), or it is not here.
-    Verified { runs: Option<String> },
+    /// Its ratios recomputed from the edition's records and its run
+    /// directory's (named); `renormalised`: it was made with an earlier
+    /// normaliser, and its stored ratios differ from today's by at most
+    /// this much (ratio − 1, either way).
+    Verified {
+        runs: String,
+        renormalised: Option<f64>,
+    },
     /// Ignored, and why (said on the page and the terminal).
     Refused(String),
 }
@@ -170,7 +197,9 @@ pub(crate) enum Verdict {
 pub(crate) struct Check {
     /// Its file name in `reproduced/`.
     pub file: String,
-    /// Its rows, date and machine name (empty when it could not be read).
+    /// Its rows as the records give them (both sides recomputed), its
+    /// date (its run directory's first session) and machine; empty when
+    /// refused.
     pub agreement: Agreement,
     pub verdict: Verdict,
     pub level: Level,
@@ -214,7 +243,7 @@ impl Check {
         edition: &Stored,
         main: Option<&Machine>,
     ) -> Check {
-        let refused = |why: String| Check {
+        let mut check = Check {
             file: file.to_string(),
             agreement: Agreement {
                 date: String::new(),
@@ -222,7 +251,7 @@ impl Check {
                 rows: Vec::new(),
                 unmatched: Vec::new(),
             },
-            verdict: Verdict::Refused(why),
+            verdict: Verdict::Refused(String::new()),
             level: Level::AnotherCpuModel,
             by_name: true,
             place: Place::default(),
@@ -230,162 +259,190 @@ impl Check {
         };
         let s: StoredCheck = match serde_json::from_slice(bytes) {
             Ok(s) => s,
-            Err(e) => return refused(format!("not a reproducibility check ({e})")),
+            Err(e) => {
+                check.verdict = Verdict::Refused(format!("not a reproducibility check ({e})"));
+                return check;
+            }
         };
         let run_dir = edition.reproduction_runs.get(file);
-        let place = check_place(&s, run_dir);
-        let (level, by_name) = level(&place, &Place::of_edition(edition, main));
-        let verdict = match verify(&s, edition, run_dir) {
-            Ok(runs) => Verdict::Verified { runs },
-            Err(why) => Verdict::Refused(why),
+        check.run = s.run.clone().or_else(|| run_dir.map(|r| r.name.clone()));
+        let runs = match run_dir.map(|d| (d, &d.records)) {
+            None => {
+                check.verdict = Verdict::Refused(missing_run_dir(&s));
+                return check;
+            }
+            Some((d, Err(e))) => {
+                check.verdict = Verdict::Refused(format!(
+                    "its run directory {} cannot be read ({e}): its ratios cannot be recomputed",
+                    d.name
+                ));
+                return check;
+            }
+            Some((d, Ok(runs))) => (d.name.as_str(), runs.as_ref()),
         };
-        Check {
-            file: file.to_string(),
-            run: s.run.clone().or_else(|| run_dir.map(|r| r.name.clone())),
-            agreement: s.agreement,
-            verdict,
-            level,
-            by_name,
-            place,
+        check.place = runs
+            .1
+            .sessions
+            .first()
+            .map(|x| Place::of_machine(&x.machine))
+            .unwrap_or_default();
+        (check.level, check.by_name) = level(&check.place, &Place::of_edition(edition, main));
+        match verify(&s, edition, runs) {
+            Ok((agreement, renormalised)) => {
+                check.agreement = agreement;
+                check.verdict = Verdict::Verified {
+                    runs: runs.0.to_string(),
+                    renormalised,
+                };
+            }
+            Err(why) => check.verdict = Verdict::Refused(why),
         }
+        check
     }
 }
 
-/// Where the check ran: its run directory's newest session's machine
-/// where its records are here, else what the check recorded.
-fn check_place(s: &StoredCheck, run_dir: Option<&RunDir>) -> Place {
-    if let Some(m) = run_dir
-        .and_then(|r| r.records.as_ref().ok())
-        .and_then(|r| r.sessions.last())
-        .map(|s| &s.machine)
-    {
-        return Place::of_machine(m);
-    }
-    Place {
-        cpu_id: s.cpu_id.clone(),
-        name: s.agreement.machine.clone(),
-        boots: [s.boot_id.clone()]
-            .into_iter()
-            .filter(|b| !b.is_empty())
-            .collect(),
-        all_boots: !s.boot_id.is_empty(),
-    }
+/// Why a check without its run directory is refused.
+fn missing_run_dir(s: &StoredCheck) -> String {
+    let named = match &s.run {
+        Some(r) => format!("the run directory it names ({r}) is not beside the edition"),
+        None => "it names no run directory (`run`) and no directory beside the edition holds \
+                 the same reproduced.json"
+            .into(),
+    };
+    format!(
+        "{named}: without its records its ratios cannot be recomputed, so it sets nothing \
+         (store the directory `reproduce --out` measured into beside the edition)"
+    )
 }
 
-/// Whether two ratios are the same (see [`TOLERANCE`]).
-fn same(a: f64, b: f64) -> bool {
-    a.is_finite() && b.is_finite() && b > 0.0 && (a / b - 1.0).abs() <= TOLERANCE
+/// Whether stored ratio `a` is the records' `b`: exactly with today's
+/// normaliser, within [`RENORMALISED`] with an earlier one; how far
+/// apart (ratio − 1, either way) either way.
+fn agrees(a: f64, b: f64, today: bool) -> (bool, f64) {
+    if !(a.is_finite() && a > 0.0 && b.is_finite() && b > 0.0) {
+        return (false, f64::INFINITY);
+    }
+    let by = (a / b).ln().abs().exp() - 1.0;
+    let limit = if today { TOLERANCE } else { RENORMALISED };
+    (by <= limit, by)
 }
 
-/// The check against the records: `Ok(Some(dir))` verified against the
-/// edition and its run directory, `Ok(None)` against the edition (its run
-/// directory is not here), `Err(why)` it does not hold.
+/// The check against its records (`runs`: its run directory's name and
+/// records): the agreement the records give and, for a check made with
+/// an earlier normaliser, how far its stored ratios were from them; or
+/// why it does not hold.
 fn verify(
     s: &StoredCheck,
     edition: &Stored,
-    run_dir: Option<&RunDir>,
-) -> Result<Option<String>, String> {
+    (name, runs): (&str, &Stored),
+) -> Result<(Agreement, Option<f64>), String> {
     let rows = &s.agreement.rows;
     if rows.is_empty() {
         return Err("it has no rows".into());
     }
-    if let Some(r) = rows.iter().find(|r| {
-        !(r.edition.is_finite()
-            && r.edition > 0.0
-            && r.remeasured.is_finite()
-            && r.remeasured > 0.0)
-    }) {
+    verify_machine(s, runs, name)?;
+    let basis = if HostSpeed::of(edition, None).is_some() {
+        EditionBasis::ReferencePasses
+    } else {
+        EditionBasis::ReferenceCells
+    };
+    if let Some(said) = s.edition_basis.filter(|b| *b != basis) {
         return Err(format!(
-            "its row {} is no pair of ratios ({} and {})",
-            r.variant, r.edition, r.remeasured
+            "it says the edition's ratios are {said:?}, the edition's records give {basis:?}"
         ));
     }
-    let variants: BTreeSet<&str> = rows
-        .iter()
-        .map(|r| {
-            r.variant
-                .rsplit_once(' ')
-                .map_or(r.variant.as_str(), |(v, _)| v)
-        })
-        .collect();
-    let only = |v: &str| variants.contains(v);
-    let basis = s
-        .edition_basis
-        .unwrap_or(if HostSpeed::of(edition, None).is_some() {
-            EditionBasis::ReferencePasses
-        } else {
-            EditionBasis::ReferenceCells
-        });
-    let theirs = ratios(edition, basis, &s.references, &only)
-        .map_err(|e| format!("the edition's ratios cannot be computed as it says ({e:#})"))?;
-    for r in rows {
-        match theirs.get(&r.variant).copied().flatten() {
-            Some(n) if same(r.edition, n.mean) => {}
-            Some(n) => {
-                return Err(format!(
-                    "its edition ratio of {} is {:.4}, the edition's records give {:.4}: it was \
-                     not made from these records (edited, or the records changed since)",
-                    r.variant, r.edition, n.mean
-                ));
-            }
-            None => {
-                return Err(format!(
-                    "the edition's records have no ratio of {}: it was not made from them",
-                    r.variant
-                ));
-            }
-        }
-    }
-    let Some(dir) = run_dir else {
-        return Ok(None);
-    };
-    let runs = dir
-        .records
-        .as_ref()
-        .map_err(|e| format!("its run directory {} cannot be read: {e}", dir.name))?;
-    verify_runs(s, runs, &dir.name, &only)?;
-    Ok(Some(dir.name.clone()))
-}
-
-/// The re-measured ratios and the CPU against the run directory's
-/// records.
-fn verify_runs(
-    s: &StoredCheck,
-    runs: &Stored,
-    name: &str,
-    only: &dyn Fn(&str) -> bool,
-) -> Result<(), String> {
     let Some(host) = HostSpeed::of(runs, Some(&s.references)) else {
         return Err(format!(
             "its run directory {name} has no reference pass of its references ({})",
             s.references.join(", ")
         ));
     };
-    let theirs = ratios_by_passes(runs, &host, only);
-    for r in &s.agreement.rows {
-        match theirs.get(&r.variant).copied().flatten() {
-            Some(n) if same(r.remeasured, n.mean) => {}
-            Some(n) => {
+    let measured = ratios_by_passes(runs, &host, &|v| !s.references.iter().any(|r| r == v));
+    let claimed: BTreeSet<&str> = rows
+        .iter()
+        .map(|r| r.variant.as_str())
+        .chain(s.agreement.unmatched.iter().map(String::as_str))
+        .collect();
+    if let Some(left) = measured.keys().find(|k| !claimed.contains(k.as_str())) {
+        return Err(format!(
+            "it leaves out {left}, which its run directory {name} re-measured: a check cannot \
+             choose its rows"
+        ));
+    }
+    let variants: BTreeSet<&str> = claimed
+        .iter()
+        .map(|k| k.rsplit_once(' ').map_or(*k, |(v, _)| v))
+        .collect();
+    let only = |v: &str| variants.contains(v);
+    let editions = ratios(edition, basis, &s.references, &only)
+        .map_err(|e| format!("the edition's ratios cannot be computed ({e:#})"))?;
+    let remeasured = ratios_by_passes(runs, &host, &only);
+    let today = s.normaliser.as_deref() == Some(NORMALISER);
+    let mut farthest: f64 = 0.0;
+    for r in rows {
+        let side = |m: &BTreeMap<String, Option<Normalised>>, what: &str| {
+            m.get(&r.variant)
+                .copied()
+                .flatten()
+                .map(|n| n.figure())
+                .ok_or_else(|| format!("{what} has no ratio of {}: it was not made from them", r.variant))
+        };
+        let e = side(&editions, "the edition's records")?;
+        let m = side(&remeasured, &format!("its run directory {name}"))?;
+        for (stored, records, what) in [(r.edition, e, "edition"), (r.remeasured, m, "re-measured")] {
+            let (ok, by) = agrees(stored, records, today);
+            if !ok {
                 return Err(format!(
-                    "its re-measured ratio of {} is {:.4}, its run directory {name} gives {:.4}",
-                    r.variant, r.remeasured, n.mean
+                    "its {what} ratio of {} is {stored:.4}, its records give {records:.4}{}",
+                    r.variant,
+                    if today {
+                        " with the normaliser it names: edited, or made from other records"
+                    } else {
+                        ": more than a change of normaliser moves a ratio (edited, or made from \
+                         other records)"
+                    }
                 ));
             }
-            None => {
-                return Err(format!(
-                    "its run directory {name} has no ratio of {}",
-                    r.variant
-                ));
-            }
+            farthest = farthest.max(by);
         }
     }
-    let recorded = runs.sessions.last().map(|x| x.machine.cpu_id.as_str());
-    if !s.cpu_id.is_empty() && recorded.is_some_and(|c| c != s.cpu_id) {
-        return Err(format!(
-            "it says it ran on {}, its run directory {name}'s session on {}",
-            s.cpu_id,
-            recorded.unwrap_or_default()
-        ));
+    let date = runs
+        .sessions
+        .first()
+        .map_or_else(|| s.agreement.date.clone(), |x| x.started_at.clone());
+    let machine = runs
+        .sessions
+        .first()
+        .map_or_else(|| s.agreement.machine.clone(), |x| x.machine.short());
+    let claimed_rows: BTreeMap<String, Option<Normalised>> = claimed
+        .iter()
+        .map(|k| (k.to_string(), remeasured.get(*k).copied().flatten()))
+        .collect();
+    let edition_rows: BTreeMap<String, Normalised> = editions
+        .into_iter()
+        .filter_map(|(k, v)| Some((k, v?)))
+        .collect();
+    let agreement = Agreement::of(date, machine, &edition_rows, &claimed_rows);
+    Ok((agreement, (!today).then_some(farthest)))
+}
+
+/// The machine, CPU and boot the check names against its run directory's
+/// session.
+fn verify_machine(s: &StoredCheck, runs: &Stored, name: &str) -> Result<(), String> {
+    let Some(m) = runs.sessions.first().map(|x| &x.machine) else {
+        return Err(format!("its run directory {name} has no session"));
+    };
+    for (what, said, recorded) in [
+        ("CPU", &s.cpu_id, &m.cpu_id),
+        ("boot", &s.boot_id, &m.boot_id),
+        ("machine", &s.agreement.machine, &m.short()),
+    ] {
+        if !said.is_empty() && said != recorded {
+            return Err(format!(
+                "it says its {what} was {said}, its run directory {name}'s session recorded {}",
+                if recorded.is_empty() { "none" } else { recorded }
+            ));
+        }
     }
     Ok(())
 }

@@ -123,8 +123,8 @@ impl fmt::Display for Done {
         if *b != Bounds::default() {
             write!(
                 f,
-                " tasks={} proc_limit={} widened={} disk={}",
-                b.tasks, b.proc_limit as u8, b.widened as u8, b.disk as u8
+                " tasks={} proc_limit={} widened={} disk={} files={}",
+                b.tasks, b.proc_limit as u8, b.widened as u8, b.disk as u8, b.files as u8
             )?;
         }
         Ok(())
@@ -199,6 +199,7 @@ impl FromStr for Done {
                 proc_limit: field("proc_limit").unwrap_or(0) != 0,
                 widened: field("widened").unwrap_or(0) != 0,
                 disk: field("disk").unwrap_or(0) != 0,
+                files: field("files").unwrap_or(0) != 0,
             },
         })
     }
@@ -266,6 +267,7 @@ mod tests {
                     proc_limit: true,
                     widened: true,
                     disk: true,
+                    files: true,
                 },
                 ..done(Exit::Exited(0))
             }),

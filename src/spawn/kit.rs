@@ -93,6 +93,9 @@ pub(crate) struct Args {
     /// Kill the tree when the filesystems of `watch` lose more than this
     /// (KB) while it runs; 0: no bound.
     pub disk_kb: u64,
+    /// Kill the tree when it creates more than this many files (inodes)
+    /// in `watch`; 0: no bound.
+    pub disk_files: u64,
     /// Persistent writable directories whose filesystem's free space is
     /// watched (`disk_kb`).
     pub watch: Vec<PathBuf>,
@@ -142,6 +145,7 @@ impl Args {
             ("--tmpfs-kb", self.tmpfs_kb),
             ("--max-procs", self.max_procs),
             ("--disk-kb", self.disk_kb),
+            ("--disk-files", self.disk_files),
         ] {
             if value != 0 {
                 arg(&flag);
@@ -324,6 +328,7 @@ impl Args {
             "--tmpfs-kb" => self.tmpfs_kb = v.num(0)?,
             "--max-procs" => self.max_procs = v.num(0)?,
             "--disk-kb" => self.disk_kb = v.num(0)?,
+            "--disk-files" => self.disk_files = v.num(0)?,
             "--watch" => self.watch.push(v.path(0)?),
             "--netns" => self.netns = Some(v.path(0)?),
             "--cgroup-procs" => self.cgroup_procs = Some(v.path(0)?),
@@ -605,6 +610,7 @@ mod tests {
             ro_binds: vec![(p("/root/.sdkman"), p("/tmp/home/.sdkman"))],
             max_procs: 4096,
             disk_kb: 4 << 20,
+            disk_files: 1_000_000,
             watch: vec![p("/tmp/build-1"), p("/c/home/.cache/go")],
             netns: Some(p("/proc/77/ns/net")),
         };

@@ -13,13 +13,16 @@
 //! [`Done`], [`Captured`], [`Bounds`], [`TreeUsage`], [`signal_name`]);
 //! `run_here`, `home_dir_of`, `can_enter_netns`, [`AGENT_ARG`] with
 //! `agent::main`, [`STDOUT_KEEP`], `cgroup::Base`, `escape`, `proxy::Proxy`,
-//! `procstat::Stat`, `refusal::Facts`; the rest is its inside.
+//! `procstat::Stat`, `refusal::Facts`, `home` (what of a real home a
+//! sandboxed command may see: the allowlist `config` judges `home`
+//! entries by); the rest is its inside.
 
 pub mod agent;
 pub mod cgroup;
 pub(crate) mod contain;
 pub(crate) mod escape;
 mod event;
+pub(crate) mod home;
 mod kit;
 mod outcome;
 pub(crate) mod procstat;
@@ -77,7 +80,9 @@ pub struct Request {
     pub caches: Vec<(PathBuf, PathBuf)>,
     /// Directories of the real HOME (relative to it) the command's
     /// toolchain reads through HOME (`.rustup`), bound read-only at the
-    /// same place in the sandbox's HOME.
+    /// same place in the sandbox's HOME: a toolchain manager's directory
+    /// as the parts its toolchains read (`.rustup/toolchains`,
+    /// `.rustup/settings.toml`; see `home`).
     pub home_dirs: Vec<PathBuf>,
 }
 
@@ -94,9 +99,9 @@ pub struct Sandbox {
     /// Persistent writable directories bound into HOME (host directory,
     /// place in the sandbox): the variant's toolchain caches.
     pub caches: Vec<(PathBuf, PathBuf)>,
-    /// Read-only directories of the real home bound into HOME (host
-    /// directory, place in the sandbox): toolchains their launchers find
-    /// through HOME (`~/.rustup`).
+    /// Read-only directories (and a manager's files, `settings.toml`) of
+    /// the real home bound into HOME (host path, place in the sandbox):
+    /// toolchains their launchers find through HOME (`~/.rustup`'s parts).
     pub home_dirs: Vec<(PathBuf, PathBuf)>,
     /// A network namespace to join instead of a fresh one (a `prepare`
     /// step's, where langbench's registry proxy listens).
@@ -168,7 +173,17 @@ pub struct Limits {
     /// by default `--disk-limit`): a run that leaves them past it fails
     /// (see `state::Caches::past_limit`); 0: no bound.
     pub cache_kb: u64,
+    /// Files (and directories, links, ...: inodes) a run may create on
+    /// the host's disk, and a variant's caches or prepared copy may hold
+    /// (`--file-limit`; issue #59: empty files hold no block); 0: no
+    /// bound.
+    pub files: u64,
 }
+
+/// `--file-limit`'s default: a million files, far more than a toolchain's
+/// cache holds (Go's build cache, a Maven repository, npm's: thousands to
+/// tens of thousands), far fewer than a filesystem's inodes.
+pub const DEFAULT_FILES: u64 = 1_000_000;
 
 /// The host directory that is the sandboxed HOME of a run whose build
 /// directory is `build` (bound at [`SANDBOX_HOME`]; removed with `build`):
@@ -201,6 +216,7 @@ impl Default for Limits {
             max_procs: 4096,
             disk_kb: 4 << 20,
             cache_kb: 4 << 20,
+            files: DEFAULT_FILES,
         }
     }
 }
@@ -401,15 +417,19 @@ impl Spawner {
             let _ = std::os::unix::fs::chown(build, Some(uid), Some(gid));
         }
         let home = PathBuf::from(SANDBOX_HOME);
+        // The `home` entries: a toolchain manager's directory means the
+        // parts its toolchains read, never the directory (`home::declared`).
         let real_home = std::env::var_os("HOME").map(PathBuf::from);
-        let home_dirs = req
-            .home_dirs
-            .iter()
-            .filter_map(|rel| {
-                let real = real_home.as_ref()?.join(rel);
-                real.is_dir().then(|| (real, home.join(rel)))
-            })
-            .collect();
+        let home_dirs = match &real_home {
+            Some(real) => req
+                .home_dirs
+                .iter()
+                .flat_map(|rel| crate::spawn::home::declared(real, rel))
+                .filter(|rel| real.join(rel).exists())
+                .map(|rel| (real.join(&rel), home.join(&rel)))
+                .collect(),
+            None => Vec::new(),
+        };
         req.sandbox = Some(Sandbox {
             writable: vec![build.to_path_buf()],
             caches: req
@@ -616,6 +636,7 @@ fn sandbox_args(a: &mut kit::Args, c: &Containment, req: &Request, sb: &Sandbox)
     let l = &c.limits;
     a.ids = l.ids;
     (a.tmpfs_kb, a.max_procs, a.disk_kb) = (l.tmpfs_kb, l.max_procs, l.disk_kb);
+    a.disk_files = l.files;
     a.netns = sb.netns.clone();
     // init opens each writable directory following no link: the path
     // langbench named, its parent made canonical (langbench's own path;

@@ -121,7 +121,7 @@ pub struct Done {
     pub escaped: bool,
     /// `forked_after` (absent: 0).
     pub forked_after: u32,
-    /// `tasks`, `proc_limit`, `widened`, `disk` (absent: 0).
+    /// `tasks`, `proc_limit`, `widened`, `disk`, `files` (absent: 0).
     pub bounds: Bounds,
 }
 
@@ -160,6 +160,9 @@ pub struct Bounds {
     pub widened: bool,
     /// It was killed for writing more than the disk bound.
     pub disk: bool,
+    /// It was killed for creating more files (inodes) on the host's disk
+    /// than their bound.
+    pub files: bool,
 }
 
 #[cfg(test)]

@@ -151,6 +151,10 @@ pub(super) struct Suite<'a> {
     /// The runs attempted in this session (the progress counter's, in
     /// rounds).
     pub(super) attempts: u32,
+    /// This machine's seal key: every record is stored sealed with it
+    /// ([`crate::seal`]; `None`: it has none, and records are stored
+    /// unsealed).
+    pub(super) key: Option<&'a crate::seal::Key>,
 }
 
 /// The cells that run, of `cells`: those of probed variants (`info`)
@@ -555,10 +559,14 @@ impl CellExecutor for Suite<'_> {
         self.ready[&j].record(run, status, Some(detail))
     }
 
-    /// Stores a record (appended and synced: the truth, at once) and
-    /// rewrites the derived files when [`REWRITE_EVERY`] has passed since
-    /// they last were.
+    /// Stores a record, sealed (appended and synced: the truth, at once),
+    /// and rewrites the derived files when [`REWRITE_EVERY`] has passed
+    /// since they last were.
     fn save(&mut self, rec: RunRecord) -> Result<()> {
+        let rec = match self.key {
+            Some(k) => k.sealed(rec),
+            None => rec,
+        };
         self.store.append_run(&rec)?;
         self.rewrite.pending = true;
         if self.rewrite.at.elapsed() >= REWRITE_EVERY {
@@ -632,6 +640,9 @@ impl CellExecutor for Suite<'_> {
                 return Ok(ControlFlow::Break(()));
             }
             rec.block = Some(pass);
+            if let Some(k) = self.key {
+                rec = k.sealed(rec);
+            }
             self.store.append_reference(&rec)?;
             self.progress
                 .say(format!("{what}: {:>8.3} s  {}", rec.wall_s, rec.status));
@@ -649,11 +660,12 @@ impl Drop for Suite<'_> {
         if self.rewrite.pending
             && let Err(e) = self.rewrite()
         {
-            eprintln!(
-                "warning: the derived files of {} were not rewritten ({e:#}): `langbench report {}` rewrites them from the records",
+            let line = format!(
+                "the derived files of {} were not rewritten ({e:#}): `langbench report {}` rewrites them from the records",
                 self.store.dir().display(),
                 self.store.dir().display()
             );
+            crate::export::terminal::warn(&line);
         }
     }
 }

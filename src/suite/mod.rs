@@ -123,12 +123,14 @@ pub(crate) fn benchmark(
     // directory of 6,500 variants holds 40 MB of them).
     let stored = store.load()?;
     check_sizes(&store, &stored, opts)?;
+    let key = seal_key();
+    let cells = cells(variants, opts);
     let held = if opts.resume {
-        held(&stored, spawner, variants, opts, store.dir())?
+        let key = key.clone();
+        held(&stored, spawner, key, variants, &cells, opts, store.dir())?
     } else {
         BTreeMap::new()
     };
-    let cells = cells(variants, opts);
     let Some(probe) = to_probe(&store, variants, &cells, &held) else {
         return Ok((nothing_left(&store, stored, opts)?, Vec::new()));
     };
@@ -180,6 +182,7 @@ pub(crate) fn benchmark(
         reference_cells: BTreeMap::new(),
         last_pass_s: None,
         attempts: 0,
+        key: key.as_ref(),
     };
     // After Ctrl-C (`Break`): the table of what was kept, and how to
     // continue (`summary`, which rewrites the derived files; on an error
@@ -228,13 +231,34 @@ fn open(out: &Path, resume: bool) -> Result<Store> {
     Ok(store)
 }
 
+/// This machine's seal key ([`crate::seal`]), made on first use: every
+/// record this session stores is sealed with it, and `--resume` keeps
+/// only the runs it verifies. Without one (the state directory cannot be
+/// written, or holds a key it refuses) the session runs all the same,
+/// says so, and seals nothing.
+fn seal_key() -> Option<crate::seal::Key> {
+    match crate::seal::Key::mine() {
+        Ok(k) => Some(k),
+        Err(e) => {
+            export::terminal::warn(&format!(
+                "{e:#}: this session's runs are not sealed, so `--resume` will measure them again"
+            ));
+            None
+        }
+    }
+}
+
 /// `--resume`: what the records hold of each cell, and the cells whose
-/// program changed, to run again complete or not. A directory measured on
-/// another machine is refused before anything is written.
+/// program changed, to run again complete or not, with a line on the runs
+/// of the selected `cells` it does not trust (not sealed with this
+/// machine's `key`). A directory measured on another machine is refused
+/// before anything is written.
 fn held(
     stored: &crate::store::Stored,
     spawner: &Spawner,
+    key: Option<crate::seal::Key>,
     variants: &[&Variant],
+    cells: &[(usize, Bench)],
     opts: &Options,
     dir: &Path,
 ) -> Result<BTreeMap<(String, Bench), Held>> {
@@ -244,10 +268,23 @@ fn held(
         containment: spawner.containment.describe(),
         cpus: opts.cpus.clone(),
         machine: crate::machine::Machine::detect(),
+        key,
     };
     resume::refuse_other_machine(stored, &now.machine, dir)?;
-    // A cell whose program changed runs again, complete or not.
-    Ok(resume::held_now(stored, &now, variants))
+    // A cell whose program changed runs again, complete or not; so does
+    // one holding runs this machine did not record, said in one line.
+    let (held, distrust) = resume::held_now(stored, &now, variants);
+    let selected: std::collections::HashSet<(&str, Bench)> = cells
+        .iter()
+        .map(|&(i, b)| (variants[i].id.as_str(), b))
+        .collect();
+    let line = resume::untrusted_line(&distrust, now.key.as_ref(), |(id, b)| {
+        selected.contains(&(id.as_str(), *b))
+    });
+    if let Some(line) = line {
+        eprintln!("{line}");
+    }
+    Ok(held)
 }
 
 /// The variants to probe (by index): those with a cell `--resume` does not

@@ -137,8 +137,22 @@ pub fn plan_command(
             }
             // The run would refuse this directory: so does its plan.
             resume::refuse_other_machine(&s, &crate::machine::Machine::detect(), &opts.out)?;
+            // This machine's key, if it has one (a plan makes none): the
+            // runs it does not verify are measured again, said as the run
+            // says it.
+            let key = crate::seal::Key::existing().unwrap_or_else(|e| {
+                crate::export::terminal::warn(&format!("{e:#}"));
+                None
+            });
+            let (mut done, distrust) = resume::complete_trusted(&s, opts.runs, key.as_ref());
+            let selected: HashSet<&str> = variants.iter().map(|v| v.id.as_str()).collect();
+            let line = resume::untrusted_line(&distrust, key.as_ref(), |(id, b)| {
+                selected.contains(id.as_str()) && opts.benches.contains(b)
+            });
+            if let Some(line) = line {
+                eprintln!("{line}");
+            }
             let changed = resume::program_changes(&s, variants, opts.size);
-            let mut done = resume::complete_cells(&s, opts.runs);
             done.retain(|k| !changed.contains_key(k));
             done
         }

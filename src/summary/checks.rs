@@ -17,6 +17,8 @@ use crate::reproduced::verify::{Check, Verdict};
 
 /// `12.3 %` of a fraction, signed.
 fn pct(x: f64) -> String {
+    // A shift that rounds to none is +0.0, never −0.0.
+    let x = if (x * 1000.0).round() == 0.0 { 0.0 } else { x };
     format!("{:+.1} %", x * 100.0)
 }
 
@@ -61,16 +63,16 @@ impl Summary {
                     c.file
                 );
             }
-            Verdict::Verified { runs: Some(dir) } => {
-                format!("verified against the edition's records and its run directory {dir}")
-            }
-            Verdict::Verified { runs: None } => format!(
-                "its edition ratios verified against the edition's records; its run directory{} is \
-                 not beside the edition, so its re-measured ratios are as it says",
-                c.run
-                    .as_deref()
-                    .map(|r| format!(" {r}"))
-                    .unwrap_or_default()
+            Verdict::Verified {
+                runs,
+                renormalised,
+            } => format!(
+                "its ratios recomputed from the edition's records and its run directory {runs}'s{}",
+                renormalised.map_or(String::new(), |by| format!(
+                    " (it was stored with an earlier normaliser: its own figures differ from \
+                     today's by up to {:.1} %)",
+                    by * 100.0
+                ))
             ),
         };
         let by_name = if c.by_name {

@@ -51,23 +51,55 @@ fn edition(n: usize) -> Stored {
     }
 }
 
-/// The edition's ratio of each variant's assoc, as `reproduce` computes
-/// it.
+/// Each variant's assoc ratio to the references in `stored`, as
+/// `reproduce` computes it (today's normaliser).
 fn ratio(stored: &Stored, variant: &str) -> f64 {
-    let host = HostSpeed::of(stored, None).unwrap();
+    let host = HostSpeed::of(stored, Some(&["c-gcc".to_string()])).unwrap();
     ratios_by_passes(stored, &host, &|_| true)[&format!("{variant} assoc")]
         .unwrap()
-        .mean
+        .figure()
 }
 
-/// A check's JSON: per variant its re-measured ratio the edition's ×
-/// `factor`, run on `cpu_id` in another boot.
-fn check(stored: &Stored, factors: &[(String, f64)], cpu_id: &str) -> Vec<u8> {
-    let rows: Vec<serde_json::Value> = factors
+/// A check's run directory: the variants of `factors` measured again,
+/// each `factor` × its edition time, beside one reference pass like the
+/// edition's, on `cpu_id` in boot `boot-b`, on 2026-12-05.
+fn run_dir(factors: &[(String, f64)], cpu_id: &str) -> Stored {
+    let runs: Vec<RunRecord> = factors
         .iter()
-        .map(|(v, f)| {
-            let e = ratio(stored, v);
-            serde_json::json!({"variant": format!("{v} assoc"), "edition": e, "remeasured": e * f})
+        .flat_map(|(v, f)| {
+            let i: i32 = v[1..].parse().unwrap();
+            let wall = 1.02f64.powi(i) * f;
+            [run(v, 1, BEFORE, wall), run(v, 2, BEFORE, wall)]
+        })
+        .collect();
+    let mut machine = edition_machine();
+    machine.cpu_id = cpu_id.into();
+    machine.boot_id = "boot-b".into();
+    Stored {
+        sessions: vec![SessionRecord {
+            machine,
+            started_at: "2026-12-05T08:56:24Z".into(),
+            ..testing::session(testing::SESSION)
+        }],
+        runs: testing::shared(runs),
+        references: passes()[..1].to_vec(),
+        ..Default::default()
+    }
+}
+
+/// The JSON `reproduce --store` writes of `runs` against `edition`, saying
+/// it ran on `cpu_id` (empty: an older check that says nothing).
+fn stored_check(edition: &Stored, runs: &Stored, cpu_id: &str) -> Vec<u8> {
+    let mut variants: Vec<String> = runs.runs.iter().map(|r| r.variant.clone()).collect();
+    variants.dedup();
+    let rows: Vec<serde_json::Value> = variants
+        .iter()
+        .map(|v| {
+            serde_json::json!({
+                "variant": format!("{v} assoc"),
+                "edition": ratio(edition, v),
+                "remeasured": ratio(runs, v),
+            })
         })
         .collect();
     serde_json::to_vec(&serde_json::json!({
@@ -78,10 +110,19 @@ fn check(stored: &Stored, factors: &[(String, f64)], cpu_id: &str) -> Vec<u8> {
         "references": ["c-gcc"],
         "edition_basis": "reference-passes",
         "cpu_id": cpu_id,
-        "boot_id": "boot-b",
+        "boot_id": if cpu_id.is_empty() { "" } else { "boot-b" },
         "level": "another-boot",
+        "run": "reproduce-x",
+        "normaliser": crate::reference::NORMALISER,
     }))
     .unwrap()
+}
+
+/// A check and its run directory: per variant its re-measured time the
+/// edition's × `factor`, run on `cpu_id`.
+fn check(edition: &Stored, factors: &[(String, f64)], cpu_id: &str) -> (Vec<u8>, Option<Stored>) {
+    let runs = run_dir(factors, cpu_id);
+    (stored_check(edition, &runs, cpu_id), Some(runs))
 }
 
 /// Log differences −4 … +4 % around none: a precision of 5.0 % (MAD 2 %,
@@ -93,13 +134,23 @@ fn five_percent(n: usize) -> Vec<(String, f64)> {
         .collect()
 }
 
-/// The edition with its checks.
-fn with(mut stored: Stored, checks: Vec<Vec<u8>>) -> Summary {
-    stored.reproductions = checks
-        .into_iter()
-        .enumerate()
-        .map(|(i, c)| (format!("2026-12-05-{i}.json"), c))
-        .collect();
+/// The edition with its checks, each with its run directory beside it
+/// (`None`: not there).
+fn with(mut stored: Stored, checks: Vec<(Vec<u8>, Option<Stored>)>) -> Summary {
+    for (i, (json, runs)) in checks.into_iter().enumerate() {
+        let file = format!("2026-12-05-{i}.json");
+        if let Some(runs) = runs {
+            stored.reproduction_runs.insert(
+                file.clone(),
+                RunDir {
+                    name: "reproduce-x".into(),
+                    named: true,
+                    records: Ok(Arc::new(runs)),
+                },
+            );
+        }
+        stored.reproductions.push((file, json));
+    }
     Summary::from_stored(&stored)
 }
 
@@ -216,12 +267,12 @@ fn a_precision_from_five_rows_is_not_trusted_alone() {
     );
 }
 
-/// A forged check (hand-written: edition ratios that are not the
-/// records', one row 40× off) does not verify: it changes no rank, the
-/// page says it is ignored and why, the terminal says what to do.
+/// A hand-written check (issue #59 row 8: edition ratios that are not
+/// the records', one row 40× off, no run directory) does not verify: it
+/// changes no rank, the page says it is ignored and why, the terminal
+/// says what to do.
 #[test]
 fn a_forged_check_does_not_verify_and_changes_no_rank() {
-    let e = edition(10);
     let rows: Vec<serde_json::Value> = (0..10)
         .map(|i| {
             let off = if i == 3 { 40.0 } else { 1.0 };
@@ -232,7 +283,10 @@ fn a_forged_check_does_not_verify_and_changes_no_rank() {
         "date": "2026-12-05T08:56:24Z", "machine": "AMD EPYC", "rows": rows,
         "cpu_id": EDITION_CPU, "references": ["c-gcc"],
     });
-    let s = with(edition(10), vec![serde_json::to_vec(&forged).unwrap()]);
+    let s = with(
+        edition(10),
+        vec![(serde_json::to_vec(&forged).unwrap(), None)],
+    );
     assert_eq!(
         ranks_of(&s, 10),
         ranks_of(&with(edition(10), Vec::new()), 10)
@@ -240,7 +294,8 @@ fn a_forged_check_does_not_verify_and_changes_no_rank() {
     let f = fact(&s, "Reproduced");
     assert!(
         f.contains("reproduced/2026-12-05-0.json is IGNORED")
-            && f.contains("its edition ratio of v0 assoc is 1.0000, the edition's records give"),
+            && f.contains("it names no run directory")
+            && f.contains("its ratios cannot be recomputed, so it sets nothing"),
         "{f}"
     );
     assert!(
@@ -249,20 +304,50 @@ fn a_forged_check_does_not_verify_and_changes_no_rank() {
         s.advice()
     );
     assert!(fact(&s, "Rank precision").contains("1 check that does not verify is ignored"));
-    // One edition ratio 1 % off the records' is refused the same way.
-    let mut bytes: serde_json::Value =
-        serde_json::from_slice(&check(&e, &five_percent(10), EDITION_CPU)).unwrap();
+    // The same rows beside a real run directory: the 40× row is not what
+    // the records give, more than any normaliser moves a ratio.
+    let e = edition(10);
+    let same: Vec<(String, f64)> = (0..10).map(|i| (format!("v{i}"), 1.0)).collect();
+    let (_, runs) = check(&e, &same, EDITION_CPU);
+    let mut forged = forged.clone();
+    forged["run"] = "reproduce-x".into();
+    for (i, r) in forged["rows"].as_array_mut().unwrap().iter_mut().enumerate() {
+        let v = format!("v{i}");
+        r["edition"] = ratio(&e, &v).into();
+        let off = if i == 3 { 40.0 } else { 1.0 };
+        r["remeasured"] = (ratio(runs.as_ref().unwrap(), &v) * off).into();
+    }
+    let s = with(edition(10), vec![(serde_json::to_vec(&forged).unwrap(), runs)]);
+    assert!(!s.checks[0].verified());
+    let f = fact(&s, "Reproduced");
+    assert!(
+        f.contains("its re-measured ratio of v3 assoc is")
+            && f.contains("more than a change of normaliser moves a ratio"),
+        "{f}"
+    );
+    assert_eq!(
+        ranks_of(&s, 10),
+        ranks_of(&with(edition(10), Vec::new()), 10)
+    );
+    // One edition ratio 1 % off the records' in a check that names
+    // today's normaliser is refused the same way.
+    let (json, runs) = check(&e, &five_percent(10), EDITION_CPU);
+    let mut bytes: serde_json::Value = serde_json::from_slice(&json).unwrap();
     let r = bytes["rows"][4]["edition"].as_f64().unwrap();
     bytes["rows"][4]["edition"] = (r * 1.01).into();
-    let s = with(edition(10), vec![serde_json::to_vec(&bytes).unwrap()]);
+    let s = with(edition(10), vec![(serde_json::to_vec(&bytes).unwrap(), runs)]);
     assert!(!s.checks[0].verified());
-    assert!(fact(&s, "Reproduced").contains("was not made from these records"));
+    assert!(
+        fact(&s, "Reproduced").contains("with the normaliser it names: edited"),
+        "{}",
+        fact(&s, "Reproduced")
+    );
 }
 
-/// A check whose edition ratios are the records' but one re-measured row
-/// 40× off (or at 12,130 %) cannot coarsen the ranks: they are those of
-/// the same check without that row's excess, and the row is flagged on
-/// its own in the notes.
+/// A check whose records hold one re-measured row 40× off (or at
+/// 12,130 %) cannot coarsen the ranks: they are those of the same check
+/// without that row's excess, and the row is flagged on its own in the
+/// notes.
 #[test]
 fn one_row_far_off_cannot_coarsen_the_ranks_and_is_flagged_on_its_own() {
     let e = edition(10);
@@ -271,7 +356,7 @@ fn one_row_far_off_cannot_coarsen_the_ranks_and_is_flagged_on_its_own() {
         let mut rows = five_percent(10);
         rows[3].1 *= off;
         let s = with(edition(10), vec![check(&e, &rows, EDITION_CPU)]);
-        assert!(s.checks[0].verified());
+        assert!(s.checks[0].verified(), "{:?}", s.checks[0].verdict);
         assert_eq!(ranks_of(&s, 10), ranks_of(&honest, 10), "×{off}");
         let notes = s.notes();
         let note = notes
@@ -285,59 +370,77 @@ fn one_row_far_off_cannot_coarsen_the_ranks_and_is_flagged_on_its_own() {
     }
 }
 
-/// A check is verified against its run directory's records where they
-/// are beside the edition: a re-measured ratio that is not theirs is
-/// refused, one that is verifies, and the level comes from the run
-/// directory's session (its CPU), not from what the check says.
+/// A check is its run directory's records: its level comes from the run
+/// directory's session (its CPU and boot), not from what the check says;
+/// what it says of its machine, its rows and its ratios must be what the
+/// records give; a check made with an earlier normaliser is recomputed
+/// with today's, within a bound.
 #[test]
 fn a_check_is_verified_against_its_run_directory() {
     let e = edition(10);
-    // The run directory measured the edition's ratios again, exactly
-    // (the same records), in another boot of the same CPU model.
-    let mut runs = edition(10);
-    runs.sessions[0].machine.boot_id = "boot-b".into();
     let same: Vec<(String, f64)> = (0..10).map(|i| (format!("v{i}"), 1.0)).collect();
-    let judged = |check: Vec<u8>, runs: &Stored| {
-        let mut stored = edition(10);
-        stored.reproduction_runs.insert(
-            "2026-12-05-0.json".into(),
-            RunDir {
-                name: "reproduce-x".into(),
-                named: true,
-                records: Ok(Arc::new(runs.clone())),
-            },
-        );
-        with(stored, vec![check])
-    };
-    let s = judged(check(&e, &same, EDITION_CPU), &runs);
+    let s = with(edition(10), vec![check(&e, &same, EDITION_CPU)]);
     assert!(s.checks[0].verified(), "{:?}", s.checks[0].verdict);
     assert_eq!(s.checks[0].level, crate::reproduced::Level::AnotherBoot);
     assert!(
-        fact(&s, "Reproduced")
-            .contains("verified against the edition's records and its run directory reproduce-x")
-    );
-    // One row 40× off what its runs give.
-    let mut forged = same.clone();
-    forged[3].1 = 40.0;
-    let s = judged(check(&e, &forged, EDITION_CPU), &runs);
-    assert!(
-        fact(&s, "Reproduced").contains("its re-measured ratio of v3 assoc is"),
+        fact(&s, "Reproduced").contains(
+            "its ratios recomputed from the edition's records and its run directory reproduce-x's"
+        ),
         "{}",
         fact(&s, "Reproduced")
     );
     // The runs were measured on another CPU model: a portability check,
-    // whatever the check says of itself.
-    let mut xeon = runs.clone();
-    xeon.sessions[0].machine.cpu_id = OTHER_CPU.into();
-    let s = judged(check(&e, &same, ""), &xeon);
+    // whatever the check says of itself (here nothing).
+    let xeon = run_dir(&same, OTHER_CPU);
+    let s = with(edition(10), vec![(stored_check(&e, &xeon, ""), Some(xeon.clone()))]);
     assert!(s.checks[0].measures_portability(), "{:?}", s.checks[0]);
-    // And a check that says it ran on the edition's CPU while its runs
-    // say another is refused.
-    let s = judged(check(&e, &same, EDITION_CPU), &xeon);
+    // A check that says it ran on the edition's CPU while its runs say
+    // another is refused.
+    let s = with(
+        edition(10),
+        vec![(stored_check(&e, &xeon, EDITION_CPU), Some(xeon))],
+    );
     assert!(
-        fact(&s, "Reproduced").contains("it says it ran on"),
+        fact(&s, "Reproduced").contains("it says its CPU was AuthenticAMD"),
         "{}",
         fact(&s, "Reproduced")
+    );
+    // A check that leaves out a row its run directory measured (its worst,
+    // say) is refused: a check cannot choose its rows.
+    let (json, runs) = check(&e, &five_percent(10), EDITION_CPU);
+    let mut v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    v["rows"].as_array_mut().unwrap().remove(9);
+    let s = with(edition(10), vec![(serde_json::to_vec(&v).unwrap(), runs)]);
+    assert!(
+        fact(&s, "Reproduced").contains("it leaves out v9 assoc"),
+        "{}",
+        fact(&s, "Reproduced")
+    );
+    // Made with an earlier normaliser (no `normaliser`; its ratios 10 %
+    // off today's): verified, its rows recomputed from the records, and
+    // the page says by how much its own figures differed.
+    let (json, runs) = check(&e, &five_percent(10), EDITION_CPU);
+    let mut v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    v.as_object_mut().unwrap().remove("normaliser");
+    for r in v["rows"].as_array_mut().unwrap() {
+        let x = r["edition"].as_f64().unwrap();
+        r["edition"] = (x * 1.1).into();
+    }
+    let old = with(edition(10), vec![(serde_json::to_vec(&v).unwrap(), runs)]);
+    let now = with(edition(10), vec![check(&e, &five_percent(10), EDITION_CPU)]);
+    match &old.checks[0].verdict {
+        crate::reproduced::verify::Verdict::Verified {
+            renormalised: Some(by),
+            ..
+        } => assert!((by - 0.1).abs() < 1e-9, "{by}"),
+        v => panic!("{v:?}"),
+    }
+    assert_eq!(old.checks[0].agreement, now.checks[0].agreement);
+    assert_eq!(ranks_of(&old, 10), ranks_of(&now, 10));
+    assert!(
+        fact(&old, "Reproduced").contains("stored with an earlier normaliser"),
+        "{}",
+        fact(&old, "Reproduced")
     );
 }
 

@@ -82,16 +82,19 @@ impl Summary {
     }
 
     /// Where the ranks are the normalised totals', the complete rows (the
-    /// first ones) in the order of their normalised means, so that ranks
+    /// first ones) in the order of their normalised figures, so that ranks
     /// go down the table.
     fn order_by_normalised(&mut self) {
         if !self.ranks_normalised() {
             return;
         }
         let complete = self.rows.iter().take_while(|r| r.complete()).count();
-        let mean = |r: &Row| r.normalised_total().map_or(f64::INFINITY, |n| n.mean);
-        self.rows[..complete]
-            .sort_by(|a, b| mean(a).total_cmp(&mean(b)).then(a.variant.cmp(&b.variant)));
+        let figure = |r: &Row| r.normalised_total().map_or(f64::INFINITY, |n| n.figure());
+        self.rows[..complete].sort_by(|a, b| {
+            figure(a)
+                .total_cmp(&figure(b))
+                .then(a.variant.cmp(&b.variant))
+        });
     }
 }
 

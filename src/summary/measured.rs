@@ -218,7 +218,13 @@ fn read_source(canon: &Canon, root: &Path, path: &Path) -> (SourceFile, bool) {
                 meta.len()
             )));
         }
-        let bytes = std::fs::read(&real).map_err(unreadable)?;
+        // No further than the bound, should it have grown since.
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(std::fs::File::open(&real).map_err(unreadable)?, MAX_SOURCE),
+            &mut bytes,
+        )
+        .map_err(unreadable)?;
         String::from_utf8(bytes).map_err(|_| Withheld::Refused("not shown: not UTF-8 text".into()))
     })();
     let unread = matches!(text, Err(Withheld::Unreadable(_)));

@@ -71,10 +71,10 @@ pub(crate) struct Cell {
     /// The runs its session asked for (best of N; with `--runs auto` the
     /// minimum, 3); `None` when the session is not known.
     pub asked: Option<u32>,
-    /// Its runs against the reference passes around them (issue #39): the
-    /// geometric mean of its counted runs' normalised times and their
-    /// fastest and slowest; `None` without references around every one of
-    /// them, or for a cell that is not ok.
+    /// Its runs against the reference passes of their sittings (issues
+    /// #39, #60): the fastest and slowest of its counted runs' normalised
+    /// times, the fastest its figure; `None` without references in the
+    /// sitting of every one of them, or for a cell that is not ok.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub normalised: Option<Normalised>,
 }
@@ -459,7 +459,7 @@ impl Row {
     /// range of runs. `None` for a row without a total.
     pub(crate) fn rank_key(&self, normalised: bool) -> Option<(f64, (f64, f64))> {
         if normalised {
-            self.normalised_total().map(|n| (n.mean, (n.lo, n.hi)))
+            self.normalised_total().map(|n| (n.figure(), (n.lo, n.hi)))
         } else {
             Some((self.total_s()?, self.total_range()?))
         }
@@ -773,7 +773,7 @@ impl Summary {
         p.of_row(
             row.cells
                 .iter()
-                .filter_map(|(b, c)| Some((*b, c.normalised?.mean))),
+                .filter_map(|(b, c)| Some((*b, c.normalised?.figure()))),
         )
     }
 

@@ -197,21 +197,21 @@ impl Summary {
     fn normalised_note(&self) -> Option<Note> {
         self.host.as_ref()?;
         let mut text = String::from(
-            "each run is divided by the reference set's time at its moment (the reference \
-             passes before and after it, interpolated per benchmark) and multiplied by the \
-             references' median over the directory: seconds as the host runs at its median \
-             state. A cell's normalised figure is the geometric mean of its counted (warm) \
-             runs' with ±: the farther of its fastest and slowest from it (both ends in \
-             the data files: `…_normalised_lo_s`, `…_normalised_hi_s`). The geometric mean, not the best: after normalising a run's \
-             error is two-sided (a reference measured slow makes the runs around it look \
-             fast), so the best would pick the luckiest reference, while the mean over \
-             rounds, each from another state of the host, is what rounds are for. The \
-             seconds stay the best of N as measured, as a person timing by hand would keep",
+            "each run is divided by the reference set's time in its sitting (per benchmark, \
+             the median of its session's reference passes) and multiplied by the references' \
+             median over the directory: seconds as the host runs at its median state. A \
+             cell's normalised figure is its fastest counted (warm) run's, with +: how far its \
+             slowest is above it (both ends in the data files: `…_normalised_lo_s`, \
+             `…_normalised_hi_s`). The sitting's median, not the passes around each run: a \
+             pass is one run of each reference, noisier than the cells' own runs, so \
+             following it pass by pass added its noise to every run (docs/measurement.md, \
+             \"Choosing the normaliser\"). The seconds stay the best of N as measured, as a \
+             person timing by hand would keep",
         );
         if !self.ranks_normalised() && self.rows.iter().any(|r| r.complete()) {
             text.push_str(
                 "; a complete row has no normalised total (a run of it has no reference pass \
-                 around it), so every row is ranked by its seconds",
+                 in its session), so every row is ranked by its seconds",
             );
         }
         Some(Note::new("Normalised", text))

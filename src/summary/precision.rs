@@ -146,9 +146,10 @@ fn precision_text(host: &HostSpeed) -> String {
          (sittings), one at a session's start and one after each block of measuring. \
          Over the directory the host drifted, per benchmark the references' slowest pass \
          over their fastest: {drift}; the seconds in the table include this drift, the \
-         normalised figures take it out. Passes that moved more than {:.0}% against both \
-         their neighbours (the runs around them are judged against a speed that did not \
-         hold), flagged: {}{flagged}",
+         normalised figures take out its part between sittings (each sitting judged at the \
+         median of its passes). Passes that moved more than {:.0}% against both their \
+         neighbours (the host changed within a sitting, which its median does not follow), \
+         flagged: {}{flagged}",
         host.set.join(", "),
         if passes == 1 { "" } else { "es" },
         if sessions == 1 { "" } else { "s" },

@@ -586,23 +586,19 @@ type End = (
 );
 const ENDS: [End; 2] = [("fastest", "lo", |n| n.lo), ("slowest", "hi", |n| n.hi)];
 
-/// A normalised figure: `12.34 ±8%`, its interval the fastest to the
-/// slowest normalised run; `-` (noted) where a run has no reference pass
-/// of its session around it.
+/// A normalised figure: `12.34 +8%`, the fastest normalised run and how
+/// far the slowest is above it (its interval); `-` (noted) where a run
+/// has no reference pass in its session.
 fn normalised_entry(n: Option<crate::reference::Normalised>) -> Entry {
     match n {
         Some(n) => Entry::number(
-            n.mean,
-            format!("{:.2} ±{:.0}%", n.mean, n.plus_minus() * 100.0),
+            n.figure(),
+            format!("{:.2} +{:.0}%", n.figure(), n.above() * 100.0),
         )
         .with_interval(Some((n.lo, n.hi))),
         None => Entry::empty("-").marked(
             Mark::Plain,
-            Some(
-                "no normalised figure: a run of it has no reference pass of its session \
-                 around it"
-                    .into(),
-            ),
+            Some("no normalised figure: a run of it has no reference pass in its session".into()),
         ),
     }
 }
@@ -621,7 +617,7 @@ impl Summary {
                 .into();
         }
         "whose normalised totals' intervals overlap its own: these runs, judged against the \
-         references around them, do not tell them apart"
+         references of their sittings, do not tell them apart"
             .into()
     }
 }

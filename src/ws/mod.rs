@@ -23,7 +23,7 @@ use anyhow::{Context, Result};
 use crate::bench::Bench;
 use crate::cell::Program;
 use crate::config::{Variant, Vars};
-use crate::progress::{progress_bar, say};
+use crate::progress::{message, progress_bar, say};
 use crate::record::{Origin, SCHEMA, VariantInfo, now_rfc3339};
 use crate::session::{SessionParams, begin_session};
 use crate::signals::interrupted;
@@ -69,6 +69,9 @@ enum NotListening {
     /// It accepted no connection within the startup timeout.
     #[error("the server did not listen on {addr} within {:.0} s", .after.as_secs_f64())]
     TimedOut { addr: SocketAddr, after: Duration },
+    /// Ctrl-C or SIGTERM while waiting.
+    #[error("interrupted before the server listened")]
+    Interrupted,
 }
 
 impl NotListening {
@@ -123,6 +126,9 @@ fn wait_listening(
         }
         if server.has_exited() {
             return Err(NotListening::Exited);
+        }
+        if interrupted() {
+            return Err(NotListening::Interrupted);
         }
         if t.elapsed() > timeout {
             return Err(NotListening::TimedOut {
@@ -190,19 +196,31 @@ fn blank_record(
     }
 }
 
-/// Status and detail of a finished record from its phases.
-fn settle(rec: &mut WsRecord, handshake_samples: &[String]) {
+/// Status and detail of a finished record from its phases: errors when an
+/// echo was wrong or lost, a handshake failed, or a connection was lost
+/// (fewer alive in a phase than opened: a server that closed them, or the
+/// client past one of its bounds, even outside the measured windows).
+/// `client_samples`: why handshakes failed and connections were lost
+/// outside the windows (the client's `handshake_samples` and
+/// `lost_samples`).
+fn settle(rec: &mut WsRecord, client_samples: &[String]) {
     let errors: u64 = rec
         .phases
         .iter()
         .filter_map(|p| p.stats.as_ref())
         .map(|s| s.error_count())
         .sum();
+    let lost = rec
+        .phases
+        .iter()
+        .filter_map(|p| p.stats.as_ref()?.alive)
+        .min()
+        .map_or(0, |alive| rec.opened.saturating_sub(alive));
     if rec.phases.iter().any(|p| p.status == WsStatus::Crashed) {
         rec.status = WsStatus::Crashed;
-    } else if errors > 0 || rec.handshake_failures > 0 {
+    } else if errors > 0 || rec.handshake_failures > 0 || lost > 0 {
         rec.status = WsStatus::Errors;
-        let samples: Vec<String> = handshake_samples
+        let samples: Vec<String> = client_samples
             .iter()
             .cloned()
             .chain(
@@ -213,8 +231,13 @@ fn settle(rec: &mut WsRecord, handshake_samples: &[String]) {
             )
             .take(3)
             .collect();
+        let lost = if lost > 0 {
+            format!(", {lost} of {} connections lost", rec.opened)
+        } else {
+            String::new()
+        };
         rec.detail = Some(format!(
-            "{errors} echo errors, {} failed handshakes: {}",
+            "{errors} echo errors, {} failed handshakes{lost}: {}",
             rec.handshake_failures,
             samples.join("; ")
         ));
@@ -258,7 +281,7 @@ impl Ctx<'_> {
         // Removed when dropped: after the server has ended.
         let build = crate::scratch::dir("ws")?;
         let (req, port) = self.request(&program, build.path())?;
-        pb.set_message(format!("{} · starting on port {port}", v.id));
+        message(pb, &format!("{} · starting on port {port}", v.id));
         let mut server = match self.spawner.start(&req) {
             Ok(s) => s,
             Err(e) => return Ok(self.record(v, info, WsStatus::Failed, Some(format!("{e:#}")))),
@@ -267,9 +290,9 @@ impl Ctx<'_> {
             Ok(target) => target,
             Err(why) => return self.never_listened(v, info, server, &why),
         };
-        let (mut rec, handshake_samples) = self.run_phases(v, info, &mut server, &target, pb);
+        let (mut rec, samples) = self.run_phases(v, info, &mut server, &target, pb);
         let end = shut_down(server)?;
-        classify(&mut rec, &end, &handshake_samples);
+        classify(&mut rec, &end, &samples);
         Ok(rec)
     }
 
@@ -296,7 +319,7 @@ impl Ctx<'_> {
         }
         let mut program = Program::new(self.spawner, v, Bench::WsEcho);
         if program.needs_prepare() {
-            pb.set_message(format!("{} · prepare", v.id));
+            message(pb, &format!("{} · prepare", v.id));
             // The caches serve its `prepare` commands; the server itself
             // starts with a fresh HOME.
             let prepared = program
@@ -368,8 +391,8 @@ impl Ctx<'_> {
     }
 
     /// With the server listening: its idle RSS, the client's connections,
-    /// then every phase. Returns the record so far and the samples of the
-    /// client's failed handshakes.
+    /// then every phase. Returns the record so far and the client's samples
+    /// (failed handshakes, then connections lost outside the windows).
     fn run_phases(
         &self,
         v: &Variant,
@@ -381,10 +404,10 @@ impl Ctx<'_> {
         let mut rec = self.record(v, info, WsStatus::Ok, None);
         rec.server_rss_idle_kb = Some(crate::ws_sample::sample_tree(server.pid()).rss_kb);
         let (server_cpus, client_cpus) = self.cpus(server);
-        pb.set_message(format!(
-            "{} · opening {} connections",
-            v.id, self.opts.connections
-        ));
+        message(
+            pb,
+            &format!("{} · opening {} connections", v.id, self.opts.connections),
+        );
         let mut client =
             client::Client::open(target, &drive::client_options(self.opts, &client_cpus));
         rec.opened = client.alive();
@@ -404,13 +427,14 @@ impl Ctx<'_> {
             None,
             &mut Spawned(server),
             server_cpus.len(),
-            &|m| pb.set_message(format!("{id} · {m}")),
+            &|m| message(pb, &format!("{id} · {m}")),
             &|p| say(pb, ws_summary::phase_line(&id, p)),
         );
         rec.phases = results.into_iter().map(|r| r.phase).collect();
-        let handshake_samples = client.handshake_samples();
+        let mut samples = client.handshake_samples();
+        samples.extend(client.lost_samples());
         client.stop();
-        (rec, handshake_samples)
+        (rec, samples)
     }
 }
 
@@ -435,7 +459,7 @@ fn shut_down(mut server: Running) -> Result<Shutdown> {
 
 /// The server's own figures, then the record's status: from its phases
 /// (`settle`), and crashed if the server died by itself.
-fn classify(rec: &mut WsRecord, end: &Shutdown, handshake_samples: &[String]) {
+fn classify(rec: &mut WsRecord, end: &Shutdown, client_samples: &[String]) {
     let o = &end.outcome;
     rec.server_exit = Some(o.done.exit);
     rec.server_max_rss_kb = Some(o.done.max_rss_kb);
@@ -446,7 +470,7 @@ fn classify(rec: &mut WsRecord, end: &Shutdown, handshake_samples: &[String]) {
         // is clean; needing SIGKILL is not.
         rec.clean_shutdown = Some(o.done.exit != Exit::Signaled(libc::SIGKILL));
     }
-    settle(rec, handshake_samples);
+    settle(rec, client_samples);
     if end.already_dead || rec.status == WsStatus::Crashed {
         rec.status = WsStatus::Crashed;
         rec.detail = Some(format!("server died: {}; {}", o.done.exit, stderr_tail(o)));
@@ -561,4 +585,55 @@ pub fn command(
     let records = benchmark(spawner, variants, opts)?;
     ws_summary::print(&records);
     Ok(crate::derived::finish(&opts.out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ws_record::{Phase, WindowStats};
+
+    fn phase(alive: usize, errors: u64) -> Phase {
+        Phase {
+            delay_ms: 10.0,
+            status: WsStatus::Ok,
+            window_s: 1.0,
+            stats: Some(WindowStats {
+                errors: Some(errors),
+                alive: Some(alive),
+                ..Default::default()
+            }),
+            server_rss_peak_kb: None,
+            server_rss_avg_kb: None,
+            server_cores: None,
+            client_cores: None,
+            client_bound: false,
+            detail: None,
+            client: None,
+            server_waiting_cores: None,
+        }
+    }
+
+    /// Connections lost outside the windows (none counted as an echo
+    /// error) still make the record `errors`, saying how many and why.
+    #[test]
+    fn connections_lost_outside_the_windows_are_errors_with_their_reason() {
+        let opts = Options::default();
+        let mut rec = blank_record("s", &opts, "v", "V", "-", "-");
+        rec.opened = 4;
+        rec.phases = vec![phase(4, 0), phase(1, 0)];
+        let why = "a message of over 64 KiB from the server".to_string();
+        settle(&mut rec, std::slice::from_ref(&why));
+        assert_eq!(rec.status, WsStatus::Errors);
+        let d = rec.detail.unwrap();
+        assert!(
+            d.contains("3 of 4 connections lost") && d.contains(&why),
+            "{d}"
+        );
+        // All alive, no error: ok, no detail.
+        let mut rec = blank_record("s", &opts, "v", "V", "-", "-");
+        rec.opened = 4;
+        rec.phases = vec![phase(4, 0)];
+        settle(&mut rec, &[]);
+        assert_eq!((rec.status, rec.detail), (WsStatus::Ok, None));
+    }
 }

@@ -37,6 +37,9 @@ pub struct ClientReport {
     pub handshake_failures: u64,
     #[serde(default)]
     pub handshake_samples: Vec<String>,
+    /// Why connections were lost outside the measured windows (a few).
+    #[serde(default)]
+    pub lost_samples: Vec<String>,
     pub warmup_s: f64,
     pub duration_s: f64,
     /// The shared start (RFC 3339), if any.
@@ -134,6 +137,7 @@ fn run_client(
         opened,
         handshake_failures: failures,
         handshake_samples: c.handshake_samples(),
+        lost_samples: c.lost_samples(),
         warmup_s: opts.warmup.as_secs_f64(),
         duration_s: opts.duration.as_secs_f64(),
         start_at: start.map(|s| chrono::DateTime::<chrono::Utc>::from(s).to_rfc3339()),
@@ -240,6 +244,7 @@ fn merge(reports: &[ClientReport], name: &str, opts: &Options) -> Result<WsRecor
     let samples: Vec<String> = reports
         .iter()
         .flat_map(|r| r.handshake_samples.iter().cloned())
+        .chain(reports.iter().flat_map(|r| r.lost_samples.iter().cloned()))
         .collect();
     let keep = rec.detail.clone();
     settle(&mut rec, &samples);
@@ -380,9 +385,10 @@ pub fn client_command(
 ) -> Result<ExitCode> {
     let target = Target::parse(target)?;
     let start = start_at.map(parse_start).transpose()?;
+    // The progress quotes what the server sent (a close reason): inert.
     let report = drive_target(&target, server_pid, start, opts, &|m| {
         if !quiet {
-            eprintln!("{m}")
+            eprintln!("{}", crate::inert::text(&m))
         }
     })?;
     let json = serde_json::to_string_pretty(&report)?;
@@ -390,7 +396,10 @@ pub fn client_command(
         Some(f) => {
             std::fs::write(f, json + "\n").with_context(|| format!("writing {}", f.display()))?
         }
-        None => println!("{json}"),
+        // Its strings were made inert where they entered (a close reason)
+        // and serde escapes C0 controls; made inert again on the way to a
+        // terminal all the same (C1 and bidirectional controls), whole.
+        None => println!("{}", crate::inert::block(&json, usize::MAX)),
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -404,7 +413,9 @@ pub fn target_command(
     opts: &Options,
 ) -> Result<ExitCode> {
     let target = Target::parse(target)?;
-    let report = drive_target(&target, server_pid, None, opts, &|m| eprintln!("{m}"))?;
+    let report = drive_target(&target, server_pid, None, opts, &|m| {
+        eprintln!("{}", crate::inert::text(&m))
+    })?;
     merge_command(&[report], name, opts)
 }
 

@@ -78,6 +78,7 @@ pub(crate) fn client_options(opts: &Options, cpus: &[usize]) -> ClientOptions {
         threads: own_cpus().len(),
         first_delay: opts.delays.first().copied().unwrap_or_default(),
         spin: opts.client_spin,
+        open_timeout: opts.startup_timeout,
     }
 }
 
@@ -141,17 +142,40 @@ fn crashed(delay_ms: f64, why: &str) -> PhaseResult {
     }
 }
 
-/// Sleeps until `until` (wall clock), checking the server every 50 ms.
-/// False if it died.
-fn wait_until(until: SystemTime, server: &mut dyn Server) -> bool {
+/// How a wait ended.
+#[derive(PartialEq)]
+enum Waited {
+    Due,
+    Died,
+    /// Ctrl-C or SIGTERM.
+    Interrupted,
+}
+
+/// Sleeps until `until` (wall clock), checking the server and for an
+/// interrupt every 50 ms.
+fn wait_until(until: SystemTime, server: &mut dyn Server) -> Waited {
     loop {
         if server.died() {
-            return false;
+            return Waited::Died;
+        }
+        if crate::signals::interrupted() {
+            return Waited::Interrupted;
         }
         let Ok(left) = until.duration_since(SystemTime::now()) else {
-            return true;
+            return Waited::Due;
         };
         std::thread::sleep(left.min(Duration::from_millis(50)));
+    }
+}
+
+/// A phase cut short by Ctrl-C or SIGTERM: skipped, and said so.
+fn interrupted(delay_ms: f64) -> PhaseResult {
+    PhaseResult {
+        phase: Phase {
+            detail: Some("interrupted".into()),
+            ..skipped(delay_ms)
+        },
+        ..crashed(delay_ms, "")
     }
 }
 
@@ -186,16 +210,30 @@ pub(crate) fn phases(
             i + 1,
             opts.delays.len()
         ));
-        if !wait_until(phase_start, server) {
-            dead = true;
-            out.push(crashed(delay_ms, "the server died before the phase"));
-            continue;
+        match wait_until(phase_start, server) {
+            Waited::Due => {}
+            Waited::Interrupted => {
+                out.push(interrupted(delay_ms));
+                continue;
+            }
+            Waited::Died => {
+                dead = true;
+                out.push(crashed(delay_ms, "the server died before the phase"));
+                continue;
+            }
         }
         client.set_delay(*delay);
-        if !wait_until(phase_start + opts.warmup, server) {
-            dead = true;
-            out.push(crashed(delay_ms, "the server died during the warm-up"));
-            continue;
+        match wait_until(phase_start + opts.warmup, server) {
+            Waited::Due => {}
+            Waited::Interrupted => {
+                out.push(interrupted(delay_ms));
+                continue;
+            }
+            Waited::Died => {
+                dead = true;
+                out.push(crashed(delay_ms, "the server died during the warm-up"));
+                continue;
+            }
         }
         status(format!("delay {delay_ms} ms · measuring"));
         let r = window(client, opts, server, server_cpus, delay_ms);
@@ -226,6 +264,10 @@ fn window(
         if server.died() {
             client.end_window();
             return crashed(delay_ms, "the server died during the measured window");
+        }
+        if crate::signals::interrupted() {
+            client.end_window();
+            return interrupted(delay_ms);
         }
         if let Some(p) = pid {
             let s = ws_sample::sample_tree(p);

@@ -81,6 +81,7 @@ fn langbench_client(addr: &str, conns: usize, delay: Duration, secs: f64, delay_
             cpus,
             first_delay: delay,
             spin: Duration::ZERO,
+            open_timeout: Duration::from_secs(120),
         },
     );
     c.set_delay(delay);

@@ -6,7 +6,7 @@
 
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use super::super::escape::{WALK_MIN_NEW, WALK_WATCH_MS};
@@ -17,6 +17,7 @@ use super::super::kit::{
 };
 use super::super::outcome::{Bounds, Done, TreeUsage};
 use super::super::procstat::Stat;
+use super::disk::{DiskWatch, Past};
 use super::view::{cstr, set_up_mounts};
 
 /// Interval of the tree's memory sampling (and of the memory limit check).
@@ -32,6 +33,8 @@ const SAMPLE_NS: u128 = 50_000_000;
 pub(super) unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
     // SAFETY: see `agent`.
     unsafe {
+        // Opened before the mounts cover the host's paths.
+        let disk = DiskWatch::open(args);
         if !set_up_mounts(args) {
             return 2;
         }
@@ -41,7 +44,7 @@ pub(super) unsafe fn init_main(args: &Args, set: &libc::sigset_t) -> i32 {
         let Some(started) = start_command(args, &exec) else {
             return 2;
         };
-        let mut watch = Watch::new(args, &started);
+        let mut watch = Watch::new(args, &started, disk);
         watch.until_the_command_ends(args, set);
         let after = watch.clear_the_namespace(args);
         if args.here && exec_failed(started.errfd, &args.argv[0]) {
@@ -509,10 +512,11 @@ struct Watch {
     peak_tasks: u64,
     /// A task could run outside `--cpus`.
     widened: bool,
-    /// Free space (KB) of each watched filesystem when the command started.
-    disk_start: Vec<(PathBuf, u64)>,
-    /// Killed for writing more than `--disk-kb` to them.
-    disk_killed: bool,
+    /// What the run writes to the host's disk (none without a bound).
+    disk: Option<DiskWatch>,
+    /// Killed for writing more than `--disk-kb` or creating more than
+    /// `--disk-files` there.
+    disk_killed: Option<Past>,
 }
 
 /// What the namespace held besides the command, once it ended.
@@ -528,7 +532,7 @@ struct Aftermath {
 }
 
 impl Watch {
-    fn new(args: &Args, started: &Started) -> Watch {
+    fn new(args: &Args, started: &Started, disk: Option<DiskWatch>) -> Watch {
         let t0 = started.t0;
         Watch {
             pid: started.pid,
@@ -561,12 +565,8 @@ impl Watch {
             }),
             peak_tasks: 0,
             widened: false,
-            disk_start: args
-                .watch
-                .iter()
-                .filter_map(|p| Some((p.clone(), usage_kb(p)?.1)))
-                .collect(),
-            disk_killed: false,
+            disk,
+            disk_killed: None,
         }
     }
 
@@ -622,18 +622,12 @@ impl Watch {
                 // process of the namespace.
                 unsafe { libc::kill(-1, libc::SIGKILL) };
             }
-            if args.disk_kb > 0 && !self.disk_killed {
-                let wrote = self
-                    .disk_start
-                    .iter()
-                    .filter_map(|(p, free)| Some(free.saturating_sub(usage_kb(p)?.1)))
-                    .max()
-                    .unwrap_or(0);
-                if wrote > args.disk_kb {
-                    self.disk_killed = true;
-                    // SAFETY: as above.
-                    unsafe { libc::kill(-1, libc::SIGKILL) };
-                }
+            if self.disk_killed.is_none()
+                && let Some(past) = self.disk.as_mut().and_then(|d| d.check(now))
+            {
+                self.disk_killed = Some(past);
+                // SAFETY: as above.
+                unsafe { libc::kill(-1, libc::SIGKILL) };
             }
             self.next_sample = now + SAMPLE_NS;
         }
@@ -803,7 +797,8 @@ impl Watch {
                 // samples: near the bound is at it.
                 proc_limit: args.max_procs > 0 && self.peak_tasks * 10 >= args.max_procs * 9,
                 widened: self.widened,
-                disk: self.disk_killed,
+                disk: self.disk_killed == Some(Past::Kb),
+                files: self.disk_killed == Some(Past::Files),
             },
             ..own
         }));

@@ -44,6 +44,7 @@
 //! `agent.rs`), `REFUSED` (the error `Containment::refused` recognises) and
 //! `view::loopback_up` (for the proxy); the rest is its inside.
 
+mod disk;
 mod init;
 mod relay;
 pub(crate) mod view;

@@ -1,8 +1,9 @@
 //! The command's view of the filesystem, built by init inside the new
 //! mount namespace before the command is forked: everything read-only and
 //! `nodev`, a private bounded /tmp and /dev/shm, the writable directories
-//! bound back, the real homes covered with only the toolchains in them
-//! bound back, a minimal /dev, a /proc of the namespace; and a loopback of
+//! bound back, the real homes covered with only their PATH entries and
+//! the toolchains these need bound back (`spawn::home`'s allowlist), a
+//! minimal /dev, a /proc of the namespace; and a loopback of
 //! its own without the host's network.
 
 use std::ffi::CString;
@@ -149,9 +150,10 @@ fn mkdir_p(p: &Path) {
     mkdir_owned(p, None);
 }
 
-/// Configuration and credential files that may sit inside a toolchain
-/// directory the sandbox keeps visible (a registry token, a mirror's
-/// password): covered by an empty file.
+/// Configuration and credential files a run's earlier steps may have left
+/// in the sandbox's HOME (a registry token, a mirror's password): covered
+/// by an empty file there. Nothing of the real homes needs it: only what
+/// `spawn::home` allows is bound back from them (an allowlist).
 const CREDENTIAL_FILES: &[&str] = &[
     ".cargo/credentials",
     ".cargo/credentials.toml",
@@ -194,38 +196,51 @@ fn home_masks(real_home: Option<&Path>, more: &[PathBuf]) -> Vec<PathBuf> {
     masks
 }
 
-/// Directories of a home shared by many programs: a PATH entry in one of
-/// them (`~/.local/bin`) is bound back alone, never the whole directory
-/// (`~/.local/share` holds keyrings and tokens, `~/.config` every
-/// program's settings).
-const SHARED_HOME_DIRS: &[&str] = &[".local", ".config", ".cache"];
-
-/// What must stay visible inside a covered home, at its own path: for
-/// every PATH entry under it, the top-level directory of the entry (`~/.cargo`
-/// for `~/.cargo/bin`, `~/.pyenv` for its shims: a toolchain manager's
-/// home, which its launchers read by absolute path), or the entry alone
-/// inside a shared directory (`~/.local/bin`).
+/// What must stay visible inside a covered home, at its own path
+/// (`spawn::home` has the rule): each PATH entry in it, the directory
+/// itself and never its parent (`~/.cargo/bin`, not `~/.cargo` with its
+/// credentials; `~/go/bin`, not `~/go/src`'s checkouts), and the parts of
+/// the toolchain manager's directory it lies in (`~/.pyenv/libexec` and
+/// `~/.pyenv/versions` for `~/.pyenv/shims`), never the manager's
+/// checkout, settings or tokens. What lies in another kept directory is
+/// bound with it.
 fn home_keeps(masks: &[PathBuf]) -> Vec<PathBuf> {
+    let homes = Path::new("/home").canonicalize().ok();
     let mut keep = Vec::new();
     let path = std::env::var_os("PATH").unwrap_or_default();
     for p in std::env::split_paths(&path) {
         let Ok(p) = p.canonicalize() else { continue };
-        for m in masks {
-            if let Ok(rest) = p.strip_prefix(m)
-                && let Some(first) = rest.components().next()
-            {
-                let shared = SHARED_HOME_DIRS.iter().any(|s| first.as_os_str() == *s);
-                keep.push(if shared { p.clone() } else { m.join(first) });
-            }
+        if let Some((home, rel)) = home_of(&p, masks, homes.as_deref()) {
+            let given = super::super::home::path_entry(&home, rel);
+            keep.extend(given.into_iter().map(|r| home.join(r)));
         }
     }
     keep.sort();
     keep.dedup();
+    let all = keep.clone();
+    keep.retain(|k| !all.iter().any(|o| o != k && k.starts_with(o)));
     keep
 }
 
-/// A directory held by an `O_PATH` fd, to be bound at a path after
-/// something covered its own.
+/// The home the canonical path `p` lies in, and `p` relative to it. A
+/// mask is a home (the real HOME, /root), but `/home` holds them: there
+/// the home is `/home/NAME`.
+fn home_of<'a>(
+    p: &'a Path,
+    masks: &[PathBuf],
+    homes: Option<&Path>,
+) -> Option<(PathBuf, &'a Path)> {
+    let m = masks.iter().find(|m| p.starts_with(m))?;
+    let rel = p.strip_prefix(m).ok()?;
+    if Some(m.as_path()) != homes {
+        return Some((m.clone(), rel));
+    }
+    let first = rel.components().next()?.as_os_str();
+    Some((m.join(first), rel.strip_prefix(first).ok()?))
+}
+
+/// A directory (or a toolchain's file: `~/.rustup/settings.toml`) held by
+/// an `O_PATH` fd, to be bound at a path after something covered its own.
 struct Held {
     /// Where it is bound (its own path, or a bind's target).
     path: PathBuf,
@@ -233,25 +248,38 @@ struct Held {
     src: PathBuf,
     fd: i32,
     writable: bool,
+    /// A regular file, not a directory: its mount point is a file.
+    file: bool,
 }
 
 impl Held {
-    /// Opens `src` to be bound at `path`; `None` if it cannot be opened.
-    /// For what no command can write (toolchains of the real home, the
-    /// languages file's directory): links in it are followed.
+    /// Opens `src`, a directory or a regular file, to be bound at `path`;
+    /// `None` if it cannot be opened or is neither. For what no command can
+    /// write (toolchains of the real home, the languages file's
+    /// directory): links in it are followed.
     fn open(src: &Path, path: &Path, writable: bool) -> Option<Held> {
+        use std::os::fd::{FromRawFd, IntoRawFd, OwnedFd};
         // SAFETY: open(2) with a NUL-terminated path.
-        let fd = unsafe {
-            libc::open(
-                cstr(src).as_ptr(),
-                libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
-            )
+        let fd = unsafe { libc::open(cstr(src).as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
+        if fd < 0 {
+            return None;
+        }
+        // SAFETY: a descriptor just opened, owned here.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        let kind = rustix::fs::fstat(&fd)
+            .map(|st| rustix::fs::FileType::from_raw_mode(st.st_mode))
+            .ok()?;
+        let file = match kind {
+            rustix::fs::FileType::Directory => false,
+            rustix::fs::FileType::RegularFile => true,
+            _ => return None,
         };
-        (fd >= 0).then(|| Held {
+        Some(Held {
             path: path.to_path_buf(),
             src: src.canonicalize().unwrap_or_else(|_| src.to_path_buf()),
-            fd,
+            fd: fd.into_raw_fd(),
             writable,
+            file,
         })
     }
 
@@ -279,6 +307,7 @@ impl Held {
             src: src.to_path_buf(),
             fd: fd.into_raw_fd(),
             writable,
+            file: false,
         })
     }
 
@@ -299,7 +328,14 @@ impl Held {
             None => Create::Yes,
         };
         let refused = |e: std::io::Error| format!("sandbox: bind {}: {e}", self.path.display());
-        let target = nofollow::dir_beneath(under, rel, create).map_err(refused)?;
+        let beneath = |create| {
+            if self.file {
+                file_beneath(under, rel, create)
+            } else {
+                nofollow::dir_beneath(under, rel, create)
+            }
+        };
+        let target = beneath(create).map_err(refused)?;
         let src = format!("/proc/self/fd/{}", self.fd);
         let dst = PathBuf::from(format!("/proc/self/fd/{}", target.as_raw_fd()));
         // SAFETY: mount(2) with valid arguments.
@@ -308,16 +344,25 @@ impl Held {
                 return Err(failed("bind", &self.path));
             }
         }
-        let mounted = nofollow::dir_beneath(under, rel, Create::No).map_err(refused)?;
+        let mounted = beneath(Create::No).map_err(refused)?;
         if setattr_fd(mounted.as_fd(), !self.writable, !self.writable) != 0 {
             return Err(failed("set the mode of", &self.path));
         }
         Ok(())
     }
 
-    /// Binds it at its path (created if missing, owned by `ids`).
+    /// Binds it at its path (created if missing, owned by `ids`; a file's
+    /// mount point an empty file, in a tmpfs of the sandbox's own).
     unsafe fn bind(&self, ids: Option<(u32, u32)>) -> Result<(), String> {
-        mkdir_owned(&self.path, ids);
+        match (self.file, self.path.parent()) {
+            (true, Some(parent)) => {
+                mkdir_owned(parent, ids);
+                if !self.path.exists() {
+                    let _ = std::fs::File::create(&self.path);
+                }
+            }
+            _ => mkdir_owned(&self.path, ids),
+        }
         let src = format!("/proc/self/fd/{}", self.fd);
         // SAFETY: mount(2) and mount_setattr(2) with valid arguments.
         unsafe {
@@ -330,6 +375,36 @@ impl Held {
         }
         Ok(())
     }
+}
+
+/// The mount point of a file at `rel` beneath the directory `under` (the
+/// run's HOME, which its earlier steps wrote): its directories created
+/// (`create`) and opened without following a link, the file created if
+/// missing and opened without following a link (a link planted there is
+/// an error), nonblocking (a FIFO planted there cannot hold init; it is
+/// refused, as anything but a regular file is).
+fn file_beneath(
+    under: std::os::fd::BorrowedFd<'_>,
+    rel: &Path,
+    create: Create,
+) -> std::io::Result<std::os::fd::OwnedFd> {
+    use rustix::fs::{FileType, Mode, OFlags};
+    let (Some(parent), Some(name)) = (rel.parent(), rel.file_name()) else {
+        return Err(std::io::Error::from(std::io::ErrorKind::InvalidInput));
+    };
+    let dir = nofollow::dir_beneath(under, parent, create)?;
+    let flags = match create {
+        Create::No => OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        _ => {
+            OFlags::RDONLY | OFlags::CREATE | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC
+        }
+    };
+    let fd = rustix::fs::openat(&dir, name, flags, Mode::from_raw_mode(0o644))?;
+    let st = rustix::fs::fstat(&fd)?;
+    if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
+        return Err(std::io::Error::from(std::io::ErrorKind::InvalidInput));
+    }
+    Ok(fd)
 }
 
 /// The error of a failed mount step on `p`, with errno.
@@ -502,11 +577,12 @@ unsafe fn fresh_proc() -> Result<(), String> {
 /// - a private, bounded tmpfs on /tmp and /dev/shm;
 /// - the writable directories (the build directory with HOME in it, a
 ///   `prepare` step's private copy) bound read-write at their own paths, the persistent caches read-write at
-///   their places in HOME, the toolchain directories of the real home
-///   read-only there;
+///   their places in HOME, the parts of toolchain managers' directories
+///   the variant's `home` entries name read-only there;
 /// - the real home directories (the maintainer's, /root, /home) covered
-///   by an empty read-only tmpfs with only the toolchains in them bound
-///   back, their configuration and credential files covered;
+///   by an empty read-only tmpfs with only their PATH entries (each
+///   itself, never its parent) and the parts of the toolchain managers'
+///   directories these lie in bound back (`spawn::home`: an allowlist);
 /// - /run (so /var/run) covered: no host service's unix socket;
 /// - the hidden paths (the results directory) covered;
 /// - a minimal /dev and a /proc of the namespace with its knobs read-only.
@@ -565,7 +641,7 @@ fn build_view(args: &Args) -> Result<(), String> {
         for h in held.iter().chain(&into_home) {
             libc::close(h.fd);
         }
-        cover_credentials(args, &masks);
+        cover_credentials(args);
         if let Some(home) = &args.home {
             passwd_with_home(args, home)?;
         }
@@ -736,22 +812,12 @@ fn set_nodev(path: &Path) -> Result<(), String> {
 }
 
 /// Covers the configuration and credential files (`CREDENTIAL_FILES`) in
-/// the real homes and in the sandbox's HOME by an empty file. The real
-/// homes are the machine's (a credential file there may be a link to a
-/// dotfiles checkout: what it leads to is covered); HOME is what the
-/// run's earlier steps wrote, so there a file is covered only where it
-/// lies, reached without following a link.
-unsafe fn cover_credentials(args: &Args, masks: &[PathBuf]) {
+/// the sandbox's HOME by an empty file. HOME is what the run's earlier
+/// steps wrote, so a file is covered only where it lies, reached without
+/// following a link. (The real homes need no such list: nothing of them
+/// is bound back but what `spawn::home` allows.)
+unsafe fn cover_credentials(args: &Args) {
     use std::os::fd::{AsFd, AsRawFd};
-    for base in masks {
-        for c in CREDENTIAL_FILES {
-            let p = base.join(c);
-            if p.is_file() {
-                // SAFETY: a bind mount of /dev/null with valid paths.
-                let _ = unsafe { mount("/dev/null", &p, "", libc::MS_BIND, "") };
-            }
-        }
-    }
     let Some(home) = &args.home else { return };
     let Ok(home) = nofollow::open_trusted(home) else {
         return;

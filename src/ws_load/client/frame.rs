@@ -9,6 +9,23 @@ pub(super) const OP_CLOSE: u8 = 0x8;
 pub(super) const OP_PING: u8 = 0x9;
 pub(super) const OP_PONG: u8 = 0xA;
 
+/// The largest message the client takes, one frame or a fragmented
+/// message reassembled: the benchmark's are `hello <n>`, at most 26
+/// bytes, and a control frame's payload is at most 125 (RFC 6455 §5.5).
+/// A larger one closes its connection with an error: a server streaming
+/// one endless fragmented message grew langbench to 1.5 GB (issue #59,
+/// row 2).
+pub(super) const MAX_MESSAGE: usize = 64 * 1024;
+
+/// The error of a message (or frame) of `len` bytes.
+pub(super) fn too_long(len: u64) -> String {
+    format!(
+        "a message of over {} KiB from the server ({len} bytes; the benchmark's are under 32), \
+         the connection closed",
+        MAX_MESSAGE / 1024
+    )
+}
+
 /// Writes `hello <n>` into `out` as a masked client frame; returns its
 /// length. Built in place: no allocation.
 pub(super) fn build_frame(out: &mut [u8; 64], opcode: u8, payload: &[u8], mask: [u8; 4]) -> usize {
@@ -79,12 +96,21 @@ pub(super) fn parse_frame(buf: &[u8]) -> Result<Option<Frame>, String> {
             }
             let mut b = [0u8; 8];
             b.copy_from_slice(&buf[2..10]);
-            (u64::from_be_bytes(b) as usize, 10)
+            let len = u64::from_be_bytes(b);
+            if len > MAX_MESSAGE as u64 {
+                return Err(too_long(len));
+            }
+            (len as usize, 10)
         }
         l => (l as usize, 2),
     };
-    if len > 1 << 20 {
-        return Err("frame larger than 1 MiB".into());
+    if len > MAX_MESSAGE {
+        return Err(too_long(len as u64));
+    }
+    if opcode >= 0x8 && len > 125 {
+        return Err(format!(
+            "a control frame of {len} bytes (RFC 6455 allows 125)"
+        ));
     }
     if buf.len() < head + len {
         return Ok(None);

@@ -44,6 +44,15 @@
 //! busy ≥ 90% of the window or sending ≥ 5 ms late at the median is
 //! saturated, and the phase says so.
 //!
+//! Bounds: the server is contributed code and this client is langbench
+//! itself (outside every cgroup), so everything it keeps from the network
+//! is bounded per connection ([`MAX_MESSAGE`] for a frame or a message
+//! reassembled, [`MAX_UNSENT`] for what the server does not read) and per
+//! thread ([`MAX_HELD`]), and everything it waits for is bounded in time (a
+//! handshake as a whole, opening every connection, and an interrupt seen
+//! within a wait's slice): a connection past a bound closes, with its
+//! reason counted (issue #59, rows 2 and 5).
+//!
 //! Its face: [`Client`] (`open`; `alive`, `handshake_failures`,
 //! `handshake_samples`, `threads` and `stop` for `ws`; `set_delay`,
 //! `start_window` and `end_window`, a [`Window`], for `drive`),
@@ -68,6 +77,7 @@ mod stats;
 mod url;
 
 use frame::*;
+pub use handshake::HANDSHAKE_TIMEOUT;
 use handshake::{finish_handshake, start_handshake};
 pub use stats::Window;
 use stats::histogram;
@@ -89,6 +99,11 @@ pub struct ClientOptions {
     /// Test hook: busy-wait this long per echo, to saturate the client on
     /// purpose (zero in every real run).
     pub spin: Duration,
+    /// How long opening every connection may take (`--startup-timeout`);
+    /// each handshake is bounded by this and by [`HANDSHAKE_TIMEOUT`] as
+    /// a whole. A connection not open by then counts as a failed
+    /// handshake.
+    pub open_timeout: Duration,
 }
 
 /// One thread's share of a window.
@@ -116,6 +131,10 @@ struct Control {
     alive: AtomicUsize,
     handshake_failures: AtomicU64,
     handshake_samples: Mutex<Vec<String>>,
+    /// Why connections were closed outside a measured window (a few):
+    /// a window counts its own as errors, these are counted by the
+    /// connections no longer alive.
+    lost_samples: Mutex<Vec<String>>,
     opened: AtomicUsize,
     windows: Mutex<Vec<ThreadWindow>>,
 }
@@ -184,8 +203,11 @@ pub(crate) fn pin_thread(cpus: &[usize]) {
 impl Client {
     /// Opens the connections (each thread its share, at most
     /// `max_handshakes` in flight overall) and starts the loops. Returns
-    /// once every connection is open or has failed its handshake.
+    /// once every connection is open or has failed its handshake (by
+    /// `open_timeout` at the latest), or at once on Ctrl-C or SIGTERM
+    /// (the client is then stopping: its loops end as they start).
     pub fn open(target: &Target, o: &ClientOptions) -> Client {
+        let deadline = Instant::now() + o.open_timeout;
         let control = Arc::new(Control {
             delay_us: AtomicU64::new(o.first_delay.as_micros() as u64),
             epoch: AtomicU64::new(0),
@@ -193,6 +215,7 @@ impl Client {
             alive: AtomicUsize::new(0),
             handshake_failures: AtomicU64::new(0),
             handshake_samples: Mutex::new(Vec::new()),
+            lost_samples: Mutex::new(Vec::new()),
             opened: AtomicUsize::new(0),
             windows: Mutex::new(Vec::new()),
         });
@@ -214,6 +237,7 @@ impl Client {
             let first = o.first_delay;
             let total = o.connections;
             let spin = o.spin;
+            let open_timeout = o.open_timeout;
             threads.push(
                 std::thread::Builder::new()
                     .name(format!("ws-client-{t}"))
@@ -231,7 +255,13 @@ impl Client {
                                 }
                                 Vec::new()
                             }
-                            _ => handshake_all(&target, &ids, per_thread_handshakes, &control),
+                            _ => handshake_all(
+                                &target,
+                                &ids,
+                                per_thread_handshakes,
+                                &control,
+                                (deadline, open_timeout),
+                            ),
                         };
                         control.opened.fetch_add(ids.len(), Ordering::SeqCst);
                         // Start together: wait until every thread has opened.
@@ -246,13 +276,22 @@ impl Client {
                                 th.run()
                             })
                         {
-                            eprintln!("ws client thread {t}: {e:#}");
+                            eprintln!(
+                                "ws client thread {t}: {}",
+                                crate::inert::text(&format!("{e:#}"))
+                            );
                         }
                     })
                     .expect("spawn a client thread"),
             );
         }
         while control.opened.load(Ordering::SeqCst) < o.connections {
+            // SIGTERM or Ctrl-C while connecting: every thread stops
+            // opening (within a wait's slice) and its loop ends.
+            if crate::signals::interrupted() {
+                control.stop.store(true, Ordering::SeqCst);
+                break;
+            }
             std::thread::sleep(Duration::from_millis(5));
         }
         Client {
@@ -279,6 +318,17 @@ impl Client {
     pub(crate) fn handshake_samples(&self) -> Vec<String> {
         self.control
             .handshake_samples
+            .lock()
+            .map(|s| s.clone())
+            .unwrap_or_default()
+    }
+
+    /// Why connections were lost outside the measured windows (a few
+    /// reasons: a server closing them during a warm-up, or the client
+    /// closing a connection past one of its bounds).
+    pub(crate) fn lost_samples(&self) -> Vec<String> {
+        self.control
+            .lost_samples
             .lock()
             .map(|s| s.clone())
             .unwrap_or_default()
@@ -393,7 +443,12 @@ impl Client {
 
 fn handshake_error(control: &Control, msg: String) {
     control.handshake_failures.fetch_add(1, Ordering::Relaxed);
-    if let Ok(mut s) = control.handshake_samples.lock()
+    sample(&control.handshake_samples, msg);
+}
+
+/// Keeps `msg` among a few distinct samples.
+fn sample(samples: &Mutex<Vec<String>>, msg: String) {
+    if let Ok(mut s) = samples.lock()
         && s.len() < 3
         && !s.contains(&msg)
     {
@@ -402,31 +457,64 @@ fn handshake_error(control: &Control, msg: String) {
 }
 
 /// Opens connections `ids` in batches of `batch`: connect and send every
-/// request of the batch, then read the answers (blocking, on this thread,
-/// before its loop starts). Returns the open ones with any bytes that
-/// arrived after the response headers.
+/// request of the batch, then read the answers (on this thread, before its
+/// loop starts; each handshake within [`HANDSHAKE_TIMEOUT`] and the
+/// `open` deadline, looking at `control.stop` between waits). The
+/// connections not begun by the deadline fail without a try. Returns the
+/// open ones with any bytes that arrived after the response headers.
 fn handshake_all(
     target: &Target,
     ids: &[usize],
     batch: usize,
     control: &Control,
+    (deadline, open_timeout): (Instant, Duration),
 ) -> Vec<(usize, std::net::TcpStream, Vec<u8>)> {
+    let stop = || control.stop.load(Ordering::Relaxed);
     let mut open = Vec::with_capacity(ids.len());
-    for chunk in ids.chunks(batch) {
+    for (k, chunk) in ids.chunks(batch).enumerate() {
+        if stop() {
+            break;
+        }
+        if Instant::now() >= deadline {
+            let late = format!(
+                "not opened: the {:.0} s for opening every connection had passed",
+                open_timeout.as_secs_f64()
+            );
+            for _ in k * batch..ids.len() {
+                handshake_error(control, late.clone());
+            }
+            break;
+        }
+        // A failure while stopping (Ctrl-C) is no fault of the server's.
+        let failed = |e: anyhow::Error, by: Instant| {
+            if stop() {
+                return;
+            }
+            let mut msg = format!("handshake: {e:#}");
+            if Instant::now() >= by {
+                msg += &format!(
+                    " ({:.0} s for a handshake, {:.0} s for opening every connection)",
+                    HANDSHAKE_TIMEOUT.as_secs_f64(),
+                    open_timeout.as_secs_f64()
+                );
+            }
+            handshake_error(control, msg)
+        };
         let mut pending = Vec::with_capacity(chunk.len());
         for &id in chunk {
-            match start_handshake(target) {
-                Ok((s, accept)) => pending.push((id, s, accept)),
-                Err(e) => handshake_error(control, format!("handshake: {e:#}")),
+            let by = deadline.min(Instant::now() + HANDSHAKE_TIMEOUT);
+            match start_handshake(target, by, &stop) {
+                Ok((s, accept)) => pending.push((id, s, accept, by)),
+                Err(e) => failed(e, by),
             }
         }
-        for (id, s, accept) in pending {
-            match finish_handshake(&s, &accept) {
+        for (id, s, accept, by) in pending {
+            match finish_handshake(&s, &accept, by, &stop) {
                 Ok(rest) => {
                     control.alive.fetch_add(1, Ordering::SeqCst);
                     open.push((id, s, rest))
                 }
-                Err(e) => handshake_error(control, format!("handshake: {e:#}")),
+                Err(e) => failed(e, by),
             }
         }
     }
@@ -456,7 +544,31 @@ struct Conn {
     echoes_in_window: u64,
 }
 
+impl Conn {
+    /// The bytes its buffers hold (allocated).
+    fn held(&self) -> usize {
+        self.partial.capacity()
+            + self.unsent.capacity()
+            + self.frag.as_ref().map_or(0, |(_, m)| m.capacity())
+    }
+}
+
 const READ_BUF: usize = 64 * 1024;
+
+/// The most a connection keeps unsent, its socket full (the server does
+/// not read what the client sends): an honest server leaves one frame and
+/// a pong or two. Past it the connection closes with an error: pongs to a
+/// server that sent pings and never read grew langbench to 1.5 GB (issue
+/// #59, row 2).
+const MAX_UNSENT: usize = 64 * 1024;
+
+/// The most one thread's connections hold together (incomplete frames,
+/// messages being reassembled, unsent bytes): each connection is bounded
+/// (a frame and a message by [`MAX_MESSAGE`], what it sends by
+/// [`MAX_UNSENT`]), but 10,000 connections at their bounds would still be
+/// gigabytes. Honest servers leave a few hundred bytes per connection
+/// (under 4 MB at 10,000); past this the connection that grew closes.
+const MAX_HELD: usize = 16 << 20;
 struct Local {
     measuring: bool,
     echoes: u64,
@@ -495,6 +607,9 @@ struct Thread<'a> {
     rng: u32,
     epoch: u64,
     spin: Duration,
+    /// What the connections' buffers hold together ([`Conn::held`]),
+    /// against [`MAX_HELD`].
+    held: usize,
 }
 
 impl<'a> Thread<'a> {
@@ -507,6 +622,7 @@ impl<'a> Thread<'a> {
     ) -> Result<Thread<'a>> {
         let poll = Poll::new()?;
         let now = Instant::now();
+        let held = opened.iter().map(|(_, _, rest)| rest.capacity()).sum();
         let mut conns = Vec::with_capacity(opened.len());
         let mut sleepers = VecDeque::with_capacity(opened.len());
         for (i, (id, s, rest)) in opened.into_iter().enumerate() {
@@ -551,6 +667,7 @@ impl<'a> Thread<'a> {
             rng: 0x9E37_79B9 ^ (std::process::id().wrapping_mul(2_654_435_761)),
             epoch: 0,
             spin: Duration::ZERO,
+            held,
         })
     }
 
@@ -641,12 +758,14 @@ impl<'a> Thread<'a> {
             }
             for ev in events.iter() {
                 let i = ev.token().0;
+                let before = self.conns[i].held();
                 if ev.is_writable() {
                     self.flush(i);
                 }
                 if ev.is_readable() || ev.is_read_closed() || ev.is_error() {
                     self.readable(i, &mut buf);
                 }
+                self.account(i, before);
             }
             // Due sleepers, in order; then lost echoes, in order.
             let now = Instant::now();
@@ -664,24 +783,55 @@ impl<'a> Thread<'a> {
                     let late = now.saturating_duration_since(due).as_micros() as u64;
                     let _ = self.local.late.record(late.clamp(0, 59_999_999) + 1);
                 }
+                let before = self.conns[i].held();
                 self.send_next(i, now);
+                self.account(i, before);
             }
-            while let Some(&(i, n, at)) = self.inflight.front() {
-                if now.saturating_duration_since(at) < self.timeout {
-                    break;
-                }
-                self.inflight.pop_front();
-                let i = i as usize;
-                let c = &self.conns[i];
-                if c.state == State::Awaiting && c.n == n {
-                    let msg = format!("no echo within {:.1} s", self.timeout.as_secs_f64());
-                    self.local.error(msg);
-                    self.after_echo(i, now);
-                }
-            }
+            self.lost_echoes(now);
         }
         self.close_all(&mut events, &mut buf);
         Ok(())
+    }
+
+    /// Echoes not back within the timeout count as lost, in send order.
+    /// Echoes that came back leave the queue as they reach its front, so
+    /// it holds about one entry per connection, not every echo sent
+    /// within the timeout.
+    fn lost_echoes(&mut self, now: Instant) {
+        while let Some(&(i, n, at)) = self.inflight.front() {
+            let i = i as usize;
+            let c = &self.conns[i];
+            let waiting = c.state == State::Awaiting && c.n == n;
+            if waiting && now.saturating_duration_since(at) < self.timeout {
+                break;
+            }
+            self.inflight.pop_front();
+            if waiting {
+                let msg = format!("no echo within {:.1} s", self.timeout.as_secs_f64());
+                self.local.error(msg);
+                let before = self.conns[i].held();
+                self.after_echo(i, now);
+                self.account(i, before);
+            }
+        }
+    }
+
+    /// After an operation on connection `i`, which held `before` bytes when
+    /// it began: the thread's total follows, and past [`MAX_HELD`] the
+    /// connection closes.
+    fn account(&mut self, i: usize, before: usize) {
+        let after = self.conns[i].held();
+        self.held = (self.held + after).saturating_sub(before);
+        if self.held > MAX_HELD && self.conns[i].state != State::Dead {
+            self.held = self.held.saturating_sub(after);
+            self.kill(
+                i,
+                format!(
+                    "the client's buffers on one thread passed {} MiB, the connection closed",
+                    MAX_HELD >> 20
+                ),
+            );
+        }
     }
 
     /// Sends the next message of connection `i` (binary for odd numbers).
@@ -717,7 +867,7 @@ impl<'a> Thread<'a> {
             return;
         }
         if !c.unsent.is_empty() {
-            c.unsent.extend_from_slice(bytes);
+            self.defer(i, bytes);
             return;
         }
         match c.sock.write(bytes) {
@@ -728,14 +878,29 @@ impl<'a> Thread<'a> {
         }
     }
 
+    /// Keeps what the socket did not take, up to [`MAX_UNSENT`]; past it
+    /// the connection closes.
     fn defer(&mut self, i: usize, rest: &[u8]) {
+        if self.conns[i].unsent.len() + rest.len() > MAX_UNSENT {
+            self.kill(
+                i,
+                format!(
+                    "the server does not read: over {} KiB unsent, the connection closed",
+                    MAX_UNSENT / 1024
+                ),
+            );
+            return;
+        }
         let c = &mut self.conns[i];
+        let first = c.unsent.is_empty();
         c.unsent.extend_from_slice(rest);
-        let _ = self.poll.registry().reregister(
-            &mut c.sock,
-            Token(i),
-            Interest::READABLE | Interest::WRITABLE,
-        );
+        if first {
+            let _ = self.poll.registry().reregister(
+                &mut c.sock,
+                Token(i),
+                Interest::READABLE | Interest::WRITABLE,
+            );
+        }
     }
 
     fn flush(&mut self, i: usize) {
@@ -768,8 +933,13 @@ impl<'a> Thread<'a> {
         let _ = c.sock.shutdown(std::net::Shutdown::Both);
         c.partial = Vec::new();
         c.unsent = Vec::new();
+        c.frag = None;
         self.control.alive.fetch_sub(1, Ordering::SeqCst);
-        self.local.error(why);
+        if self.local.measuring {
+            self.local.error(why);
+        } else if !why.is_empty() {
+            sample(&self.control.lost_samples, why);
+        }
     }
 
     /// Reads until the socket is drained (a short read), handling every
@@ -804,6 +974,10 @@ impl<'a> Thread<'a> {
                 let used = self.frames(i, &p, now);
                 if self.conns[i].state != State::Dead {
                     p.drain(..used);
+                    if p.is_empty() && p.capacity() > 4096 {
+                        // A large frame came whole: give its room back.
+                        p = Vec::new();
+                    }
                     self.conns[i].partial = p;
                 }
             }
@@ -832,20 +1006,27 @@ impl<'a> Thread<'a> {
                 OP_PING => {
                     self.local.pings += 1;
                     let mask = self.mask();
-                    let mut frame = vec![0u8; 6 + payload.len()];
+                    // A control frame's payload is at most 125 bytes
+                    // (parse_frame refuses more).
+                    let mut frame = [0u8; 6 + 125];
                     frame[0] = 0x80 | OP_PONG;
-                    frame[1] = 0x80 | payload.len().min(125) as u8;
+                    frame[1] = 0x80 | payload.len() as u8;
                     frame[2..6].copy_from_slice(&mask);
-                    for (k, b) in payload.iter().take(125).enumerate() {
+                    for (k, b) in payload.iter().enumerate() {
                         frame[6 + k] = b ^ mask[k & 3];
                     }
-                    self.write(i, &frame);
+                    self.write(i, &frame[..6 + payload.len()]);
                 }
                 OP_PONG => {}
                 OP_CLOSE => {
                     let code =
                         (payload.len() >= 2).then(|| u16::from_be_bytes([payload[0], payload[1]]));
-                    let reason = String::from_utf8_lossy(payload.get(2..).unwrap_or_default());
+                    // The server's words, made inert where they enter:
+                    // they reach the terminal, the records and the
+                    // ws-client report (issue #59, row 11).
+                    let reason = crate::inert::text(&String::from_utf8_lossy(
+                        payload.get(2..).unwrap_or_default(),
+                    ));
                     let msg = match code {
                         Some(c) if reason.is_empty() => {
                             format!("server closed the connection ({c})")
@@ -858,6 +1039,9 @@ impl<'a> Thread<'a> {
                 OP_TEXT | OP_BIN if fin => self.message(i, op, payload, now),
                 OP_TEXT | OP_BIN => self.conns[i].frag = Some((op, payload.to_vec())),
                 OP_CONT => match self.conns[i].frag.take() {
+                    Some((_, whole)) if whole.len() + payload.len() > MAX_MESSAGE => {
+                        self.kill(i, too_long((whole.len() + payload.len()) as u64))
+                    }
                     Some((fop, mut whole)) => {
                         whole.extend_from_slice(payload);
                         if fin {
@@ -939,14 +1123,16 @@ impl<'a> Thread<'a> {
             let _ = self.poll.poll(events, Some(Duration::from_millis(20)));
             for ev in events.iter() {
                 let i = ev.token().0;
-                // Discard everything until the close reply or EOF.
+                // Discard everything until the close reply or EOF (a
+                // server that keeps sending is cut off at the deadline).
                 loop {
                     match self.conns[i].sock.read(buf) {
                         Ok(0) => {
                             self.kill(i, String::new());
                             break;
                         }
-                        Ok(_) => continue,
+                        Ok(_) if Instant::now() < until => continue,
+                        Ok(_) => break,
                         Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
                         Err(_) => {
                             self.kill(i, String::new());
@@ -997,6 +1183,30 @@ mod tests {
         assert!(fin && op == OP_TEXT && r == (4..204) && l == 204);
         assert_eq!(parse_frame(&s[..100]).unwrap(), None);
         assert!(parse_frame(&[0x82, 0x81, 0, 0, 0, 0, 0]).is_err());
+    }
+
+    /// A frame over the message bound is refused from its header alone
+    /// (before its payload is kept), 64-bit lengths included, and so is a
+    /// control frame over 125 bytes.
+    #[test]
+    fn frames_over_the_bounds_are_refused_from_their_header() {
+        let mut f = vec![0x82, 127];
+        f.extend_from_slice(&(1u64 << 40).to_be_bytes());
+        let e = parse_frame(&f).unwrap_err();
+        assert!(
+            e.contains("over 64 KiB") && e.contains("1099511627776"),
+            "{e}"
+        );
+        let mut f = vec![0x02, 127];
+        f.extend_from_slice(&((MAX_MESSAGE + 1) as u64).to_be_bytes());
+        assert!(parse_frame(&f).is_err());
+        // At the bound: waits for the rest.
+        let mut f = vec![0x02, 127];
+        f.extend_from_slice(&(MAX_MESSAGE as u64).to_be_bytes());
+        assert_eq!(parse_frame(&f).unwrap(), None);
+        let mut ping = vec![0x89, 126, 0, 126];
+        ping.extend(std::iter::repeat_n(b'p', 126));
+        assert!(parse_frame(&ping).unwrap_err().contains("control frame"));
     }
 
     #[test]
