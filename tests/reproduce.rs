@@ -150,7 +150,9 @@ fn reproduce_remeasures_a_seeded_sample_and_compares_its_ratios() {
         "{said}\n{md}"
     );
     assert!(
-        md.contains("its ratios recomputed from the edition's records and its run directory again's"),
+        md.contains(
+            "its ratios recomputed from the edition's records and its run directory again's"
+        ),
         "{md}"
     );
     assert!(md.contains("Rank precision"), "{md}");

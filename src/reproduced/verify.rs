@@ -385,11 +385,17 @@ fn verify(
                 .copied()
                 .flatten()
                 .map(|n| n.figure())
-                .ok_or_else(|| format!("{what} has no ratio of {}: it was not made from them", r.variant))
+                .ok_or_else(|| {
+                    format!(
+                        "{what} has no ratio of {}: it was not made from them",
+                        r.variant
+                    )
+                })
         };
         let e = side(&editions, "the edition's records")?;
         let m = side(&remeasured, &format!("its run directory {name}"))?;
-        for (stored, records, what) in [(r.edition, e, "edition"), (r.remeasured, m, "re-measured")] {
+        for (stored, records, what) in [(r.edition, e, "edition"), (r.remeasured, m, "re-measured")]
+        {
             let (ok, by) = agrees(stored, records, today);
             if !ok {
                 return Err(format!(
@@ -440,7 +446,11 @@ fn verify_machine(s: &StoredCheck, runs: &Stored, name: &str) -> Result<(), Stri
         if !said.is_empty() && said != recorded {
             return Err(format!(
                 "it says its {what} was {said}, its run directory {name}'s session recorded {}",
-                if recorded.is_empty() { "none" } else { recorded }
+                if recorded.is_empty() {
+                    "none"
+                } else {
+                    recorded
+                }
             ));
         }
     }

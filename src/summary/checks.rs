@@ -63,10 +63,7 @@ impl Summary {
                     c.file
                 );
             }
-            Verdict::Verified {
-                runs,
-                renormalised,
-            } => format!(
+            Verdict::Verified { runs, renormalised } => format!(
                 "its ratios recomputed from the edition's records and its run directory {runs}'s{}",
                 renormalised.map_or(String::new(), |by| format!(
                     " (it was stored with an earlier normaliser: its own figures differ from \

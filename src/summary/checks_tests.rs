@@ -311,13 +311,21 @@ fn a_forged_check_does_not_verify_and_changes_no_rank() {
     let (_, runs) = check(&e, &same, EDITION_CPU);
     let mut forged = forged.clone();
     forged["run"] = "reproduce-x".into();
-    for (i, r) in forged["rows"].as_array_mut().unwrap().iter_mut().enumerate() {
+    for (i, r) in forged["rows"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .enumerate()
+    {
         let v = format!("v{i}");
         r["edition"] = ratio(&e, &v).into();
         let off = if i == 3 { 40.0 } else { 1.0 };
         r["remeasured"] = (ratio(runs.as_ref().unwrap(), &v) * off).into();
     }
-    let s = with(edition(10), vec![(serde_json::to_vec(&forged).unwrap(), runs)]);
+    let s = with(
+        edition(10),
+        vec![(serde_json::to_vec(&forged).unwrap(), runs)],
+    );
     assert!(!s.checks[0].verified());
     let f = fact(&s, "Reproduced");
     assert!(
@@ -335,7 +343,10 @@ fn a_forged_check_does_not_verify_and_changes_no_rank() {
     let mut bytes: serde_json::Value = serde_json::from_slice(&json).unwrap();
     let r = bytes["rows"][4]["edition"].as_f64().unwrap();
     bytes["rows"][4]["edition"] = (r * 1.01).into();
-    let s = with(edition(10), vec![(serde_json::to_vec(&bytes).unwrap(), runs)]);
+    let s = with(
+        edition(10),
+        vec![(serde_json::to_vec(&bytes).unwrap(), runs)],
+    );
     assert!(!s.checks[0].verified());
     assert!(
         fact(&s, "Reproduced").contains("with the normaliser it names: edited"),
@@ -392,7 +403,10 @@ fn a_check_is_verified_against_its_run_directory() {
     // The runs were measured on another CPU model: a portability check,
     // whatever the check says of itself (here nothing).
     let xeon = run_dir(&same, OTHER_CPU);
-    let s = with(edition(10), vec![(stored_check(&e, &xeon, ""), Some(xeon.clone()))]);
+    let s = with(
+        edition(10),
+        vec![(stored_check(&e, &xeon, ""), Some(xeon.clone()))],
+    );
     assert!(s.checks[0].measures_portability(), "{:?}", s.checks[0]);
     // A check that says it ran on the edition's CPU while its runs say
     // another is refused.
