@@ -466,13 +466,15 @@ impl RunArgs {
             .out
             .clone()
             .unwrap_or_else(|| suite::default_out(self.size));
-        // Before anything is created: an --out that does not exist, beside
-        // a results directory of a near name, is a typo more often than a
-        // new edition (the run would start one and say so only after); a
-        // numbered sibling (shard2 beside shard1, 2027 beside 2026) is not.
+        // Before anything is created: an --out that does not exist, a
+        // letter or two from a results directory beside it, is a typo more
+        // often than a new edition (the run would start one and say so
+        // only after); a numbered sibling (shard2 beside shard1, 2027
+        // beside 2026), a suffixed name (2026-rounds-xeon beside
+        // 2026-rounds) or a short one is not (suggest::typo_of).
         if let Some(given) = self.out.as_ref().filter(|o| !o.exists() && !self.resume)
             && let Some(near) = crate::store::similar_results_dir(given)
-            && !crate::suggest::numbered_siblings(
+            && crate::suggest::typo_of(
                 &given.file_name().unwrap_or_default().to_string_lossy(),
                 &Path::new(&near)
                     .file_name()

@@ -49,6 +49,29 @@ pub(crate) fn numbered_siblings(a: &str, b: &str) -> bool {
     a != b && letters(a) == letters(b)
 }
 
+/// Whether a new name `given`, beside an existing `near` one, is a typo of
+/// it rather than a name chosen on purpose: at most two edits apart
+/// (strsim's Damerau-Levenshtein, case ignored), both at least four
+/// letters long, neither the other with a suffix after a separator
+/// (`2026-rounds-xeon` beside `2026-rounds`, `2026-b` beside `2026`), and
+/// not numbered siblings. `resluts` beside `results` is one; `d` beside
+/// `c` and `crystal-release-free` beside `crystal-release-box` are not
+/// (issue #64: the guard stopped a maintainer naming a second CPU model's
+/// directory).
+pub(crate) fn typo_of(given: &str, near: &str) -> bool {
+    let (g, n) = (given.to_lowercase(), near.to_lowercase());
+    let extends = |long: &str, short: &str| {
+        long.strip_prefix(short)
+            .is_some_and(|rest| rest.starts_with(['-', '_', '.']))
+    };
+    g != n
+        && g.chars().count().min(n.chars().count()) >= 4
+        && strsim::damerau_levenshtein(&g, &n) <= 2
+        && !extends(&g, &n)
+        && !extends(&n, &g)
+        && !numbered_siblings(&g, &n)
+}
+
 /// `did you mean a?` / `did you mean a or b?`, or nothing.
 pub(crate) fn did_you_mean<'a>(
     given: &str,
@@ -106,6 +129,20 @@ mod tests {
             e,
             "unknown variant \"c-gc\" in languages.toml: did you mean c-gcc? (`langbench list` shows all 6)"
         );
+    }
+
+    #[test]
+    fn a_typo_is_a_near_name_not_a_chosen_one() {
+        assert!(typo_of("resluts", "results"));
+        assert!(typo_of("2O26", "2026"));
+        assert!(!typo_of("Results", "results"));
+        // The names issue #64 was refused.
+        assert!(!typo_of("2026-rounds-xeon", "2026-rounds"));
+        assert!(!typo_of("2026-b", "2026"));
+        assert!(!typo_of("crystal-release-free", "crystal-release-box"));
+        assert!(!typo_of("d", "c"));
+        assert!(!typo_of("shard2", "shard1"));
+        assert!(!typo_of("2026", "2026_old"));
     }
 
     #[test]

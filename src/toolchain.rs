@@ -404,6 +404,10 @@ pub fn install_command(
         match &r.outcome {
             // What an install did or why it failed quotes the entry's
             // hint and the tools' output: inert (src/inert.rs).
+            // A dry run installs nothing: it says what it would run.
+            Ok(what) if dry_run => {
+                eprintln!("would   {:<28} {}", r.id, crate::inert::text(what))
+            }
             Ok(what) => eprintln!("ok      {:<28} {}", r.id, crate::inert::text(what)),
             // Expected: no registry here has it; `list` shows the hint.
             Err(e @ NotInstalled::NotProvided(_)) => {
@@ -424,8 +428,13 @@ pub fn install_command(
         }
     }
     let ok = results.iter().filter(|r| r.outcome.is_ok()).count();
+    let (done, did) = if dry_run {
+        ("would be installed (a dry run: nothing was)", "would fail")
+    } else {
+        ("installed", "failed")
+    };
     eprintln!(
-        "{ok} of {} variants' toolchains installed, {failed} failed, {} not provided by any registry here; `langbench list` shows what is on PATH",
+        "{ok} of {} variants' toolchains {done}, {failed} {did}, {} not provided by any registry here; `langbench list` shows what is on PATH",
         results.len(),
         results.len() - ok - failed
     );

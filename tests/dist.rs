@@ -154,6 +154,27 @@ fn a_dist_toolchain_installs_with_checksums_runs_in_the_sandbox_once_and_is_prun
     assert_eq!(list()["installed"], false);
     assert_eq!(requests.load(Ordering::SeqCst), 0, "list fetched something");
 
+    // A dry run says what it would do, and that it did nothing (issue
+    // #64: it printed `ok` lines and "1 of 1 ... installed").
+    let o = lb(&[
+        "toolchains",
+        "install",
+        "--dry-run",
+        "--languages",
+        &languages,
+    ]);
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("would   fake "), "{out}");
+    assert!(!out.contains("ok      fake"), "{out}");
+    assert!(
+        out.contains(
+            "1 of 1 variants' toolchains would be installed (a dry run: nothing was), 0 would fail"
+        ),
+        "{out}"
+    );
+    assert!(entries(&home.join("toolchains")).is_empty(), "{out}");
+
     let o = lb(&["toolchains", "install", "--languages", &languages]);
     let out = text(&o);
     assert!(o.status.success(), "{out}");

@@ -163,6 +163,19 @@ fn a_new_out_is_created_with_a_line_saying_so() {
         ),
     );
     assert!(!typo.exists(), "asked before creating anything");
+    // Names chosen on purpose beside it are created, not guessed at
+    // (issue #64): a suffixed one and a short one.
+    let out_name = std::path::Path::new(&f.out())
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    for chosen in [format!("{out_name}-b"), "d".to_string()] {
+        let dir = f.path().join(&chosen);
+        let o = run_into(&dir);
+        assert!(o.status.success(), "{chosen}: {}", text(&o));
+        assert!(dir.join("runs.jsonl").is_file(), "{chosen}");
+    }
     std::fs::create_dir(&typo).unwrap();
     let o = run_into(&typo);
     assert!(o.status.success(), "{}", text(&o));

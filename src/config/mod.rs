@@ -91,7 +91,7 @@ impl Languages {
             ctx.err(
                 e.span().map_or(0, |s| s.start),
                 None,
-                e.message().trim().to_string(),
+                nearest_field(e.message().trim()),
             )
         })?;
         ctx.root = root_of(path).map_err(|m| ctx.err(0, None, m))?;
@@ -316,6 +316,28 @@ impl<'l> Resolver<'l> {
     }
 }
 
+/// serde's "unknown field `flagz`, expected one of `language`, `flags`,
+/// ..." with the nearest expected name added (`: did you mean flags?`),
+/// as a variant id or a benchmark gets; any other message as it is.
+fn nearest_field(message: &str) -> String {
+    let near = message
+        .strip_prefix("unknown field `")
+        .and_then(|rest| rest.split_once('`'))
+        .and_then(|(given, rest)| {
+            let expected = rest
+                .split_once("expected ")?
+                .1
+                .trim_start_matches("one of ")
+                .split(", ")
+                .map(|e| e.trim().trim_matches('`'));
+            crate::suggest::did_you_mean(given, expected)
+        });
+    match near {
+        Some(d) => format!("{message}: {d}"),
+        None => message.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -521,6 +543,7 @@ install = { apt = ["gcc"] }
         let e = parse(&bad, &d).unwrap_err();
         assert_eq!(e.line, 5, "{e}");
         assert!(e.to_string().contains("flagz"), "{e}");
+        assert!(e.to_string().ends_with("did you mean flags?"), "{e}");
     }
 
     #[test]

@@ -410,7 +410,7 @@ impl Ctx<'_> {
         );
         let mut client =
             client::Client::open(target, &drive::client_options(self.opts, &client_cpus));
-        rec.opened = client.alive();
+        rec.opened = client.connected();
         rec.handshake_failures = client.handshake_failures();
         rec.placement = Some(Placement {
             server_cpus: server_cpus.clone(),

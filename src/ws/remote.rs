@@ -112,7 +112,7 @@ fn run_client(
         target.url()
     ));
     let mut c = Client::open(target, &drive::client_options(opts, client_cpus));
-    let (opened, failures) = (c.alive(), c.handshake_failures());
+    let (opened, failures) = (c.connected(), c.handshake_failures());
     if let Some(s) = start
         && s < SystemTime::now()
     {

@@ -129,6 +129,10 @@ struct Control {
     epoch: AtomicU64,
     stop: AtomicBool,
     alive: AtomicUsize,
+    /// Connections whose handshake completed, never decremented: a
+    /// connection a hostile server makes the client close at once (a
+    /// message past its bound) was opened all the same and counts as lost.
+    connected: AtomicUsize,
     handshake_failures: AtomicU64,
     handshake_samples: Mutex<Vec<String>>,
     /// Why connections were closed outside a measured window (a few):
@@ -213,6 +217,7 @@ impl Client {
             epoch: AtomicU64::new(0),
             stop: AtomicBool::new(false),
             alive: AtomicUsize::new(0),
+            connected: AtomicUsize::new(0),
             handshake_failures: AtomicU64::new(0),
             handshake_samples: Mutex::new(Vec::new()),
             lost_samples: Mutex::new(Vec::new()),
@@ -309,6 +314,11 @@ impl Client {
 
     pub(crate) fn alive(&self) -> usize {
         self.control.alive.load(Ordering::SeqCst)
+    }
+
+    /// Connections whose handshake completed, alive now or not.
+    pub(crate) fn connected(&self) -> usize {
+        self.control.connected.load(Ordering::SeqCst)
     }
 
     pub(crate) fn handshake_failures(&self) -> u64 {
@@ -512,6 +522,7 @@ fn handshake_all(
             match finish_handshake(&s, &accept, by, &stop) {
                 Ok(rest) => {
                     control.alive.fetch_add(1, Ordering::SeqCst);
+                    control.connected.fetch_add(1, Ordering::SeqCst);
                     open.push((id, s, rest))
                 }
                 Err(e) => failed(e, by),
