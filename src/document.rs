@@ -152,6 +152,11 @@ pub enum Kind {
     },
     /// A number written in its shortest exact form (a delay of 1000 or 0.5 ms).
     Number,
+    /// A place (1 = first), an integer; one shared with another row (a
+    /// tie) is written `=3` in every format (issue #60): the entry's text
+    /// in CSV, a number shown `=3` by its format in the spreadsheet (so
+    /// it still sorts as a number).
+    Rank,
 }
 
 impl Kind {

@@ -113,6 +113,7 @@ impl Figures {
             work: Vec::new(),
             warnings: Vec::new(),
             reproductions: Vec::new(),
+            reproduction_runs: Default::default(),
         };
         Figures::of(&earlier)
     }

@@ -388,6 +388,14 @@ pub(crate) struct Moved {
     pub by: f64,
 }
 
+/// The normaliser's name, stored with every reproducibility check
+/// (`normaliser`): a run over the median of its session's reference
+/// passes per benchmark, a cell the fastest of its counted runs. A check
+/// made with another stores another name (or none, before the field), so
+/// its stored ratios are known not to be what the records give today
+/// (`reproduced::verify`). Change it when the normaliser changes.
+pub(crate) const NORMALISER: &str = "sitting-median/fastest";
+
 /// A cell's normalised figure and interval: the fastest and slowest of
 /// its counted runs' normalised times (for a row, its cells' added up).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]

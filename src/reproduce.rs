@@ -25,9 +25,9 @@ use anyhow::{Context, Result, bail, ensure};
 
 use crate::bench::{Bench, Size};
 use crate::config::{Languages, Variant};
-use crate::record::RunRecord;
 use crate::reference::{HostSpeed, Normalised};
-use crate::reproduced::{Agreement, WITHIN};
+use crate::reproduced::verify::{EditionBasis, ratios_by_cells, ratios_by_passes};
+use crate::reproduced::{Agreement, Level, Place, WITHIN};
 use crate::spawn::Spawner;
 use crate::store::{Store, Stored};
 
@@ -52,17 +52,6 @@ pub struct Options {
     pub command_line: Vec<String>,
 }
 
-/// How the edition's ratios were computed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub(crate) enum EditionBasis {
-    /// Against its references in each run's sitting.
-    ReferencePasses,
-    /// Against its reference variants' cells as measured (an edition
-    /// without `references.jsonl`).
-    ReferenceCells,
-}
-
 /// What `reproduced.json` holds.
 #[derive(Debug, Clone, serde::Serialize)]
 pub(crate) struct Reproduction {
@@ -78,6 +67,30 @@ pub(crate) struct Reproduction {
     pub sentence: String,
     #[serde(flatten)]
     pub agreement: Agreement,
+    /// The directory the sample was measured into (`--out`), by its name:
+    /// the check is verified against its records where it is beside the
+    /// edition (issue #59).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
+    /// The CPU the check ran on ([`crate::machine::Machine::cpu_id`]) and
+    /// its boot ([`crate::machine::Machine::boot_id`]), as its session
+    /// recorded them.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub cpu_id: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub boot_id: String,
+    /// The edition's CPU (the machine most of its rows ran on).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub edition_cpu_id: String,
+    /// Its level against the edition (issue #60): `same-boot`,
+    /// `another-boot`, `same-cpu-model` (which boot, the records do not
+    /// say) or `another-cpu-model` (a portability check).
+    pub level: Level,
+    /// The normaliser its ratios were computed with
+    /// ([`crate::reference::NORMALISER`]): a report recomputes them from
+    /// the records with its own, and holds them to this file's exactly
+    /// only when the names agree (`reproduced::verify`).
+    pub normaliser: &'static str,
 }
 
 /// The sample: `pct` % of `ids` (rounded up), at least [`MIN_SAMPLE`] or
@@ -126,78 +139,6 @@ fn edition_size(stored: &Stored, dir: &Path) -> Result<(Size, Vec<Bench>)> {
                 .join(", ")
         ),
     }
-}
-
-/// The row's key: "variant bench".
-fn key(variant: &str, bench: Bench) -> String {
-    format!("{variant} {bench}")
-}
-
-/// Each cell's ratio to the references of its runs' sittings
-/// (`None` for a cell that cannot be: no figure, no pass in its sitting).
-fn ratios_by_passes(
-    stored: &Stored,
-    host: &HostSpeed,
-    only: &dyn Fn(&str) -> bool,
-) -> BTreeMap<String, Option<Normalised>> {
-    stored
-        .newest_cells()
-        .into_iter()
-        .filter(|((v, _), _)| only(v))
-        .map(|((v, b), runs)| {
-            let n = host.level(b).and_then(|level| {
-                Normalised::of(host, runs.iter().copied()).map(|n| n.over(level))
-            });
-            (key(&v, b), n)
-        })
-        .collect()
-}
-
-/// An old edition's ratios: each cell's best over the geometric mean of
-/// its reference variants' bests for the benchmark, as measured.
-fn ratios_by_cells(
-    stored: &Stored,
-    references: &[String],
-    only: &dyn Fn(&str) -> bool,
-) -> Result<BTreeMap<String, Option<Normalised>>> {
-    let best = |runs: &[&RunRecord]| {
-        runs.iter()
-            .filter(|r| r.status.has_figures() && r.wall_s > 0.0)
-            .map(|r| r.wall_s)
-            .fold(None, |a: Option<f64>, w| Some(a.map_or(w, |a| a.min(w))))
-    };
-    let cells = stored.newest_cells();
-    let mut level: BTreeMap<Bench, f64> = BTreeMap::new();
-    for b in Bench::CPU {
-        let walls: Vec<f64> = references
-            .iter()
-            .filter_map(|v| cells.get(&(v.clone(), b)).and_then(|r| best(r)))
-            .collect();
-        if !walls.is_empty() {
-            let g = (walls.iter().map(|w| w.ln()).sum::<f64>() / walls.len() as f64).exp();
-            level.insert(b, g);
-        }
-    }
-    ensure!(
-        !level.is_empty(),
-        "the edition has no reference passes (references.jsonl) and none of its references ({}) has a figure: there is nothing to take its ratios against",
-        references.join(", ")
-    );
-    Ok(cells
-        .iter()
-        .filter(|((v, _), _)| only(v))
-        .map(|((v, b), runs)| {
-            let n = match (best(runs), level.get(b)) {
-                (Some(w), Some(l)) => Some(Normalised {
-                    lo: w / l,
-                    hi: w / l,
-                    runs: runs.len(),
-                }),
-                _ => None,
-            };
-            (key(v, *b), n)
-        })
-        .collect())
 }
 
 /// `langbench reproduce`: the sample measured again, its ratios against
@@ -433,6 +374,7 @@ fn compare(
         .unwrap_or_else(|| crate::machine::Machine::detect().short());
     let date = crate::record::now_rfc3339();
     let agreement = Agreement::of(date.clone(), machine.clone(), &edition_map, &check);
+    let at = Where::of(edition, remeasured, opts);
     let result = Reproduction {
         edition: opts.edition.display().to_string(),
         seed,
@@ -444,8 +386,57 @@ fn compare(
         agreeing: agreement.agreeing(WITHIN),
         sentence: agreement.sentence(),
         agreement,
+        run: at.run,
+        cpu_id: at.check.cpu_id.clone(),
+        boot_id: at.check.boots.iter().next().cloned().unwrap_or_default(),
+        edition_cpu_id: at.edition.cpu_id.clone(),
+        level: at.level,
+        normaliser: crate::reference::NORMALISER,
     };
     Ok((result, date, machine))
+}
+
+/// Where the check ran against the edition (issue #60): its level from
+/// the records (the re-measuring session's CPU and boot, the edition's
+/// main machine and boots), and its run directory's name where `--out`
+/// is beside the edition (where a report looks for it).
+struct Where {
+    check: Place,
+    edition: Place,
+    level: Level,
+    run: Option<String>,
+}
+
+impl Where {
+    fn of(edition: &Stored, remeasured: &Stored, opts: &Options) -> Where {
+        let here = remeasured
+            .sessions
+            .last()
+            .map(|s| s.machine.clone())
+            .unwrap_or_else(crate::machine::Machine::detect);
+        let main = crate::summary::Summary::from_stored(edition).machine;
+        let check = Place::of_machine(&here);
+        let edition = Place::of_edition(edition, main.as_ref());
+        let (level, _) = crate::reproduced::level(&check, &edition);
+        let parent = |p: &Path| {
+            p.canonicalize()
+                .ok()
+                .and_then(|c| c.parent().map(Path::to_path_buf))
+        };
+        let beside = parent(&opts.out).is_some_and(|p| Some(p) == parent(&opts.edition));
+        let run = opts
+            .out
+            .file_name()
+            .and_then(|n| n.to_str())
+            .filter(|n| beside && crate::store::bare_name(n))
+            .map(str::to_string);
+        Where {
+            check,
+            edition,
+            level,
+            run,
+        }
+    }
 }
 
 /// The table and the sentence printed, `reproduced.json` written to the
@@ -460,6 +451,13 @@ fn publish(result: &Reproduction, opts: &Options, date: &str, machine: &str) -> 
         );
     }
     println!("{}", crate::inert::text(&result.sentence));
+    println!("{}", level_line(result));
+    if result.run.is_none() {
+        println!(
+            "--out {} is not beside the edition: a stored check names no run directory, and a report verifies it against the edition's records only",
+            opts.out.display()
+        );
+    }
     let json = serde_json::to_vec_pretty(result)?;
     let out = Store::open(&opts.out)?;
     out.write_derived("reproduced.json", &json)?;
@@ -472,9 +470,37 @@ fn publish(result: &Reproduction, opts: &Options, date: &str, machine: &str) -> 
             slug(machine)
         );
         Store::open(&opts.edition)?.write_derived(&name, &json)?;
-        println!("Stored {}", opts.edition.join(name).display());
+        if result.level.precision() {
+            println!(
+                "Stored {} as a precision check ({})",
+                opts.edition.join(name).display(),
+                result.level.text()
+            );
+        } else {
+            println!(
+                "Stored {} as a PORTABILITY check: measured on another CPU model than the edition's, it shows how the ratios move there and never changes a rank",
+                opts.edition.join(name).display()
+            );
+        }
     }
     Ok(())
+}
+
+/// The check's level in a sentence, with the two CPU models.
+fn level_line(r: &Reproduction) -> String {
+    let id = |c: &str| crate::reproduced::model_id(c).unwrap_or_else(|| "not recorded".into());
+    match r.level {
+        Level::AnotherCpuModel => format!(
+            "Another CPU model ({}) than the edition's ({}): a portability check, how the ratios move on another microarchitecture; it never changes a rank",
+            id(&r.cpu_id),
+            id(&r.edition_cpu_id)
+        ),
+        level => format!(
+            "The edition's CPU model ({}): a precision check, {}",
+            id(&r.cpu_id),
+            level.text()
+        ),
+    }
 }
 
 fn same_dir(a: &Path, b: &Path) -> bool {

@@ -34,7 +34,10 @@ use serde::de::DeserializeOwned;
 use sha2::{Digest, Sha256};
 
 use crate::record::{RunRecord, SCHEMA, SessionRecord, WorkRecord};
+
+mod beside;
 use crate::ws_record::WS_RECORDS;
+pub(crate) use beside::bare_name;
 
 /// The session records ([`SessionRecord`], one JSON object per line).
 pub(crate) const SESSIONS: &str = "sessions.jsonl";
@@ -72,6 +75,23 @@ pub struct Stored {
     /// (`reproduced/*.json`, written by `reproduce --store`), by file
     /// name, unparsed: the layer above reads them.
     pub reproductions: Vec<(String, Vec<u8>)>,
+    /// Each stored check's run directory (the one `reproduce` measured
+    /// into), by the check's file name, where one is found beside this
+    /// directory ([`beside`]): its records, to verify the check against.
+    pub reproduction_runs: BTreeMap<String, RunDir>,
+}
+
+/// A stored check's run directory, found beside the edition.
+#[derive(Debug, Clone)]
+pub struct RunDir {
+    /// Its name (a directory in the edition's parent).
+    pub name: String,
+    /// Named by the check's `run` field; `false`: found as the directory
+    /// whose `reproduced.json` is the same file (checks stored before
+    /// `run` was).
+    pub named: bool,
+    /// Its records, or why they could not be read.
+    pub records: std::result::Result<Arc<Stored>, String>,
 }
 
 impl Stored {
@@ -423,6 +443,15 @@ impl Store {
     /// lines (see [`Stored::warnings`]); refuses records newer than
     /// [`SCHEMA`].
     pub fn load(&self) -> Result<Stored> {
+        let mut stored = self.load_records()?;
+        stored.reproductions = self.reproductions(&mut stored.warnings)?;
+        stored.reproduction_runs = self.reproduction_runs(&stored.reproductions);
+        Ok(stored)
+    }
+
+    /// [`Store::load`] without the stored checks: the records alone (what
+    /// a check's run directory is read for, never its own checks).
+    fn load_records(&self) -> Result<Stored> {
         let mut stored = Stored::default();
         stored.sessions = self.read_lines(SESSIONS, &mut stored.warnings)?;
         let mut runs: Vec<RunRecord> = self.read_lines(RUNS, &mut stored.warnings)?;
@@ -446,7 +475,6 @@ impl Store {
                 time
             });
         }
-        stored.reproductions = self.reproductions(&mut stored.warnings)?;
         stored.work = self.read_lines(WORK, &mut stored.warnings)?;
         if let Some(w) = stored.work.iter().find(|w| w.schema > SCHEMA) {
             bail!(

@@ -126,6 +126,16 @@ fn reproduce_remeasures_a_seeded_sample_and_compares_its_ratios() {
         .collect();
     assert_eq!(stored.len(), 1, "{stored:?}");
     assert!(stored[0].ends_with(".json"), "{stored:?}");
+    // It knows its level from the records (issue #60): this machine, this
+    // boot, the edition's CPU model; and names its run directory.
+    let t = text(&o);
+    assert!(
+        t.contains("as a precision check (another sitting in the edition's boot)"),
+        "{t}"
+    );
+    assert_eq!(json2["level"], "same-boot", "{json2}");
+    assert_eq!(json2["run"], "again", "{json2}");
+    assert_eq!(json2["cpu_id"], json2["edition_cpu_id"], "{json2}");
     // The edition's tables state the stored check: its sentence, as
     // computed from its rows.
     let report = |dir: &std::path::Path| {
@@ -139,6 +149,27 @@ fn reproduce_remeasures_a_seeded_sample_and_compares_its_ratios() {
         md.contains("Reproduced") && md.contains(said),
         "{said}\n{md}"
     );
+    assert!(
+        md.contains(
+            "its ratios recomputed from the edition's records and its run directory again's"
+        ),
+        "{md}"
+    );
+    assert!(md.contains("Rank precision"), "{md}");
+    // A copy of it with one re-measured row 40× off, as a pull request
+    // could add it: it does not verify against its run directory, is
+    // ignored, and the page says so (issue #59, rows 7 and 8).
+    let mut forged = json2.clone();
+    let r = forged["rows"][0]["remeasured"].as_f64().unwrap();
+    forged["rows"][0]["remeasured"] = (r * 40.0).into();
+    let forged_file = edition.join("reproduced/zz-forged.json");
+    std::fs::write(&forged_file, forged.to_string()).unwrap();
+    let md = report(&edition);
+    assert!(
+        md.contains("zz-forged.json is IGNORED") && md.contains("its re-measured ratio of"),
+        "{md}"
+    );
+    std::fs::remove_file(&forged_file).unwrap();
     // A stored check comes with the directory, from whoever made it: its
     // text is printed inert, and its sentence is computed from its rows
     // (one of one within 5 %), never the one it carries.
@@ -157,8 +188,52 @@ fn reproduce_remeasures_a_seeded_sample_and_compares_its_ratios() {
     let md = report(&edition);
     assert!(!md.contains('\u{1b}') && !md.contains('\u{7}'), "{md}");
     assert!(!md.contains("99 of 99"), "{md}");
-    assert!(md.contains("for 1 of 1 re-measured rows"), "{md}");
+    // Its row is no cell of the edition: it does not verify.
+    assert!(md.contains("zz-hostile.json is IGNORED"), "{md}");
     std::fs::remove_file(edition.join("reproduced/zz-hostile.json")).unwrap();
+
+    // The same edition as if measured on another CPU model: a check here
+    // is a portability check, said so when stored, shown as a table of
+    // its own and never as a tie (issue #60).
+    let foreign = f.path().join("foreign");
+    std::fs::create_dir(&foreign).unwrap();
+    for file in ["runs.jsonl", "references.jsonl"] {
+        std::fs::copy(edition.join(file), foreign.join(file)).unwrap();
+    }
+    let sessions: String = std::fs::read_to_string(edition.join("sessions.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["machine"]["cpu_id"] = "FakeVendor family 1 model 1 stepping 0".into();
+            format!("{v}\n")
+        })
+        .collect();
+    std::fs::write(foreign.join("sessions.jsonl"), sessions).unwrap();
+    let plain = report(&foreign);
+    let ranks = |dir: &Path| -> Vec<(String, String)> {
+        read_csv(&dir.join("summary.csv"))
+            .into_iter()
+            .map(|r| (r["variant"].clone(), r["rank"].clone()))
+            .collect()
+    };
+    let before = ranks(&foreign);
+    let o = reproduce(
+        &f,
+        &foreign,
+        &f.path().join("on-another"),
+        &["--seed", "7", "--store"],
+    );
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(t.contains("as a PORTABILITY check"), "{t}");
+    let md = report(&foreign);
+    assert!(
+        md.contains("Portability: ") && md.contains("sets no rank"),
+        "{md}"
+    );
+    assert_eq!(ranks(&foreign), before);
+    assert!(!plain.contains("Portability: "), "{plain}");
 
     // An old edition, without reference passes: its own reference cells.
     let old = f.path().join("old");
@@ -194,4 +269,101 @@ fn reproduce_refuses_bad_input_clearly() {
     let o = reproduce(&f, &edition, &f.path().join("z"), &["--sample", "0"]);
     assert!(!o.status.success());
     assert!(text(&o).contains("--sample"), "{}", text(&o));
+}
+
+/// Issue #59, rows 7 and 8: a stored check comes with the directory, from
+/// whoever made it, so its ratios are recomputed from the records it
+/// claims and it cannot be set by one row. A copy of an honest check with
+/// one row 40× off is refused against its run directory (the page says
+/// IGNORED, no precision comes of it); the same without naming its run
+/// directory has no records to recompute from and is refused too; a check
+/// that keeps 4 of its run directory's rows (leaving out the rest, as a
+/// check choosing its rows would) is refused; the honest one verifies and
+/// sets a finite precision. (A row slow in the records themselves is
+/// flagged on its own: summary::checks_tests.)
+#[test]
+fn issue59_rows_7_8_a_forged_check_or_one_slow_row_cannot_coarsen_the_ranks() {
+    let f = edition_fixture(&["pa", "pb", "pc", "pd", "pe", "pf", "pg"]);
+    let edition = f.path().join("results");
+    std::fs::create_dir(&edition).unwrap();
+    let o = f.run_with_runs("3", &["--block-minutes", "0.05"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = reproduce(
+        &f,
+        &edition,
+        &f.path().join("honest"),
+        &["--seed", "5", "--store"],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let dir = edition.join("reproduced");
+    let name = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
+    let honest: serde_json::Value = serde_json::from_slice(&std::fs::read(&name).unwrap()).unwrap();
+    std::fs::remove_file(&name).unwrap();
+    let report = |check: &serde_json::Value| -> (String, Vec<f64>) {
+        std::fs::write(dir.join("x.json"), check.to_string()).unwrap();
+        let o = langbench(&["report", edition.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", text(&o));
+        let md = std::fs::read_to_string(edition.join("summary.md")).unwrap();
+        let line = md
+            .lines()
+            .find(|l| l.starts_with("- Rank precision: "))
+            .unwrap_or_else(|| panic!("{md}"))
+            .to_string();
+        // Every "±N %" the sentence states.
+        let said = line
+            .split('±')
+            .skip(1)
+            .filter_map(|p| p.split(' ').next()?.parse::<f64>().ok())
+            .collect();
+        (md, said)
+    };
+    let off = |k: f64, keep: Option<usize>, run: bool| {
+        let mut c = honest.clone();
+        let r = c["rows"][0]["remeasured"].as_f64().unwrap();
+        c["rows"][0]["remeasured"] = (r * k).into();
+        if let Some(n) = keep {
+            c["rows"].as_array_mut().unwrap().truncate(n);
+        }
+        if !run {
+            c.as_object_mut().unwrap().remove("run");
+        }
+        c
+    };
+    // Row 8 with its run directory named: refused.
+    let (md, said) = report(&off(40.0, None, true));
+    assert!(
+        md.contains("x.json is IGNORED") && md.contains("its re-measured ratio of"),
+        "{md}"
+    );
+    assert!(
+        said.is_empty() && md.contains("no verified check on this CPU model"),
+        "{md}"
+    );
+    // Row 8 without it: no records to recompute its ratios from.
+    let (md, said) = report(&off(40.0, None, false));
+    assert!(
+        md.contains("x.json is IGNORED") && md.contains("it names no run directory"),
+        "{md}"
+    );
+    assert!(said.is_empty(), "{said:?}");
+    // Row 7's 4 rows, one at 12,130 %: it leaves out its run directory's
+    // other rows.
+    let (md, said) = report(&off(122.3, Some(4), true));
+    assert!(
+        md.contains("x.json is IGNORED") && md.contains("it leaves out"),
+        "{md}"
+    );
+    assert!(said.is_empty(), "{said:?}");
+    // The honest check: verified, a finite precision.
+    let (md, said) = report(&off(1.0, None, true));
+    assert!(!md.contains("IGNORED"), "{md}");
+    assert!(
+        !said.is_empty() && said.iter().all(|p| *p < 1000.0),
+        "{said:?}\n{md}"
+    );
 }

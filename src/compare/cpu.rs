@@ -15,7 +15,7 @@ use crate::document::columns::{Columns, col};
 use crate::document::thousands;
 use crate::document::{Bar, BarChart, BarRow, Entry, Flag, Kind, Mark, Note, Show, Table, Unit};
 use crate::record::Status;
-use crate::summary::{Rank, Row, Summary, ranks_within};
+use crate::summary::{Rank, RankKey, Row, Summary, ranks_within};
 
 /// A figure of one cell in one edition.
 #[derive(Clone, Default)]
@@ -318,12 +318,12 @@ fn lines<'a>(
 /// a rank within what both directories hold, so variants only one side
 /// has (or has complete) do not move it. A side read against its
 /// reference passes ([`Basis::References`]) is ranked as its own table
-/// ranks it ([`Summary::ranks`]): by normalised total, rows sharing a rank
-/// where their intervals overlap (or lie within a stored reproducibility
-/// check's precision), so a row measured while the host was slow is not
-/// ranked below one it beat (issue #39). Otherwise by seconds,
-/// a row sharing its leader's rank when its total is within the leader's
-/// range of runs.
+/// ranks it ([`Summary::ranks`]): by normalised total, each row's band its
+/// normalised runs' range widened by the precision its side's verified
+/// checks on its CPU model measured, so a row measured while the host was
+/// slow is not ranked below one it beat (issue #39). Otherwise by seconds
+/// and their range of runs. Either way by [`ranks_within`]'s pairwise
+/// rule (issue #60).
 pub(super) fn common_ranks(
     sides: &Sides,
     pairs: &[Pair<Row>],
@@ -334,22 +334,14 @@ pub(super) fn common_ranks(
     let side = |on: &Side, rows: Vec<&Row>| {
         let normalised =
             on.basis.references() && both.iter().all(|&i| rows[i].normalised_total().is_some());
-        let keys: Vec<Option<(f64, (f64, f64))>> =
-            rows.iter().map(|r| r.rank_key(normalised)).collect();
-        let mut order = both.clone();
-        order.sort_by(|&a, &b| {
-            let t = |i: usize| keys[i].map_or(f64::INFINITY, |k| k.0);
-            t(a).total_cmp(&t(b))
-        });
-        let ordered: Vec<Option<(f64, (f64, f64))>> = order.iter().map(|&i| keys[i]).collect();
-        // As its own table: within a stored reproducibility check's
-        // precision too ([`Summary::ranks`]).
-        let precision = on.summary.rank_precision().filter(|_| normalised);
-        let mut out = vec![None; pairs.len()];
-        for (k, r) in ranks_within(&ordered, precision).into_iter().enumerate() {
-            out[order[k]] = r;
+        // As its own table ranks it ([`Summary::ranks`]): each row's band
+        // its runs' range, widened where normalised by the precision the
+        // side's verified checks on its CPU model measured.
+        let mut keys: Vec<Option<RankKey>> = vec![None; rows.len()];
+        for &i in &both {
+            keys[i] = on.summary.rank_key(rows[i], normalised);
         }
-        out
+        ranks_within(&keys)
     };
     (
         side(&sides.old, pairs.iter().map(|p| p.old).collect()),
@@ -790,6 +782,11 @@ pub(super) fn rank_text(ro: Option<Rank>, rn: Option<Rank>) -> String {
 }
 
 /// A rank or an N (empty without one).
+/// A side's place, `=3` where shared, in the data columns too.
+fn rank_entry(r: Option<Rank>) -> Entry {
+    r.map_or(Entry::empty(""), |r| Entry::int(r.place as i64, r.text()))
+}
+
 pub(super) fn count(v: Option<u64>) -> Entry {
     v.map_or(Entry::empty(""), |n| Entry::int(n as i64, n.to_string()))
 }
@@ -850,11 +847,11 @@ pub(super) fn cpu_columns<'a>(
     c.add(col("Rank", "rank", Text).display(), |x| {
         Entry::text(rank_text(x.ranks.0, x.ranks.1))
     });
-    c.add(col("Old rank", "old_rank", Count).data(), |x| {
-        count(x.ranks.0.map(|r| r.place as u64))
+    c.add(col("Old rank", "old_rank", Kind::Rank).data(), |x| {
+        rank_entry(x.ranks.0)
     });
-    c.add(col("New rank", "new_rank", Count).data(), |x| {
-        count(x.ranks.1.map(|r| r.place as u64))
+    c.add(col("New rank", "new_rank", Kind::Rank).data(), |x| {
+        rank_entry(x.ranks.1)
     });
     for (i, b) in benches.iter().enumerate() {
         let (shown, k) = (b.name(), b.name().replace('-', "_"));

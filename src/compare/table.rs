@@ -39,17 +39,10 @@ pub(crate) fn compare(
             .into_iter()
             .filter(|(_, _, b)| b.references())
             .map(|(side, s, _)| {
-                let precision = s.rank_precision().map_or(String::new(), |p| {
-                    format!(
-                        ", or whose normalised totals lie within its reproducibility check's \
-                         precision (±{:.1} %),",
-                        p * 100.0
-                    )
-                });
                 format!(
                     "; the {side} side, measured with reference passes, is ranked as its own \
-                     table ranks it: by normalised total, rows whose normalised intervals \
-                     overlap{precision} share a rank"
+                     table ranks it, by normalised total: {}",
+                    s.precision_sentence()
                 )
             })
             .collect();
@@ -58,10 +51,15 @@ pub(crate) fn compare(
             format!(
                 "position by total time among the {both} variants with a complete row in both \
                  directories (not each edition's own rank: variants one side lacks would move \
-                 it); rows whose totals lie within each other's range of runs share a rank \
-                 (=){normalised}"
+                 it): 1 + the rows certainly faster (their bands, the range of their runs, do \
+                 not overlap), = where another row's band overlaps{normalised}"
             ),
         ));
+        for (side, s) in [("old", so), ("new", sn)] {
+            if let Some(line) = s.checks_line() {
+                doc.meta.push((format!("Checks ({side})"), line));
+            }
+        }
         doc.tables.push(table);
         doc.tables.push(changes);
         doc.charts.extend(charts);

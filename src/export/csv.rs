@@ -17,15 +17,24 @@ fn value_text(kind: Kind, cell: &Entry) -> String {
         // lines, as it always did.
         Value::Text(s) => inert(&crate::inert::block(s, crate::inert::MAX_TEXT)),
         Value::Bool(b) => b.to_string(),
+        // A shared place keeps its `=` (langbench's own text, `=` and
+        // digits: no formula a spreadsheet could run to any effect).
+        Value::Int(_) if kind == Kind::Rank && is_shared_rank(&cell.text) => cell.text.to_string(),
         Value::Int(i) => i.to_string(),
         Value::Number(v) => match kind {
             Kind::Seconds { decimals } | Kind::Decimal { decimals } => format!("{v:.decimals$}"),
-            Kind::Kb | Kind::Count => format!("{v:.0}"),
+            Kind::Kb | Kind::Count | Kind::Rank => format!("{v:.0}"),
             // A percentage is written as its fraction (0.05 for 5%).
             Kind::Ratio | Kind::Percent => format!("{v:.4}"),
             Kind::Number | Kind::Text => v.to_string(),
         },
     }
+}
+
+/// `=` and digits: a shared place ([`Kind::Rank`]).
+fn is_shared_rank(text: &str) -> bool {
+    text.strip_prefix('=')
+        .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Text a spreadsheet will not run (and, made so by `value_text` first,

@@ -243,6 +243,7 @@ fn num_format(kind: Kind) -> String {
         Kind::Text => "General".into(),
         Kind::Seconds { decimals: d } | Kind::Decimal { decimals: d } => decimals(d),
         Kind::Kb | Kind::Count => "#,##0".into(),
+        Kind::Rank => "0".into(),
         Kind::Ratio => "0.00".into(),
         Kind::Percent => "0.0%".into(),
         Kind::Number => "General".into(),
@@ -263,15 +264,24 @@ fn fill(cell: &Entry) -> Option<u32> {
 /// cell (a format per cell cost most of the time of a big workbook), and
 /// found by the kind, not by its number format's text (made per cell, it
 /// was a tenth of the workbook's time at 6,500 variants, issue #41).
+/// A shared place ([`Kind::Rank`], `=3`) is the number 3 shown `=3` by
+/// its format, so that the tie stays in the sheet and the column still
+/// sorts as numbers.
 #[derive(Default)]
 struct Formats {
-    made: HashMap<(Kind, Option<u32>), Format>,
+    made: HashMap<(Kind, bool, Option<u32>), Format>,
 }
 
 impl Formats {
-    fn get(&mut self, kind: Kind, fill: Option<u32>) -> &Format {
-        self.made.entry((kind, fill)).or_insert_with(|| {
-            let format = Format::new().set_num_format(num_format(kind));
+    fn get(&mut self, kind: Kind, cell: &Entry) -> &Format {
+        let shared = kind == Kind::Rank && cell.text.starts_with('=');
+        let fill = fill(cell);
+        self.made.entry((kind, shared, fill)).or_insert_with(|| {
+            let format = Format::new().set_num_format(if shared {
+                "\"=\"0".to_string()
+            } else {
+                num_format(kind)
+            });
             match fill {
                 Some(f) => format.set_background_color(Color::RGB(f)),
                 None => format,
@@ -317,7 +327,7 @@ fn write_table(
             let Some(cell) = row.get(c) else { continue };
             let column = &table.columns[c];
             let x = x as u16;
-            let format = formats.get(column.kind, fill(cell));
+            let format = formats.get(column.kind, cell);
             match sum_formula(table, &cols, row, c, y) {
                 Some(formula) => {
                     let total = cell.as_f64().expect("sum_formula checks the value");
@@ -775,10 +785,50 @@ mod tests {
         assert_eq!(num_format(Kind::Seconds { decimals: 3 }), "0.000");
         assert_eq!(num_format(Kind::Kb), "#,##0");
         assert_eq!(num_format(Kind::Count), "#,##0");
+        assert_eq!(num_format(Kind::Rank), "0");
         assert_eq!(num_format(Kind::Ratio), "0.00");
         assert_eq!(num_format(Kind::Decimal { decimals: 1 }), "0.0");
         assert_eq!(num_format(Kind::Decimal { decimals: 0 }), "0");
         assert_eq!(num_format(Kind::Text), "General");
+    }
+
+    /// A shared place keeps its `=` in the sheet (issue #60): the number
+    /// 3 under a format that shows `=3`, so that the column still sorts as
+    /// numbers; an unshared one the plain number.
+    #[test]
+    fn a_shared_rank_is_a_number_shown_with_its_equals_sign() {
+        use crate::document::{Column, Show, Table};
+        let doc = Document {
+            tables: vec![Table {
+                id: "t".into(),
+                title: "t".into(),
+                columns: vec![Column::new("Rank", "rank", Kind::Rank, Show::Both)],
+                rows: vec![vec![Entry::int(3, "=3")], vec![Entry::int(5, "5")]],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let bytes = Xlsx.render(&doc).unwrap();
+        let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+        let mut read = |name: &str| {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut zip.by_name(name).unwrap(), &mut text).unwrap();
+            text
+        };
+        let styles = read("xl/styles.xml");
+        assert!(
+            styles.contains(r#"formatCode="&quot;=&quot;0""#),
+            "{styles}"
+        );
+        let sheet = read("xl/worksheets/sheet1.xml");
+        for (cell, v) in [("A2", "3"), ("A3", "5")] {
+            let at = sheet.find(&format!("<c r=\"{cell}\"")).expect(cell);
+            let c = &sheet[at..at + sheet[at..].find("</c>").unwrap()];
+            assert!(
+                c.contains(&format!("<v>{v}</v>")) && !c.contains("t=\"s\""),
+                "{c}"
+            );
+        }
     }
 
     #[test]

@@ -536,6 +536,28 @@ fn meta(h: &History) -> Vec<(String, String)> {
         meta.push(("Sizes".into(), sizes));
     }
     meta.push(("Machines".into(), machines_text(h)));
+    let checks: Vec<String> = h
+        .editions
+        .iter()
+        .filter_map(|e| {
+            Some(format!(
+                "{}: {}",
+                e.label,
+                e.summary.as_ref()?.checks_line()?
+            ))
+        })
+        .collect();
+    if !checks.is_empty() {
+        meta.push((
+            "Reproducibility checks".into(),
+            format!(
+                "{} (a precision check, on an edition's CPU model, sets its ranks; a \
+                 portability check, on another CPU model, shows how the ratios move there and \
+                 never changes a rank)",
+                checks.join("; ")
+            ),
+        ));
+    }
     let labels: Vec<(&str, &Basis)> = h
         .editions
         .iter()

@@ -11,6 +11,8 @@ use crate::bench::Bench;
 use crate::machine::Machine;
 use crate::record::{Origin, RunRecord, SessionRecord, Status};
 use crate::reference::HostSpeed;
+use crate::reproduced::precision::Ranking;
+use crate::reproduced::verify::Check;
 use crate::store::Stored;
 
 impl Summary {
@@ -59,14 +61,25 @@ impl Summary {
             source: when.source,
             published_runs: when.published_runs,
             host,
-            reproduced: stored
-                .reproductions
-                .iter()
-                .filter_map(|(_, json)| serde_json::from_slice(json).ok())
-                .collect(),
+            checks: Vec::new(),
+            ranking: Ranking::None,
         };
+        summary.judge_checks(stored);
         summary.order_by_normalised();
         summary
+    }
+
+    /// The stored checks judged against the records they claim (the
+    /// edition's here, each one's run directory beside it) and at their
+    /// level against the machine most rows ran on; the precision the
+    /// ranks hold at, from those on its CPU model (issue #60).
+    fn judge_checks(&mut self, stored: &Stored) {
+        self.checks = stored
+            .reproductions
+            .iter()
+            .map(|(file, json)| Check::judge(file, json, stored, self.machine.as_ref()))
+            .collect();
+        self.ranking = Ranking::of(&self.checks);
     }
 
     /// Where the ranks are the normalised totals', the complete rows (the

@@ -221,26 +221,28 @@ impl Summary {
         meta.push((
             "Rank".into(),
             if self.ranks_normalised() {
-                let precision = self.rank_precision().map_or(String::new(), |p| {
-                    format!(
-                        ", and so does a row whose normalised total is within the \
-                         reproducibility check's precision (±{:.1} %: 90 % of its re-measured \
-                         ratios agreed that closely) of its group's first row's: the ranks \
-                         claim no finer order than a measurement in another sitting or on another machine keeps",
-                        p * 100.0
-                    )
-                });
                 format!(
-                    "by normalised total among complete rows; rows whose normalised totals' \
-                     intervals (the sums of their cells' fastest and slowest normalised runs) \
-                     overlap share a rank (=): judged against the references of their sittings, \
-                     these runs do not tell them apart{precision}. Rows with a failed, \
-                     timed-out or missing cell have no total (\"partial\") and no rank"
+                    "by normalised total among complete rows: a row's rank is 1 + the number of \
+                     rows certainly faster than it, and = marks a row that cannot be told apart \
+                     from another. Certainly faster: its band ends before the other's begins, a \
+                     band being the row's normalised runs' range (the sums of its cells' \
+                     fastest and slowest normalised runs){}. Rows are judged pair by pair, never \
+                     against a group's first row, so a chain of close rows climbs a place at a \
+                     time. Rows with a failed, timed-out or missing cell have no total \
+                     (\"partial\") and no rank",
+                    if self.ranking.trusted().is_some() {
+                        ", widened by the row's precision (see Rank precision): two rows of \
+                         precision p tie when less than p apart"
+                    } else {
+                        ""
+                    }
                 )
             } else {
-                "by total time among complete rows; rows whose totals lie within each other's \
-                 range of runs share a rank (=): these runs do not tell them apart. Rows with a \
-                 failed, timed-out or missing cell have no total (\"partial\") and no rank"
+                "by total time among complete rows: a row's rank is 1 + the number of rows \
+                 whose slowest runs added up are faster than its total, and = marks a row \
+                 whose range of runs overlaps another's: these runs do not tell them apart. \
+                 Rows with a failed, timed-out or missing cell have no total (\"partial\") and \
+                 no rank"
                     .into()
             },
         ));

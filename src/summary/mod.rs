@@ -10,12 +10,16 @@
 //! noise), so every rendering can say so.
 //!
 //! Its face: [`Summary`] (`from_stored`, `view`, `document`, `title`,
-//! `sizes_text`, `rank_precision`) with its [`Row`]s and their [`Cell`]s,
-//! [`Rank`] and [`ranks_within`] for `compare` and `history`, [`View`],
+//! `sizes_text`, `ranks`, `rank_key`, `row_precision`) with its [`Row`]s and
+//! their [`Cell`]s, [`Rank`], [`RankKey`] and [`ranks_within`] for
+//! `compare`, [`View`],
 //! `runs::table`, `json::write_results` and `measured::sections`; the rest is
 //! its inside.
 
 mod charts;
+mod checks;
+#[cfg(test)]
+mod checks_tests;
 mod gather;
 pub(crate) mod json;
 pub(crate) mod measured;
@@ -487,14 +491,14 @@ impl Row {
     }
 }
 
-/// A row's place by total time. Rows whose totals lie within each other's
-/// range of runs share a rank: they are not told apart by these runs.
+/// A row's place by total time: 1 + the rows certainly faster than it
+/// (see [`ranks_within`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub(crate) struct Rank {
-    /// 1 = fastest; rows sharing a rank have the same (competition
-    /// ranking: 1, 2, 2, 4).
+    /// 1 = fastest; 1 + the number of rows certainly faster.
     pub place: usize,
-    /// Another row has the same place.
+    /// At least one other row cannot be told apart from it (their bands
+    /// overlap): written `=`.
     pub shared: bool,
 }
 
@@ -508,61 +512,91 @@ impl Rank {
     }
 }
 
-/// Ranks of rows by their totals' ranges (`(total, slowest total)`, in
-/// ascending order of total; `None`: no total, no rank). A row joins the
-/// group of the row that leads it when its total is within the leader's
-/// range (its best total is no slower than the leader's slowest runs
-/// added up): the ranges overlap, so these runs cannot tell them apart.
-/// Comparing with the group's leader, not its last member, keeps a long
-/// chain of small steps from sharing one rank.
-#[cfg(test)]
-pub(crate) fn ranks(totals: &[Option<(f64, f64)>]) -> Vec<Option<Rank>> {
-    let keys: Vec<Option<(f64, (f64, f64))>> =
-        totals.iter().map(|t| t.map(|(a, b)| (a, (a, b)))).collect();
-    ranks_within(&keys, None)
+/// What a row's rank is judged by: its figure, the range of its runs
+/// (fastest, slowest) and the relative precision it holds at (0 without
+/// one: the runs alone).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct RankKey {
+    pub figure: f64,
+    pub lo: f64,
+    pub hi: f64,
+    /// A fraction: 0.1 is ±10 %.
+    pub precision: f64,
 }
 
-/// The ranks of rows keyed `(figure, (fastest, slowest))` in ascending
-/// order of figure: a row joins its leader's group where its fastest is
-/// no slower than the leader's slowest (the intervals overlap) or, with
-/// a reproducibility check's `precision`, where its figure is within
-/// that precision of the leader's (rows closer than another sitting's
-/// measurement keeps them apart, issue #39).
-pub(crate) fn ranks_within(
-    keys: &[Option<(f64, (f64, f64))>],
-    precision: Option<f64>,
-) -> Vec<Option<Rank>> {
-    let mut out = vec![None; keys.len()];
-    let mut place = 0;
-    let mut first = 0;
-    // The leader's figure and slowest.
-    let mut leader: Option<(f64, f64)> = None;
-    let mut members: Vec<usize> = Vec::new();
-    let flush = |members: &mut Vec<usize>, out: &mut Vec<Option<Rank>>, first: usize| {
-        for &m in members.iter() {
-            out[m] = Some(Rank {
-                place: first,
-                shared: members.len() > 1,
-            });
-        }
-        members.clear();
-    };
-    for (i, k) in keys.iter().enumerate() {
-        let Some((figure, (fastest, slowest))) = *k else {
-            continue;
-        };
-        place += 1;
-        let joins = leader.is_some_and(|(lf, ls)| {
-            fastest <= ls || precision.is_some_and(|p| figure <= lf * (1.0 + p))
-        });
-        if !joins {
-            flush(&mut members, &mut out, first);
-            first = place;
-            leader = Some((figure, slowest.max(fastest)));
-        }
-        members.push(i);
+impl RankKey {
+    /// The range the row's figure could take: its runs' fastest to
+    /// slowest, widened to figure ÷ √(1 + precision) … figure × √(1 +
+    /// precision), so that two rows of one precision p have overlapping
+    /// bands exactly when they are less than p apart (and two rows of
+    /// precisions p and q when less than √((1 + p)(1 + q)) − 1, the
+    /// geometric mean of the two).
+    pub(crate) fn band(&self) -> (f64, f64) {
+        let s = (1.0 + self.precision.max(0.0)).sqrt();
+        (self.lo.min(self.figure / s), self.hi.max(self.figure * s))
     }
-    flush(&mut members, &mut out, first);
+}
+
+/// Ranks of rows by `(total, slowest total)` (the seconds' rule: a band
+/// from the total to the slowest runs added up).
+#[cfg(test)]
+pub(crate) fn ranks(totals: &[Option<(f64, f64)>]) -> Vec<Option<Rank>> {
+    let keys: Vec<Option<RankKey>> = totals
+        .iter()
+        .map(|t| {
+            t.map(|(a, b)| RankKey {
+                figure: a,
+                lo: a,
+                hi: b,
+                precision: 0.0,
+            })
+        })
+        .collect();
+    ranks_within(&keys)
+}
+
+/// The ranks of rows keyed by [`RankKey`] (any order; `None`: no rank).
+///
+/// The rule (issue #60, "ranks without artefacts"): each row has a band
+/// ([`RankKey::band`]: its runs' range and its precision); a row is
+/// *certainly faster* than another when its band ends before the other's
+/// begins; a row's place is 1 + the number of rows certainly faster than
+/// it, and it is shared (`=`) when some other row's band overlaps its own.
+/// The relation is judged pair by pair, never against a group's first
+/// row: two rows 2 % apart are never split because a third row, 2 %
+/// before them, began the group (the old rule made gcc "=1" and gccgo,
+/// 2.1 % slower, "=14"). Competition ranks follow where bands do not
+/// overlap (1, 2, 3); a chain of rows each closer than the precision gets
+/// places that climb with the rows certainly ahead of each (1, =1, =1, =2,
+/// =3, ...), not one long tie. A row whose band is wider (a coarser
+/// precision, more spread runs) can have a smaller place than a faster row
+/// with a narrow one: its place counts only the rows certainly ahead.
+///
+/// Counted by sorting the bands' ends, not pair by pair: n log n for a
+/// directory of 65,000 rows.
+pub(crate) fn ranks_within(keys: &[Option<RankKey>]) -> Vec<Option<Rank>> {
+    let bands: Vec<(usize, (f64, f64))> = keys
+        .iter()
+        .enumerate()
+        .filter_map(|(i, k)| Some((i, k.as_ref()?.band())))
+        .filter(|(_, (l, u))| !l.is_nan() && !u.is_nan())
+        .collect();
+    let mut ends: Vec<f64> = bands.iter().map(|(_, (_, u))| *u).collect();
+    let mut starts: Vec<f64> = bands.iter().map(|(_, (l, _))| *l).collect();
+    ends.sort_by(f64::total_cmp);
+    starts.sort_by(f64::total_cmp);
+    let n = bands.len();
+    let mut out = vec![None; keys.len()];
+    for &(i, (l, u)) in &bands {
+        // Rows whose band ends before this one starts (never itself: l ≤ u).
+        let ahead = ends.partition_point(|&e| e < l);
+        // Rows whose band starts after this one ends.
+        let behind = n - starts.partition_point(|&s| s <= u);
+        out[i] = Some(Rank {
+            place: ahead + 1,
+            shared: ahead + behind + 1 < n,
+        });
+    }
     out
 }
 
@@ -626,9 +660,14 @@ pub(crate) struct Summary {
     #[serde(skip)]
     pub host: Option<HostSpeed>,
     /// The reproducibility checks stored beside the records
-    /// (`reproduced/*.json`), oldest first by file name.
+    /// (`reproduced/*.json`), by file name, each judged against the
+    /// records it claims.
     #[serde(skip)]
-    pub reproduced: Vec<crate::reproduced::Agreement>,
+    pub checks: Vec<crate::reproduced::verify::Check>,
+    /// The precision the ranks hold at, from the verified checks on the
+    /// edition's CPU model.
+    #[serde(skip)]
+    pub ranking: crate::reproduced::precision::Ranking,
 }
 
 /// How a summary is rendered: `--spread`, `--noise-threshold`, and the
@@ -662,36 +701,51 @@ impl Summary {
         self
     }
 
-    /// The rank of each row (in row order), by total among complete rows:
-    /// by normalised total where [`Summary::ranks_normalised`] (rows share
-    /// a rank where their normalised intervals overlap), else by the
-    /// seconds (rows share a rank where a total is within the leader's
-    /// range of runs).
+    /// The rank of each row (in row order), by total among complete rows
+    /// ([`ranks_within`]): by normalised total where
+    /// [`Summary::ranks_normalised`], each row's band its normalised
+    /// runs' range widened by its precision ([`Summary::row_precision`]:
+    /// the verified checks on this CPU model, per benchmark), else by the
+    /// seconds and their range of runs.
     pub(crate) fn ranks(&self) -> Vec<Option<Rank>> {
-        // Normalised: `ranks` joins a row to its leader's group when its
-        // first figure is no more than the leader's second: with (fastest,
-        // slowest) of rows in order of their means, that is where the
-        // intervals overlap (the leader's fastest is below its mean, so
-        // below the row's slowest).
-        // With a stored reproducibility check, rows whose normalised
-        // totals are within its precision share a rank too: another
-        // sitting's measurement could put them in either order (issue #39:
-        // the ranks claim no finer order than the check shows).
         let normalised = self.ranks_normalised();
-        let keys: Vec<Option<(f64, (f64, f64))>> =
-            self.rows.iter().map(|r| r.rank_key(normalised)).collect();
-        ranks_within(&keys, self.rank_precision().filter(|_| normalised))
+        let keys: Vec<Option<RankKey>> = self
+            .rows
+            .iter()
+            .map(|r| self.rank_key(r, normalised))
+            .collect();
+        ranks_within(&keys)
     }
 
-    /// The precision of the stored reproducibility checks (the coarsest,
-    /// when there are several): the relative difference within which 90 %
-    /// of a check's re-measured ratios agreed. `None` without one.
-    pub(crate) fn rank_precision(&self) -> Option<f64> {
-        self.reproduced
-            .iter()
-            .filter_map(crate::reproduced::Agreement::precision)
-            .filter(|p| p.is_finite() && *p >= 0.0)
-            .max_by(f64::total_cmp)
+    /// What `row`'s rank is judged by (see [`Row::rank_key`]), with its
+    /// precision where the ranks are normalised.
+    pub(crate) fn rank_key(&self, row: &Row, normalised: bool) -> Option<RankKey> {
+        let (figure, (lo, hi)) = row.rank_key(normalised)?;
+        Some(RankKey {
+            figure,
+            lo,
+            hi,
+            precision: if normalised {
+                self.row_precision(row)
+            } else {
+                0.0
+            },
+        })
+    }
+
+    /// A row's precision (0 without a trusted one): each benchmark's, in
+    /// the unit the checks measured it (the cell's ratio to the
+    /// references), weighted by the cell's share of the row's normalised
+    /// total (issue #60: a per-benchmark precision is not a total's).
+    pub(crate) fn row_precision(&self, row: &Row) -> f64 {
+        let Some(p) = self.ranking.trusted() else {
+            return 0.0;
+        };
+        p.of_row(
+            row.cells
+                .iter()
+                .filter_map(|(b, c)| Some((*b, c.normalised?.figure()))),
+        )
     }
 
     /// Whether the ranks are the normalised totals': the directory has

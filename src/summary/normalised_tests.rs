@@ -8,7 +8,7 @@ use crate::store::Stored;
 use crate::testing;
 
 /// `at` seconds past [`testing::AT`], RFC 3339.
-fn at(seconds: i64) -> String {
+pub(super) fn at(seconds: i64) -> String {
     (chrono::DateTime::parse_from_rfc3339(testing::AT).unwrap()
         + chrono::Duration::seconds(seconds))
     .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
@@ -16,7 +16,7 @@ fn at(seconds: i64) -> String {
 
 /// A reference run of c-gcc in `session`'s pass `block`, finishing at
 /// `end` s.
-fn reference(session: &str, bench: Bench, block: u32, end: i64, wall: f64) -> RunRecord {
+pub(super) fn reference(session: &str, bench: Bench, block: u32, end: i64, wall: f64) -> RunRecord {
     let mut r = testing::run("c-gcc", bench)
         .session(session)
         .wall(wall)
@@ -31,7 +31,7 @@ const SLOW: &str = "slow";
 
 /// Run `nth` of `variant` on assoc, finishing at `end` s: in the slow
 /// sitting from [`AFTER`] on.
-fn run(variant: &str, nth: u32, end: i64, wall: f64) -> RunRecord {
+pub(super) fn run(variant: &str, nth: u32, end: i64, wall: f64) -> RunRecord {
     let session = if end >= AFTER { SLOW } else { testing::SESSION };
     let mut r = testing::run(variant, Bench::Assoc)
         .session(session)
@@ -48,25 +48,25 @@ fn run(variant: &str, nth: u32, end: i64, wall: f64) -> RunRecord {
 /// of the first sitting is judged at speed 10/15, one of the slow one at
 /// 20/15: normalised, a run [`BEFORE`] is its wall × 1.5, a run [`AFTER`]
 /// its wall × 0.75.
-fn passes() -> Vec<RunRecord> {
+pub(super) fn passes() -> Vec<RunRecord> {
     vec![
         reference(testing::SESSION, Bench::Assoc, 0, 100, 10.0),
         reference(SLOW, Bench::Assoc, 0, 10_000, 20.0),
     ]
 }
 
-const BEFORE: i64 = 10;
-const AFTER: i64 = 20_000;
+pub(super) const BEFORE: i64 = 10;
+pub(super) const AFTER: i64 = 20_000;
 
 /// The entry of `key` in the table's row of `variant`.
-fn entry(s: &Summary, variant: &str, key: &str) -> Entry {
+pub(super) fn entry(s: &Summary, variant: &str, key: &str) -> Entry {
     let t = s.table();
     let col = t.columns.iter().position(|c| c.key == key).unwrap();
     let row = s.rows.iter().position(|r| r.variant == variant).unwrap();
     t.rows[row][col].clone()
 }
 
-fn rank(s: &Summary, variant: &str) -> String {
+pub(super) fn rank(s: &Summary, variant: &str) -> String {
     entry(s, variant, "rank").text.into()
 }
 
@@ -256,108 +256,4 @@ fn the_precision_fact_groups_flagged_passes_per_session() {
         "{text}"
     );
     assert!(!text.contains("s1 block 2"), "{text}");
-}
-
-/// A stored reproducibility check of precision `p` (one row that moved by
-/// `p`).
-fn check_of(p: f64) -> (String, Vec<u8>) {
-    let json = serde_json::json!({
-        "date": "2026-12-05T08:56:24Z",
-        "machine": "AMD EPYC",
-        "rows": [{"variant": "x assoc", "edition": 1.0, "remeasured": 1.0 + p}],
-        "unmatched": [],
-    });
-    (
-        "2026-12-05-x.json".into(),
-        serde_json::to_vec(&json).unwrap(),
-    )
-}
-
-/// [`a_slow_host_b_fast`] (a 0.75–1.125 s, b 1.8–1.95 s normalised,
-/// figures 0.75 and 1.8 s, ×2.4 apart): with a stored check of precision
-/// 150 % they share a rank (0.75 × 2.5 = 1.875 ≥ 1.8), and the Rank note
-/// says why; with 130 % they do not (1.725 < 1.8): the ranks claim no
-/// finer order than the check shows (issue #39).
-#[test]
-fn rows_within_a_reproducibility_checks_precision_share_a_rank() {
-    let runs = a_slow_host_b_fast();
-    let with = |p: f64| {
-        Summary::from_stored(&Stored {
-            runs: crate::testing::shared(runs.clone()),
-            references: passes(),
-            reproductions: vec![check_of(p)],
-            ..Default::default()
-        })
-    };
-    let coarse = with(1.5);
-    assert!((coarse.rank_precision().unwrap() - 1.5).abs() < 1e-9);
-    assert_eq!(
-        (rank(&coarse, "a"), rank(&coarse, "b")),
-        ("=1".into(), "=1".into())
-    );
-    let note = entry(&coarse, "a", "rank").note().unwrap().to_owned();
-    assert!(
-        note.contains("within the reproducibility check's precision (±150.0 %"),
-        "{note}"
-    );
-    let fine = with(1.3);
-    assert_eq!(
-        (rank(&fine, "a"), rank(&fine, "b")),
-        ("1".into(), "2".into())
-    );
-}
-
-/// A check measured on another CPU model than the rows' says so in its
-/// fact (its differences include the machines'); one on the same model
-/// does not (issue #39: the fresh boot available ran on an Intel Xeon,
-/// the edition on an AMD EPYC).
-#[test]
-fn a_check_on_another_cpu_model_says_so() {
-    let fact = |machine: &str| {
-        let (name, mut json) = check_of(0.02);
-        let mut v: serde_json::Value = serde_json::from_slice(&json).unwrap();
-        v["machine"] = machine.into();
-        json = serde_json::to_vec(&v).unwrap();
-        let s = Summary::from_stored(&Stored {
-            sessions: vec![testing::session(testing::SESSION)],
-            runs: crate::testing::shared(a_slow_host_b_fast()),
-            references: passes(),
-            reproductions: vec![(name, json)],
-            ..Default::default()
-        });
-        let facts = s.reproduced_facts();
-        assert_eq!(facts.len(), 1, "{facts:?}");
-        facts[0].1.clone()
-    };
-    // testing::machine() is "Test CPU @ 3.00GHz": "Test" as the table
-    // names machines.
-    let same = fact("Test");
-    assert!(same.contains("for 1 of 1 re-measured rows"), "{same}");
-    assert!(!same.contains("another CPU model"), "{same}");
-    let other = fact("AMD EPYC");
-    assert!(
-        other.contains("(2026-12-05, AMD EPYC); on another CPU model than the edition's (Test)"),
-        "{other}"
-    );
-}
-
-/// A stored check comes with the directory, from whoever made it: one
-/// whose ratios make no finite precision (1e-300 against 1e300) is
-/// ignored, not a reason to merge every row into one rank.
-#[test]
-fn a_forged_check_without_a_finite_precision_leaves_the_ranks_alone() {
-    let json = serde_json::json!({
-        "date": "2026-12-05T08:56:24Z",
-        "machine": "<script>alert(1)</script>",
-        "rows": [{"variant": "x assoc", "edition": 1e-300, "remeasured": 1e300}],
-        "unmatched": [],
-    });
-    let s = Summary::from_stored(&Stored {
-        runs: crate::testing::shared(a_slow_host_b_fast()),
-        references: passes(),
-        reproductions: vec![("forged.json".into(), serde_json::to_vec(&json).unwrap())],
-        ..Default::default()
-    });
-    assert_eq!(s.rank_precision(), None);
-    assert_eq!((rank(&s, "a"), rank(&s, "b")), ("1".into(), "2".into()));
 }

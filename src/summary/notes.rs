@@ -187,6 +187,7 @@ impl Summary {
         notes.extend(self.noise_note());
         notes.extend(self.machine_state_notes());
         notes.extend(self.disagreement_notes());
+        notes.extend(self.irreproducible_notes());
         notes
     }
 
@@ -305,6 +306,7 @@ impl Summary {
                     .into(),
             );
         }
+        advice.extend(self.refused_advice());
         advice
     }
 }

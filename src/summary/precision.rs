@@ -18,7 +18,7 @@ impl Summary {
             Some(host) => vec![("Precision".into(), precision_text(host))],
             None => Vec::new(),
         };
-        facts.extend(self.reproduced_facts());
+        facts.extend(self.check_facts());
         facts
     }
 
@@ -108,34 +108,6 @@ impl Summary {
             .flat_map(|c| c.runs.iter().filter_map(|r| r.block))
             .collect();
         b.into_iter().collect()
-    }
-
-    /// One "Reproduced" fact per stored reproducibility check
-    /// (`reproduce --store`): its sentence, computed here from its rows
-    /// (never a sentence the file carries), its date and machine made
-    /// inert (the file comes with the directory, from whoever made it).
-    /// A check on another CPU model than the one most rows ran on says so:
-    /// its differences include the two machines', not only the host's
-    /// state (issue #39: the fresh boot available was another model's).
-    pub(super) fn reproduced_facts(&self) -> Vec<(String, String)> {
-        let main = self
-            .main_machine
-            .and_then(|m| self.machines.get(m))
-            .map(crate::machine::Machine::short);
-        self.reproduced
-            .iter()
-            .filter(|a| !a.rows.is_empty())
-            .map(|a| {
-                let mut text = a.sentence();
-                if let Some(main) = main.as_deref().filter(|m| !m.is_empty() && *m != a.machine) {
-                    text.push_str(&format!(
-                        "; on another CPU model than the edition's ({main}): its differences \
-                         include the two machines', not only the host's state"
-                    ));
-                }
-                ("Reproduced".into(), crate::inert::text(&text))
-            })
-            .collect()
     }
 }
 

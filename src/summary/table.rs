@@ -109,7 +109,7 @@ impl Summary {
         self.normalised_columns(c);
         let why = self.rank_sharing();
         let flagged = self.disagreements();
-        c.add(col("Rank", "rank", Kind::Count), move |l| {
+        c.add(col("Rank", "rank", Kind::Rank), move |l| {
             let rank = rank_entry(l.rank, &why);
             match self.disagreeing(l.row, &flagged) {
                 Some(why) if l.rank.is_some() => {
@@ -496,7 +496,9 @@ impl Summary {
             title: self.title(),
             meta: self.meta(),
             details: self.details(),
-            tables: vec![self.table()],
+            tables: std::iter::once(self.table())
+                .chain(self.portability_tables())
+                .collect(),
             charts: super::charts::summary(self),
             advice: self.advice(),
             ..Default::default()
@@ -605,20 +607,18 @@ impl Summary {
     /// Why rows share a rank, for the note of a shared one: "whose ...".
     fn rank_sharing(&self) -> String {
         if !self.ranks_normalised() {
-            return "whose totals are within the range of its runs: these runs do not tell them \
-                    apart"
+            return "whose ranges of runs overlap its own: these runs do not tell them apart"
                 .into();
         }
-        let precision = self.rank_precision().map_or(String::new(), |p| {
-            format!(
-                ", or within the reproducibility check's precision (±{:.1} %) of them",
-                p * 100.0
-            )
-        });
-        format!(
-            "whose normalised totals' intervals overlap its own{precision}: these runs, judged \
-             against the references of their sittings, do not tell them apart"
-        )
+        if self.ranking.trusted().is_some() {
+            return "whose bands overlap its own (their normalised runs' ranges, widened by the \
+                    precision the reproducibility checks on this CPU model measured, see Rank \
+                    precision): another measurement could put them in either order"
+                .into();
+        }
+        "whose normalised totals' intervals overlap its own: these runs, judged against the \
+         references of their sittings, do not tell them apart"
+            .into()
     }
 }
 
@@ -634,7 +634,11 @@ fn rank_entry(rank: Option<Rank>, why: &str) -> Entry {
     }
     cell.marked(
         Mark::Plain,
-        Some(format!("shares rank {} with rows {why}", r.place)),
+        Some(format!(
+            "{} row{} certainly faster; not told apart from rows {why}",
+            r.place - 1,
+            if r.place == 2 { "" } else { "s" }
+        )),
     )
 }
 

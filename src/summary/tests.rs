@@ -445,7 +445,9 @@ fn newlines_and_escape_codes_in_names_stay_out_of_tables() {
 #[test]
 fn rows_within_each_others_noise_share_a_rank() {
     // (total, slowest total): b is within a's runs, c is not; d within
-    // c's; e within d's but not c's (a chain does not grow one group).
+    // c's; e within d's but not c's: e ties with d, and three rows (a, b,
+    // c) are certainly faster than it (issue #60: judged pair by pair, a
+    // chain neither grows one group nor is cut at a group's first row).
     let r = ranks(&[
         Some((10.0, 10.5)),
         Some((10.3, 10.9)),
@@ -458,7 +460,57 @@ fn rows_within_each_others_noise_share_a_rank() {
         .iter()
         .map(|r| r.map_or("-".into(), |r| r.text()))
         .collect();
-    assert_eq!(shown, ["=1", "=1", "-", "=3", "=3", "5"]);
+    assert_eq!(shown, ["=1", "=1", "-", "=3", "=3", "=4"]);
+}
+
+/// Ranks without artefacts (issue #60): a chain of rows 2 % apart at a
+/// precision of 5 % is never split at a group's first row. Each row ties
+/// with the rows within 5 % of it and its place is 1 + the rows more than
+/// 5 % ahead: neighbours always tie, places climb one at a time. Rows of
+/// one precision tie exactly when closer than it.
+#[test]
+fn a_chain_two_percent_apart_is_not_split_at_a_groups_first_row() {
+    let keys: Vec<Option<RankKey>> = (0..8)
+        .map(|i| {
+            let f = 1.02f64.powi(i);
+            Some(RankKey {
+                figure: f,
+                lo: f,
+                hi: f,
+                precision: 0.05,
+            })
+        })
+        .collect();
+    let r: Vec<String> = ranks_within(&keys)
+        .iter()
+        .map(|r| r.unwrap().text())
+        .collect();
+    assert_eq!(r, ["=1", "=1", "=1", "=2", "=3", "=4", "=5", "=6"]);
+    let pair = |a: f64, b: f64| {
+        let k = |f: f64| {
+            Some(RankKey {
+                figure: f,
+                lo: f,
+                hi: f,
+                precision: 0.05,
+            })
+        };
+        ranks_within(&[k(a), k(b)])
+            .iter()
+            .map(|r| r.unwrap().text())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(pair(1.0, 1.049), ["=1", "=1"]);
+    assert_eq!(pair(1.0, 1.051), ["1", "2"]);
+    // Any order in, the same ranks out.
+    let mut rev = keys.clone();
+    rev.reverse();
+    let back: Vec<String> = ranks_within(&rev)
+        .iter()
+        .rev()
+        .map(|r| r.unwrap().text())
+        .collect();
+    assert_eq!(back, r);
 }
 
 #[test]
