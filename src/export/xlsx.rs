@@ -1596,8 +1596,8 @@ mod sorting {
         for (name, stored) in [("synthetic", synthetic()), ("results/2026", edition_2026())] {
             let doc = document(&stored);
             let xlsx = Xlsx.render(&doc).unwrap();
-            for (t, sheet) in [(0, "Summary"), (1, "Runs")] {
-                let table = &doc.tables[t];
+            for (id, sheet) in [("summary", "Summary"), ("runs", "Runs")] {
+                let table = doc.tables.iter().find(|t| t.id == id).unwrap();
                 let rows = lo_sorted(&xlsx, sheet, "language", "asc");
                 let cols = table.data_columns();
                 assert_eq!(rows[0].len(), cols.len(), "{name} {sheet}");

@@ -259,9 +259,12 @@ impl Place {
     }
 
     /// The CPU model, as said on the page: its numbers where recorded
-    /// (`AMD EPYC [AuthenticAMD family 25 model 17]`), else its name.
+    /// (`AMD EPYC [AuthenticAMD family 25 model 17]`), else its name; a
+    /// name that carries them already (`Machine::short`: `AMD EPYC family
+    /// 25 model 17`) as it is.
     pub(crate) fn cpu_text(&self) -> String {
         match model_id(&self.cpu_id) {
+            Some(_) if self.name.contains(" family ") => self.name.clone(),
             Some(id) if !self.name.is_empty() => format!("{} [{id}]", self.name),
             Some(id) => id,
             None => self.name.clone(),
