@@ -104,24 +104,7 @@ fn real_main() -> Result<ExitCode> {
             check::command(&spawner, &a.languages.languages, a.ids_only, || a.options())
         }
         Command::New(a) => scaffold::command(&a.languages.languages, &a.options()),
-        Command::Toolchains {
-            action: ToolchainsAction::Install(a),
-        } => {
-            let langs = a.languages.load()?;
-            let variants = langs.select(&a.lang)?;
-            Ok(toolchain::install_command(
-                &variants,
-                &langs.select(&[])?,
-                a.dry_run,
-                &spawner,
-            ))
-        }
-        Command::Toolchains {
-            action: ToolchainsAction::Prune(a),
-        } => toolchain::prune_command(&a.languages.load()?.select(&[])?, a.dry_run),
-        Command::Toolchains {
-            action: ToolchainsAction::ClearCaches(a),
-        } => langbench::state::clear_caches(&a.lang, a.dry_run),
+        Command::Toolchains { action } => toolchains(action, &spawner),
         Command::Import(a) => import::command(&a.languages.load()?, &a.options()),
         Command::Compare(a) => {
             langbench::store::results_dir(&a.old, "compare: OLD")?;
@@ -173,6 +156,26 @@ fn real_main() -> Result<ExitCode> {
             history::command(languages, &a.dirs, relative_to, a.format, width, out)
         }
         Command::Expected(a) => verify::expected_command(a.bench, a.size),
+    }
+}
+
+/// `langbench toolchains install`, `prune` and `clear-caches`.
+fn toolchains(action: ToolchainsAction, spawner: &langbench::spawn::Spawner) -> Result<ExitCode> {
+    match action {
+        ToolchainsAction::Install(a) => {
+            let langs = a.languages.load()?;
+            let variants = langs.select(&a.lang)?;
+            Ok(toolchain::install_command(
+                &variants,
+                &langs.select(&[])?,
+                a.dry_run,
+                spawner,
+            ))
+        }
+        ToolchainsAction::Prune(a) => {
+            toolchain::prune_command(&a.languages.load()?.select(&[])?, a.dry_run)
+        }
+        ToolchainsAction::ClearCaches(a) => langbench::state::clear_caches(&a.lang, a.dry_run),
     }
 }
 

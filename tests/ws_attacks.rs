@@ -214,7 +214,8 @@ fn serve(mut conn: TcpStream, mode: Mode, stop: &AtomicBool, sent: &AtomicU64) {
 struct Ended {
     /// Its exit code (None: killed by a signal).
     code: Option<i32>,
-    /// Its own peak RSS (wait4), KB.
+    /// Its own peak RSS, KB: GNU time's %M where `target` ran it under
+    /// /usr/bin/time, else wait4's.
     max_rss_kb: u64,
     /// Its stdout and stderr, in order.
     output: String,
@@ -239,6 +240,8 @@ fn wait_for(child: std::process::Child, log: &Path, limit: Duration) -> Ended {
             // SAFETY: killing and reaping our own child.
             unsafe {
                 libc::kill(pid, libc::SIGKILL);
+                // And its process group, where it leads one (under time).
+                libc::kill(-pid, libc::SIGKILL);
                 libc::wait4(pid, &mut status, 0, &mut ru);
             }
             panic!(
@@ -269,6 +272,33 @@ fn start(args: &[&str], dir: &Path) -> (std::process::Child, PathBuf) {
     (child, log)
 }
 
+/// `langbench ARGS` as [`start`] does, under GNU time writing langbench's
+/// peak RSS (KB) to `dir/maxrss`, in a process group of its own.
+///
+/// Not wait4 on a child of this test binary: a child's maxrss starts at
+/// the high-water mark of the memory it was forked with (Linux keeps the
+/// old mm's at exec), the test binary's, which other tests running in it
+/// raise (CI measured 439,600 KB for both flood tests, against 11–16 MB
+/// run alone). time forks from its own small image, so %M is langbench's.
+fn start_under_time(args: &[&str], dir: &Path) -> (std::process::Child, PathBuf) {
+    use std::os::unix::process::CommandExt;
+    let log = dir.join("log");
+    let file = std::fs::File::create(&log).unwrap();
+    let child = Command::new("/usr/bin/time")
+        .arg("-o")
+        .arg(dir.join("maxrss"))
+        .args(["-f", "%M"])
+        .arg(bin())
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(file.try_clone().unwrap())
+        .stderr(file)
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    (child, log)
+}
+
 /// `langbench ws --target` against `server` with a small load (4
 /// connections unless `extra` says), results into `dir/results`: how it
 /// ended.
@@ -294,8 +324,17 @@ fn target(server: &Hostile, dir: &Path, extra: &[&str], limit: Duration) -> Ende
     if !extra.contains(&"--connections") {
         args.extend_from_slice(&["--connections", "4"]);
     }
-    let (child, log) = start(&args, dir);
-    wait_for(child, &log, limit)
+    let (child, log) = start_under_time(&args, dir);
+    let mut e = wait_for(child, &log, limit);
+    let maxrss = std::fs::read_to_string(dir.join("maxrss")).unwrap_or_default();
+    // time's file holds a "Command exited with non-zero status" line
+    // before %M when langbench failed.
+    e.max_rss_kb = maxrss
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .next_back()
+        .unwrap_or_else(|| panic!("no peak RSS from /usr/bin/time: {maxrss:?}\n{}", e.output));
+    e
 }
 
 fn ws_record(dir: &Path) -> serde_json::Value {

@@ -494,27 +494,7 @@ impl Spawner {
                 .map_err(|e| anyhow!("{e}"))?
                 .to_argv(),
         );
-        if let (true, Some(sb)) = (c.namespaces, &req.sandbox) {
-            // The documented clean environment.
-            cmd.env_clear()
-                .env(
-                    "PATH",
-                    std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into()),
-                )
-                .env("HOME", &sb.home)
-                .env("LANG", "C.UTF-8")
-                .env("TMPDIR", "/tmp");
-        }
-        if !c.namespaces {
-            cmd.envs(req.env.iter().map(|(k, v)| (k, v)));
-        }
-        if let (true, Some(_)) = (c.namespaces, &req.sandbox) {
-            // The working directory may exist only inside the sandbox
-            // ({build}): init enters it once the mounts are made.
-            cmd.current_dir("/");
-        } else {
-            cmd.current_dir(&req.cwd);
-        }
+        agent_env(&mut cmd, c, req);
         cmd.stdin(Stdio::null());
         if req.capture {
             cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
@@ -604,6 +584,33 @@ impl Spawner {
     /// Runs the command to completion.
     pub fn execute(&self, req: &Request) -> Result<Outcome> {
         self.start(req)?.wait()
+    }
+}
+
+/// The agent's environment and working directory: the documented clean
+/// environment in a sandbox (the request's own variables without one),
+/// and `/` where the working directory may exist only inside it.
+fn agent_env(cmd: &mut Command, c: &Containment, req: &Request) {
+    if let (true, Some(sb)) = (c.namespaces, &req.sandbox) {
+        // The documented clean environment.
+        cmd.env_clear()
+            .env(
+                "PATH",
+                std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into()),
+            )
+            .env("HOME", &sb.home)
+            .env("LANG", "C.UTF-8")
+            .env("TMPDIR", "/tmp");
+    }
+    if !c.namespaces {
+        cmd.envs(req.env.iter().map(|(k, v)| (k, v)));
+    }
+    if let (true, Some(_)) = (c.namespaces, &req.sandbox) {
+        // The working directory may exist only inside the sandbox
+        // ({build}): init enters it once the mounts are made.
+        cmd.current_dir("/");
+    } else {
+        cmd.current_dir(&req.cwd);
     }
 }
 
