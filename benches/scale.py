@@ -11,7 +11,8 @@ interleaved run by run, and the table shows both.
     python3 benches/scale.py [--old /tmp/lb-old] [--sizes 650,6500] [--large] [--repeat 3]
 
 The commands: `report DIR`, `report --check DIR` (after the same binary's report), `merge`
-of 10 shards, `run --resume` with every cell done (nothing to run; each
+of 10 shards (`run --resume` with every cell done is out until the
+generator seals its records: see COMMANDS; it was timed on a fresh copy each
 time on a fresh copy: of the records and their derived files, as a
 finished run leaves them, and of the records alone, which it rewrites),
 `compare A B`, `history` of 3 editions. No timing is asserted: CI runs it
@@ -34,10 +35,11 @@ COMMANDS = [
     ("report --check", ["report", "--check", "results/2026"], "check"),
     ("merge 10 shards", ["merge", "results/merged"] + [f"results/shards/{i}" for i in range(1, 11)],
      "merge"),
-    ("run --resume (done)", ["run", "--resume", "--size", "2021", "--out", "results/resume"],
-     "resume"),
-    ("run --resume (done, no derived)", ["run", "--resume", "--size", "2021", "--out",
-                                         "results/resume"], "resume-records"),
+    # `run --resume` of a done directory is out until the generator can
+    # seal its records (issue #59 row 4, 5490af6): --resume trusts only runs
+    # sealed by this machine's key, results/2026's are not, so every cell
+    # of a generated directory would be measured again.
+    # ("run --resume (done)", [...], "resume"), ("... no derived", [...], "resume-records"),
     ("compare A B", ["compare", "results/2021", "results/2026"], None),
     ("history (3)", ["history", "results/2020", "results/2021", "results/2026"], None),
 ]
