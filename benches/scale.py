@@ -12,7 +12,7 @@ interleaved run by run, and the table shows both.
 
 The commands: `report DIR`, `report --check DIR` (after the same binary's report), `merge`
 of 10 shards (`run --resume` with every cell done is out until the
-generator seals its records: see COMMANDS; it was timed on a fresh copy each
+generator seals its records: see COMMANDS; it was timed each
 time on a fresh copy: of the records and their derived files, as a
 finished run leaves them, and of the records alone, which it rewrites),
 `compare A B`, `history` of 3 editions. No timing is asserted: CI runs it
