@@ -258,18 +258,24 @@ fn wait_for(child: std::process::Child, log: &Path, limit: Duration) -> Ended {
     }
 }
 
-/// `langbench ARGS` started with its stdout and stderr into `dir/log`.
-fn start(args: &[&str], dir: &Path) -> (std::process::Child, PathBuf) {
+/// `cmd` started with its stdout and stderr into `dir/log`.
+fn spawn_logged(mut cmd: Command, dir: &Path) -> (std::process::Child, PathBuf) {
     let log = dir.join("log");
     let file = std::fs::File::create(&log).unwrap();
-    let child = Command::new(bin())
-        .args(args)
+    let child = cmd
         .stdin(Stdio::null())
         .stdout(file.try_clone().unwrap())
         .stderr(file)
         .spawn()
         .unwrap();
     (child, log)
+}
+
+/// `langbench ARGS` started with its stdout and stderr into `dir/log`.
+fn start(args: &[&str], dir: &Path) -> (std::process::Child, PathBuf) {
+    let mut cmd = Command::new(bin());
+    cmd.args(args);
+    spawn_logged(cmd, dir)
 }
 
 /// `langbench ARGS` as [`start`] does, under GNU time writing langbench's
@@ -282,21 +288,14 @@ fn start(args: &[&str], dir: &Path) -> (std::process::Child, PathBuf) {
 /// run alone). time forks from its own small image, so %M is langbench's.
 fn start_under_time(args: &[&str], dir: &Path) -> (std::process::Child, PathBuf) {
     use std::os::unix::process::CommandExt;
-    let log = dir.join("log");
-    let file = std::fs::File::create(&log).unwrap();
-    let child = Command::new("/usr/bin/time")
-        .arg("-o")
+    let mut cmd = Command::new("/usr/bin/time");
+    cmd.arg("-o")
         .arg(dir.join("maxrss"))
         .args(["-f", "%M"])
         .arg(bin())
         .args(args)
-        .stdin(Stdio::null())
-        .stdout(file.try_clone().unwrap())
-        .stderr(file)
-        .process_group(0)
-        .spawn()
-        .unwrap();
-    (child, log)
+        .process_group(0);
+    spawn_logged(cmd, dir)
 }
 
 /// `langbench ws --target` against `server` with a small load (4
