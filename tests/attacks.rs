@@ -3043,8 +3043,8 @@ fn r4_row10_a_copy_nested_25000_deep_fails_its_cell_and_the_session_goes_on() {
 /// space only, so another process writing beside a run counted as the
 /// run's, and an honest run was killed. Here the test writes 200 MB next
 /// to a run bounded at 50 MB while it runs: the run is ok. A run that
-/// writes 100 MB itself, or holds 100 MB in a file it unlinked, is still
-/// killed.
+/// writes 100 MB itself, or holds 100 MB in a file it unlinked (even from
+/// a process that made itself undumpable), is still killed.
 #[test]
 fn r4_disk_limit_counts_what_the_run_wrote_not_what_others_write_beside_it() {
     let (_, m) = marker("r4w");
@@ -3067,15 +3067,25 @@ fn r4_disk_limit_counts_what_the_run_wrote_not_what_others_write_beside_it() {
         "import os, time\nf = open('big', 'wb')\nos.unlink('big')\nfor i in range(100):\n    \
          f.write(b'x' * (1 << 20))\nf.flush()\nos.fsync(f.fileno())\ntime.sleep(2)\n{RIGHT}\n"
     );
+    // The same, from a process that made itself undumpable: its
+    // descriptors are hidden from whoever lacks CAP_SYS_PTRACE (a
+    // container's root, deploy/rehearse.sh), so the loss is taken as its.
+    let undumpable = format!("import ctypes\nctypes.CDLL(None).prctl(4, 0, 0, 0, 0)\n{hidden}");
     let toml = format!(
-        "{}{}{}",
+        "{}{}{}{}",
         r3_entry(&m, "calm", ""),
         r3_entry(&m, "hog", ""),
-        r3_entry(&m, "hidden", "")
+        r3_entry(&m, "hidden", ""),
+        r3_entry(&m, "undumpable", "")
     );
     std::fs::write(f.path().join("languages.toml"), toml).unwrap();
     std::fs::create_dir_all(f.path().join("programs")).unwrap();
-    for (id, body) in [("calm", &calm), ("hog", &hog), ("hidden", &hidden)] {
+    for (id, body) in [
+        ("calm", &calm),
+        ("hog", &hog),
+        ("hidden", &hidden),
+        ("undumpable", &undumpable),
+    ] {
         std::fs::write(f.path().join(format!("programs/{id}.py")), body).unwrap();
     }
     let args = f.run_args(&["--disk-limit", "50", "--timeout", "120"]);
@@ -3118,7 +3128,7 @@ fn r4_disk_limit_counts_what_the_run_wrote_not_what_others_write_beside_it() {
     assert!(o.status.success(), "{}", text(&o));
     let recs = records(&f);
     assert_eq!(recs["calm"]["status"], "ok", "{}", recs["calm"]);
-    for id in ["hog", "hidden"] {
+    for id in ["hog", "hidden", "undumpable"] {
         let r = &recs[id];
         assert_eq!(r["status"], "failed", "{r}");
         assert!(

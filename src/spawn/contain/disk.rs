@@ -21,7 +21,7 @@
 //!   times the last walk's duration (the walk costs at most 5 % of a CPU).
 //!
 //! A walk cut short (directories nested past what it enters, more entries
-//! than it looks at) cannot tell: the filesystems' loss is taken as the
+//! than it looks at, a process whose descriptors it may not read) cannot tell: the filesystems' loss is taken as the
 //! run's, as before. Not counted: what a process of the namespace maps
 //! after unlinking it (no descriptor left) while another process writes
 //! beside it, and space freed by others while the run writes (both hide
@@ -60,6 +60,8 @@ pub(super) struct DiskWatch {
     armed: (u64, u64),
     /// Not before this (monotonic ns).
     next_walk: u128,
+    /// The command's user and group when init is root (`--ids`).
+    ids: Option<(u32, u32)>,
 }
 
 /// `n` or, for a bound of 0, no bound.
@@ -110,6 +112,7 @@ impl DiskWatch {
             limit_files: bound(args.disk_files),
             armed: (bound(args.disk_kb), bound(args.disk_files)),
             next_walk: 0,
+            ids: args.ids,
         };
         w.start();
         Some(w)
@@ -191,43 +194,61 @@ impl DiskWatch {
                 Err(_) => u.cut = Some(nofollow::Cut::Many),
             }
         }
-        u.kb += self.unlinked_kb();
+        match self.unlinked_kb() {
+            Some(kb) => u.kb += kb,
+            // Descriptors it could not read: as a walk cut short, it
+            // cannot tell (the filesystems' loss is the run's).
+            None => u.cut = Some(nofollow::Cut::Many),
+        }
         u
     }
 
     /// KB of the regular files on the watched filesystems that the
     /// namespace's processes hold open after unlinking them (this
     /// namespace's /proc: only its own), looking at 100,000 descriptors at
-    /// most.
-    fn unlinked_kb(&self) -> u64 {
+    /// most; `None` when a process's descriptors could not be read (a
+    /// process that made itself undumpable, in a container without
+    /// CAP_SYS_PTRACE): it cannot tell.
+    ///
+    /// Read with the command's filesystem ids (`ids`, when init is root):
+    /// /proc shows a process's descriptors to a reader of its own ids
+    /// without CAP_SYS_PTRACE, which a container's root usually lacks
+    /// (podman's and Kubernetes' default capabilities leave it out), so
+    /// that as root the hidden file was not seen there (deploy/rehearse.sh).
+    fn unlinked_kb(&self) -> Option<u64> {
         use std::os::unix::fs::MetadataExt;
-        let Ok(procs) = std::fs::read_dir("/proc") else {
-            return 0;
-        };
+        let _as = FsIds::of(self.ids);
+        let procs = std::fs::read_dir("/proc").ok()?;
+        let me = std::process::id().to_string();
         let mut kb = 0;
         let mut seen = 0;
         // A file several processes (or descriptors) hold counts once.
         let mut counted = std::collections::HashSet::new();
+        // Gone meanwhile (an exited process, a closed descriptor): nothing
+        // to count. Any other error: it cannot tell.
+        let gone = |e: &std::io::Error| e.kind() == std::io::ErrorKind::NotFound;
         for p in procs.flatten() {
-            if !p
-                .file_name()
-                .as_encoded_bytes()
-                .iter()
-                .all(u8::is_ascii_digit)
-            {
+            let name = p.file_name();
+            if !name.as_encoded_bytes().iter().all(u8::is_ascii_digit) || name == *me {
                 continue;
             }
-            let Ok(fds) = std::fs::read_dir(p.path().join("fd")) else {
-                continue;
+            let fds = match std::fs::read_dir(p.path().join("fd")) {
+                Ok(fds) => fds,
+                Err(e) if gone(&e) => continue,
+                Err(_) => return None,
             };
             for fd in fds.flatten() {
                 seen += 1;
                 if seen > 100_000 {
-                    return kb;
+                    return Some(kb);
                 }
                 // Follows the descriptor to the open file itself.
-                if let Ok(m) = std::fs::metadata(fd.path())
-                    && m.is_file()
+                let m = match std::fs::metadata(fd.path()) {
+                    Ok(m) => m,
+                    Err(e) if gone(&e) => continue,
+                    Err(_) => return None,
+                };
+                if m.is_file()
                     && m.nlink() == 0
                     && self.devs.contains(&m.dev())
                     && counted.insert((m.dev(), m.ino()))
@@ -236,6 +257,35 @@ impl DiskWatch {
                 }
             }
         }
-        kb
+        Some(kb)
+    }
+}
+
+/// While alive, init's filesystem uid and gid are the command's (for
+/// reading its /proc entries); dropped, they are init's again. Without
+/// `ids` (init is not root: the command runs as init's own user), nothing
+/// changes.
+struct FsIds(Option<(u32, u32)>);
+
+impl FsIds {
+    fn of(ids: Option<(u32, u32)>) -> FsIds {
+        FsIds(ids.map(|(uid, gid)| {
+            // SAFETY: setfsgid/setfsuid change only this (single-threaded)
+            // process's filesystem ids; each returns the previous one.
+            unsafe { (libc::setfsuid(uid) as u32, libc::setfsgid(gid) as u32) }
+        }))
+    }
+}
+
+impl Drop for FsIds {
+    fn drop(&mut self) {
+        if let Some((uid, gid)) = self.0 {
+            // SAFETY: as above; init's own ids back (allowed: its euid is
+            // the fsuid it had).
+            unsafe {
+                libc::setfsgid(gid);
+                libc::setfsuid(uid);
+            }
+        }
     }
 }
