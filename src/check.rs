@@ -22,7 +22,7 @@ use crate::cell::remembered::Budget;
 use crate::cell::{Ended, Program, Verdict};
 use crate::config::{Languages, Variant};
 use crate::record::Status;
-use crate::spawn::Spawner;
+use langbench_spawn::Spawner;
 
 /// The marker `langbench new` puts in its program stubs.
 pub(crate) const STUB_MARKER: &str = "TODO(langbench)";
@@ -918,7 +918,7 @@ fn run_program(program: &Program, n: u64, timeout: Duration, stray: &mut Stray) 
     if c.namespaces && c.isolate {
         // Every process of the run died with its PID namespace: nothing
         // writes there any more while it is read.
-        stray.add(&crate::spawn::home_dir_of(build.path()), program.variant);
+        stray.add(&langbench_spawn::home_dir_of(build.path()), program.variant);
     }
     result
 }

@@ -17,8 +17,8 @@ use clap::{Parser, Subcommand};
 
 use crate::bench::{Bench, Size};
 use crate::config::{Languages, Variant};
-use crate::spawn::{Containment, Spawner};
 use crate::{check, compare, import, scaffold, suite, summary, ws};
+use langbench_spawn::{Containment, Spawner};
 
 #[derive(Parser)]
 #[command(
@@ -56,7 +56,7 @@ pub struct Cli {
     /// the host's disk, and a variant's caches or prepared copy may hold:
     /// a run past it is killed, caches or a copy past it fail the run,
     /// saying so; 0: no bound.
-    #[arg(long, global = true, value_name = "N", default_value_t = crate::spawn::DEFAULT_FILES)]
+    #[arg(long, global = true, value_name = "N", default_value_t = langbench_spawn::DEFAULT_FILES)]
     pub file_limit: u64,
     /// What a variant's toolchain caches (its `caches` directories, kept
     /// between runs) may hold, MB; a run that leaves them past it fails,
@@ -107,8 +107,8 @@ impl Cli {
             anyhow::bail!("--cgroup needs containment (drop --no-sandbox)");
         }
         containment.cgroup = match &self.cgroup {
-            Some(p) => Some(crate::spawn::cgroup::Base::given(p)?),
-            None if containment.namespaces => crate::spawn::cgroup::Base::delegated(),
+            Some(p) => Some(langbench_spawn::cgroup::Base::given(p)?),
+            None if containment.namespaces => langbench_spawn::cgroup::Base::delegated(),
             None => None,
         };
         // No command may see the results directory it is measured into.

@@ -11,9 +11,9 @@ use comfy_table::{ContentArrangement, Table};
 
 use crate::config::{Languages, Variant};
 use crate::record::VariantInfo;
-use crate::spawn::Spawner;
 use crate::toolchain;
 use crate::version_cache::{Cache, Key};
+use langbench_spawn::Spawner;
 
 /// Each variant with what is installed and its version: from the version
 /// cache where what its probe runs has not changed (see

@@ -15,18 +15,15 @@ use langbench::{toolchain, verify, ws};
 
 fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    if args
-        .get(1)
-        .is_some_and(|a| a == langbench::spawn::AGENT_ARG)
-    {
-        langbench::spawn::agent::main(&args[2..]);
+    if args.get(1).is_some_and(|a| a == langbench_spawn::AGENT_ARG) {
+        langbench_spawn::agent::main(&args[2..]);
     }
     // `measure` forks its command right here, while langbench is as small
     // as a fresh agent (see `measure::fast_args`); clap reads whatever this
     // does not take (help, errors, --cgroup). A memory limit is a delegated
     // cgroup's to enforce where langbench has one: that is the agent's way.
     if let Some(m) = langbench::measure::fast_args(&args[1..])
-        && (m.memory_limit_mb.is_none() || langbench::spawn::cgroup::Base::delegated().is_none())
+        && (m.memory_limit_mb.is_none() || langbench_spawn::cgroup::Base::delegated().is_none())
     {
         return match langbench::measure::measure_here(m) {
             Ok(code) => ExitCode::from(code as u8),
@@ -160,7 +157,7 @@ fn real_main() -> Result<ExitCode> {
 }
 
 /// `langbench toolchains install`, `prune` and `clear-caches`.
-fn toolchains(action: ToolchainsAction, spawner: &langbench::spawn::Spawner) -> Result<ExitCode> {
+fn toolchains(action: ToolchainsAction, spawner: &langbench_spawn::Spawner) -> Result<ExitCode> {
     match action {
         ToolchainsAction::Install(a) => {
             let langs = a.languages.load()?;

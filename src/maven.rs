@@ -412,11 +412,17 @@ pub(crate) fn unused(used: &std::collections::BTreeSet<String>) -> Vec<(PathBuf,
 
 /// Bytes of the regular files under `dir` (symbolic links not followed;
 /// a toolchain's setup commands wrote it, so the walk is bounded: what lies
-/// past [`crate::nofollow::Bounds::toward`] is not counted).
+/// past [`langbench_spawn::nofollow::Bounds::toward`] is not counted).
 fn size_of_tree(dir: &Path) -> u64 {
     use std::os::fd::AsFd;
-    crate::nofollow::open_trusted(dir)
-        .and_then(|d| crate::nofollow::usage(d.as_fd(), crate::nofollow::Bounds::toward(0), None))
+    langbench_spawn::nofollow::open_trusted(dir)
+        .and_then(|d| {
+            langbench_spawn::nofollow::usage(
+                d.as_fd(),
+                langbench_spawn::nofollow::Bounds::toward(0),
+                None,
+            )
+        })
         .map_or(0, |u| u.bytes)
 }
 
@@ -425,7 +431,7 @@ fn size_of_tree(dir: &Path) -> u64 {
 pub(crate) fn install(
     spec: Spec,
     dry_run: bool,
-    spawner: &crate::spawn::Spawner,
+    spawner: &langbench_spawn::Spawner,
 ) -> Result<String, InstallError> {
     validate(spec).map_err(InstallError::Invalid)?;
     let Spec { maven, bin, .. } = spec;
@@ -471,7 +477,7 @@ fn build(
     dir: &Path,
     home: &Path,
     argv: &[String],
-    spawner: &crate::spawn::Spawner,
+    spawner: &langbench_spawn::Spawner,
 ) -> Result<usize, String> {
     let io = |what: &str, p: &Path, e: std::io::Error| format!("{what} {}: {e}", p.display());
     std::fs::create_dir_all(dir.join("bin")).map_err(|e| io("cannot create", dir, e))?;
@@ -521,13 +527,13 @@ fn build(
 /// writable, the languages file's directory readable, no network, as the
 /// sandbox's user; then gives `dir` back to langbench's user, so no later
 /// sandboxed run can change the toolchain.
-fn setup(spec: Spec, dir: &Path, spawner: &crate::spawn::Spawner) -> Result<(), String> {
+fn setup(spec: Spec, dir: &Path, spawner: &langbench_spawn::Spawner) -> Result<(), String> {
     if spec.setup.is_empty() {
         return Ok(());
     }
     let ids = spawner.containment.limits.ids;
     // The setup commands write the toolchain: what it holds is theirs.
-    let bounds = crate::nofollow::Bounds::toward(spawner.containment.limits.files);
+    let bounds = langbench_spawn::nofollow::Bounds::toward(spawner.containment.limits.files);
     if let Some((uid, gid)) = ids {
         crate::scratch::chown_tree(dir, uid, gid, bounds).map_err(|e| format!("{e:#}"))?;
     }
@@ -537,7 +543,7 @@ fn setup(spec: Spec, dir: &Path, spawner: &crate::spawn::Spawner) -> Result<(), 
             let argv = expand(&words, dir, spec.root);
             eprintln!("$ {}", shell_words::join(&argv));
             let scratch = crate::scratch::dir("setup").map_err(|e| format!("{e:#}"))?;
-            let mut req = crate::spawn::Request::new(argv.clone(), dir);
+            let mut req = langbench_spawn::Request::new(argv.clone(), dir);
             req.timeout = Some(std::time::Duration::from_secs(600));
             req.readable = vec![spec.root.to_path_buf()];
             spawner.isolate(&mut req, scratch.path(), false);
@@ -547,7 +553,7 @@ fn setup(spec: Spec, dir: &Path, spawner: &crate::spawn::Spawner) -> Result<(), 
             let out = spawner
                 .execute(&req)
                 .map_err(|e| format!("setup `{command}`: cannot run {}: {e:#}", argv[0]))?;
-            if out.done.timed_out || out.done.exit != crate::spawn::Exit::Exited(0) {
+            if out.done.timed_out || out.done.exit != langbench_spawn::Exit::Exited(0) {
                 let err = out.stderr.text();
                 let tail: Vec<&str> = err.trim().lines().rev().take(4).collect();
                 return Err(format!(

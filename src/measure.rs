@@ -9,8 +9,8 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::document::thousands;
-use crate::spawn::refusal::Facts;
-use crate::spawn::{Containment, Exit, Outcome, Request, Spawner};
+use langbench_spawn::refusal::Facts;
+use langbench_spawn::{Containment, Exit, Outcome, Request, Spawner};
 
 #[derive(Serialize)]
 pub(crate) struct Measurement {
@@ -187,7 +187,7 @@ pub fn measure_here(a: FastArgs) -> Result<i32> {
     let mut req = Request::new(a.command.clone(), std::path::Path::new("."));
     req.timeout = a.timeout;
     req.capture = false;
-    let o = match crate::spawn::run_here(&c, &req) {
+    let o = match langbench_spawn::run_here(&c, &req) {
         // Where the kernel refuses the namespaces (or the fresh /proc),
         // nothing ran (they come first): stop with the missing privilege,
         // as every other command does (`Containment::require`), rather

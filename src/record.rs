@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::bench::Bench;
 use crate::machine::Machine;
-use crate::spawn::Exit;
+use langbench_spawn::Exit;
 
 /// Version of the record format. Bump when a field changes meaning; readers
 /// refuse records newer than they know and read older ones (see

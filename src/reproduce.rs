@@ -28,8 +28,8 @@ use crate::config::{Languages, Variant};
 use crate::reference::{HostSpeed, Normalised};
 use crate::reproduced::verify::{EditionBasis, ratios_by_cells, ratios_by_passes};
 use crate::reproduced::{Agreement, Level, Place, WITHIN};
-use crate::spawn::Spawner;
 use crate::store::{Store, Stored};
+use langbench_spawn::Spawner;
 
 /// The fewest variants a check re-measures (or all there are).
 pub(crate) const MIN_SAMPLE: usize = 6;

@@ -259,25 +259,27 @@ pub(crate) fn entries_under(top: &Path) -> Vec<std::fs::DirEntry> {
 
 /// `chown -R` without following symlinks: `dir` itself is opened without
 /// following one, everything beneath it reached from its descriptor
-/// ([`crate::nofollow::chown_tree`]), within `bounds`.
+/// ([`langbench_spawn::nofollow::chown_tree`]), within `bounds`.
 pub(crate) fn chown_tree(
     dir: &Path,
     uid: u32,
     gid: u32,
-    bounds: crate::nofollow::Bounds,
+    bounds: langbench_spawn::nofollow::Bounds,
 ) -> Result<()> {
     let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else {
         anyhow::bail!("cannot chown {}", dir.display());
     };
-    crate::nofollow::open_trusted(parent)
+    langbench_spawn::nofollow::open_trusted(parent)
         .and_then(|p| {
-            crate::nofollow::dir_beneath(
+            langbench_spawn::nofollow::dir_beneath(
                 std::os::fd::AsFd::as_fd(&p),
                 Path::new(name),
-                crate::nofollow::Create::No,
+                langbench_spawn::nofollow::Create::No,
             )
         })
-        .and_then(|d| crate::nofollow::chown_tree(std::os::fd::AsFd::as_fd(&d), uid, gid, bounds))
+        .and_then(|d| {
+            langbench_spawn::nofollow::chown_tree(std::os::fd::AsFd::as_fd(&d), uid, gid, bounds)
+        })
         .with_context(|| format!("cannot chown {}", dir.display()))?;
     Ok(())
 }

@@ -11,9 +11,9 @@ use crate::noise::Runs;
 use crate::progress::say;
 use crate::record::{Origin, SCHEMA, SessionRecord, VariantInfo, now_rfc3339};
 use crate::signals::interrupted;
-use crate::spawn::Spawner;
 use crate::store::Store;
 use crate::toolchain;
+use langbench_spawn::Spawner;
 
 /// What a session record says about how it ran.
 pub(crate) struct SessionParams<'a> {

@@ -15,7 +15,7 @@ use anyhow::{Context, Result};
 
 use crate::bench::Bench;
 use crate::config::Variant;
-use crate::nofollow::{self, Create, Usage};
+use langbench_spawn::nofollow::{self, Create, Usage};
 
 /// The directory langbench keeps its per-variant state in (made
 /// canonical once it exists: the sandbox opens what lies in it by a path
@@ -36,7 +36,7 @@ pub(crate) fn root() -> PathBuf {
 
 /// The state directory, created (it is the maintainer's path, links in
 /// it followed) and open: what lies in it is reached from here, never
-/// through a link ([`crate::nofollow`]).
+/// through a link ([`langbench_spawn::nofollow`]).
 fn open_root() -> Result<(PathBuf, OwnedFd)> {
     let dir = root();
     std::fs::create_dir_all(&dir)
@@ -185,7 +185,7 @@ impl Caches {
         self.dirs
             .iter()
             .map(|(host, _)| usage_of(host, bounds))
-            .fold(Usage::default(), Usage::add)
+            .fold(Usage::default(), |a, b| a + b)
     }
 
     /// Why the caches are past their bound (`None`: within it, or none):

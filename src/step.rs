@@ -10,9 +10,9 @@ use anyhow::Result;
 
 use crate::config::Variant;
 use crate::signals;
-use crate::spawn::proxy::Proxy;
-use crate::spawn::{Outcome, Spawner};
 use crate::state::Caches;
+use langbench_spawn::proxy::Proxy;
+use langbench_spawn::{Outcome, Spawner};
 
 /// One command of a variant, ready to start.
 pub(crate) struct Step<'a> {
@@ -162,7 +162,7 @@ pub(crate) fn read_only_hint(o: &Outcome) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spawn::{Captured, Done, Exit};
+    use langbench_spawn::{Captured, Done, Exit};
 
     fn outcome(stderr: &str) -> Outcome {
         Outcome {

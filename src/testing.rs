@@ -8,8 +8,8 @@ use serde_json::json;
 use crate::bench::Bench;
 use crate::machine::Machine;
 use crate::record::{Origin, RunRecord, SCHEMA, SessionRecord, Status, VariantInfo};
-use crate::spawn::Exit;
 use crate::ws_record::WsRecord;
+use langbench_spawn::Exit;
 
 /// The session every fake record belongs to unless told otherwise.
 pub(crate) const SESSION: &str = "s1";

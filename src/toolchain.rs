@@ -8,7 +8,7 @@ use anyhow::{Result, bail};
 
 use crate::config::Variant;
 use crate::record::VariantInfo;
-use crate::spawn::Spawner;
+use langbench_spawn::Spawner;
 
 /// How long a version probe may take: a toolchain that prints its version
 /// takes well under a second (a JVM a few); one that hangs must not stall
@@ -110,7 +110,7 @@ const BUSY_CPU: Duration = Duration::from_secs(1);
 /// once more with [`BUSY_PROBE_TIMEOUT`], one that was waiting (hung) is
 /// not: it says "timed out".
 pub(crate) fn version(spawner: &Spawner, v: &Variant) -> Result<String> {
-    let probe = |timeout: Duration| -> Result<crate::spawn::Outcome> {
+    let probe = |timeout: Duration| -> Result<langbench_spawn::Outcome> {
         let dir = crate::scratch::dir("probe")?;
         let mut req = v.request(v.version.expand(&Default::default()), dir.path());
         req.timeout = Some(timeout);
@@ -144,7 +144,7 @@ pub(crate) fn version(spawner: &Spawner, v: &Variant) -> Result<String> {
 
 /// Whether a timed-out probe was working (its process, or its tree, used
 /// [`BUSY_CPU`]), not waiting.
-fn busy(o: &crate::spawn::Outcome) -> bool {
+fn busy(o: &langbench_spawn::Outcome) -> bool {
     let own = o.done.user + o.done.sys;
     let tree = o
         .done

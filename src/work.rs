@@ -16,8 +16,8 @@ use crate::bench::{Bench, Size};
 use crate::cell::{Cell, Counter, Program};
 use crate::config::Variant;
 use crate::record::{Status, WorkRecord, now_rfc3339};
-use crate::spawn::{Exit, Request, Spawner};
 use crate::store::Store;
+use langbench_spawn::{Exit, Request, Spawner};
 
 /// A work count's size unless `--size` says otherwise.
 pub const DEFAULT_N: u64 = 100_000;

@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::record::Origin;
-use crate::spawn::Exit;
+use langbench_spawn::Exit;
 
 /// The file of a results directory that holds these records.
 pub const WS_RECORDS: &str = "ws.jsonl";

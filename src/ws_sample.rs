@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use crate::spawn::procstat::Stat;
+use langbench_spawn::procstat::Stat;
 
 /// One look at the tree.
 #[derive(Debug, Clone, Copy, Default)]

@@ -6,7 +6,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use crate::util::*;
-use langbench::spawn::{Containment, Exit, Request, Spawner};
+use langbench_spawn::{Containment, Exit, Request, Spawner};
 
 /// Contained and sandboxed, as `langbench run` spawns (issue #9): the
 /// figures must stay those of /usr/bin/time.
@@ -173,7 +173,7 @@ fn flooding_output_is_bounded_and_counted() {
     );
     let o = spawner().execute(&req).unwrap();
     assert_eq!(o.stdout.total, 50_000_000);
-    assert_eq!(o.stdout.bytes.len(), langbench::spawn::STDOUT_KEEP);
+    assert_eq!(o.stdout.bytes.len(), langbench_spawn::STDOUT_KEEP);
     assert!(o.stdout.truncated());
 }
 

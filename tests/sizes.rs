@@ -117,10 +117,10 @@ impl<'ast> Visit<'ast> for Sizes<'_> {
 
 /// Reads `path` (a module whose submodules live in `dir`) and, through its
 /// `mod x;` declarations that are not test-only, every file beneath it.
-fn read_module(src: &Path, path: &Path, dir: &Path, out: &mut Vec<Function>) {
+fn read_module(path: &Path, dir: &Path, out: &mut Vec<Function>) {
     let text = std::fs::read_to_string(path).unwrap();
     let file = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let rel = path.strip_prefix(src.parent().unwrap()).unwrap();
+    let rel = path.strip_prefix(util::repo()).unwrap();
     let rel = rel.to_string_lossy().replace('\\', "/");
     Sizes {
         file: &rel,
@@ -140,16 +140,22 @@ fn read_module(src: &Path, path: &Path, dir: &Path, out: &mut Vec<Function>) {
         } else {
             (dir.join(&name).join("mod.rs"), dir.join(&name))
         };
-        read_module(src, &child, &child_dir, out);
+        read_module(&child, &child_dir, out);
     }
 }
 
-/// Every function of the library and the binary, longest first.
+/// Every function of the library, the binary and the workspace's crates
+/// (crates/*/src/lib.rs), longest first.
 fn functions() -> Vec<Function> {
-    let src = util::repo().join("src");
+    let repo = util::repo();
+    let src = repo.join("src");
     let mut out = Vec::new();
     for root in ["lib.rs", "main.rs"] {
-        read_module(&src, &src.join(root), &src, &mut out);
+        read_module(&src.join(root), &src, &mut out);
+    }
+    for c in std::fs::read_dir(repo.join("crates")).unwrap().flatten() {
+        let src = c.path().join("src");
+        read_module(&src.join("lib.rs"), &src, &mut out);
     }
     out.sort_by(|a, b| b.lines.cmp(&a.lines).then(a.place.cmp(&b.place)));
     out
@@ -187,6 +193,11 @@ fn the_size_reader_sees_the_crate_and_not_its_tests() {
         all.iter()
             .any(|f| f.name == "main" && f.place.starts_with("src/main.rs:")),
         "main.rs's main not read"
+    );
+    assert!(
+        all.iter()
+            .any(|f| f.name == "init_main" && f.place.starts_with("crates/spawn/src/")),
+        "crates/spawn's init_main not read"
     );
     assert!(
         !all.iter()

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use crate::util::*;
 use langbench::config::Languages;
-use langbench::spawn::{Exit, Spawner};
 use langbench::ws::{self, WsRecord, WsStatus};
+use langbench_spawn::{Exit, Spawner};
 
 const FIXTURE: &str = include_str!("fixtures/ws_fixture.py");
 

@@ -9,11 +9,11 @@ use anyhow::{Context, Result};
 
 use crate::bench::Bench;
 use crate::config::{Template, Variant, Vars};
-use crate::spawn::proxy::Proxy;
-use crate::spawn::{Exit, Spawner};
 use crate::state::Caches;
 use crate::step::{Step, stderr_tail};
 use crate::verify;
+use langbench_spawn::proxy::Proxy;
+use langbench_spawn::{Exit, Spawner};
 
 use super::judge::{self, Verdict};
 use super::remembered::{self, Answer, Budget, Place, Searched};
@@ -132,7 +132,7 @@ impl<'a> Program<'a> {
             .ok_or("no program")?;
         let c = &spawner.containment;
         let sandboxed = c.namespaces && c.isolate;
-        let bounds = crate::nofollow::Bounds::toward(c.limits.files);
+        let bounds = langbench_spawn::nofollow::Bounds::toward(c.limits.files);
         crate::state::sync_copy(checkout, &copy, c.limits.ids.filter(|_| sandboxed), bounds)
             .map_err(|e| format!("cannot copy {} for prepare: {e:#}", checkout.display()))?;
         // The copy by the path the sandbox binds it at: its parent (the
@@ -280,7 +280,7 @@ impl<'a> Program<'a> {
         let mut totals = Totals::default();
         let v = self.variant;
         let ended = steps::run_steps(&v.build, &v.run, &mut execute, &mut totals);
-        let output = |o: &crate::spawn::Outcome| {
+        let output = |o: &langbench_spawn::Outcome| {
             let expected = verify::expected(self.bench, n).unwrap_or_default();
             verify::check(&expected, &o.stdout.bytes, o.stdout.truncated())
         };

@@ -9,7 +9,7 @@ use anyhow::Result;
 
 use crate::config::Template;
 use crate::record::RunRecord;
-use crate::spawn::{Exit, Outcome};
+use langbench_spawn::{Exit, Outcome};
 
 /// How a cell's commands run: through the spawner (a closure building
 /// each [`crate::step::Step`], [`super::Program::attempt`]), or a script of
@@ -97,7 +97,7 @@ pub(crate) struct Totals {
     /// The exit of the last step that ran.
     pub(super) exit: Option<Exit>,
     /// What the steps did against the run's bounds.
-    pub(super) bounds: crate::spawn::Bounds,
+    pub(super) bounds: langbench_spawn::Bounds,
 }
 
 impl Totals {

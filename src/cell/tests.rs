@@ -11,8 +11,8 @@ use super::steps::{Executor, Totals, run_steps};
 use crate::bench::Bench;
 use crate::config::Template;
 use crate::record::{RunRecord, Status};
-use crate::spawn::{Captured, Done, Exit, Limits, Outcome, TreeUsage, escape};
 use crate::testing;
+use langbench_spawn::{Captured, Done, Exit, Limits, Outcome, TreeUsage, escape};
 
 /// Outcomes in the order the cell's commands ask for them; the
 /// commands it was asked to run, by their text.

@@ -506,12 +506,12 @@ fn check_home_allowed(
     home_dirs: &[PathBuf],
     at: usize,
 ) -> Result<(), ConfigError> {
-    use crate::spawn::home::MANAGERS;
+    use langbench_spawn::home::MANAGERS;
     for rel in home_dirs {
-        let Some(why) = crate::spawn::home::refused(rel) else {
+        let Some(why) = langbench_spawn::home::refused(rel) else {
             continue;
         };
-        let dir = |m: &crate::spawn::home::Manager| format!("~/{}", m.dir);
+        let dir = |m: &langbench_spawn::home::Manager| format!("~/{}", m.dir);
         let whole: Vec<String> = MANAGERS
             .iter()
             .filter(|m| m.holds.is_none())

@@ -132,7 +132,7 @@ impl Variant {
     /// With a Maven toolchain, its `bin/` comes first on PATH (so scripts
     /// find its launchers) and a launcher as the program is started by its
     /// full path (the agent looks programs up on langbench's own PATH).
-    pub(crate) fn request(&self, mut argv: Vec<String>, cwd: &Path) -> crate::spawn::Request {
+    pub(crate) fn request(&self, mut argv: Vec<String>, cwd: &Path) -> langbench_spawn::Request {
         let launchers = self.launchers();
         let bin = launchers.map(|(h, _)| h.join("bin"));
         if let (Some((_, names)), Some(bin), Some(program)) = (launchers, &bin, argv.first_mut())
@@ -140,7 +140,7 @@ impl Variant {
         {
             *program = bin.join(&*program).display().to_string();
         }
-        let mut req = crate::spawn::Request::new(argv, cwd);
+        let mut req = langbench_spawn::Request::new(argv, cwd);
         req.readable = vec![self.root.clone()];
         req.home_dirs = self.home_dirs.clone();
         if let (Some((home, _)), Some(bin)) = (launchers, &bin) {

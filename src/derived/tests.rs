@@ -16,11 +16,11 @@ use crate::compare::table::compare;
 use crate::config::Languages;
 use crate::record::CacheStart::{Cold, Warm};
 use crate::record::{RunRecord, SessionRecord, Status};
-use crate::spawn::Exit;
 use crate::store::Store;
 use crate::summary::View;
 use crate::testing::{self, run, session, variant};
 use crate::ws_record::{WS_RECORDS, WsRecord, WsStatus};
+use langbench_spawn::Exit;
 
 const CPU: [Bench; 3] = [Assoc, NumComb, StrComb];
 

@@ -23,8 +23,8 @@ use crate::record::{RunRecord, Status, VariantInfo};
 use crate::resume::{self, Held};
 use crate::schedule::{CellExecutor, Ready};
 use crate::signals::interrupted;
-use crate::spawn::Spawner;
 use crate::store::Store;
+use langbench_spawn::Spawner;
 
 use super::options::Options;
 

@@ -39,10 +39,10 @@ use crate::resume::{self, Held};
 use crate::schedule::{self, Blocks, CellByCell, InRounds, Rounds};
 use crate::session::{SessionParams, begin_session};
 use crate::signals::{install_interrupt_handler, interrupted};
-use crate::spawn::Spawner;
 use crate::store::Store;
 use crate::summary::Summary;
 use crate::verify;
+use langbench_spawn::Spawner;
 
 /// `langbench run`: this shard's variants (with `--shard`), the CPU
 /// benchmarks of those that have one ([`benchmark`]), their table fitted

@@ -44,7 +44,7 @@ use crate::machine::Machine;
 use crate::noise::{NoiseSample, Spread};
 use crate::record::{Origin, RunRecord, Status};
 use crate::reference::{HostSpeed, Normalised};
-use crate::spawn::{Exit, signal_name};
+use langbench_spawn::{Exit, signal_name};
 
 /// A run left out of its cell's spread: it started on cold caches.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

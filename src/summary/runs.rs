@@ -7,8 +7,8 @@ use super::{Cell, Row, Summary};
 use crate::document::columns::{Columns, col};
 use crate::document::{Entry, Kind, Streamed, Table};
 use crate::record::{CacheStart, Origin, RunRecord};
-use crate::spawn::Exit;
 use crate::store::Stored;
+use langbench_spawn::Exit;
 
 /// One stored run, with what its cell in the summary says of it.
 struct Run<'a> {

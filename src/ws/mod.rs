@@ -27,12 +27,12 @@ use crate::progress::{message, progress_bar, say};
 use crate::record::{Origin, SCHEMA, VariantInfo, now_rfc3339};
 use crate::session::{SessionParams, begin_session};
 use crate::signals::interrupted;
-use crate::spawn::{Exit, Outcome, Request, Running, Spawner};
 use crate::step::stderr_tail;
 use crate::store::Store;
 use crate::ws_load::{client, drive};
 use crate::ws_record::{Placement, WS_RECORDS};
 use crate::ws_summary;
+use langbench_spawn::{Exit, Outcome, Request, Running, Spawner};
 
 /// Raises RLIMIT_NOFILE to its hard limit (inherited by servers started
 /// afterwards). Returns the new soft limit.
@@ -349,7 +349,7 @@ impl Ctx<'_> {
         // (see `client::Target::netns`). Without root langbench cannot
         // enter it, so the server keeps the host's network.
         self.spawner
-            .isolate(&mut req, build, !crate::spawn::can_enter_netns());
+            .isolate(&mut req, build, !langbench_spawn::can_enter_netns());
         // Its prepared copy (npm's node_modules, a built binary), read-only.
         if let (Some(sb), Some(copy)) = (req.sandbox.as_mut(), &program.copy) {
             sb.readable.push(copy.clone());

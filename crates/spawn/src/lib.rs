@@ -20,14 +20,15 @@
 pub mod agent;
 pub mod cgroup;
 pub(crate) mod contain;
-pub(crate) mod escape;
+pub mod escape;
 mod event;
-pub(crate) mod home;
+pub mod home;
 mod kit;
+pub mod nofollow;
 mod outcome;
-pub(crate) mod procstat;
-pub(crate) mod proxy;
-pub(crate) mod refusal;
+pub mod procstat;
+pub mod proxy;
+pub mod refusal;
 
 use std::ffi::CString;
 use std::io::{BufRead, BufReader, Read};
@@ -196,7 +197,7 @@ pub const DEFAULT_FILES: u64 = 1_000_000;
 /// The host directory that is the sandboxed HOME of a run whose build
 /// directory is `build` (bound at [`SANDBOX_HOME`]; removed with `build`):
 /// what the run left in its HOME, `check` reads there.
-pub(crate) fn home_dir_of(build: &Path) -> PathBuf {
+pub fn home_dir_of(build: &Path) -> PathBuf {
     build.join(".home")
 }
 
@@ -249,7 +250,7 @@ impl Containment {
     }
 
     /// One line for the session record.
-    pub(crate) fn describe(&self) -> String {
+    pub fn describe(&self) -> String {
         if !self.namespaces {
             return "none (--no-sandbox): process group + subreaper + sweep; no tree figures, no memory limit".into();
         }
@@ -302,7 +303,7 @@ impl Containment {
     /// namespaces, the fresh /proc, a mount) returns the refusal with the
     /// missing privilege and what to do ([`refusal::Facts::explain`]).
     /// Nothing to check with `--no-sandbox`.
-    pub(crate) fn require(&self, spawner_exe: &Path) -> Result<()> {
+    pub fn require(&self, spawner_exe: &Path) -> Result<()> {
         if !self.namespaces {
             return Ok(());
         }
@@ -336,14 +337,14 @@ impl Containment {
 
     /// Whether `e`, from running a command, is the kernel refusing the
     /// namespaces or the fresh /proc (not the command failing).
-    pub(crate) fn refused(e: &anyhow::Error) -> bool {
+    pub fn refused(e: &anyhow::Error) -> bool {
         let e = e.to_string();
         e.starts_with(contain::REFUSED) || e.starts_with("sandbox: mount /proc")
     }
 
     /// The method that measured the trees, for the session record's
     /// `tree_measure`.
-    pub(crate) fn tree_measure(&self) -> &'static str {
+    pub fn tree_measure(&self) -> &'static str {
         match (&self.cgroup, self.namespaces) {
             (_, false) => "none",
             (Some(c), true) if c.memory => "cgroup v2",
@@ -375,7 +376,7 @@ impl Request {
 /// Whether this process may enter another network namespace (`setns`
 /// needs CAP_SYS_ADMIN in its own user namespace: root, in practice). The
 /// ws load client does, to reach a sandboxed server that has only `lo`.
-pub(crate) fn can_enter_netns() -> bool {
+pub fn can_enter_netns() -> bool {
     const CAP_SYS_ADMIN: u32 = 21;
     std::fs::read_to_string("/proc/self/status")
         .ok()
@@ -433,7 +434,7 @@ impl Spawner {
             Some(real) => req
                 .home_dirs
                 .iter()
-                .flat_map(|rel| crate::spawn::home::declared(real, rel))
+                .flat_map(|rel| crate::home::declared(real, rel))
                 .filter(|rel| real.join(rel).exists())
                 .map(|rel| (real.join(&rel), home.join(&rel)))
                 .collect(),
@@ -461,7 +462,7 @@ impl Spawner {
     /// The `{build}` of a run whose build directory is `build` on the host:
     /// [`SANDBOX_BUILD`] where runs are sandboxed (see [`Self::isolate`]),
     /// else `build` itself.
-    pub(crate) fn build_path(&self, build: &Path) -> PathBuf {
+    pub fn build_path(&self, build: &Path) -> PathBuf {
         if self.containment.namespaces && self.containment.isolate {
             PathBuf::from(SANDBOX_BUILD)
         } else {
@@ -470,7 +471,7 @@ impl Spawner {
     }
 
     /// The spawner of the running langbench binary.
-    pub(crate) fn current() -> Result<Self> {
+    pub fn current() -> Result<Self> {
         Ok(Spawner::new(
             std::env::current_exe().context("cannot locate the langbench executable")?,
         ))
@@ -717,7 +718,7 @@ fn canonical_parent(p: &Path) -> PathBuf {
 /// the current directory with stdin from /dev/null and langbench's
 /// stdout/stderr; `req.cwd`, `req.env`, `req.sandbox` and `req.capture`
 /// are not supported here.
-pub(crate) fn run_here(c: &Containment, req: &Request) -> Result<Outcome> {
+pub fn run_here(c: &Containment, req: &Request) -> Result<Outcome> {
     if req.argv.is_empty() {
         bail!("empty command");
     }
@@ -751,7 +752,7 @@ pub struct Running {
 
 impl Running {
     /// Pid of the command (also its process group id).
-    pub(crate) fn pid(&self) -> i32 {
+    pub fn pid(&self) -> i32 {
         self.pid
     }
 
@@ -760,7 +761,7 @@ impl Running {
     /// from the agent, which unshared it for itself (init and the command
     /// inherit it) before it reported the command's pid; an error once the
     /// agent has ended.
-    pub(crate) fn netns(&self) -> Result<Option<OwnedFd>> {
+    pub fn netns(&self) -> Result<Option<OwnedFd>> {
         if !self.private_net {
             return Ok(None);
         }
@@ -770,12 +771,12 @@ impl Running {
     }
 
     /// Pid of the agent process (signal it with SIGTERM to stop the command).
-    pub(crate) fn agent_pid(&self) -> i32 {
+    pub fn agent_pid(&self) -> i32 {
         self.agent.id() as i32
     }
 
     /// Whether the command has finished (the agent reports before exiting).
-    pub(crate) fn has_exited(&mut self) -> bool {
+    pub fn has_exited(&mut self) -> bool {
         // The command's pid stays a zombie child of the agent until it is
         // reaped, and /proc/PID/stat shows it as 'Z' until then.
         Stat::of(self.pid).is_none_or(|s| s.is_zombie())

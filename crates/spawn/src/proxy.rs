@@ -199,7 +199,7 @@ const TRUST_ENV: &[&str] = &[
 ];
 
 /// A running proxy; stopped when dropped.
-pub(crate) struct Proxy {
+pub struct Proxy {
     netns: PathBuf,
     port: u16,
     stop: Arc<AtomicBool>,
@@ -214,7 +214,7 @@ impl Proxy {
     /// `max_connections` connections at once (the step's process bound,
     /// `--max-processes`; never more than [`MAX_CONNECTIONS`]). `Err`
     /// (why) where that cannot be done (not root).
-    pub(crate) fn start(max_connections: u64) -> Result<Proxy, String> {
+    pub fn start(max_connections: u64) -> Result<Proxy, String> {
         let cap = usize::try_from(max_connections)
             .unwrap_or(MAX_CONNECTIONS)
             .clamp(1, MAX_CONNECTIONS);
@@ -297,12 +297,12 @@ impl Proxy {
     }
 
     /// The network namespace to join (`--netns` of the agent).
-    pub(crate) fn netns(&self) -> &Path {
+    pub fn netns(&self) -> &Path {
         &self.netns
     }
 
     /// The environment that sends a package manager through the proxy.
-    pub(crate) fn env(&self) -> Vec<(String, String)> {
+    pub fn env(&self) -> Vec<(String, String)> {
         let url = format!("http://127.0.0.1:{}", self.port);
         let mut env: Vec<(String, String)> = [
             "HTTPS_PROXY",

@@ -11,8 +11,8 @@
 /// as that many appeared; an idle daemon costs the whole window (after the
 /// command's figures were taken: its wall time is not affected). Long
 /// enough for a walker to show itself on a loaded CPU.
-pub(crate) const WALK_WATCH_MS: u64 = 500;
-pub(crate) const WALK_MIN_NEW: usize = 3;
+pub const WALK_WATCH_MS: u64 = 500;
+pub const WALK_MIN_NEW: usize = 3;
 
 /// The tree used more CPU than the process itself by more than this many
 /// seconds, and by more than [`CPU_EXCESS_FRACTION`] of the process's own:
@@ -28,19 +28,19 @@ const SINGLE_RSS_FACTOR: u64 = 2;
 const SINGLE_RSS_EXCESS_KB: u64 = 50 * 1024;
 
 /// Whether the tree's CPU seconds escaped the process's own.
-pub(crate) fn cpu_escaped(tree_cpu_s: f64, own_cpu_s: f64) -> bool {
+pub fn cpu_escaped(tree_cpu_s: f64, own_cpu_s: f64) -> bool {
     tree_cpu_s - own_cpu_s > CPU_EXCESS_MIN_S.max(CPU_EXCESS_FRACTION * own_cpu_s)
 }
 
 /// Whether the largest single process of the tree (KB) escaped the
 /// process's own peak.
-pub(crate) fn memory_escaped(single_kb: u64, own_kb: u64) -> bool {
+pub fn memory_escaped(single_kb: u64, own_kb: u64) -> bool {
     single_kb > SINGLE_RSS_FACTOR * own_kb && single_kb - own_kb > SINGLE_RSS_EXCESS_KB
 }
 
 /// Whether the processes a command left running started enough new ones
 /// after it exited to be a fork-walker.
-pub(crate) fn fork_walker(forked_after: u32) -> bool {
+pub fn fork_walker(forked_after: u32) -> bool {
     forked_after as usize >= WALK_MIN_NEW
 }
 

@@ -16,7 +16,7 @@ use procfs::FromRead;
 /// The fields of `/proc/PID/stat` langbench reads (proc(5) numbers the
 /// fields from 1: the pid is 1, the command name 2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Stat {
+pub struct Stat {
     /// Field 3: `R` running, `S` sleeping, `D` disk sleep, `Z` zombie,
     /// `X` dead, ...
     pub state: char,
@@ -37,7 +37,7 @@ pub(crate) struct Stat {
 
 impl Stat {
     /// The stat of process `pid` (`None`: gone, or unreadable).
-    pub(crate) fn of(pid: i32) -> Option<Stat> {
+    pub fn of(pid: i32) -> Option<Stat> {
         Stat::read(&format!("/proc/{pid}/stat"))
     }
 
@@ -52,7 +52,7 @@ impl Stat {
 
     /// Parses the file's contents (`None`: not a stat line).
     #[cfg(test)]
-    pub(crate) fn parse(text: &[u8]) -> Option<Stat> {
+    pub fn parse(text: &[u8]) -> Option<Stat> {
         procfs::process::Stat::from_read(text).ok().map(Stat::from)
     }
 

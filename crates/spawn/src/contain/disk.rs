@@ -190,7 +190,7 @@ impl DiskWatch {
         let mut u = Usage::default();
         for d in &self.dirs {
             match nofollow::usage(d.as_fd(), bounds, Some(self.since)) {
-                Ok(more) => u = u.add(more),
+                Ok(more) => u = u + more,
                 Err(_) => u.cut = Some(nofollow::Cut::Many),
             }
         }

@@ -128,12 +128,12 @@ pub struct Done {
     pub bounds: Bounds,
 }
 
-#[cfg(test)]
 impl Done {
     /// A command that ended with `exit` and did nothing else (zero time
     /// and memory, no tree, no verdict): the base the tests' scripted
-    /// outcomes fill in with `..Done::exited(exit)`.
-    pub(crate) fn exited(exit: Exit) -> Done {
+    /// outcomes fill in with `..Done::exited(exit)` (the app's tests too,
+    /// so not behind `cfg(test)`).
+    pub fn exited(exit: Exit) -> Done {
         Done {
             exit,
             wall: Duration::ZERO,

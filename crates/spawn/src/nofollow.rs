@@ -27,7 +27,7 @@ use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 
 /// Where a walk creates the directories it misses, and for whom.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Create {
+pub enum Create {
     /// Nothing is created: a missing directory is an error.
     No,
     /// Missing directories are created (0755), owned by whoever walks.
@@ -39,7 +39,7 @@ pub(crate) enum Create {
 /// Opens `path` as langbench names it (its state directory, a build
 /// directory it made): links in it are the machine's own and followed.
 /// An `O_PATH` descriptor, for walking from.
-pub(crate) fn open_trusted(path: &Path) -> io::Result<OwnedFd> {
+pub fn open_trusted(path: &Path) -> io::Result<OwnedFd> {
     rustix::fs::open(
         path,
         OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
@@ -50,7 +50,7 @@ pub(crate) fn open_trusted(path: &Path) -> io::Result<OwnedFd> {
 
 /// Opens the absolute `path` without following a link anywhere in it (a
 /// path langbench made canonical, with a part a command could write).
-pub(crate) fn open_absolute(path: &Path) -> io::Result<OwnedFd> {
+pub fn open_absolute(path: &Path) -> io::Result<OwnedFd> {
     let rel = path.strip_prefix("/").map_err(|_| {
         io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -65,7 +65,7 @@ pub(crate) fn open_absolute(path: &Path) -> io::Result<OwnedFd> {
 /// one component at a time, following no link: an `O_PATH` descriptor
 /// of it. `rel` is relative, without `..` (an error otherwise); empty
 /// or `.` is `dir` itself.
-pub(crate) fn dir_beneath(dir: BorrowedFd<'_>, rel: &Path, create: Create) -> io::Result<OwnedFd> {
+pub fn dir_beneath(dir: BorrowedFd<'_>, rel: &Path, create: Create) -> io::Result<OwnedFd> {
     let mut cur = rustix::io::fcntl_dupfd_cloexec(dir, 0)?;
     let mut walked = std::path::PathBuf::new();
     for c in rel.components() {
@@ -137,7 +137,7 @@ fn chown_at(dir: BorrowedFd<'_>, name: &OsStr, uid: u32, gid: u32) -> io::Result
 
 /// Gives the directory (or file) `fd` is open on to `uid`:`gid`: the
 /// very one that was opened, whatever its path has become.
-pub(crate) fn chown_fd(fd: BorrowedFd<'_>, uid: u32, gid: u32) -> io::Result<()> {
+pub fn chown_fd(fd: BorrowedFd<'_>, uid: u32, gid: u32) -> io::Result<()> {
     rustix::fs::chownat(
         fd,
         "",
@@ -149,7 +149,7 @@ pub(crate) fn chown_fd(fd: BorrowedFd<'_>, uid: u32, gid: u32) -> io::Result<()>
 }
 
 /// Whether `name` exists in `dir` (a link counts, unfollowed).
-pub(crate) fn exists_in(dir: BorrowedFd<'_>, name: &str) -> bool {
+pub fn exists_in(dir: BorrowedFd<'_>, name: &str) -> bool {
     rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).is_ok()
 }
 
@@ -157,7 +157,7 @@ pub(crate) fn exists_in(dir: BorrowedFd<'_>, name: &str) -> bool {
 /// (an error if it is one, or not a regular file: a FIFO never blocks
 /// the reader): its text, if it holds at most `max` bytes (else
 /// [`io::ErrorKind::FileTooLarge`], nothing read).
-pub(crate) fn read_in(dir: BorrowedFd<'_>, name: &str, max: u64) -> io::Result<String> {
+pub fn read_in(dir: BorrowedFd<'_>, name: &str, max: u64) -> io::Result<String> {
     String::from_utf8(read_bytes_in(dir, OsStr::new(name), max)?)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
@@ -167,7 +167,7 @@ pub(crate) fn read_in(dir: BorrowedFd<'_>, name: &str, max: u64) -> io::Result<S
 /// the size is asked first and at most `max` bytes are ever read, so
 /// langbench's memory holds what it expects, never what the file says
 /// (issue #59, a 3 GiB sparse file read whole made langbench 6 GB).
-pub(crate) fn read_bytes_in(dir: BorrowedFd<'_>, name: &OsStr, max: u64) -> io::Result<Vec<u8>> {
+pub fn read_bytes_in(dir: BorrowedFd<'_>, name: &OsStr, max: u64) -> io::Result<Vec<u8>> {
     let fd = rustix::fs::openat(
         dir,
         name,
@@ -217,14 +217,14 @@ fn number<T: TryInto<u64>>(n: T) -> u64 {
 /// (and langbench's memory), and it is far deeper than any toolchain's
 /// cache or any program's directory nests (a Maven repository, Go's
 /// module cache and npm's nested `node_modules` stay under 40).
-pub(crate) const MAX_DEPTH: usize = 256;
+pub const MAX_DEPTH: usize = 256;
 
 /// How far a walk of a tree a command could write goes: every walk is
 /// iterative (an explicit stack, so depth never exhausts langbench's own
 /// stack: issue #59, a copy nested 25,000 deep aborted `run`), and stops
 /// at these bounds, saying so ([`Cut`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Bounds {
+pub struct Bounds {
     /// Levels entered below the top, at most (at most [`MAX_DEPTH`]).
     pub depth: usize,
     /// Entries looked at, at most (a bound on the walk's time).
@@ -237,7 +237,7 @@ const MANY: u64 = 10_000_000;
 
 impl Bounds {
     /// At most `entries` entries, [`MAX_DEPTH`] levels.
-    pub(crate) fn entries(entries: u64) -> Bounds {
+    pub fn entries(entries: u64) -> Bounds {
         Bounds {
             depth: MAX_DEPTH,
             entries,
@@ -247,7 +247,7 @@ impl Bounds {
     /// The bounds of a walk that counts toward a bound of `files` (0:
     /// none, then [`MANY`]): it stops one past it, which is enough to say
     /// it is past.
-    pub(crate) fn toward(files: u64) -> Bounds {
+    pub fn toward(files: u64) -> Bounds {
         Bounds::entries(if files == 0 {
             MANY
         } else {
@@ -258,7 +258,7 @@ impl Bounds {
 
 /// Where a walk stopped before the end of its tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Cut {
+pub enum Cut {
     /// A directory lies deeper than [`Bounds::depth`]: not entered.
     Deep,
     /// More entries than [`Bounds::entries`]: the rest not looked at.
@@ -267,7 +267,7 @@ pub(crate) enum Cut {
 
 impl Cut {
     /// What the tree does past the bound, for a note.
-    pub(crate) fn says(self, b: Bounds) -> String {
+    pub fn says(self, b: Bounds) -> String {
         match self {
             Cut::Deep => format!("nests directories deeper than {} levels", b.depth),
             Cut::Many => format!("holds more than {} files and directories", b.entries),
@@ -282,7 +282,7 @@ impl Cut {
 /// stopped at `bounds` (past [`Cut::Deep`] it goes on with the rest, past
 /// [`Cut::Many`] it stops). An entry that vanishes or changes under the
 /// walk is skipped.
-pub(crate) fn walk(
+pub fn walk(
     top: BorrowedFd<'_>,
     bounds: Bounds,
     mut visit: impl FnMut(BorrowedFd<'_>, &std::ffi::CStr, &rustix::fs::Stat, usize) -> io::Result<()>,
@@ -340,7 +340,7 @@ pub(crate) fn walk(
 
 /// What a tree holds, as a bounded [`walk`] counted it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Usage {
+pub struct Usage {
     /// KB of disk its entries hold (blocks, as `du` counts: directories
     /// too, a file with several names shared among them, a sparse file
     /// what it holds).
@@ -354,9 +354,11 @@ pub(crate) struct Usage {
     pub cut: Option<Cut>,
 }
 
-impl Usage {
-    /// Both trees' figures (a cut in either is the sum's).
-    pub(crate) fn add(self, o: Usage) -> Usage {
+/// Both trees' figures (a cut in either is the sum's).
+impl std::ops::Add for Usage {
+    type Output = Usage;
+
+    fn add(self, o: Usage) -> Usage {
         Usage {
             kb: self.kb + o.kb,
             bytes: self.bytes + o.bytes,
@@ -371,7 +373,7 @@ impl Usage {
 /// clock), only the entries changed since then (an inode's change time is
 /// the kernel's, which no command can set back: what a command running
 /// since then wrote, created or renamed).
-pub(crate) fn usage(top: BorrowedFd<'_>, bounds: Bounds, since: Option<i128>) -> io::Result<Usage> {
+pub fn usage(top: BorrowedFd<'_>, bounds: Bounds, since: Option<i128>) -> io::Result<Usage> {
     let mut u = Usage::default();
     // 512-byte blocks, each file's shared among its names.
     let mut blocks = 0u64;
@@ -396,12 +398,7 @@ pub(crate) fn usage(top: BorrowedFd<'_>, bounds: Bounds, since: Option<i128>) ->
 /// every entry given without following it, every subdirectory entered
 /// without following a link, within `bounds` (an error past them, naming
 /// the bound: what lies past it is not given).
-pub(crate) fn chown_tree(
-    dir: BorrowedFd<'_>,
-    uid: u32,
-    gid: u32,
-    bounds: Bounds,
-) -> io::Result<()> {
+pub fn chown_tree(dir: BorrowedFd<'_>, uid: u32, gid: u32, bounds: Bounds) -> io::Result<()> {
     chown_fd(dir, uid, gid)?;
     let cut = walk(dir, bounds, |parent, name, _, _| {
         chown_at(parent, OsStr::from_bytes(name.to_bytes()), uid, gid)
@@ -417,7 +414,7 @@ pub(crate) fn chown_tree(
 
 /// Writes `body` as the file `name` in `dir` (created 0644, or
 /// truncated), never through a link.
-pub(crate) fn write_in(dir: BorrowedFd<'_>, name: &str, body: &[u8]) -> io::Result<()> {
+pub fn write_in(dir: BorrowedFd<'_>, name: &str, body: &[u8]) -> io::Result<()> {
     let fd = rustix::fs::openat(
         dir,
         name,
@@ -436,7 +433,7 @@ pub(crate) fn write_in(dir: BorrowedFd<'_>, name: &str, body: &[u8]) -> io::Resu
 
 /// Renames `from` to `to`, both in `dir` (neither followed), unless `to`
 /// exists.
-pub(crate) fn rename_in(dir: BorrowedFd<'_>, from: &str, to: &str) -> io::Result<()> {
+pub fn rename_in(dir: BorrowedFd<'_>, from: &str, to: &str) -> io::Result<()> {
     rustix::fs::renameat_with(dir, from, dir, to, rustix::fs::RenameFlags::NOREPLACE)
         .map_err(Into::into)
 }

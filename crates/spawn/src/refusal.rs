@@ -12,7 +12,7 @@ use std::path::Path;
 
 /// What the kernel says about this process and its namespaces.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Facts {
+pub struct Facts {
     pub euid: u32,
     /// CAP_SYS_ADMIN in the effective set (`CapEff` of /proc/self/status).
     pub cap_sys_admin: bool,
@@ -38,7 +38,7 @@ const CAP_NET_ADMIN: u32 = 12;
 
 impl Facts {
     /// Reads the facts of this process.
-    pub(crate) fn read() -> Facts {
+    pub fn read() -> Facts {
         let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
         let field = |name: &str| {
             status
@@ -155,7 +155,7 @@ impl Facts {
 
     /// The whole refusal: what failed, why, what to do, and that nothing
     /// ran.
-    pub(crate) fn explain(&self, error: &str) -> String {
+    pub fn explain(&self, error: &str) -> String {
         // The agent's own hint; said in full below.
         let error = error.replace(" (try --no-sandbox)", "");
         let error = error.as_str();

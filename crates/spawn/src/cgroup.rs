@@ -84,7 +84,7 @@ impl Base {
     /// The directory given with `--cgroup`: must be a writable cgroup v2
     /// directory. The memory controller is enabled for its children when
     /// PATH offers it (a write to PATH's own `cgroup.subtree_control`).
-    pub(crate) fn given(dir: &Path) -> Result<Base> {
+    pub fn given(dir: &Path) -> Result<Base> {
         let dir = dir
             .canonicalize()
             .with_context(|| format!("--cgroup {}", dir.display()))?;
@@ -170,7 +170,7 @@ impl Base {
     }
 
     /// One line for the session record.
-    pub(crate) fn describe(&self) -> String {
+    pub fn describe(&self) -> String {
         let mut s = format!(
             "cgroup v2 {} ({}): one child per run; tree CPU from its cpu.stat",
             self.dir.display(),
@@ -189,7 +189,7 @@ impl Base {
 
     /// Creates the cgroup of one run; `limit_kb`: its memory.max (only
     /// with the memory controller).
-    pub(crate) fn child(&self, limit_kb: Option<u64>) -> Result<Run> {
+    pub fn child(&self, limit_kb: Option<u64>) -> Result<Run> {
         static SEQ: AtomicU32 = AtomicU32::new(0);
         let path = self.dir.join(format!(
             "langbench-{}-{}",
@@ -230,7 +230,7 @@ fn xattr(p: &Path, name: &str) -> Option<String> {
 
 /// The cgroup of one run: removed (its processes killed first) on drop.
 #[derive(Debug)]
-pub(crate) struct Run {
+pub struct Run {
     pub path: PathBuf,
     pub memory: bool,
 }
@@ -247,7 +247,7 @@ pub(super) struct Usage {
 }
 
 impl Run {
-    pub(crate) fn procs(&self) -> PathBuf {
+    pub fn procs(&self) -> PathBuf {
         self.path.join("cgroup.procs")
     }
 

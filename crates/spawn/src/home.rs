@@ -23,18 +23,18 @@
 use std::path::{Component, Path, PathBuf};
 
 /// A toolchain manager's directory of a home.
-pub(crate) struct Manager {
+pub struct Manager {
     /// Its directory, relative to the home.
-    pub(crate) dir: &'static str,
+    pub dir: &'static str,
     /// What its toolchains read, relative to `dir`: directories or files;
     /// a `*` component stands for each directory there whose name does not
     /// start with a dot (a plugin's directory, an opam switch).
-    pub(crate) parts: &'static [&'static str],
+    pub parts: &'static [&'static str],
     /// `Some(why)` where `dir` holds more than toolchains (a token, a
     /// password, a checkout's `.git`): a `home` entry must then name its
     /// parts, not `dir` itself. `None`: a `home` entry naming `dir` means
     /// its parts.
-    pub(crate) holds: Option<&'static str>,
+    pub holds: Option<&'static str>,
 }
 
 /// The git checkouts' reason (pyenv, rbenv, nodenv, goenv, asdf and nvm
@@ -45,7 +45,7 @@ const CHECKOUT: &str = "it is a git checkout (its .git/config may hold a token)"
 /// the allowlist of a home. A directory of a home not here (`~/go`,
 /// `~/.pulumi`, `~/.cargo`, `~/.config`, `~/.ssh`, a checkout) is never
 /// bound, but for a PATH entry in it: the entry alone.
-pub(crate) const MANAGERS: &[Manager] = &[
+pub const MANAGERS: &[Manager] = &[
     Manager {
         dir: ".rustup",
         parts: &["toolchains", "settings.toml"],
@@ -208,7 +208,7 @@ pub(crate) const MANAGERS: &[Manager] = &[
 ];
 
 /// The manager whose directory is `rel` (relative to a home).
-pub(crate) fn manager_at(rel: &Path) -> Option<&'static Manager> {
+pub fn manager_at(rel: &Path) -> Option<&'static Manager> {
     MANAGERS.iter().find(|m| rel == Path::new(m.dir))
 }
 
@@ -220,7 +220,7 @@ fn manager_of(rel: &Path) -> Option<&'static Manager> {
 /// Whether `rel` (relative to a home) is one of a manager's parts or lies
 /// in one: a `*` of a part matches one name that does not start with a
 /// dot.
-pub(crate) fn in_a_part(rel: &Path) -> bool {
+pub fn in_a_part(rel: &Path) -> bool {
     let Some(m) = manager_of(rel) else {
         return false;
     };
@@ -247,7 +247,7 @@ pub(crate) fn in_a_part(rel: &Path) -> bool {
 /// manager's directory (meaning its parts) unless it holds more than
 /// toolchains, or a part or what lies in one. Judged by name alone, the
 /// same on every machine.
-pub(crate) fn refused(rel: &Path) -> Option<String> {
+pub fn refused(rel: &Path) -> Option<String> {
     if rel.as_os_str().is_empty() {
         return Some("is HOME itself, which holds every key and token of its owner".into());
     }
@@ -267,7 +267,7 @@ pub(crate) fn refused(rel: &Path) -> Option<String> {
 }
 
 /// A manager's parts as `~/` paths, for a message.
-pub(crate) fn parts_named(m: &Manager) -> String {
+pub fn parts_named(m: &Manager) -> String {
     let names: Vec<String> = m.parts.iter().map(|p| format!("~/{}/{p}", m.dir)).collect();
     names.join(", ")
 }
@@ -280,7 +280,7 @@ const MAX_NAMES: usize = 256;
 /// `*` expanded to the directories there (not a dot-name). The home is
 /// the maintainer's, which no command writes: links in it are followed (a
 /// manager's part may be a link to where its toolchains are).
-pub(crate) fn parts_in(home: &Path, m: &Manager) -> Vec<PathBuf> {
+pub fn parts_in(home: &Path, m: &Manager) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for part in m.parts {
         let mut found = vec![PathBuf::from(m.dir)];
@@ -319,7 +319,7 @@ fn names_in(dir: &Path) -> Vec<std::ffi::OsString> {
 /// a manager's directory means its parts (those that exist); anything
 /// else (a part, or what lies in one: [`refused`] lets nothing else
 /// through) itself.
-pub(crate) fn declared(home: &Path, rel: &Path) -> Vec<PathBuf> {
+pub fn declared(home: &Path, rel: &Path) -> Vec<PathBuf> {
     match manager_at(rel) {
         Some(m) => parts_in(home, m),
         None => vec![rel.to_path_buf()],
@@ -333,7 +333,7 @@ pub(crate) fn declared(home: &Path, rel: &Path) -> Vec<PathBuf> {
 /// - a manager's directory (`~/.dotnet`), its parts;
 /// - any other entry, itself (`~/.cargo/bin`, `~/go/bin`, `~/bin`), and
 ///   where it lies in a manager's directory, that manager's parts too.
-pub(crate) fn path_entry(home: &Path, rel: &Path) -> Vec<PathBuf> {
+pub fn path_entry(home: &Path, rel: &Path) -> Vec<PathBuf> {
     if let Some(m) = manager_at(rel) {
         return parts_in(home, m);
     }
@@ -447,7 +447,7 @@ mod tests {
     /// may name it whole.
     #[test]
     fn the_documentation_lists_every_manager_and_its_parts() {
-        let doc = include_str!("../../docs/containment.md");
+        let doc = include_str!("../../../docs/containment.md");
         let rows: Vec<&str> = doc.lines().filter(|l| l.starts_with("| `~/.")).collect();
         assert_eq!(rows.len(), MANAGERS.len(), "{rows:#?}");
         for m in MANAGERS {
