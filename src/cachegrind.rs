@@ -165,7 +165,7 @@ fn failure(line: &str) -> Option<String> {
     fatal.then(|| {
         format!(
             "valgrind cannot follow it: {}",
-            crate::inert::clip(&crate::inert::text(line.trim()), 200)
+            langbench_document::inert::clip(&langbench_document::inert::text(line.trim()), 200)
         )
     })
 }

@@ -74,9 +74,9 @@ pub(crate) struct Problem {
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // Contributed text (a field quoted, a program's stderr) printed
-        // inert (src/inert.rs). Line 0: a problem of a whole file (a link
+        // inert (crates/document/src/inert.rs). Line 0: a problem of a whole file (a link
         // under results/).
-        let t = crate::inert::text;
+        let t = langbench_document::inert::text;
         match self.line {
             0 => write!(f, "{}:", t(&self.file))?,
             line => write!(f, "{}:{line}:", t(&self.file))?,
@@ -1303,7 +1303,7 @@ pub fn command(
     for p in &found.problems {
         println!("{p}");
     }
-    let t = crate::inert::text;
+    let t = langbench_document::inert::text;
     for (id, missing, hint) in &found.not_installed {
         println!(
             "not installed: {id} (missing {}); install: {}",

@@ -968,7 +968,7 @@ pub struct CompareArgs {
     pub relative_to: Option<String>,
     /// What to print: terminal, markdown or csv.
     #[arg(long, default_value = "terminal")]
-    pub format: crate::export::format::Format,
+    pub format: langbench_document::export::format::Format,
     /// Also write compare.md, compare*.csv, compare.xlsx, compare.html
     /// and charts/ into this directory.
     #[arg(long)]
@@ -1039,7 +1039,7 @@ pub struct HistoryArgs {
     pub relative_to: Option<String>,
     /// What to print: terminal, markdown or csv.
     #[arg(long, default_value = "terminal")]
-    pub format: crate::export::format::Format,
+    pub format: langbench_document::export::format::Format,
     /// Also write history.md, history.csv, history.xlsx, history.html,
     /// charts/ and provenance.json into this directory.
     #[arg(long)]
@@ -1460,7 +1460,7 @@ macro_rules! terminal_width {
             /// The terminal width the tables fit: `COLUMNS`, else the
             /// terminal's; none with `--wide`.
             pub fn width(&self) -> Option<usize> {
-                crate::export::terminal::width(self.wide)
+                langbench_document::export::terminal::width(self.wide)
             }
         }
     )*};

@@ -92,18 +92,18 @@ impl Csv {
             let rec = rec.with_context(|| format!("{}: bad CSV", path.display()))?;
             let line = rec.position().map_or(0, |p| p.line() as usize);
             // Every field becomes published text: bounded as contributed
-            // text is (src/inert.rs says why the bound).
+            // text is (crates/document/src/inert.rs says why the bound).
             if let Some((i, f)) = rec
                 .iter()
                 .enumerate()
-                .find(|(_, f)| f.chars().count() > crate::inert::MAX_FIELD)
+                .find(|(_, f)| f.chars().count() > langbench_document::inert::MAX_FIELD)
             {
                 bail!(
                     "{}:{line}: field {} holds {} characters; an imported field holds at most {}",
                     path.display(),
                     i + 1,
                     f.chars().count(),
-                    crate::inert::MAX_FIELD
+                    langbench_document::inert::MAX_FIELD
                 );
             }
             rows.push((line, rec));
@@ -500,17 +500,20 @@ fn ws_records(langs: &Languages, csv: &Csv, opts: &Options) -> Result<Vec<WsReco
 pub fn command(langs: &Languages, opts: &Options) -> Result<ExitCode> {
     let done = import(langs, opts)?;
     for w in &done.warnings {
-        crate::export::terminal::warn(w);
+        langbench_document::export::terminal::warn(w);
     }
     for (row, id) in &done.matched {
         eprintln!(
             "matched   {} -> {}",
-            crate::inert::text(row),
-            crate::inert::text(id)
+            langbench_document::inert::text(row),
+            langbench_document::inert::text(id)
         );
     }
     for id in &done.unmatched {
-        eprintln!("no variant {} (kept under this id)", crate::inert::text(id));
+        eprintln!(
+            "no variant {} (kept under this id)",
+            langbench_document::inert::text(id)
+        );
     }
     println!(
         "Imported {} records into {} ({} rows matched to variants, {} without one)",

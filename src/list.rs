@@ -81,18 +81,18 @@ pub(crate) fn inspect<'a>(
 }
 
 /// Contributed text (a language, flags, a probe's version, a note, a
-/// hint) as `list` prints it: inert (src/inert.rs), one line.
+/// hint) as `list` prints it: inert (crates/document/src/inert.rs), one line.
 fn shown(s: &str) -> String {
-    crate::inert::text(s)
+    langbench_document::inert::text(s)
 }
 
 /// The default table: id, language, flags, installed, version, fitted to
-/// `width` as every terminal table is ([`crate::export::terminal`]: the
+/// `width` as every terminal table is ([`langbench_document::export::terminal`]: the
 /// id and the flags, which tell variants apart, are never cut; `None`:
 /// every column uncut), then a line on what else `list` shows.
 pub(crate) fn short(rows: &[(&Variant, VariantInfo)], width: Option<usize>) -> String {
-    use crate::document::columns::{Columns, col};
-    use crate::document::{Document, Entry, Kind::Text, Table};
+    use langbench_document::columns::{Columns, col};
+    use langbench_document::{Document, Entry, Kind::Text, Table};
     type Row<'r> = (&'r Variant, VariantInfo);
     let mut c: Columns<Row> = Columns::new();
     c.add(col("id", "id", Text).id(), |(v, _)| Entry::text(&v.id));
@@ -121,13 +121,15 @@ pub(crate) fn short(rows: &[(&Variant, VariantInfo)], width: Option<usize>) -> S
         }],
         ..Default::default()
     };
-    let mut out = crate::export::terminal::document_fit(&doc, width);
+    let mut out = langbench_document::export::terminal::document_fit(&doc, width);
     let installed = rows.iter().filter(|(_, i)| i.installed).count();
     let line = format!(
         "{installed} of {} installed; how to install the others: `list --long`; one in full: `list ID`",
         rows.len()
     );
-    out.push_str(&crate::export::terminal::wrapped(&line, width, "  "));
+    out.push_str(&langbench_document::export::terminal::wrapped(
+        &line, width, "  ",
+    ));
     out.push('\n');
     out
 }

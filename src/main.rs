@@ -44,7 +44,10 @@ fn main() -> ExitCode {
             // Errors quote what they refused (a record, a field): inert.
             eprintln!(
                 "error: {}",
-                langbench::inert::block(&format!("{e:#}"), langbench::inert::MAX_TEXT)
+                langbench_document::inert::block(
+                    &format!("{e:#}"),
+                    langbench_document::inert::MAX_TEXT
+                )
             );
             ExitCode::from(2)
         }

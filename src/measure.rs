@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::document::thousands;
+use langbench_document::thousands;
 use langbench_spawn::refusal::Facts;
 use langbench_spawn::{Containment, Exit, Outcome, Request, Spawner};
 

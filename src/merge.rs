@@ -443,14 +443,14 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 pub fn command(out: &Path, dirs: &[PathBuf], prefer: Option<&Path>) -> Result<ExitCode> {
     let m = merge(out, dirs, prefer)?;
     for w in &m.warnings {
-        crate::export::terminal::warn(w);
+        langbench_document::export::terminal::warn(w);
     }
     for o in &m.overridden {
         // It names records of the merged directories: inert.
-        eprintln!("preferred {}", crate::inert::text(o));
+        eprintln!("preferred {}", langbench_document::inert::text(o));
     }
     if m.machines > 1 {
-        crate::export::terminal::warn(&format!(
+        langbench_document::export::terminal::warn(&format!(
             "the shards ran on {} different machines: the table flags it (Machine column)",
             m.machines
         ));

@@ -10,7 +10,7 @@
 //! `LANGBENCH_PROGRESS_EVERY` seconds (default 60) and every that many
 //! seconds while it goes on.
 //!
-//! Everything shown here passes through [`crate::inert`] on its way:
+//! Everything shown here passes through [`langbench_document::inert`] on its way:
 //! a line above the progress line ([`say`]), the progress line's message
 //! ([`message`]) and each part of `run`'s line ([`Line::part`]) can quote
 //! a server's close reason, a program's stderr or a field of a results
@@ -37,7 +37,7 @@ pub(crate) fn progress_bar() -> ProgressBar {
 
 /// Prints `line` above the progress line, inert (its line breaks kept).
 pub(crate) fn say(pb: &ProgressBar, line: String) {
-    let line = crate::inert::block(&line, crate::inert::MAX_TEXT);
+    let line = langbench_document::inert::block(&line, langbench_document::inert::MAX_TEXT);
     if pb.is_hidden() {
         eprintln!("{line}");
     } else {
@@ -47,7 +47,7 @@ pub(crate) fn say(pb: &ProgressBar, line: String) {
 
 /// Shows `msg` as the progress line's message, inert.
 pub(crate) fn message(pb: &ProgressBar, msg: &str) {
-    pb.set_message(crate::inert::text(msg));
+    pb.set_message(langbench_document::inert::text(msg));
 }
 
 /// A duration as people read it: `0.4s`, `12s`, `4m05s`, `1h02m`.
@@ -104,7 +104,7 @@ impl Line {
     pub(crate) fn part(mut self, sep: &'static str, text: impl Into<String>, drop: u8) -> Line {
         self.parts.push(Part {
             sep,
-            text: crate::inert::text(&text.into()),
+            text: langbench_document::inert::text(&text.into()),
             drop,
         });
         self

@@ -17,11 +17,11 @@ use crate::compare::table::compare;
 use crate::config::Languages;
 use crate::derived::provenance::{self, Kind, Provenance};
 use crate::derived::{Files, comparison_files, render_all, rewrite, write_comparison};
-use crate::document::Document;
-use crate::export::terminal;
-use crate::inert;
 use crate::store::Store;
 use crate::summary::View;
+use langbench_document::Document;
+use langbench_document::export::terminal;
+use langbench_document::inert;
 
 /// A comparison or history directory rebuilt from its provenance: the
 /// document and the file stem it is written under.

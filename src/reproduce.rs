@@ -312,7 +312,7 @@ fn remeasure(
         Ok(crate::suite::estimates(run)?.progress)
     })?;
     for w in warnings {
-        crate::export::terminal::warn(&w);
+        langbench_document::export::terminal::warn(&w);
     }
     if crate::signals::interrupted() {
         bail!(
@@ -450,7 +450,7 @@ fn publish(result: &Reproduction, opts: &Options, date: &str, machine: &str) -> 
             result.references.join(", ")
         );
     }
-    println!("{}", crate::inert::text(&result.sentence));
+    println!("{}", langbench_document::inert::text(&result.sentence));
     println!("{}", level_line(result));
     if result.run.is_none() {
         println!(
@@ -541,7 +541,7 @@ fn table(r: &Reproduction) -> String {
         let mark = if row.within(WITHIN) { "" } else { "  *" };
         out.push_str(&format!(
             "{:<28} {:<9} {:>12.4} {:>12.4} {:>+9.1} %{mark}\n",
-            crate::inert::text(v),
+            langbench_document::inert::text(v),
             b,
             row.edition,
             row.remeasured,
@@ -551,7 +551,7 @@ fn table(r: &Reproduction) -> String {
     if !r.agreement.unmatched.is_empty() {
         out.push_str(&format!(
             "not compared (no ratio on one side: failed, not run, or no reference around it): {}\n",
-            crate::inert::text(&r.agreement.unmatched.join(", "))
+            langbench_document::inert::text(&r.agreement.unmatched.join(", "))
         ));
     }
     out.push_str(&format!(

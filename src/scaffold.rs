@@ -282,8 +282,8 @@ pub(crate) fn new(languages: &Path, opts: &Options) -> Result<Done> {
     if let Some(why) = crate::config::id_problem(&opts.id) {
         bail!(
             "{}: {why}; nothing was written",
-            shell_words::quote(&crate::inert::clip(
-                &crate::inert::text(&opts.id),
+            shell_words::quote(&langbench_document::inert::clip(
+                &langbench_document::inert::text(&opts.id),
                 crate::config::MAX_ID
             ))
         );
@@ -492,7 +492,7 @@ fn toml_key(id: &str) -> String {
 /// to do next (a command printed shell-quoted, ready to paste).
 pub fn command(languages: &Path, opts: &Options) -> Result<ExitCode> {
     let done = new(languages, opts)?;
-    let t = crate::inert::text;
+    let t = langbench_document::inert::text;
     println!(
         "Added to {}:{}",
         t(&languages.display().to_string()),

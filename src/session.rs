@@ -44,7 +44,7 @@ pub(crate) fn begin_session(
     crate::progress::message(pb, "checking how quiet the machine is");
     let hygiene = crate::hygiene::check();
     for w in &hygiene.warnings {
-        say(pb, crate::export::terminal::warning(w));
+        say(pb, langbench_document::export::terminal::warning(w));
     }
     let sources = hygiene.noise_sources();
     if !sources.is_empty() {
@@ -52,7 +52,7 @@ pub(crate) fn begin_session(
             "this host may add noise however quiet it is (`langbench system show` says why): {}",
             sources.join("; ")
         );
-        say(pb, crate::export::terminal::warning(&line));
+        say(pb, langbench_document::export::terminal::warning(&line));
     }
     store.append_session(&SessionRecord {
         schema: SCHEMA,

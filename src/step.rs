@@ -83,7 +83,8 @@ impl Step<'_> {
 /// last lines, without terminal colour codes (deno, cargo and others colour
 /// their errors even into a pipe).
 pub(crate) fn stderr_tail(o: &Outcome) -> String {
-    let text = crate::inert::block(&o.stderr.text(), crate::inert::MAX_TEXT);
+    let text =
+        langbench_document::inert::block(&o.stderr.text(), langbench_document::inert::MAX_TEXT);
     let lines: Vec<&str> = text.trim_end().lines().collect();
     let tail_from = lines.len().saturating_sub(4);
     // Stack traces put the message above the frames (node, Java): keep the

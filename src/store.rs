@@ -465,10 +465,10 @@ impl Store {
                         "{}: skipped the record of {} {} run {} (session {}): its wall time {} \
                          is no time",
                         path.display(),
-                        crate::inert::text(&r.variant),
+                        langbench_document::inert::text(&r.variant),
                         r.bench.name(),
                         r.attempt,
-                        crate::inert::text(&r.session),
+                        langbench_document::inert::text(&r.session),
                         r.wall_s
                     ));
                 }
@@ -815,12 +815,14 @@ fn max_line(name: &str) -> usize {
     }
 }
 
-/// Cuts every string of `v` longer than [`crate::inert::MAX_FIELD`]
+/// Cuts every string of `v` longer than [`langbench_document::inert::MAX_FIELD`]
 /// characters to that; how many it cut.
 fn bound_strings(v: &mut serde_json::Value) -> usize {
     match v {
-        serde_json::Value::String(s) if s.chars().count() > crate::inert::MAX_FIELD => {
-            *s = crate::inert::clip(s, crate::inert::MAX_FIELD);
+        serde_json::Value::String(s)
+            if s.chars().count() > langbench_document::inert::MAX_FIELD =>
+        {
+            *s = langbench_document::inert::clip(s, langbench_document::inert::MAX_FIELD);
             1
         }
         serde_json::Value::Array(a) => a.iter_mut().map(bound_strings).sum(),
@@ -898,11 +900,11 @@ fn parse_lines<T: DeserializeOwned>(
             continue;
         }
         // A line that may hold a field longer than a field's bound: its
-        // text fields are cut to the bound (src/inert.rs says why), with a
+        // text fields are cut to the bound (crates/document/src/inert.rs says why), with a
         // warning. Others (shorter lines, and long ones of short fields
         // such as a session's) parse directly.
-        let parsed = if line.len() > crate::inert::MAX_FIELD
-            && may_hold_long_string(line, crate::inert::MAX_FIELD)
+        let parsed = if line.len() > langbench_document::inert::MAX_FIELD
+            && may_hold_long_string(line, langbench_document::inert::MAX_FIELD)
         {
             serde_json::from_str::<serde_json::Value>(line).and_then(|mut v| {
                 let cut = bound_strings(&mut v);
@@ -910,7 +912,7 @@ fn parse_lines<T: DeserializeOwned>(
                     warnings.push(format!(
                         "{at}: {cut} text field{} longer than {} characters cut to that",
                         if cut == 1 { "" } else { "s" },
-                        crate::inert::MAX_FIELD
+                        langbench_document::inert::MAX_FIELD
                     ));
                 }
                 serde_json::from_value(v)

@@ -18,11 +18,11 @@ use std::time::Duration;
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::document::thousands;
 use crate::host::Verdict;
 use crate::hygiene::Hygiene;
 use crate::machine::Machine;
 use crate::mem_probe::MemProbe;
+use langbench_document::thousands;
 
 /// How `system show` and `system probe` print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -64,7 +64,7 @@ pub fn show_command(format: Format) -> Result<ExitCode> {
 /// `system show`'s text: the machine, each fact (a line, and under it
 /// why it may add noise or is unknown), then the verdict in a sentence.
 fn show_text(machine: &Machine, hygiene: &Hygiene) -> String {
-    let t = crate::inert::text;
+    let t = langbench_document::inert::text;
     let mut out = format!(
         "Machine: {}\nWhat may make measurements on it noisy (read only: nothing was changed):\n\n",
         t(&machine.describe())

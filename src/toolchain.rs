@@ -403,18 +403,26 @@ pub fn install_command(
     for r in &results {
         match &r.outcome {
             // What an install did or why it failed quotes the entry's
-            // hint and the tools' output: inert (src/inert.rs).
+            // hint and the tools' output: inert (crates/document/src/inert.rs).
             // A dry run installs nothing: it says what it would run.
             Ok(what) if dry_run => {
-                eprintln!("would   {:<28} {}", r.id, crate::inert::text(what))
+                eprintln!(
+                    "would   {:<28} {}",
+                    r.id,
+                    langbench_document::inert::text(what)
+                )
             }
-            Ok(what) => eprintln!("ok      {:<28} {}", r.id, crate::inert::text(what)),
+            Ok(what) => eprintln!(
+                "ok      {:<28} {}",
+                r.id,
+                langbench_document::inert::text(what)
+            ),
             // Expected: no registry here has it; `list` shows the hint.
             Err(e @ NotInstalled::NotProvided(_)) => {
                 eprintln!(
                     "n/a     {:<28} {}",
                     r.id,
-                    crate::inert::text(&e.to_string())
+                    langbench_document::inert::text(&e.to_string())
                 )
             }
             Err(e) => {
@@ -422,7 +430,7 @@ pub fn install_command(
                 eprintln!(
                     "FAILED  {:<28} {}",
                     r.id,
-                    crate::inert::text(&e.to_string())
+                    langbench_document::inert::text(&e.to_string())
                 )
             }
         }

@@ -51,13 +51,13 @@ pub(crate) fn counter(spawner: &Spawner) -> Result<Counter> {
         bail!(
             "valgrind --version in the sandbox ended with {}: {} (the work count needs valgrind: apt install valgrind)",
             o.done.exit,
-            crate::inert::text(o.stderr.text().trim())
+            langbench_document::inert::text(o.stderr.text().trim())
         );
     }
     Ok(Counter {
         name: format!(
             "{} {}",
-            crate::inert::clip(&crate::inert::text(&version), 40),
+            langbench_document::inert::clip(&langbench_document::inert::text(&version), 40),
             crate::cachegrind::TOOL
         ),
         cpu: crate::machine::Machine::detect().cpu_model,
@@ -86,7 +86,10 @@ fn not_counted(
         n: size.n(bench),
         instructions: None,
         processes: None,
-        reason: Some(crate::inert::clip(&crate::inert::text(&reason), 400)),
+        reason: Some(langbench_document::inert::clip(
+            &langbench_document::inert::text(&reason),
+            400,
+        )),
         status: Status::Failed,
         wall_s: 0.0,
         counter: counter.name.clone(),
@@ -131,7 +134,7 @@ fn count_variant(
         store.append_work(&rec)?;
         eprintln!(
             "{} {} n={}: {} ({:.1} s)",
-            crate::inert::text(&rec.variant),
+            langbench_document::inert::text(&rec.variant),
             bench.name(),
             rec.n,
             shown(&rec),
@@ -145,7 +148,7 @@ fn count_variant(
 /// A count as the tables show it: `1.23 G instr`, or `— (reason)`.
 pub(crate) fn shown(w: &WorkRecord) -> String {
     match (w.instructions, &w.reason) {
-        (Some(n), _) => crate::document::instructions(n),
+        (Some(n), _) => langbench_document::instructions(n),
         (None, Some(r)) => format!("— ({r})"),
         (None, None) => "—".into(),
     }
@@ -167,7 +170,7 @@ pub fn command(spawner: &Spawner, variants: &[&Variant], opts: &Options) -> Resu
     eprintln!(
         "counting with {} on {} ({}) at size {}",
         counter.name,
-        crate::inert::text(&counter.cpu),
+        langbench_document::inert::text(&counter.cpu),
         counter.features.join(" "),
         opts.size
     );

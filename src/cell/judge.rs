@@ -6,9 +6,9 @@
 
 use std::time::Duration;
 
-use crate::document::thousands;
 use crate::record::{RunRecord, Status};
 use crate::step::{read_only_hint, stderr_tail};
+use langbench_document::thousands;
 use langbench_spawn::{Exit, Limits, Outcome, escape};
 
 use super::steps::{Ended, Totals};

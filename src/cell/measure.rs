@@ -168,7 +168,7 @@ impl Cell<'_> {
             rec.attempt,
         );
         rec.status = Status::Escaped;
-        rec.remembered = Some(crate::inert::clip(&found, 400));
+        rec.remembered = Some(langbench_document::inert::clip(&found, 400));
         rec.detail = Some(match rec.detail.take() {
             Some(d) => format!("{note}; {d}"),
             None => note,

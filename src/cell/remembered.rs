@@ -220,8 +220,8 @@ pub(crate) fn search(places: &[Place], answer: &Answer, budget: Budget) -> Searc
                     .as_ref()
                     .map_or(rel.clone(), |s| Path::new("~").join(s).join(&rel));
                 out.found = Some(Found {
-                    file: crate::inert::clip(
-                        &crate::inert::text(&shown.to_string_lossy()),
+                    file: langbench_document::inert::clip(
+                        &langbench_document::inert::text(&shown.to_string_lossy()),
                         SHOWN_CHARS,
                     ),
                     what: place.what,

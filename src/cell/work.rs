@@ -86,7 +86,7 @@ impl Cell<'_> {
             }
         }
         if let Some(r) = &mut w.reason {
-            *r = crate::inert::clip(&crate::inert::text(r), 400);
+            *r = langbench_document::inert::clip(&langbench_document::inert::text(r), 400);
         }
         w.finished_at = now_rfc3339();
         Ok(w)

@@ -1,8 +1,8 @@
 //! Cells and columns both comparison tables (CPU and ws-echo) build alike:
 //! a figure old → new, an optional number, the versions.
 
-use crate::document::columns::{Columns, col};
-use crate::document::{Entry, Kind};
+use langbench_document::columns::{Columns, col};
+use langbench_document::{Entry, Kind};
 
 /// "old → new" for one figure (a missing side says so).
 pub(super) fn arrow(old: Option<f64>, new: Option<f64>, f: impl Fn(f64) -> String) -> String {

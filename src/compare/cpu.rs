@@ -11,11 +11,11 @@ use super::edition::{Edition, Keys, Matched, Pair};
 use super::significance::{Change, Verdict, against_published, significance};
 use crate::bench::Bench;
 use crate::config::Languages;
-use crate::document::columns::{Columns, col};
-use crate::document::thousands;
-use crate::document::{Bar, BarChart, BarRow, Entry, Flag, Kind, Mark, Note, Show, Table, Unit};
 use crate::record::Status;
 use crate::summary::{Rank, RankKey, Row, Summary, ranks_within};
+use langbench_document::columns::{Columns, col};
+use langbench_document::thousands;
+use langbench_document::{Bar, BarChart, BarRow, Entry, Flag, Kind, Mark, Note, Show, Table, Unit};
 
 /// A figure of one cell in one edition.
 #[derive(Clone, Default)]

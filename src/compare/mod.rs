@@ -55,7 +55,7 @@ pub fn command(
     old: &Path,
     new: &Path,
     opts: &Options,
-    format: crate::export::format::Format,
+    format: langbench_document::export::format::Format,
     width: Option<usize>,
     out: Option<&Path>,
 ) -> Result<std::process::ExitCode> {

@@ -9,8 +9,8 @@ use super::cpu::cpu;
 use super::edition::{Edition, Options};
 use super::ws::ws;
 use crate::config::Languages;
-use crate::document::Document;
 use crate::machine::Machine;
+use langbench_document::Document;
 
 /// The comparison as a document: the CPU table, the ws table, added and
 /// dropped variants, and old-vs-new charts.

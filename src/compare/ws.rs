@@ -5,9 +5,9 @@
 use super::cells::{arrow, opt_num, version_columns};
 use super::edition::{Edition, Keys, Matched, Pair};
 use crate::config::Languages;
-use crate::document::columns::{Columns, col};
-use crate::document::{Entry, Kind, Mark, Note, Table};
 use crate::ws_record::{Phase, WindowStats, WsRecord};
+use langbench_document::columns::{Columns, col};
+use langbench_document::{Entry, Kind, Mark, Note, Table};
 
 /// ws-echo: per server both editions have and delay phase, rps, latency,
 /// server RAM and cores old → new; added and dropped servers as notes.

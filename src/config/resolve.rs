@@ -96,7 +96,7 @@ pub(super) fn check_id(
     let at = id.span().start;
     let name = id.get_ref();
     if let Some(why) = id_problem(name) {
-        let shown = crate::inert::clip(name, MAX_ID);
+        let shown = langbench_document::inert::clip(name, MAX_ID);
         return Err(ctx.err(at, Some(&shown), why));
     }
     let line = ctx.lines.position(ctx.text, at).0;
@@ -111,8 +111,8 @@ pub(super) fn check_id(
 }
 
 /// Refuses a string (a value or a key) of the file longer than
-/// [`crate::inert::MAX_FIELD`] characters, naming its line: every field is
-/// published or printed somewhere, and src/inert.rs says why the bound. A
+/// [`langbench_document::inert::MAX_FIELD`] characters, naming its line: every field is
+/// published or printed somewhere, and crates/document/src/inert.rs says why the bound. A
 /// file that does not parse is left to the parser's own error.
 pub(super) fn check_lengths(ctx: &Ctx) -> Result<(), ConfigError> {
     use toml::de::{DeTable, DeValue};
@@ -133,14 +133,14 @@ pub(super) fn check_lengths(ctx: &Ctx) -> Result<(), ConfigError> {
     }
     fn long(ctx: &Ctx, s: &str, at: usize) -> Result<(), ConfigError> {
         let n = s.chars().count();
-        if n > crate::inert::MAX_FIELD {
+        if n > langbench_document::inert::MAX_FIELD {
             return Err(ctx.err(
                 at,
                 None,
                 format!(
                     "a text of {n} characters: a field of the languages file holds at most {} \
                      (the longest note today has about 1,200)",
-                    crate::inert::MAX_FIELD
+                    langbench_document::inert::MAX_FIELD
                 ),
             ));
         }

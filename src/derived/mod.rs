@@ -2,7 +2,7 @@
 //! its records is derived from them and rewritten whole, atomically, after
 //! every run (so it is always current) and by `langbench report DIR` (the
 //! records alone). Here each table is built ([`crate::summary`],
-//! [`crate::ws_summary`]), rendered in every format ([`crate::export`])
+//! [`crate::ws_summary`]), rendered in every format ([`langbench_document::export`])
 //! and written with the directory's `provenance.json`; a comparison (and a
 //! history) directory is written the same way (`write_comparison`).
 //! `langbench report DIR...` and `report --check` are the command in
@@ -22,13 +22,13 @@ mod tests;
 
 use anyhow::Result;
 
-use crate::document::{Document, Note};
-use crate::export::{Exporter, csv, html, markdown, svg, xlsx};
 use crate::record::{Origin, SessionRecord};
 use crate::store::Store;
 use crate::summary::{Summary, View, json, measured, runs};
 use crate::ws_record::{WS_RECORDS, WsRecord};
 use crate::ws_summary;
+use langbench_document::export::{Exporter, csv, html, markdown, svg, xlsx};
+use langbench_document::{Document, Note};
 
 const SUMMARY_MD: &str = "summary.md";
 const SUMMARY_CSV: &str = "summary.csv";
@@ -364,7 +364,7 @@ fn summary_tables(
     languages: Option<Parsing>,
     warnings: &mut Vec<String>,
     emit: &(dyn Fn(String, Body) -> Result<()> + Sync),
-) -> Result<(Document, crate::document::Table)> {
+) -> Result<(Document, langbench_document::Table)> {
     let mut doc = s.document();
     if !data_only {
         let langs = match languages {
@@ -404,7 +404,7 @@ type Parsing =
 /// `name`.
 fn emit_csv(
     name: &str,
-    table: &crate::document::Table,
+    table: &langbench_document::Table,
     emit: &(dyn Fn(String, Body) -> Result<()> + Sync),
 ) -> Result<()> {
     let mut write = |w: &mut dyn std::io::Write| csv::write_table(table, w);
@@ -421,7 +421,7 @@ fn emit_csv(
 /// `scratch`, the results directory ([`xlsx::Xlsx::render_spilling`]).
 fn render_charts_page_and_book(
     whole: &Document,
-    runs: Option<&crate::document::Table>,
+    runs: Option<&langbench_document::Table>,
     scratch: &std::path::Path,
     emit: &(dyn Fn(String, Body) -> Result<()> + Sync),
 ) -> Result<()> {

@@ -597,7 +597,7 @@ fn report(case: &str, store: &Store, view: View) {
     assert!(derived.warnings.is_empty(), "{:?}", derived.warnings);
     insta::assert_snapshot!(
         format!("{case}@terminal"),
-        crate::export::terminal::document(&derived.document)
+        langbench_document::export::terminal::document(&derived.document)
     );
     snapshot_files(case, store.dir());
 }
@@ -623,7 +623,7 @@ fn measured_edition_with_spread_column_and_lower_noise_threshold() {
     let derived = super::write_all_with(&store, view).unwrap();
     insta::assert_snapshot!(
         "spread@terminal",
-        crate::export::terminal::document(&derived.document)
+        langbench_document::export::terminal::document(&derived.document)
     );
     insta::assert_snapshot!(
         "spread@summary.md",
@@ -658,7 +658,7 @@ fn shards_from_two_machines() {
     let derived = super::write_all(&store).unwrap();
     insta::assert_snapshot!(
         "two-machines@terminal",
-        crate::export::terminal::document(&derived.document)
+        langbench_document::export::terminal::document(&derived.document)
     );
     insta::assert_snapshot!(
         "two-machines@summary.csv",
@@ -720,19 +720,27 @@ fn languages(dir: &Path) -> Languages {
 
 #[test]
 fn comparison() {
-    use crate::export::Exporter;
+    use langbench_document::export::Exporter;
     let tmp = tempfile::tempdir().unwrap();
     let (old, new) = editions(tmp.path());
     let langs = languages(tmp.path());
     let doc = compare(&langs, &old, &new, &Options { relative_to: None }).unwrap();
-    insta::assert_snapshot!("compare@terminal", crate::export::terminal::document(&doc));
+    insta::assert_snapshot!(
+        "compare@terminal",
+        langbench_document::export::terminal::document(&doc)
+    );
     insta::assert_snapshot!(
         "compare@markdown",
-        String::from_utf8(crate::export::markdown::Markdown.render(&doc).unwrap()).unwrap()
+        String::from_utf8(
+            langbench_document::export::markdown::Markdown
+                .render(&doc)
+                .unwrap()
+        )
+        .unwrap()
     );
     insta::assert_snapshot!(
         "compare@csv",
-        String::from_utf8(crate::export::csv::Csv.render(&doc).unwrap()).unwrap()
+        String::from_utf8(langbench_document::export::csv::Csv.render(&doc).unwrap()).unwrap()
     );
     let out = tmp.path().join("compare-2021-2026");
     let prov = super::provenance::Provenance::new(
@@ -757,7 +765,7 @@ fn comparison_relative_to_one_variant() {
     let doc = compare(&langs, &old, &new, &opts).unwrap();
     insta::assert_snapshot!(
         "compare-relative@terminal",
-        crate::export::terminal::document(&doc)
+        langbench_document::export::terminal::document(&doc)
     );
 }
 
@@ -810,7 +818,7 @@ fn a_new_kernel_build_is_noted_not_counted_as_another_machine() {
     let derived = super::write_all(&store).unwrap();
     let s = derived.summary.unwrap();
     assert_eq!(s.machines.len(), 1);
-    let text = crate::export::terminal::document(&derived.document);
+    let text = langbench_document::export::terminal::document(&derived.document);
     assert!(!text.contains("DIFFERENT"), "{text}");
     assert!(
         text.contains(
@@ -832,7 +840,7 @@ fn the_machine_is_named_by_a_session_that_recorded_its_cpu_id() {
     let store = directory(tmp.path(), "2026", &sessions, &runs, &[]);
     let derived = super::write_all(&store).unwrap();
     assert_eq!(derived.summary.unwrap().machines.len(), 1);
-    let text = crate::export::terminal::document(&derived.document);
+    let text = langbench_document::export::terminal::document(&derived.document);
     assert!(!text.contains("DIFFERENT"), "{text}");
     assert!(
         text.contains("[AuthenticAMD family 25 model 17 stepping 1, L3 32768K]"),
@@ -915,7 +923,7 @@ fn a_report_of_the_same_records_writes_the_same_bytes() {
 
 #[test]
 fn a_comparison_and_a_history_of_the_same_editions_write_the_same_workbook() {
-    use crate::export::Exporter;
+    use langbench_document::export::Exporter;
     let tmp = tempfile::tempdir().unwrap();
     let (old, new) = editions(tmp.path());
     let langs = languages(tmp.path());
@@ -923,7 +931,7 @@ fn a_comparison_and_a_history_of_the_same_editions_write_the_same_workbook() {
     let books = || {
         let cmp = compare(&langs, &old, &new, &opts).unwrap();
         let hist = crate::history::table::document(&langs, &[&old, &new], None).unwrap();
-        [cmp, hist].map(|d| crate::export::xlsx::Xlsx.render(&d).unwrap())
+        [cmp, hist].map(|d| langbench_document::export::xlsx::Xlsx.render(&d).unwrap())
     };
     let first = books();
     // A second apart: the clock's time would differ.

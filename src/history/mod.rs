@@ -29,7 +29,7 @@ pub fn command(
     languages: impl FnOnce() -> Result<Languages> + Send,
     dirs: &[PathBuf],
     relative_to: Option<&str>,
-    format: crate::export::format::Format,
+    format: langbench_document::export::format::Format,
     width: Option<usize>,
     out: Option<&Path>,
 ) -> Result<std::process::ExitCode> {

@@ -14,12 +14,12 @@ use anyhow::{Context, Result, ensure};
 use crate::compare::basis::{self, Basis};
 use crate::compare::edition::{Edition, Keys};
 use crate::config::Languages;
-use crate::document::columns::{Columns, col};
-use crate::document::{
-    Bar, BarChart, BarRow, Document, Entry, Flag, Kind, Mark, Note, Table, Unit,
-};
 use crate::machine::Machine;
 use crate::summary::{Row, Summary};
+use langbench_document::columns::{Columns, col};
+use langbench_document::{
+    Bar, BarChart, BarRow, Document, Entry, Flag, Kind, Mark, Note, Table, Unit,
+};
 
 /// The history of `editions` (oldest first) as a document.
 pub(crate) fn document(

@@ -15,7 +15,6 @@ use anyhow::Result;
 use crate::bench::Bench;
 use crate::cell::{Cell, Program};
 use crate::config::Variant;
-use crate::document::thousands;
 use crate::estimate::{Estimator, Figure};
 use crate::mem_probe::{MemProbe, PROBE_MIB};
 use crate::progress::{KEEP, Line, Progress, rank};
@@ -24,6 +23,7 @@ use crate::resume::{self, Held};
 use crate::schedule::{CellExecutor, Ready};
 use crate::signals::interrupted;
 use crate::store::Store;
+use langbench_document::thousands;
 use langbench_spawn::Spawner;
 
 use super::options::Options;
@@ -707,7 +707,7 @@ impl Drop for Suite<'_> {
                 self.store.dir().display(),
                 self.store.dir().display()
             );
-            crate::export::terminal::warn(&line);
+            langbench_document::export::terminal::warn(&line);
         }
     }
 }

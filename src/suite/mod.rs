@@ -30,9 +30,7 @@ pub use plan::{Estimates, estimates, plan_command};
 use crate::bench::Bench;
 use crate::config::Variant;
 use crate::derived::finish;
-use crate::document::thousands;
 use crate::estimate::Estimator;
-use crate::export;
 use crate::progress::Progress;
 use crate::record::VariantInfo;
 use crate::resume::{self, Held};
@@ -42,6 +40,8 @@ use crate::signals::{install_interrupt_handler, interrupted};
 use crate::store::Store;
 use crate::summary::Summary;
 use crate::verify;
+use langbench_document::export;
+use langbench_document::thousands;
 use langbench_spawn::Spawner;
 
 /// `langbench run`: this shard's variants (with `--shard`), the CPU

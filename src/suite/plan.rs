@@ -8,12 +8,12 @@ use std::path::Path;
 use anyhow::Result;
 
 use crate::config::Variant;
-use crate::document::thousands;
 use crate::estimate::{Basis, Estimator, Figures};
 use crate::progress::duration;
 use crate::resume;
 use crate::shard::{Plan, Shard};
 use crate::store::{Store, Stored};
+use langbench_document::thousands;
 
 use super::options::Options;
 
@@ -114,7 +114,7 @@ pub(super) fn this_shard<'a>(
             .join(" ")
     );
     for w in plan.warnings() {
-        crate::export::terminal::warn(&w);
+        langbench_document::export::terminal::warn(&w);
     }
     mine
 }
@@ -133,7 +133,7 @@ pub fn plan_command(
             // What the records could not give (a skipped or torn line)
             // changes what is done: said, as the run says it.
             for w in &s.warnings {
-                crate::export::terminal::warn(w);
+                langbench_document::export::terminal::warn(w);
             }
             // The run would refuse this directory: so does its plan.
             resume::refuse_other_machine(&s, &crate::machine::Machine::detect(), &opts.out)?;
@@ -141,7 +141,7 @@ pub fn plan_command(
             // runs it does not verify are measured again, said as the run
             // says it.
             let key = crate::seal::Key::existing().unwrap_or_else(|e| {
-                crate::export::terminal::warn(&format!("{e:#}"));
+                langbench_document::export::terminal::warn(&format!("{e:#}"));
                 None
             });
             let (mut done, distrust) = resume::complete_trusted(&s, opts.runs, key.as_ref());

@@ -1,10 +1,10 @@
 //! The summary's charts: total time and peak RAM per variant, and both per
-//! benchmark (`crate::export::svg` draws them). A cell without a figure is
+//! benchmark (`langbench_document::export::svg` draws them). A cell without a figure is
 //! a labelled gap (`FAILED (exit 1)`, `not run`), never a bar of zero; a
 //! figure that is not a plain correct one is a marked bar.
 
 use super::{Row, Summary};
-use crate::document::{Bar, BarChart, BarRow, Mark, Unit};
+use langbench_document::{Bar, BarChart, BarRow, Mark, Unit};
 
 /// One benchmark cell as a bar: `value` picks time or RAM.
 fn cell_bar(row: &Row, bench: crate::bench::Bench, ram: bool) -> Bar {

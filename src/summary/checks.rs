@@ -8,12 +8,12 @@
 //! made inert: the files come with the directory, from whoever made it.
 
 use super::Summary;
-use crate::document::{Column, Entry, Kind, Mark, Note, Priority, Show, Table};
-use crate::inert;
 use crate::reproduced::Place;
 use crate::reproduced::portability;
 use crate::reproduced::precision::{MIN_ROWS, Precision, ROBUST_BELOW, Ranking};
 use crate::reproduced::verify::{Check, Verdict};
+use langbench_document::inert;
+use langbench_document::{Column, Entry, Kind, Mark, Note, Priority, Show, Table};
 
 /// `12.3 %` of a fraction, signed.
 fn pct(x: f64) -> String {

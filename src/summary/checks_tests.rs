@@ -470,7 +470,7 @@ fn ties_keep_their_equals_sign_in_csv() {
         edition(10),
         vec![check(&edition(10), &five_percent(10), EDITION_CPU)],
     );
-    let bytes = crate::export::csv::table(&s.table()).unwrap();
+    let bytes = langbench_document::export::csv::table(&s.table()).unwrap();
     let mut reader = ::csv::Reader::from_reader(&bytes[..]);
     let at = reader
         .headers()

@@ -33,8 +33,8 @@ use sha2::{Digest, Sha256};
 use super::{Row, Summary};
 use crate::canon::Canon;
 use crate::config::{Languages, Variant, Vars};
-use crate::document::{Measured, MeasuredBench, SourceFile};
 use crate::record::Origin;
+use langbench_document::{Measured, MeasuredBench, SourceFile};
 
 /// The largest program source the report embeds.
 pub(crate) const MAX_SOURCE: u64 = 256 * 1024;
@@ -272,10 +272,10 @@ fn verify(v: &Variant, file: &SourceFile, unreadable: bool, ran: Option<&str>) -
 mod tests {
     use super::*;
     use crate::bench::Bench;
-    use crate::export::Exporter;
     use crate::record::Identity;
     use crate::store::Stored;
     use crate::testing::run;
+    use langbench_document::export::Exporter;
 
     const HOSTILE: &str = "</code></pre><script>alert('src')</script><img src=x onerror=alert(1)>";
 
@@ -378,7 +378,8 @@ programs = {{ num-comb = "programs/num-comb/big.sh" }}
         let s = summary(&["evil", "outside", "link", "big"]);
         let mut doc = s.document();
         doc.measured = sections(&s, Ok(&langs));
-        let html = String::from_utf8(crate::export::html::Html.render(&doc).unwrap()).unwrap();
+        let html = String::from_utf8(langbench_document::export::html::Html.render(&doc).unwrap())
+            .unwrap();
         assert!(
             !html.contains("TOP-SECRET-KEY"),
             "a file outside the checkout leaked"

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use super::Summary;
-use crate::document::thousands;
+use langbench_document::thousands;
 
 impl Summary {
     pub(crate) fn sizes_text(&self) -> String {

@@ -28,6 +28,8 @@ mod meta;
 mod normalised_tests;
 mod notes;
 mod precision;
+#[cfg(test)]
+mod rendered_tests;
 pub(crate) mod runs;
 mod table;
 #[cfg(test)]
@@ -39,11 +41,11 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::bench::Bench;
-use crate::document::{Flag, thousands};
 use crate::machine::Machine;
 use crate::noise::{NoiseSample, Spread};
 use crate::record::{Origin, RunRecord, Status};
 use crate::reference::{HostSpeed, Normalised};
+use langbench_document::{Flag, thousands};
 use langbench_spawn::{Exit, signal_name};
 
 /// A run left out of its cell's spread: it started on cold caches.

@@ -3,9 +3,9 @@
 //! and the precision fact, from synthetic stores with `references.jsonl`.
 
 use super::*;
-use crate::document::Entry;
 use crate::store::Stored;
 use crate::testing;
+use langbench_document::Entry;
 
 /// `at` seconds past [`testing::AT`], RFC 3339.
 pub(super) fn at(seconds: i64) -> String {

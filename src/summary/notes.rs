@@ -4,8 +4,8 @@
 
 use super::{Cell, Row, Summary};
 use crate::bench::Bench;
-use crate::document::Note;
 use crate::record::{RunRecord, Status};
+use langbench_document::Note;
 
 impl Summary {
     /// Why a cell is not a plain correct figure (`None` for one that is),

@@ -8,8 +8,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Row, Summary};
-use crate::document::Note;
 use crate::reference::{Disagreement, HostSpeed, MOVED_LIMIT};
+use langbench_document::Note;
 
 impl Summary {
     /// The precision fact, or none without reference passes.
@@ -58,7 +58,7 @@ impl Summary {
             worst
                 .ratios
                 .iter()
-                .map(|(v, r)| format!("{} ×{r:.2}", crate::inert::text(v)))
+                .map(|(v, r)| format!("{} ×{r:.2}", langbench_document::inert::text(v)))
                 .collect::<Vec<_>>()
                 .join(", "),
             MOVED_LIMIT * 100.0
@@ -91,7 +91,7 @@ impl Summary {
                     d.bench,
                     d.ratios
                         .iter()
-                        .map(|(v, r)| format!("{} ×{r:.2}", crate::inert::text(v)))
+                        .map(|(v, r)| format!("{} ×{r:.2}", langbench_document::inert::text(v)))
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),

@@ -4,10 +4,10 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::{Cell, Row, Summary};
-use crate::document::columns::{Columns, col};
-use crate::document::{Entry, Kind, Streamed, Table};
 use crate::record::{CacheStart, Origin, RunRecord};
 use crate::store::Stored;
+use langbench_document::columns::{Columns, col};
+use langbench_document::{Entry, Kind, Streamed, Table};
 use langbench_spawn::Exit;
 
 /// One stored run, with what its cell in the summary says of it.
@@ -18,7 +18,7 @@ struct Run<'a> {
 
 /// What a run's cell says of it, taken while the summary is at hand: the
 /// table's rows are made later, as the data files are written, from the
-/// records alone (src/document.rs's `Streamed`).
+/// records alone (crates/document/src/lib.rs's `Streamed`).
 #[derive(Clone, Copy, Default)]
 struct Marks {
     /// It is its cell's figure.

@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Cell, Rank, Row, Spread, Summary};
 use crate::bench::Bench;
-use crate::document::columns::{Columns, col};
-use crate::document::{Document, Entry, Flag, Kind, Mark, Measured, Show, Table, thousands};
+use langbench_document::columns::{Columns, col};
+use langbench_document::{Document, Entry, Flag, Kind, Mark, Measured, Show, Table, thousands};
 
 /// One row of the table: a variant's row and its rank.
 pub(super) struct Line<'a> {
@@ -510,7 +510,7 @@ impl Summary {
     #[cfg(test)]
     pub(crate) fn terminal_text(&self) -> String {
         let doc = self.document();
-        let mut s = crate::export::terminal::document(&doc);
+        let mut s = langbench_document::export::terminal::document(&doc);
         for a in &doc.advice {
             s.push_str(&format!("to do: {a}\n"));
         }

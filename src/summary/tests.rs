@@ -430,7 +430,11 @@ fn newlines_and_escape_codes_in_names_stay_out_of_tables() {
     });
     let doc = s.document();
     let md = String::from_utf8(
-        crate::export::Exporter::render(&crate::export::markdown::Markdown, &doc).unwrap(),
+        langbench_document::export::Exporter::render(
+            &langbench_document::export::markdown::Markdown,
+            &doc,
+        )
+        .unwrap(),
     )
     .unwrap();
     let row = md.lines().find(|l| l.contains("evil")).unwrap();
@@ -438,7 +442,7 @@ fn newlines_and_escape_codes_in_names_stay_out_of_tables() {
     // 8 columns: 9 cell borders; the pipes of the flags are escaped.
     assert_eq!(row.matches(" |").count() + 1, 9, "{row}");
     assert!(row.contains("evil \\| x \\| y \\|red"), "{row}");
-    let term = crate::export::terminal::document(&doc);
+    let term = langbench_document::export::terminal::document(&doc);
     assert!(!term.contains('\x1b') && !term.contains("L\r"), "{term}");
 }
 
@@ -560,7 +564,11 @@ fn interrupted_cells_and_variants_never_started_say_so() {
     );
     // What to do about it is the terminal's, never a published file's.
     let md = String::from_utf8(
-        crate::export::Exporter::render(&crate::export::markdown::Markdown, &s.document()).unwrap(),
+        langbench_document::export::Exporter::render(
+            &langbench_document::export::markdown::Markdown,
+            &s.document(),
+        )
+        .unwrap(),
     )
     .unwrap();
     assert!(

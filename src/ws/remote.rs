@@ -388,7 +388,7 @@ pub fn client_command(
     // The progress quotes what the server sent (a close reason): inert.
     let report = drive_target(&target, server_pid, start, opts, &|m| {
         if !quiet {
-            eprintln!("{}", crate::inert::text(&m))
+            eprintln!("{}", langbench_document::inert::text(&m))
         }
     })?;
     let json = serde_json::to_string_pretty(&report)?;
@@ -399,7 +399,7 @@ pub fn client_command(
         // Its strings were made inert where they entered (a close reason)
         // and serde escapes C0 controls; made inert again on the way to a
         // terminal all the same (C1 and bidirectional controls), whole.
-        None => println!("{}", crate::inert::block(&json, usize::MAX)),
+        None => println!("{}", langbench_document::inert::block(&json, usize::MAX)),
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -414,7 +414,7 @@ pub fn target_command(
 ) -> Result<ExitCode> {
     let target = Target::parse(target)?;
     let report = drive_target(&target, server_pid, None, opts, &|m| {
-        eprintln!("{}", crate::inert::text(&m))
+        eprintln!("{}", langbench_document::inert::text(&m))
     })?;
     merge_command(&[report], name, opts)
 }

@@ -1,10 +1,10 @@
 //! The ws-echo charts: echoes per second and p99 latency per server and
-//! delay phase (`crate::export::svg` draws them). A phase without a figure
+//! delay phase (`langbench_document::export::svg` draws them). A phase without a figure
 //! is a labelled gap, a phase with errors or a saturated client a marked
 //! bar.
 
-use crate::document::{Bar, BarChart, BarRow, Mark, Unit};
 use crate::ws_record::{Phase, WsRecord, WsStatus};
+use langbench_document::{Bar, BarChart, BarRow, Mark, Unit};
 
 /// rps and p99 latency per server and phase.
 pub(super) fn ws(records: &[&WsRecord]) -> Vec<BarChart> {

@@ -1,5 +1,5 @@
 //! The WebSocket table: one row per server and phase, built once as a
-//! [`Table`] and rendered by every format of [`crate::export`].
+//! [`Table`] and rendered by every format of [`langbench_document::export`].
 //!
 //! Its face: [`load`], [`latest`] and [`document`] (for the derived files,
 //! `compare`'s editions and `merge`), and `print` and [`phase_line`] (the
@@ -9,11 +9,11 @@ mod charts;
 
 use anyhow::Result;
 
-use crate::document::columns::{Columns, col};
-use crate::document::{Document, Entry, Kind, Mark, Note, Table};
 use crate::record::Origin;
 use crate::store::Store;
 use crate::ws_record::{ClientLoad, Phase, WS_RECORDS, WindowStats, WsRecord, WsStatus};
+use langbench_document::columns::{Columns, col};
+use langbench_document::{Document, Entry, Kind, Mark, Note, Table};
 
 /// The newest record of each server, in the order they were run.
 pub(crate) fn latest(records: &[WsRecord]) -> Vec<&WsRecord> {
@@ -484,7 +484,10 @@ pub(crate) fn document(records: &[&WsRecord]) -> Document {
 /// --target` and `run --bench ws-echo`).
 pub(crate) fn print(records: &[WsRecord]) {
     let shown: Vec<&WsRecord> = records.iter().collect();
-    println!("{}", crate::export::terminal::document(&document(&shown)));
+    println!(
+        "{}",
+        langbench_document::export::terminal::document(&document(&shown))
+    );
 }
 
 /// Reads `ws.jsonl` of a store (no file: no records).

@@ -283,7 +283,7 @@ impl Client {
                         {
                             eprintln!(
                                 "ws client thread {t}: {}",
-                                crate::inert::text(&format!("{e:#}"))
+                                langbench_document::inert::text(&format!("{e:#}"))
                             );
                         }
                     })
@@ -1035,7 +1035,7 @@ impl<'a> Thread<'a> {
                     // The server's words, made inert where they enter:
                     // they reach the terminal, the records and the
                     // ws-client report (issue #59, row 11).
-                    let reason = crate::inert::text(&String::from_utf8_lossy(
+                    let reason = langbench_document::inert::text(&String::from_utf8_lossy(
                         payload.get(2..).unwrap_or_default(),
                     ));
                     let msg = match code {

@@ -31,16 +31,14 @@ use anyhow::Result;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use super::Exporter;
-use crate::document::{
-    BarChart, Column, Document, Entry, Flag, Kind, Mark, Measured, Show, Table, Value,
-};
 use crate::inert;
+use crate::{BarChart, Column, Document, Entry, Flag, Kind, Mark, Measured, Show, Table, Value};
 
 /// File name of the page in the store.
-pub(crate) const FILE: &str = "report.html";
+pub const FILE: &str = "report.html";
 
 /// Renders a [`Document`] as one self-contained HTML5 page.
-pub(crate) struct Html;
+pub struct Html;
 
 impl Exporter for Html {
     fn render(&self, doc: &Document) -> Result<Vec<u8>> {
@@ -63,7 +61,7 @@ const HOLE: &str = "<!--langbench:streamed-->";
 /// 6,500-variant directory (87 MB, most of it the programs' sources) is
 /// never held whole in memory (issue #41). The bytes are the same as
 /// rendering the page in one piece would give.
-pub(crate) fn write_page(doc: &Document, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+pub fn write_page(doc: &Document, w: &mut dyn std::io::Write) -> std::io::Result<()> {
     let tables: Vec<&Table> = doc.tables.iter().filter(|t| !t.data_only).collect();
     let anchors: BTreeSet<String> = doc
         .measured
@@ -266,7 +264,7 @@ fn legend(doc: &Document, tables: &[&Table]) -> Markup {
     }
 }
 
-/// Text of the document on the page: inert (src/inert.rs: no escape
+/// Text of the document on the page: inert (crates/document/src/inert.rs: no escape
 /// sequence, control or bidi character; bounded), then escaped by maud.
 fn text(s: &str) -> String {
     inert::text(s)
@@ -980,7 +978,7 @@ const JS: &str = r#"
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::document::{Bar, BarRow, Column, Kind, Note, Show};
+    use crate::{Bar, BarRow, Column, Kind, Note, Show};
     use std::path::{Path, PathBuf};
     use std::process::{Command, Stdio};
     use std::sync::Mutex;
@@ -1156,23 +1154,23 @@ mod tests {
         // What was measured, streamed variant by variant: a source, a
         // note and a label that hold the marker, and a second variant
         // after them.
-        let bench = crate::document::MeasuredBench {
+        let bench = crate::MeasuredBench {
             bench: "assoc".into(),
-            files: vec![crate::document::SourceFile {
+            files: vec![crate::SourceFile {
                 path: "programs/assoc/x.c".into(),
                 text: Ok(format!("int main() {{ /* {HOLE} */ }}")),
             }],
             ..Default::default()
         };
         doc.measured = vec![
-            crate::document::Measured {
+            crate::Measured {
                 variant: "one".into(),
                 label: HOLE.into(),
                 note: Some(HOLE.into()),
                 benches: vec![bench.clone()],
                 ..Default::default()
             },
-            crate::document::Measured {
+            crate::Measured {
                 variant: "two".into(),
                 label: "Two".into(),
                 benches: vec![bench],

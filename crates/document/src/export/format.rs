@@ -6,7 +6,7 @@ use anyhow::Result;
 
 use super::Exporter;
 use super::{csv, markdown, terminal};
-use crate::document::Document;
+use crate::Document;
 
 /// The formats a command prints a document in (`compare --format`,
 /// `history --format`): one enum for every command that offers the choice.
@@ -21,7 +21,7 @@ impl Format {
     /// `doc` as this format prints it on the terminal; the terminal's
     /// tables within `width` columns (`None`: every column, see
     /// [`terminal::width`]).
-    pub(crate) fn text(self, doc: &Document, width: Option<usize>) -> Result<String> {
+    pub fn text(self, doc: &Document, width: Option<usize>) -> Result<String> {
         Ok(match self {
             Format::Terminal => terminal::document_fit(doc, width),
             Format::Markdown => {

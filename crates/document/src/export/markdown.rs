@@ -3,9 +3,9 @@
 use anyhow::Result;
 
 use super::Exporter;
-use crate::document::{Document, Table};
+use crate::{Document, Table};
 
-pub(crate) struct Markdown;
+pub struct Markdown;
 
 /// Text made inert for Markdown, on one line: every character that can
 /// start a link, an image (both need `[`), an autolink or inline HTML
@@ -17,7 +17,7 @@ pub(crate) struct Markdown;
 /// stderr: a contributed program could print `![x](https://host/?secret)`,
 /// an image whoever renders summary.md would fetch.
 fn escape(s: &str) -> String {
-    // One inert line first (src/inert.rs): no escape sequence or control
+    // One inert line first (crates/document/src/inert.rs): no escape sequence or control
     // character reaches whoever `cat`s the file.
     let text = crate::inert::text(s);
     let mut out = String::with_capacity(text.len());
@@ -37,7 +37,7 @@ fn escape(s: &str) -> String {
         .replace("www.", "www\u{200b}.")
 }
 
-pub(crate) fn table(t: &Table) -> String {
+pub fn table(t: &Table) -> String {
     let cols = t.display_columns();
     let header: Vec<String> = cols.iter().map(|&i| escape(&t.columns[i].header)).collect();
     let mut out = format!("| {} |\n|", header.join(" | "));

@@ -22,7 +22,7 @@
 
 use std::fmt::Write as _;
 
-use crate::document::{Bar, BarChart, Mark, Unit};
+use crate::{Bar, BarChart, Mark, Unit};
 
 /// Nominal width of the image; grows when long labels leave the plot too
 /// narrow.
@@ -69,7 +69,7 @@ const BAND_COLOUR: &str = "#f6f6f6";
 
 /// The chart as a standalone SVG document: title and caption drawn in it,
 /// so a `.svg` file says what it shows on its own.
-pub(crate) fn render(chart: &BarChart) -> String {
+pub fn render(chart: &BarChart) -> String {
     render_with(chart, true)
 }
 
@@ -410,7 +410,7 @@ fn text_width(text: &str, size: f64) -> f64 {
 }
 
 /// Text made safe for XML content and attribute values: inert first
-/// (src/inert.rs: escape sequences and control characters, invalid in
+/// (crates/document/src/inert.rs: escape sequences and control characters, invalid in
 /// XML, removed; bounded), then escaped.
 fn esc(text: &str) -> String {
     let text = crate::inert::text(text);
@@ -1186,7 +1186,7 @@ impl Layout {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::document::BarRow;
+    use crate::BarRow;
     use roxmltree::{Document, Node};
 
     fn bar(v: f64) -> Bar {

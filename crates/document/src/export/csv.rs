@@ -5,9 +5,9 @@
 use anyhow::Result;
 
 use super::Exporter;
-use crate::document::{Document, Entry, Kind, Table, Value};
+use crate::{Document, Entry, Kind, Table, Value};
 
-pub(crate) struct Csv;
+pub struct Csv;
 
 /// The plain value of a cell as CSV text, at its column's precision.
 fn value_text(kind: Kind, cell: &Entry) -> String {
@@ -38,7 +38,7 @@ fn is_shared_rank(text: &str) -> bool {
 }
 
 /// Text a spreadsheet will not run (and, made so by `value_text` first,
-/// with no escape sequence or control character: src/inert.rs): a value that begins like a formula
+/// with no escape sequence or control character: crates/document/src/inert.rs): a value that begins like a formula
 /// (`=`, `+`, `-`, `@`, a tab or a carriage return: a note quoting a
 /// program's stderr could say `=HYPERLINK(...)`) gets a leading `'`, as
 /// OWASP's guidance on CSV injection says; numbers are never text here.
@@ -50,15 +50,15 @@ fn inert(s: &str) -> String {
     }
 }
 
-pub(crate) fn table(t: &Table) -> Result<Vec<u8>> {
+pub fn table(t: &Table) -> Result<Vec<u8>> {
     let mut bytes = Vec::new();
     write_table(t, &mut bytes)?;
     Ok(bytes)
 }
 
 /// [`table`] written to `out` as its rows are made (a streamed table's
-/// are never all held, src/document.rs).
-pub(crate) fn write_table(t: &Table, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+/// are never all held, crates/document/src/lib.rs).
+pub fn write_table(t: &Table, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let cols = t.data_columns();
     let mut w = csv::Writer::from_writer(out);
     w.write_record(cols.iter().map(|&i| t.columns[i].key.as_str()))?;

@@ -17,14 +17,20 @@
 //! (`MeasuredBench`, `SourceFile`), `thousands`, and [`columns`]'s
 //! `Columns` and `col`; the rest is its inside.
 
+#![forbid(unsafe_code)]
+
 use compact_str::CompactString;
 use serde::Serialize;
 
 pub mod columns;
+pub mod export;
+pub mod inert;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 
 /// One document: what was measured, where, and its tables and charts.
 #[derive(Debug, Clone, Default, Serialize)]
-pub(crate) struct Document {
+pub struct Document {
     pub title: String,
     /// Facts shown above the tables: ("Machine", "..."), ("Sizes", "...").
     pub meta: Vec<(String, String)>,
@@ -49,7 +55,7 @@ pub(crate) struct Document {
 /// One variant's "what was measured": shown as a section of the report,
 /// linked from its rows by [`Measured::anchor_of`].
 #[derive(Debug, Clone, Default, Serialize)]
-pub(crate) struct Measured {
+pub struct Measured {
     pub variant: String,
     /// `Language · flags`, as the row shows it.
     pub label: String,
@@ -65,7 +71,7 @@ pub(crate) struct Measured {
 
 impl Measured {
     /// The HTML anchor of a variant's section.
-    pub(crate) fn anchor_of(variant: &str) -> String {
+    pub fn anchor_of(variant: &str) -> String {
         let safe: String = variant
             .chars()
             .map(|c| {
@@ -81,7 +87,7 @@ impl Measured {
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
-pub(crate) struct MeasuredBench {
+pub struct MeasuredBench {
     pub bench: String,
     /// The commands that ran, placeholders expanded.
     pub commands: Vec<String>,
@@ -102,7 +108,7 @@ pub(crate) struct MeasuredBench {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub(crate) struct SourceFile {
+pub struct SourceFile {
     /// Relative to the languages file's directory.
     pub path: String,
     /// The text, or why it is not shown (too large, not text, outside the
@@ -161,7 +167,7 @@ pub enum Kind {
 
 impl Kind {
     /// Right-aligned in human tables.
-    pub(crate) fn is_numeric(self) -> bool {
+    pub fn is_numeric(self) -> bool {
         self != Kind::Text
     }
 }
@@ -203,12 +209,7 @@ pub struct Column {
 }
 
 impl Column {
-    pub(crate) fn new(
-        header: impl Into<String>,
-        key: impl Into<String>,
-        kind: Kind,
-        show: Show,
-    ) -> Self {
+    pub fn new(header: impl Into<String>, key: impl Into<String>, kind: Kind, show: Show) -> Self {
         Column {
             header: header.into(),
             key: key.into(),
@@ -220,12 +221,12 @@ impl Column {
     }
 
     /// In the terminal and Markdown tables (and on the page).
-    pub(crate) fn in_display(&self) -> bool {
+    pub fn in_display(&self) -> bool {
         matches!(self.show, Show::Both | Show::Display)
     }
 
     /// On the page (the display columns and the secondary ones).
-    pub(crate) fn in_page(&self) -> bool {
+    pub fn in_page(&self) -> bool {
         self.show != Show::Data
     }
 
@@ -282,7 +283,7 @@ pub enum Flag {
 
 impl Flag {
     /// Its name: the HTML class (`flag-noisy`) and the legend's word.
-    pub(crate) fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Flag::Noisy => "noisy",
             Flag::PartialCell => "partial-cell",
@@ -300,7 +301,7 @@ impl Flag {
     }
 
     /// What the flag means, for the legend.
-    pub(crate) fn meaning(self) -> &'static str {
+    pub fn meaning(self) -> &'static str {
         match self {
             Flag::Noisy => "noisy: its runs spread more than the threshold",
             Flag::PartialCell => "fewer runs than asked for (interrupted)",
@@ -323,13 +324,13 @@ impl Flag {
 /// A note under a table, keyed by what its row shows (`Go · go run /
 /// assoc`), so a reader finds the row without an id the table hides.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub(crate) struct Note {
+pub struct Note {
     pub key: String,
     pub text: String,
 }
 
 impl Note {
-    pub(crate) fn new(key: impl Into<String>, text: impl Into<String>) -> Note {
+    pub fn new(key: impl Into<String>, text: impl Into<String>) -> Note {
         Note {
             key: key.into(),
             text: text.into(),
@@ -427,7 +428,7 @@ impl Entry {
         }
     }
 
-    pub(crate) fn int(v: i64, text: impl Into<CompactString>) -> Entry {
+    pub fn int(v: i64, text: impl Into<CompactString>) -> Entry {
         Entry {
             text: text.into(),
             value: Value::Int(v),
@@ -445,30 +446,30 @@ impl Entry {
     }
 
     /// No value; shows `text` (often `-` or empty).
-    pub(crate) fn empty(text: impl Into<CompactString>) -> Entry {
+    pub fn empty(text: impl Into<CompactString>) -> Entry {
         Entry {
             text: text.into(),
             ..Default::default()
         }
     }
 
-    pub(crate) fn marked(mut self, mark: Mark, note: Option<String>) -> Entry {
+    pub fn marked(mut self, mark: Mark, note: Option<String>) -> Entry {
         self.mark = mark;
         self.set_note(note);
         self
     }
 
-    pub(crate) fn flagged(mut self, flag: Flag) -> Entry {
+    pub fn flagged(mut self, flag: Flag) -> Entry {
         self.flag = Some(flag);
         self
     }
 
-    pub(crate) fn with_interval(mut self, interval: Option<(f64, f64)>) -> Entry {
+    pub fn with_interval(mut self, interval: Option<(f64, f64)>) -> Entry {
         self.set_interval(interval);
         self
     }
 
-    pub(crate) fn linked(mut self, anchor: impl Into<String>) -> Entry {
+    pub fn linked(mut self, anchor: impl Into<String>) -> Entry {
         self.more().link = Some(anchor.into());
         self
     }
@@ -489,13 +490,13 @@ impl Entry {
         self.more.as_ref()?.link.as_deref()
     }
 
-    pub(crate) fn set_note(&mut self, note: Option<String>) {
+    pub fn set_note(&mut self, note: Option<String>) {
         if note.is_some() || self.more.is_some() {
             self.more().note = note;
         }
     }
 
-    pub(crate) fn set_interval(&mut self, interval: Option<(f64, f64)>) {
+    pub fn set_interval(&mut self, interval: Option<(f64, f64)>) {
         if interval.is_some() || self.more.is_some() {
             self.more().interval = interval;
         }
@@ -506,7 +507,7 @@ impl Entry {
     }
 
     /// The value as a number, if it is one.
-    pub(crate) fn as_f64(&self) -> Option<f64> {
+    pub fn as_f64(&self) -> Option<f64> {
         match self.value {
             Value::Number(v) => Some(v),
             Value::Int(v) => Some(v as f64),
@@ -516,7 +517,7 @@ impl Entry {
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
-pub(crate) struct Table {
+pub struct Table {
     /// Stable name: CSV file stem, spreadsheet sheet name, HTML anchor.
     pub id: String,
     pub title: String,
@@ -542,7 +543,7 @@ pub(crate) struct Table {
 /// directory: 60,000 rows of 23 entries at 6,500 variants, 89 MB, and
 /// 600,000 at 65,000, issue #41).
 #[derive(Clone)]
-pub(crate) struct Streamed {
+pub struct Streamed {
     /// How many rows it makes.
     pub len: usize,
     /// The rows of a range of `0..len`.
@@ -562,7 +563,7 @@ const CHUNK: usize = 4096;
 impl Table {
     /// Its rows, `rows` and then the streamed ones: `f` gets each one's
     /// index and entries, in order.
-    pub(crate) fn for_each_row<E>(
+    pub fn for_each_row<E>(
         &self,
         mut f: impl FnMut(usize, &[Entry]) -> Result<(), E>,
     ) -> Result<(), E> {
@@ -583,8 +584,7 @@ impl Table {
     }
 
     /// Every row, streamed ones made now.
-    #[cfg(test)]
-    pub(crate) fn all_rows(&self) -> Vec<Vec<Entry>> {
+    pub fn all_rows(&self) -> Vec<Vec<Entry>> {
         let mut rows = Vec::new();
         self.for_each_row(|_, row| -> Result<(), ()> {
             rows.push(row.to_vec());
@@ -595,26 +595,31 @@ impl Table {
     }
 
     /// How many rows it has, streamed ones included.
-    pub(crate) fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         self.rows.len() + self.streamed.as_ref().map_or(0, |s| s.len)
     }
 
+    /// Whether it has no row, streamed or not.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// Indices of the columns shown in human tables.
-    pub(crate) fn display_columns(&self) -> Vec<usize> {
+    pub fn display_columns(&self) -> Vec<usize> {
         (0..self.columns.len())
             .filter(|&i| self.columns[i].in_display())
             .collect()
     }
 
     /// Indices of the columns shown on the page (secondary ones too).
-    pub(crate) fn page_columns(&self) -> Vec<usize> {
+    pub fn page_columns(&self) -> Vec<usize> {
         (0..self.columns.len())
             .filter(|&i| self.columns[i].in_page())
             .collect()
     }
 
     /// Indices of the columns written to data files.
-    pub(crate) fn data_columns(&self) -> Vec<usize> {
+    pub fn data_columns(&self) -> Vec<usize> {
         (0..self.columns.len())
             .filter(|&i| self.columns[i].in_data())
             .collect()
@@ -624,7 +629,7 @@ impl Table {
 /// A horizontal bar chart: one group of bars per row (a variant, a server),
 /// one bar per series (a benchmark, old/new, a phase).
 #[derive(Debug, Clone, Default, Serialize)]
-pub(crate) struct BarChart {
+pub struct BarChart {
     /// File stem: `charts/<id>.svg`.
     pub id: String,
     pub title: String,
@@ -644,7 +649,7 @@ pub(crate) struct BarChart {
 /// The unit of a chart's values.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) enum Unit {
+pub enum Unit {
     /// Plain numbers (compact: 2.1k, 3M).
     #[default]
     Plain,
@@ -657,7 +662,7 @@ pub(crate) enum Unit {
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
-pub(crate) struct BarRow {
+pub struct BarRow {
     pub label: String,
     /// One per series.
     pub bars: Vec<Bar>,
@@ -667,7 +672,7 @@ pub(crate) struct BarRow {
 /// `FAILED`, `not run`), never as zero; a flagged bar is drawn with a mark
 /// and its label (e.g. `exit 25`, `partial`).
 #[derive(Debug, Clone, Default, Serialize)]
-pub(crate) struct Bar {
+pub struct Bar {
     pub value: Option<f64>,
     pub mark: Mark,
     pub label: Option<String>,
@@ -676,7 +681,7 @@ pub(crate) struct Bar {
 }
 
 impl Bar {
-    pub(crate) fn plain(v: f64) -> Bar {
+    pub fn plain(v: f64) -> Bar {
         Bar {
             value: Some(v),
             ..Default::default()
@@ -687,7 +692,7 @@ impl Bar {
 /// 1234567 -> "1,234,567".
 /// An instruction count as the work column shows it: three significant
 /// digits and a unit (`1.23 G instr`, `456 M instr`, `7.89 k instr`).
-pub(crate) fn instructions(n: u64) -> String {
+pub fn instructions(n: u64) -> String {
     let (v, unit) = match n {
         0..1_000 => return format!("{n} instr"),
         1_000..1_000_000 => (n as f64 / 1e3, "k"),
@@ -705,7 +710,7 @@ pub(crate) fn instructions(n: u64) -> String {
     format!("{v:.digits$} {unit} instr")
 }
 
-pub(crate) fn thousands(n: u64) -> String {
+pub fn thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, ch) in s.chars().enumerate() {

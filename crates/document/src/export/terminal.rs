@@ -18,12 +18,12 @@
 use comfy_table::presets::{NOTHING, UTF8_FULL_CONDENSED};
 use comfy_table::{Cell as TCell, CellAlignment, ContentArrangement, Table as TTable};
 
-use crate::document::{Document, Entry, Kind, Priority, Table};
+use crate::{Document, Entry, Kind, Priority, Table};
 
 /// The width to keep within: `$COLUMNS` if set, else stdout's terminal;
 /// `None` (every column) with `wide`, or when stdout is no terminal (a
 /// file or a pipe gets the full table).
-pub(crate) fn width(wide: bool) -> Option<usize> {
+pub fn width(wide: bool) -> Option<usize> {
     if wide {
         return None;
     }
@@ -43,7 +43,7 @@ fn columns() -> Option<usize> {
 /// is a terminal, wrapped at its width (`$COLUMNS`, else its size) with
 /// the rest indented; a long warning broke mid-word at 80 columns (issue
 /// #40). Into a file or a pipe it stays one line, for grep.
-pub(crate) fn warning(text: &str) -> String {
+pub fn warning(text: &str) -> String {
     use std::io::IsTerminal;
     let line = format!("warning: {}", crate::inert::text(text));
     if !std::io::stderr().is_terminal() {
@@ -55,12 +55,12 @@ pub(crate) fn warning(text: &str) -> String {
 }
 
 /// Prints [`warning`] on stderr.
-pub(crate) fn warn(text: &str) {
+pub fn warn(text: &str) {
     eprintln!("{}", warning(text));
 }
 
 /// How wide `s` is on a terminal (its widest line).
-pub(crate) fn display_width(s: &str) -> usize {
+pub fn display_width(s: &str) -> usize {
     s.lines()
         .map(textwrap::core::display_width)
         .max()
@@ -101,7 +101,7 @@ fn mb(c: &Entry) -> String {
     };
     let m = kb / 1024.0;
     let figure = if m >= 100.0 {
-        crate::document::thousands(m.round() as u64)
+        crate::thousands(m.round() as u64)
     } else if m >= 10.0 {
         format!("{m:.0}")
     } else {
@@ -154,7 +154,7 @@ fn render(cols: &[Shown], rows: usize, borders: bool, wrap_at: Option<usize>) ->
 }
 
 /// One table's display columns as a terminal table, every column.
-pub(crate) fn table(t: &Table) -> TTable {
+pub fn table(t: &Table) -> TTable {
     let cols = t.display_columns();
     let mut out = TTable::new();
     out.load_style(UTF8_FULL_CONDENSED)
@@ -358,7 +358,7 @@ fn with_left_out(table: String, left_out: &[String], width: usize) -> String {
 }
 
 /// Text from records can hold newlines or escape codes: one inert line
-/// (src/inert.rs).
+/// (crates/document/src/inert.rs).
 fn clean(s: &str) -> String {
     crate::inert::text(s)
 }
@@ -366,7 +366,7 @@ fn clean(s: &str) -> String {
 /// `line` wrapped at `width` (continuation lines indented by `indent`):
 /// what a command prints beside a document (`to do:` lines) keeps within
 /// the width its tables do.
-pub(crate) fn wrapped(line: &str, width: Option<usize>, indent: &str) -> String {
+pub fn wrapped(line: &str, width: Option<usize>, indent: &str) -> String {
     match width {
         Some(w) if textwrap::core::display_width(line) > w => {
             let opts = textwrap::Options::new(w.max(20))
@@ -380,13 +380,13 @@ pub(crate) fn wrapped(line: &str, width: Option<usize>, indent: &str) -> String 
 
 /// Everything a command prints at its end: facts, tables, notes; every
 /// column.
-pub(crate) fn document(doc: &Document) -> String {
+pub fn document(doc: &Document) -> String {
     document_fit(doc, None)
 }
 
 /// [`document`] within `width` columns (`None`: every column, however
 /// wide).
-pub(crate) fn document_fit(doc: &Document, width: Option<usize>) -> String {
+pub fn document_fit(doc: &Document, width: Option<usize>) -> String {
     let mut s = String::new();
     for (k, v) in &doc.meta {
         s.push_str(&wrapped(&format!("{k}: {}", clean(v)), width, "  "));
@@ -414,87 +414,4 @@ pub(crate) fn document_fit(doc: &Document, width: Option<usize>) -> String {
         }
     }
     s
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::bench::Bench;
-    use crate::record::Status;
-    use crate::store::Stored;
-    use crate::summary::Summary;
-    use crate::testing;
-
-    fn summary() -> Document {
-        let mut runs = Vec::new();
-        for (v, flags, version) in [
-            ("c-gcc", "gcc -O2", "12.2.0"),
-            (
-                "graaljs",
-                "polyglot --jvm --js --engine.Mode=throughput",
-                "GraalVM CE 25.0.1+8.1 (runtime: GraalVM CE, JIT)",
-            ),
-        ] {
-            for b in Bench::CPU {
-                let mut r = testing::run(v, b).wall(123.456).rss(2_454_372).record();
-                r.flags = flags.into();
-                r.version = version.into();
-                runs.push(r);
-            }
-        }
-        runs.push(
-            testing::run("slow", Bench::Assoc)
-                .wall(1000.0)
-                .status(Status::Timeout)
-                .into(),
-        );
-        Summary::from_stored(&Stored {
-            runs: crate::testing::shared(runs),
-            ..Default::default()
-        })
-        .document()
-    }
-
-    #[test]
-    fn the_full_table_where_it_fits_a_compact_one_where_not() {
-        let doc = summary();
-        let full = document(&doc);
-        assert!(display_width(&full) > 150, "{full}");
-        assert!(full.contains("assoc RAM (KB)") && full.contains("2,454,372"));
-        for w in [160, 120, 100, 80, 60] {
-            let fit = document_fit(&doc, Some(w));
-            for line in fit.lines() {
-                assert!(
-                    textwrap::core::display_width(line) <= w,
-                    "{w}: {line:?}\n{fit}"
-                );
-            }
-            assert!(fit.contains("C-gcc"), "{fit}");
-        }
-        // First RAM in MB and long texts cut, then each benchmark's RAM
-        // goes (the total stays).
-        let at160 = document_fit(&doc, Some(160));
-        assert!(!at160.contains("(KB)"), "{at160}");
-        assert!(
-            at160.contains("polyglot --jvm --js --engine.Mode=throughput"),
-            "the flags, which tell the rows apart, are never cut: {at160}"
-        );
-        assert!(
-            at160.contains("GraalVM CE") && !at160.contains("JIT)"),
-            "the long version cut: {at160}"
-        );
-        assert!(!at160.contains("(s)"), "{at160}");
-        assert!(
-            at160.contains("TIMEOUT ") && !at160.contains("TIMEOUT >"),
-            "{at160}"
-        );
-        let at100 = document_fit(&doc, Some(100));
-        assert!(
-            !at100.contains("assoc MB") && at100.contains("Total MB"),
-            "{at100}"
-        );
-        assert!(at100.contains("7,191"), "{at100}");
-        let wide = document_fit(&doc, Some(10_000));
-        assert_eq!(wide, full, "a wide enough terminal gets every column");
-    }
 }

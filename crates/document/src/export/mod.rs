@@ -11,19 +11,19 @@
 //! `terminal`'s `document`, `document_fit`, `width`, `wrapped`, `warn` and
 //! `warning`; the rest is its inside.
 
-pub(crate) mod csv;
-pub(crate) mod format;
-pub(crate) mod html;
-pub(crate) mod markdown;
-pub(crate) mod svg;
-pub(crate) mod terminal;
-pub(crate) mod xlsx;
+pub mod csv;
+pub mod format;
+pub mod html;
+pub mod markdown;
+pub mod svg;
+pub mod terminal;
+pub mod xlsx;
 
 use anyhow::Result;
 
-use crate::document::Document;
+use crate::Document;
 
 /// One output format: renders a [`Document`] to the bytes of one file.
-pub(crate) trait Exporter {
+pub trait Exporter {
     fn render(&self, doc: &Document) -> Result<Vec<u8>>;
 }

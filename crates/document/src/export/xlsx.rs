@@ -32,10 +32,10 @@ use rust_xlsxwriter::{
 };
 
 use super::Exporter;
-use crate::document::{Document, Entry, Flag, Kind, Mark, Table, Value};
+use crate::{Document, Entry, Flag, Kind, Mark, Table, Value};
 
 /// Renders a [`Document`] as an `.xlsx` workbook.
-pub(crate) struct Xlsx;
+pub struct Xlsx;
 
 /// The name of the last sheet (the document's facts); no table sheet gets it.
 const ABOUT_SHEET: &str = "About";
@@ -89,7 +89,7 @@ impl Xlsx {
     /// #41). `scratch` is the results directory: the workbook then does
     /// not depend on TMPDIR (a pod's may be missing or read-only), and
     /// the same records give the same bytes.
-    pub(crate) fn render_spilling(&self, doc: &Document, scratch: &Path) -> Result<Vec<u8>> {
+    pub fn render_spilling(&self, doc: &Document, scratch: &Path) -> Result<Vec<u8>> {
         workbook(doc, Some(scratch))
     }
 }
@@ -218,7 +218,7 @@ fn clip_utf16(s: &str, max: usize) -> &str {
     s
 }
 
-/// `s` inert (src/inert.rs: its lines kept, for the cells that wrap) and
+/// `s` inert (crates/document/src/inert.rs: its lines kept, for the cells that wrap) and
 /// cut to fit `max` UTF-16 units, with `…` where it was cut.
 fn fit_text(s: &str, max: usize) -> String {
     let s = crate::inert::block(s, crate::inert::MAX_TEXT);
@@ -578,7 +578,7 @@ mod tests {
     use std::collections::HashMap;
 
     use super::*;
-    use crate::document::{Column, Note, Show};
+    use crate::{Column, Note, Show};
 
     fn summary_doc() -> Document {
         let secs = Kind::Seconds { decimals: 3 };
@@ -697,7 +697,7 @@ mod tests {
     // ---- Unit checks -------------------------------------------------
 
     /// A streamed table (rows made a chunk at a time as a data file reads
-    /// them, src/document.rs) writes the same CSV and the same workbook as
+    /// them, crates/document/src/lib.rs) writes the same CSV and the same workbook as
     /// the same rows held: across chunk boundaries (10,000 rows are three
     /// chunks), in order, none lost or repeated, a few held rows first.
     #[test]
@@ -712,7 +712,7 @@ mod tests {
         held.tables[1].rows = (0..10_003).map(row).collect();
         let mut streamed = summary_doc();
         streamed.tables[1].rows = (0..3).map(row).collect();
-        streamed.tables[1].streamed = Some(crate::document::Streamed {
+        streamed.tables[1].streamed = Some(crate::Streamed {
             len: 10_000,
             rows: std::sync::Arc::new(move |range: std::ops::Range<usize>| {
                 range.map(|i| row(i + 3)).collect()
@@ -797,7 +797,7 @@ mod tests {
     /// numbers; an unshared one the plain number.
     #[test]
     fn a_shared_rank_is_a_number_shown_with_its_equals_sign() {
-        use crate::document::{Column, Show, Table};
+        use crate::{Column, Show, Table};
         let doc = Document {
             tables: vec![Table {
                 id: "t".into(),
@@ -857,148 +857,9 @@ mod tests {
         assert_eq!(sum_formula(&t2, &cols, &t.rows[0], 8, 1), None);
     }
 
-    // ---- Read back by LibreOffice --------------------------------------
+    // ---- Read back by LibreOffice (crate::testing::Office) ----------------
 
-    /// A private LibreOffice profile that recalculates formulas of xlsx
-    /// files on load, or never does (then it shows the cached results).
-    pub(super) struct Office {
-        dir: tempfile::TempDir,
-        soffice: std::path::PathBuf,
-    }
-
-    impl Office {
-        pub(super) fn new(recalc_on_load: bool) -> Office {
-            let soffice = which::which("soffice").unwrap_or_else(|_| {
-                panic!(
-                    "LibreOffice (`soffice`) is not on PATH: the xlsx tests open the \
-                     workbook in it to check what a spreadsheet program reads \
-                     (Debian: apt-get install libreoffice-calc)"
-                )
-            });
-            let dir = tempfile::Builder::new()
-                .prefix("lo-profile-")
-                .tempdir()
-                .unwrap();
-            let user = dir.path().join("profile/user");
-            std::fs::create_dir_all(&user).unwrap();
-            // OOXMLRecalcMode: 0 always recalculate, 1 never, 2 ask.
-            let mode = if recalc_on_load { 0 } else { 1 };
-            std::fs::write(
-                user.join("registrymodifications.xcu"),
-                format!(
-                    r#"<?xml version="1.0" encoding="UTF-8"?>
-<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
-<item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="OOXMLRecalcMode" oor:op="fuse"><value>{mode}</value></prop></item>
-</oor:items>
-"#
-                ),
-            )
-            .unwrap();
-            Office { dir, soffice }
-        }
-
-        /// Converts `files` (name, bytes) with LibreOffice; returns the
-        /// output directory.
-        pub(super) fn convert(
-            &self,
-            files: &[(&str, &[u8])],
-            to: &str,
-            out: &str,
-        ) -> std::path::PathBuf {
-            let input = self.dir.path().join("in");
-            let output = self.dir.path().join(out);
-            std::fs::create_dir_all(&input).unwrap();
-            let mut cmd = std::process::Command::new(&self.soffice);
-            cmd.arg(format!(
-                "-env:UserInstallation=file://{}",
-                self.dir.path().join("profile").display()
-            ))
-            .args(["--headless", "--norestore", "--convert-to", to, "--outdir"])
-            .arg(&output)
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped());
-            for (name, bytes) in files {
-                let path = input.join(name);
-                std::fs::write(&path, bytes).unwrap();
-                cmd.arg(path);
-            }
-            let mut child = cmd.spawn().expect("start soffice");
-            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(180);
-            while child.try_wait().unwrap().is_none() {
-                if std::time::Instant::now() > deadline {
-                    child.kill().ok();
-                    child.wait().ok();
-                    panic!("soffice did not finish converting within 180 s");
-                }
-                std::thread::sleep(std::time::Duration::from_millis(100));
-            }
-            let done = child.wait_with_output().unwrap();
-            assert!(
-                done.status.success(),
-                "soffice failed ({}): {}{}",
-                done.status,
-                String::from_utf8_lossy(&done.stdout),
-                String::from_utf8_lossy(&done.stderr)
-            );
-            output
-        }
-
-        /// Every sheet of each file as CSV with raw (unformatted) values:
-        /// (file stem, sheet name) -> rows.
-        pub(super) fn csv_sheets(
-            &self,
-            files: &[(&str, &[u8])],
-        ) -> HashMap<(String, String), Vec<Vec<String>>> {
-            // Tokens: separator, quote, charset, first line, column formats,
-            // language, quote all text, detect special numbers, save as
-            // shown (no: raw values), formulas (no), remove space, sheets
-            // (-1: all, one file each).
-            let out = self.convert(
-                files,
-                "csv:Text - txt - csv (StarCalc):44,34,UTF8,1,,0,false,true,false,false,false,-1",
-                "csv",
-            );
-            let mut sheets = HashMap::new();
-            for entry in std::fs::read_dir(&out).unwrap() {
-                let path = entry.unwrap().path();
-                let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-                let stem = files
-                    .iter()
-                    .map(|(f, _)| f.trim_end_matches(".xlsx"))
-                    .find(|s| name.starts_with(&format!("{s}-")))
-                    .unwrap_or_else(|| panic!("unexpected output {name}"));
-                let sheet = name[stem.len() + 1..].to_string();
-                let mut reader = csv::ReaderBuilder::new()
-                    .has_headers(false)
-                    .flexible(true)
-                    .from_path(&path)
-                    .unwrap();
-                let rows = reader
-                    .records()
-                    .map(|r| r.unwrap().iter().map(String::from).collect())
-                    .collect();
-                sheets.insert((stem.to_string(), sheet), rows);
-            }
-            sheets
-        }
-
-        /// Each file as flat OpenDocument XML (values, displayed text,
-        /// formulas, notes, cell styles): file stem -> XML.
-        fn fods(&self, files: &[(&str, &[u8])]) -> HashMap<String, String> {
-            let out = self.convert(files, "fods", "fods");
-            files
-                .iter()
-                .map(|(f, _)| {
-                    let stem = f.trim_end_matches(".xlsx");
-                    let path = out.join(format!("{stem}.fods"));
-                    let xml = std::fs::read_to_string(&path)
-                        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-                    (stem.to_string(), xml)
-                })
-                .collect()
-        }
-    }
+    use crate::testing::Office;
 
     /// A workbook whose formula's cached result (5) is not its value (2):
     /// tells whether LibreOffice showed cached results or recalculated.
@@ -1326,299 +1187,5 @@ mod tests {
             books["summary"].contains(r#"table:target-range-address="Summary.A1:Summary.J4""#),
             "autofilter range"
         );
-    }
-}
-
-/// The spreadsheet of real summaries, sorted and read back by LibreOffice.
-#[cfg(test)]
-mod sorting {
-    use std::path::Path;
-
-    use super::Xlsx;
-    use crate::bench::Bench::{self, Assoc, NumComb, StrComb};
-    use crate::document::Document;
-    use crate::export::Exporter;
-    use crate::record::{RunRecord, SessionRecord, Status};
-    use crate::store::{Store, Stored};
-    use crate::summary::Summary;
-    use crate::testing::{run, session, variant};
-
-    /// One cell as LibreOffice holds it: type (EMPTY, VALUE, TEXT,
-    /// FORMULA), value, text.
-    type LoCell = (String, f64, String);
-
-    /// `sheet` of `xlsx` sorted by LibreOffice itself (UNO, Data > Sort
-    /// with a header row) by the column headed `column`, read back.
-    fn lo_sorted(xlsx: &[u8], sheet: &str, column: &str, order: &str) -> Vec<Vec<LoCell>> {
-        let dir = tempfile::tempdir().unwrap();
-        let book = dir.path().join("book.xlsx");
-        std::fs::write(&book, xlsx).unwrap();
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lo_sort.py");
-        // The system Python: LibreOffice's `uno` module is installed for it
-        // (python3-uno), not for a pyenv or venv python3 earlier on PATH.
-        let out = std::process::Command::new("/usr/bin/python3")
-            .arg(&script)
-            .arg(&book)
-            .args([sheet, column, order])
-            .arg(dir.path().join("profile"))
-            .output()
-            .expect("/usr/bin/python3 with LibreOffice's uno (apt-get install python3-uno)");
-        assert!(
-            out.status.success(),
-            "lo_sort.py failed ({}): {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout)
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect()
-    }
-
-    fn cell(s: &str, id: &str, b: Bench, walls: &[f64], status: Status) -> Vec<RunRecord> {
-        walls
-            .iter()
-            .enumerate()
-            .map(|(i, w)| {
-                run(id, b)
-                    .session(s)
-                    .size("2021", 1000)
-                    .nth(i as u32 + 1)
-                    .wall(*w)
-                    .status(status)
-                    .record()
-            })
-            .collect()
-    }
-
-    /// Every kind of row: complete ones (one slower than the partial sums
-    /// below), partial ones whose cells that ran are fast (the rows the old
-    /// sheet sorted first), a timeout, a failure, one not installed, one
-    /// selected but never started.
-    fn synthetic() -> Stored {
-        let all = [Assoc, NumComb, StrComb];
-        let ids = [
-            "fast", "slow", "node", "fortran", "r", "dead", "dart", "later",
-        ];
-        let s = SessionRecord {
-            size: "2021".into(),
-            variants: ids.iter().map(|id| variant(id, &all)).collect(),
-            ..session("s1")
-        };
-        let mut runs = Vec::new();
-        for b in all {
-            runs.extend(cell("s1", "fast", b, &[1.0, 1.1, 1.05], Status::Ok));
-            runs.extend(cell("s1", "slow", b, &[300.0, 301.0, 302.0], Status::Ok));
-        }
-        // node: assoc failed, the rest fast.
-        runs.extend(cell("s1", "node", Assoc, &[0.1], Status::Failed));
-        runs.extend(cell("s1", "node", NumComb, &[0.5, 0.5, 0.5], Status::Ok));
-        runs.extend(cell("s1", "node", StrComb, &[0.6, 0.6, 0.6], Status::Ok));
-        // fortran: num-comb wrong output (a time, flagged), the rest fast.
-        runs.extend(cell("s1", "fortran", Assoc, &[0.3, 0.3, 0.3], Status::Ok));
-        runs.extend(cell(
-            "s1",
-            "fortran",
-            NumComb,
-            &[0.2, 0.2, 0.2],
-            Status::WrongOutput,
-        ));
-        runs.extend(cell("s1", "fortran", StrComb, &[0.2, 0.2, 0.2], Status::Ok));
-        // r: assoc timed out at 1000 s: no time.
-        runs.extend(cell("s1", "r", Assoc, &[1000.27], Status::Timeout));
-        runs.extend(cell("s1", "r", NumComb, &[2.0, 2.0, 2.0], Status::Ok));
-        runs.extend(cell("s1", "r", StrComb, &[3.0, 3.0, 3.0], Status::Ok));
-        for b in all {
-            runs.extend(cell("s1", "dead", b, &[0.1], Status::Crashed));
-            runs.push(
-                run("dart", b)
-                    .session("s1")
-                    .size("2021", 1000)
-                    .nth(0)
-                    .wall(0.0)
-                    .status(Status::NotInstalled)
-                    .record(),
-            );
-        }
-        Stored {
-            sessions: vec![s],
-            runs: crate::testing::shared(runs),
-            ..Default::default()
-        }
-    }
-
-    fn document(stored: &Stored) -> Document {
-        let s = Summary::from_stored(stored);
-        let mut doc = s.document();
-        doc.tables.push(crate::summary::runs::table(stored, &s));
-        doc
-    }
-
-    /// The committed 2026 edition: real partial rows (node, deno, fortran),
-    /// timeouts (R, haxe-js, deno-chained-map) and two machines.
-    fn edition_2026() -> Stored {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/2026");
-        Store::open(&dir).unwrap().load().unwrap()
-    }
-
-    fn column(rows: &[Vec<LoCell>], key: &str) -> usize {
-        rows[0]
-            .iter()
-            .position(|c| c.2 == key)
-            .unwrap_or_else(|| panic!("no column {key}"))
-    }
-
-    #[test]
-    fn libreoffice_sorting_by_total_puts_every_partial_row_after_every_complete_one() {
-        for (name, stored) in [("synthetic", synthetic()), ("results/2026", edition_2026())] {
-            let doc = document(&stored);
-            let xlsx = Xlsx.render(&doc).unwrap();
-            for order in ["asc", "desc"] {
-                let rows = lo_sorted(&xlsx, "Summary", "total_s", order);
-                let (total, state) = (column(&rows, "total_s"), column(&rows, "row_status"));
-                let body = &rows[1..];
-                assert_eq!(body.len(), doc.tables[0].rows.len(), "{name}");
-                let complete: Vec<bool> = body.iter().map(|r| r[state].2 == "complete").collect();
-                let n = complete.iter().filter(|c| **c).count();
-                assert!(
-                    n > 1 && n < body.len(),
-                    "{name}: {n} complete of {}",
-                    body.len()
-                );
-                assert!(
-                    complete[..n].iter().all(|c| *c) && complete[n..].iter().all(|c| !*c),
-                    "{name} {order}: a partial row sorts among complete ones: {:?}",
-                    body.iter()
-                        .map(|r| format!("{} {}", r[state].2, r[total].2))
-                        .collect::<Vec<_>>()
-                );
-                // Complete rows: numbers, in order; the others: empty.
-                let totals: Vec<f64> = body[..n]
-                    .iter()
-                    .map(|r| {
-                        assert!(matches!(r[total].0.as_str(), "VALUE" | "FORMULA"), "{r:?}");
-                        r[total].1
-                    })
-                    .collect();
-                let sorted = totals.windows(2).all(|w| {
-                    if order == "asc" {
-                        w[0] <= w[1]
-                    } else {
-                        w[0] >= w[1]
-                    }
-                });
-                assert!(sorted, "{name} {order}: {totals:?}");
-                for r in &body[n..] {
-                    assert_eq!(r[total].0, "EMPTY", "{name}: {r:?}");
-                }
-            }
-        }
-    }
-
-    /// Printed by LibreOffice (its own PDF export), the summary sheet shows
-    /// the columns its page shows, up to `total_relative`: fitted into one
-    /// page's width with its 36 data-only columns as well, the figures
-    /// printed too small to read. Those columns stay in the sheet.
-    #[test]
-    fn libreoffice_prints_the_summary_as_its_page_shows_it() {
-        let doc = document(&edition_2026());
-        let xlsx = Xlsx.render(&doc).unwrap();
-        let office = super::tests::Office::new(false);
-        let pdf = office
-            .convert(&[("book.xlsx", &xlsx)], "pdf", "pdf")
-            .join("book.pdf");
-        let pdftotext = |args: &[&str]| {
-            let o = std::process::Command::new("pdftotext")
-                .args(args)
-                .arg(&pdf)
-                .arg("-")
-                .output()
-                .expect("pdftotext is needed: apt-get install poppler-utils");
-            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-            String::from_utf8(o.stdout).unwrap()
-        };
-        let first = pdftotext(&["-layout", "-f", "1", "-l", "1"]);
-        assert!(first.contains(": Summary"), "{first}");
-        let header = first
-            .lines()
-            .find(|l| l.trim_start().starts_with("language"))
-            .unwrap_or_else(|| panic!("no header row on page 1:\n{first}"));
-        for key in [
-            "command_flags",
-            "total_s",
-            "rank",
-            "total_cpu_s",
-            "total_relative",
-        ] {
-            assert!(header.contains(key), "{key} not printed: {header}");
-        }
-        let all = pdftotext(&[]);
-        for key in ["edition", "row_status", "str_comb_cv", "assoc_median_s"] {
-            assert!(
-                !all.lines().any(|l| l.split_whitespace().any(|w| w == key)),
-                "data-only column {key} printed"
-            );
-        }
-        // Every figure of the first row is on the printed page: the figures
-        // the edition's summary.csv has for it (the edition is re-measured,
-        // so they are read, not written here).
-        let mut rows = csv::Reader::from_path(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("results/2026/summary.csv"),
-        )
-        .unwrap();
-        let headers = rows.headers().unwrap().clone();
-        let first_row = rows.records().next().unwrap().unwrap();
-        let field = |key: &str| {
-            let i = headers.iter().position(|h| h == key).unwrap();
-            first_row[i].to_string()
-        };
-        let language = field("language");
-        let total = format!("{:.3}", field("total_s").parse::<f64>().unwrap());
-        let rss = crate::document::thousands(field("total_rss_kb").parse().unwrap());
-        let printed = first
-            .lines()
-            .find(|l| l.trim_start().starts_with(&language) && l.contains(&total))
-            .unwrap_or_else(|| panic!("no {language} row with total {total}:\n{first}"));
-        assert!(printed.contains(&rss), "{rss}: {printed}");
-        // Not printed, but in the sheet.
-        let sheets = office.csv_sheets(&[("book.xlsx", &xlsx)]);
-        let summary = &sheets[&("book".to_string(), "Summary".to_string())];
-        assert!(
-            summary[0].iter().any(|h| h == "str_comb_cv"),
-            "{:?}",
-            summary[0]
-        );
-    }
-
-    #[test]
-    fn libreoffice_finds_no_text_in_a_numeric_column() {
-        for (name, stored) in [("synthetic", synthetic()), ("results/2026", edition_2026())] {
-            let doc = document(&stored);
-            let xlsx = Xlsx.render(&doc).unwrap();
-            for (id, sheet) in [("summary", "Summary"), ("runs", "Runs")] {
-                let table = doc.tables.iter().find(|t| t.id == id).unwrap();
-                let rows = lo_sorted(&xlsx, sheet, "language", "asc");
-                let cols = table.data_columns();
-                assert_eq!(rows[0].len(), cols.len(), "{name} {sheet}");
-                let mut numbers = 0;
-                for (x, &c) in cols.iter().enumerate() {
-                    let column = &table.columns[c];
-                    if !column.kind.is_numeric() {
-                        continue;
-                    }
-                    for r in &rows[1..] {
-                        assert!(
-                            matches!(r[x].0.as_str(), "EMPTY" | "VALUE" | "FORMULA"),
-                            "{name} {sheet}: text {:?} in numeric column {}",
-                            r[x].2,
-                            column.key
-                        );
-                        numbers += usize::from(r[x].0 != "EMPTY");
-                    }
-                }
-                assert!(numbers > 0, "{name} {sheet}: no numbers at all");
-            }
-        }
     }
 }

@@ -23,7 +23,7 @@
 /// 400, a version under 100. 4,096 leaves that note room to grow three
 /// times, while one field can no longer fill a page: a 30 MB name once
 /// made a 660 MB report.html and 1.8 GB of langbench's memory.
-pub(crate) const MAX_FIELD: usize = 4096;
+pub const MAX_FIELD: usize = 4096;
 
 /// The longest one line of text is rendered, in characters: four fields'
 /// worth, for the texts langbench composes from several (a session's
@@ -34,13 +34,13 @@ pub const MAX_TEXT: usize = 4 * MAX_FIELD;
 /// The longest a program's source is shown in report.html, in characters
 /// (`summary::measured` bounds it in bytes already; this is the renderer's
 /// own bound).
-pub(crate) const MAX_SOURCE: usize = 1 << 20;
+pub const MAX_SOURCE: usize = 1 << 20;
 
 /// `s` on one line, inert: escape sequences (CSI, OSC, DCS, ...) removed
 /// whole, every other control character removed (a line break or a tab
 /// becomes a space), bidirectional controls removed; cut at
 /// [`MAX_TEXT`] characters with `…`.
-pub(crate) fn text(s: &str) -> String {
+pub fn text(s: &str) -> String {
     clean(s, false, MAX_TEXT)
 }
 
@@ -52,7 +52,7 @@ pub fn block(s: &str, max: usize) -> String {
 }
 
 /// `s` cut to at most `max` characters, with `…` in place of the rest.
-pub(crate) fn clip(s: &str, max: usize) -> String {
+pub fn clip(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {
         None => s.to_string(),
         Some(_) => {
@@ -67,7 +67,7 @@ pub(crate) fn clip(s: &str, max: usize) -> String {
 
 /// Whether `s` would come out of [`text`] unchanged but for its length:
 /// nothing to remove.
-pub(crate) fn is_clean(s: &str) -> bool {
+pub fn is_clean(s: &str) -> bool {
     !s.chars().any(|c| c.is_control() || is_bidi(c))
 }
 

@@ -51,7 +51,7 @@ pub fn col(header: impl Into<String>, key: impl Into<String>, kind: Kind) -> Col
 
 impl Col {
     /// Which formats show it ([`Show::Both`] unless set).
-    pub(crate) fn show(mut self, show: Show) -> Col {
+    pub fn show(mut self, show: Show) -> Col {
         self.column.show = show;
         self
     }
@@ -62,12 +62,12 @@ impl Col {
     }
 
     /// Only in the human tables (terminal, Markdown, the page).
-    pub(crate) fn display(self) -> Col {
+    pub fn display(self) -> Col {
         self.show(Show::Display)
     }
 
     /// In the data files and behind the page's "more columns" switch.
-    pub(crate) fn extra(self) -> Col {
+    pub fn extra(self) -> Col {
         self.show(Show::Extra)
     }
 
@@ -78,7 +78,7 @@ impl Col {
     }
 
     /// A narrow table leaves it out first.
-    pub(crate) fn detail(mut self) -> Col {
+    pub fn detail(mut self) -> Col {
         self.column.priority = Priority::Detail;
         self
     }
@@ -157,7 +157,7 @@ impl<'a, R> Columns<'a, R> {
     }
 
     /// Every row's entries.
-    pub(crate) fn rows<'r>(&self, rows: impl IntoIterator<Item = &'r R>) -> Vec<Vec<Entry>>
+    pub fn rows<'r>(&self, rows: impl IntoIterator<Item = &'r R>) -> Vec<Vec<Entry>>
     where
         R: 'r,
     {
