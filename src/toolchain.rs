@@ -132,12 +132,24 @@ pub(crate) fn version(spawner: &Spawner, v: &Variant) -> Result<String> {
         );
     }
     let text = format!("{}\n{}", out.stdout.text(), out.stderr.text());
-    match v.parse_version(&text) {
+    let shown = text.trim().chars().take(120).collect::<String>();
+    // A version has a digit (every one stored so far does): a word the
+    // pattern caught in an error message is none (rustup without a
+    // default toolchain: "could not choose a version of rustc to run"
+    // gave the version "to", issue #64).
+    match v
+        .parse_version(&text)
+        .filter(|ver| ver.chars().any(|c| c.is_ascii_digit()))
+    {
         Some(ver) => Ok(ver),
-        None => bail!(
-            "no version in the output of `{}`: {:?}",
+        None if out.done.exit != langbench_spawn::Exit::Exited(0) => bail!(
+            "`{}` failed ({}) and printed no version: {shown:?}",
             v.version.text,
-            text.trim().chars().take(120).collect::<String>()
+            out.done.exit
+        ),
+        None => bail!(
+            "no version in the output of `{}`: {shown:?}",
+            v.version.text
         ),
     }
 }

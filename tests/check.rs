@@ -671,6 +671,51 @@ fn an_unreadable_version_fails_with_the_fix() {
     );
 }
 
+/// A version probe that fails, and whose pattern catches a word of its
+/// error (rustup without a default toolchain: "could not choose a version
+/// of rustc to run"), reads no version: `check` says the probe failed and
+/// `list` never shows the version "to" (issue #64). The same probe
+/// printing a version reads it.
+#[test]
+fn a_failing_version_probe_is_no_version() {
+    let error = "error: rustup could not choose a version of rustc to run";
+    let entry = |version: &str| {
+        Variant::shell("rust-nodefault")
+            .programs(&[("num-comb", "programs/num-comb/good.sh")])
+            .apt(&["dash"])
+            .list("needs", &["sh"])
+            .set("version", version)
+            .set("version_regex", r"rustc (\S+)")
+    };
+    let f = fixture_with(&[entry(&format!("sh -c 'echo {error} >&2; exit 1'"))], &[]);
+    let o = run_in(f.path(), &["check", "rust-nodefault"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        stdout(&o).contains(&format!(
+            "its version cannot be read (`sh -c 'echo {error} >&2; exit 1'` failed (exit 1) and printed no version: \"{error}\")"
+        )),
+        "{}",
+        text(&o)
+    );
+    let o = run_in(f.path(), &["list", "rust-nodefault"]);
+    let version = stdout(&o)
+        .lines()
+        .find(|l| l.trim_start().starts_with("version "))
+        .map(str::to_owned);
+    assert!(
+        version
+            .as_deref()
+            .is_some_and(|l| l.contains("unknown (`sh -c")),
+        "{}",
+        text(&o)
+    );
+
+    let f = fixture_with(&[entry("sh -c 'echo rustc 1.91.0'")], &[]);
+    let o = run_in(f.path(), &["list", "rust-nodefault"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(stdout(&o).contains("1.91.0"), "{}", text(&o));
+}
+
 /// Issue #40, row 1: `new` on an extension another language uses (`scm`,
 /// Guile's) never points the new variant at Guile's programs nor calls
 /// them stubs to replace: it writes files of its own beside them
