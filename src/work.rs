@@ -1,5 +1,6 @@
 //! `langbench work` (issue #62): each selected cell's instructions counted
-//! once by valgrind's cachegrind, in the sandbox of a timed run and within
+//! twice by valgrind's cachegrind (two counts more than 1 % apart: no
+//! count, both figures the reason), in the sandbox of a timed run and within
 //! its bounds, at a small size (default N = 100,000: seconds to minutes
 //! under the counter), into the results directory's `work.jsonl`. The
 //! build steps run first, not counted; a cell without a count gets the

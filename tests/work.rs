@@ -14,6 +14,7 @@ const LOOP: &str = include_str!("fixtures/work/loop.c");
 const CHILD: &str = include_str!("fixtures/work/child.c");
 const FORKER: &str = include_str!("fixtures/work/forker.c");
 const ATTACK: &str = include_str!("fixtures/work/attack.c");
+const VARY: &str = include_str!("fixtures/work/vary.c");
 
 /// A C variant of num-comb built from `file` (not counted) and run as
 /// `run`.
@@ -39,6 +40,7 @@ fn fixture() -> Fixture {
         c("w-child", "child.c"),
         c("w-forker", "forker.c"),
         c("w-attack", "attack.c"),
+        c("w-vary", "vary.c"),
         // 4 * 10^12 iterations: no count can finish them.
         c_run("w-spin", "loop.c", "{exe} 4000000000000 {n}"),
     ]);
@@ -49,6 +51,7 @@ fn fixture() -> Fixture {
             ("child.c", CHILD),
             ("forker.c", FORKER),
             ("attack.c", ATTACK),
+            ("vary.c", VARY),
         ],
     )
 }
@@ -186,5 +189,30 @@ fn a_count_that_cannot_be_trusted_or_finished_is_none_with_the_reason() {
             .unwrap()
             .contains("timed out under the counter"),
         "{rec}"
+    );
+}
+
+/// Each cell is counted twice: a count that does not reproduce within 1 %
+/// (here a loop the clock makes 0 to 4 million iterations longer) is "—"
+/// with both figures, decided by measurement (issue #62); the exact loop
+/// beside it reproduces and is stored.
+#[test]
+fn a_count_that_does_not_reproduce_is_none_with_both_figures() {
+    let f = fixture();
+    let out = f.out();
+    let o = work(&f, &out, &["w-vary", "w-loop"], 1000, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let recs = records(&out);
+    let rec = &recs["w-vary"];
+    assert!(rec.get("instructions").is_none(), "{rec}");
+    let reason = rec["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("two counts differ by") && reason.contains("more than 1 %"),
+        "{rec}"
+    );
+    assert!(
+        recs["w-loop"]["instructions"].as_u64().is_some(),
+        "{}",
+        recs["w-loop"]
     );
 }

@@ -25,10 +25,42 @@ pub(crate) struct Counter {
     pub features: Vec<String>,
 }
 
+/// How far two counts of one cell may differ (a fraction of the smaller)
+/// for the count to stand.
+const REPRODUCES: f64 = 0.01;
+
 impl Cell<'_> {
-    /// Counts the cell's run once at its size, within `timeout` (its
-    /// build steps and run together, as a timed run's).
+    /// Counts the cell's run twice at its size, each within `timeout` (its
+    /// build steps and run together, as a timed run's): a count that does
+    /// not reproduce within [`REPRODUCES`] is no count, with both figures
+    /// as the reason (issue #62: "—" decided by measurement, not assumed:
+    /// a runtime whose threads or timers decide its work).
     pub(crate) fn count(&self, counter: &Counter, timeout: Duration) -> Result<WorkRecord> {
+        let first = self.count_once(counter, timeout)?;
+        let Some(a) = first.instructions else {
+            return Ok(first);
+        };
+        let mut second = self.count_once(counter, timeout)?;
+        second.wall_s += first.wall_s;
+        match second.instructions {
+            Some(b) if a.abs_diff(b) as f64 > REPRODUCES * a.min(b) as f64 => {
+                second.instructions = None;
+                second.processes = None;
+                second.reason = Some(format!(
+                    "not reproducible: two counts differ by {:.1} %, more than {} % ({a} and \
+                     {b} instructions)",
+                    100.0 * a.abs_diff(b) as f64 / a.min(b) as f64,
+                    REPRODUCES * 100.0
+                ));
+                Ok(second)
+            }
+            // The same count, or a second attempt that failed (its reason).
+            _ => Ok(second),
+        }
+    }
+
+    /// One count of the cell's run at its size.
+    fn count_once(&self, counter: &Counter, timeout: Duration) -> Result<WorkRecord> {
         let build_dir = crate::scratch::dir("work")?;
         let fd = crate::cachegrind::log_fd();
         let attempt =
