@@ -133,16 +133,18 @@ pub(crate) fn version(spawner: &Spawner, v: &Variant) -> Result<String> {
     }
     let text = format!("{}\n{}", out.stdout.text(), out.stderr.text());
     let shown = text.trim().chars().take(120).collect::<String>();
-    // A version has a digit (every one stored so far does): a word the
-    // pattern caught in an error message is none (rustup without a
-    // default toolchain: "could not choose a version of rustc to run"
-    // gave the version "to", issue #64).
+    // A probe that failed reads a version only if it has a digit (every
+    // one stored so far does): a word the pattern caught in its error
+    // message is none (rustup without a default toolchain: "could not
+    // choose a version of rustc to run" gave the version "to", issue #64).
+    // A probe that succeeded reads what its pattern says.
+    let failed = out.done.exit != langbench_spawn::Exit::Exited(0);
     match v
         .parse_version(&text)
-        .filter(|ver| ver.chars().any(|c| c.is_ascii_digit()))
+        .filter(|ver| !failed || ver.chars().any(|c| c.is_ascii_digit()))
     {
         Some(ver) => Ok(ver),
-        None if out.done.exit != langbench_spawn::Exit::Exited(0) => bail!(
+        None if failed => bail!(
             "`{}` failed ({}) and printed no version: {shown:?}",
             v.version.text,
             out.done.exit
