@@ -7,8 +7,8 @@
 //! row's entries from the one list, so the two cannot drift apart:
 //!
 //! ```
-//! use langbench::document::columns::{Columns, col};
-//! use langbench::document::{Entry, Kind};
+//! use langbench_document::columns::{Columns, col};
+//! use langbench_document::{Entry, Kind};
 //!
 //! struct Run { variant: String, wall_s: f64, build_s: f64 }
 //! let secs = |v: f64| Entry::number(v, format!("{v:.2}"));
