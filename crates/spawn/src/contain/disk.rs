@@ -21,8 +21,8 @@
 //!   times the last walk's duration (the walk costs at most 5 % of a CPU).
 //!
 //! A walk cut short (directories nested past what it enters, more entries
-//! than it looks at, a process whose descriptors it may not read) cannot tell: the filesystems' loss is taken as the
-//! run's, as before. Not counted: what a process of the namespace maps
+//! than it looks at, a process whose descriptors it may not read) cannot
+//! tell: the filesystems' loss is taken as the run's, as before. Not counted: what a process of the namespace maps
 //! after unlinking it (no descriptor left) while another process writes
 //! beside it, and space freed by others while the run writes (both hide
 //! from the trigger, not from the caches' bound after the run).
